@@ -1,0 +1,68 @@
+package io.argus.detector;
+
+import java.awt.image.BufferedImage;
+import java.awt.image.DataBufferByte;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import javax.imageio.ImageIO;
+
+/**
+ * An 8-bit BGR image, as FFmpeg, OpenCV and Darknet hand them around: {@code height} rows of {@code stride} bytes,
+ * 3 bytes per pixel. The buffer may be direct (a pooled off-heap frame) or heap; it is read from index 0.
+ */
+public record BgrImage(int width, int height, int stride, ByteBuffer pixels) {
+    public BgrImage {
+        if (width <= 0 || height <= 0) throw new IllegalArgumentException("image size " + width + "x" + height);
+        if (stride < 3 * width) throw new IllegalArgumentException("stride " + stride + " < 3 x width " + width);
+        long need = (long) stride * (height - 1) + 3L * width;
+        if (pixels.capacity() < need) {
+            throw new IllegalArgumentException("pixel buffer holds " + pixels.capacity() + " bytes, a " + width + "x"
+                    + height + " BGR image with stride " + stride + " needs " + need);
+        }
+    }
+
+    public static BgrImage of(int width, int height, byte[] bgr) {
+        return new BgrImage(width, height, width * 3, ByteBuffer.wrap(bgr));
+    }
+
+    /** Decodes a JPEG/PNG/BMP file; fails with the path and the reason when it cannot. */
+    public static BgrImage read(Path file) {
+        BufferedImage img;
+        try {
+            if (!Files.isRegularFile(file)) throw new UncheckedIOException(new IOException(file + ": no such image file"));
+            img = ImageIO.read(file.toFile());
+        } catch (IOException e) {
+            throw new UncheckedIOException(new IOException(file + ": cannot decode image: " + e.getMessage(), e));
+        }
+        if (img == null) {
+            throw new UncheckedIOException(new IOException(file + ": not a readable image (expected JPEG, PNG or BMP)"));
+        }
+        return fromBufferedImage(img);
+    }
+
+    public static BgrImage fromBufferedImage(BufferedImage img) {
+        BufferedImage bgr = img;
+        if (img.getType() != BufferedImage.TYPE_3BYTE_BGR) {
+            bgr = new BufferedImage(img.getWidth(), img.getHeight(), BufferedImage.TYPE_3BYTE_BGR);
+            bgr.getGraphics().drawImage(img, 0, 0, null);
+        }
+        byte[] data = ((DataBufferByte) bgr.getRaster().getDataBuffer()).getData();
+        return of(bgr.getWidth(), bgr.getHeight(), data);
+    }
+
+    /** Copies into a BufferedImage (for drawing annotated output). */
+    public BufferedImage toBufferedImage() {
+        BufferedImage out = new BufferedImage(width, height, BufferedImage.TYPE_3BYTE_BGR);
+        byte[] data = ((DataBufferByte) out.getRaster().getDataBuffer()).getData();
+        for (int y = 0; y < height; y++) pixels.get(y * stride, data, y * width * 3, width * 3);
+        return out;
+    }
+
+    /** Byte of channel c (0=B, 1=G, 2=R) at (x, y), as 0..255. */
+    public int at(int x, int y, int c) {
+        return pixels.get(y * stride + 3 * x + c) & 0xff;
+    }
+}

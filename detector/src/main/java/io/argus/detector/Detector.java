@@ -1,0 +1,93 @@
+package io.argus.detector;
+
+import io.argus.detector.cpu.CpuBackend;
+import io.argus.detector.nn.InferenceBackend;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The one public door to the engine: load a model, detect on batches of BGR images of any size, close.
+ * Owned by one thread (the inference worker); buffers are allocated once for {@code maxBatch} images.
+ *
+ * <pre>{@code
+ * try (Detector d = Detector.open(Model.load(cfg, weights, names, 0, 0), Detector.Options.cpu(1))) {
+ *     List<Detection> found = d.detect(BgrImage.read(image));
+ * }
+ * }</pre>
+ */
+public final class Detector implements AutoCloseable {
+    /** Which backend runs the network. AUTO picks CUDA when a usable GPU is present, else the CPU. */
+    public enum Backend { CPU, CUDA, AUTO }
+
+    public record Options(Backend backend, int maxBatch, DetectParams params) {
+        public Options {
+            if (maxBatch <= 0) throw new IllegalArgumentException("maxBatch must be positive, got " + maxBatch);
+        }
+
+        public static Options cpu(int maxBatch) { return new Options(Backend.CPU, maxBatch, DetectParams.DEFAULT); }
+
+        public Options withParams(DetectParams p) { return new Options(backend, maxBatch, p); }
+    }
+
+    private final Model model;
+    private final Options options;
+    private final InferenceBackend backend;
+
+    private Detector(Model model, Options options, InferenceBackend backend) {
+        this.model = model;
+        this.options = options;
+        this.backend = backend;
+    }
+
+    public static Detector open(Model model, Options options) {
+        return new Detector(model, options, Backends.create(model, options.backend(), options.maxBatch()));
+    }
+
+    public static Detector open(Path cfg, Path weights, Path names, Options options) {
+        return open(Model.load(cfg, weights, names, 0, 0), options);
+    }
+
+    public Model model() { return model; }
+
+    public Options options() { return options; }
+
+    /** "cpu" or "cuda": the backend actually running. */
+    public String backendName() { return backend.name(); }
+
+    public InferenceBackend backend() { return backend; }
+
+    public List<Detection> detect(BgrImage image) {
+        return detect(List.of(image)).get(0);
+    }
+
+    public List<List<Detection>> detect(List<BgrImage> images) {
+        return detect(images, options.params());
+    }
+
+    /** Any number of images; runs them in chunks of at most maxBatch. */
+    public List<List<Detection>> detect(List<BgrImage> images, DetectParams params) {
+        int max = backend.maxBatch();
+        if (images.size() <= max) return backend.detect(images, params);
+        List<List<Detection>> out = new ArrayList<>(images.size());
+        for (int i = 0; i < images.size(); i += max) {
+            out.addAll(backend.detect(images.subList(i, Math.min(images.size(), i + max)), params));
+        }
+        return out;
+    }
+
+    @Override
+    public void close() { backend.close(); }
+
+    /** Backend selection; CUDA joins here when present. */
+    static final class Backends {
+        private Backends() {}
+
+        static InferenceBackend create(Model model, Backend kind, int maxBatch) {
+            return switch (kind) {
+                case CPU, AUTO -> new CpuBackend(model, maxBatch);
+                case CUDA -> throw new IllegalStateException("the CUDA backend is not available in this build");
+            };
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package io.argus.detector;
+
+import io.argus.detector.darknet.ModelWeights;
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.detector.darknet.WeightsFile;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A loaded model: the network description, its parameters and one class name per class. */
+public record Model(NetworkSpec spec, ModelWeights weights, List<String> names) {
+    public Model {
+        names = List.copyOf(names);
+        if (names.size() != spec.classes()) {
+            throw new IllegalArgumentException("names: " + names.size() + " class names, but the cfg " + spec.name()
+                    + " has classes=" + spec.classes() + " in its [yolo] layers");
+        }
+    }
+
+    /** Loads cfg + weights + names; width/height 0 keep the cfg's input size. */
+    public static Model load(Path cfg, Path weights, Path names, int width, int height) {
+        NetworkSpec spec = NetworkSpec.load(cfg, width, height);
+        List<String> classNames = readNames(names);
+        if (classNames.size() != spec.classes()) {
+            throw new IllegalArgumentException(names + ": " + classNames.size() + " class names, expected "
+                    + spec.classes() + " (classes= of the [yolo] layers in " + cfg + ")");
+        }
+        return new Model(spec, WeightsFile.read(weights, spec), classNames);
+    }
+
+    /** One name per non-empty line, trimmed (Darknet's .names format). */
+    public static List<String> readNames(Path file) {
+        List<String> out = new ArrayList<>();
+        try {
+            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                String t = line.strip();
+                if (!t.isEmpty()) out.add(t);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read names " + file + ": " + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    /** Generic names class0..classN-1, for models shipped without a .names file. */
+    public static List<String> genericNames(int classes) {
+        List<String> out = new ArrayList<>(classes);
+        for (int i = 0; i < classes; i++) out.add("class" + i);
+        return out;
+    }
+}

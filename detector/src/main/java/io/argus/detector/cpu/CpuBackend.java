@@ -1,0 +1,82 @@
+package io.argus.detector.cpu;
+
+import io.argus.detector.BgrImage;
+import io.argus.detector.DetectParams;
+import io.argus.detector.Detection;
+import io.argus.detector.Model;
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.detector.darknet.YoloSpec;
+import io.argus.detector.nn.InferenceBackend;
+import io.argus.detector.post.Candidate;
+import io.argus.detector.post.Detections;
+import io.argus.detector.post.InputGeometry;
+import io.argus.detector.post.Preprocess;
+import io.argus.detector.post.YoloDecoder;
+import java.nio.FloatBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The FP32 CPU backend: Darknet pre-processing, {@link CpuNetwork}, decode and NMS on the calling thread. */
+public final class CpuBackend implements InferenceBackend {
+    private final Model model;
+    private final CpuNetwork network;
+    private final Preprocess preprocess = new Preprocess();
+    private final List<YoloSpec> heads;
+    private final InputGeometry[] geometry;
+    private int lastBatch;
+
+    public CpuBackend(Model model, int maxBatch) {
+        this.model = model;
+        this.network = new CpuNetwork(model.spec(), model.weights(), maxBatch);
+        this.heads = model.spec().yoloLayers();
+        this.geometry = new InputGeometry[maxBatch];
+    }
+
+    @Override
+    public String name() { return "cpu"; }
+
+    @Override
+    public int maxBatch() { return network.maxBatch(); }
+
+    public CpuNetwork network() { return network; }
+
+    @Override
+    public List<List<Detection>> detect(List<BgrImage> images, DetectParams params) {
+        int n = images.size();
+        if (n == 0) return List.of();
+        if (n > maxBatch()) throw new IllegalArgumentException(n + " images, max batch " + maxBatch());
+        NetworkSpec spec = model.spec();
+        int w = spec.net().width();
+        int h = spec.net().height();
+        int inputSize = spec.inputShape().size();
+        for (int i = 0; i < n; i++) {
+            geometry[i] = preprocess.into(images.get(i), w, h, spec.net().letterBox(), network.input(), i * inputSize);
+        }
+        network.forward(n);
+        lastBatch = n;
+        List<List<Detection>> result = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            List<Candidate> candidates = new ArrayList<>();
+            for (YoloSpec head : heads) {
+                YoloDecoder.decode(head, network.output(head.index()), i * head.output().size(), w, h,
+                        params.threshold(), geometry[i], candidates);
+            }
+            result.add(Detections.finish(candidates, heads, model.names(), geometry[i], params.threshold(),
+                    params.nms(), params.nmsKind()));
+        }
+        return result;
+    }
+
+    @Override
+    public float[] headOutput(int head, int image) {
+        if (image < 0 || image >= lastBatch) throw new IndexOutOfBoundsException("image " + image + " of " + lastBatch);
+        YoloSpec y = heads.get(head);
+        float[] out = new float[y.output().size()];
+        FloatBuffer buf = network.output(y.index());
+        buf.get(image * out.length, out);
+        return out;
+    }
+
+    @Override
+    public void close() { network.close(); }
+}
