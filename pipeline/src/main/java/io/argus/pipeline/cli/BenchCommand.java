@@ -1,0 +1,145 @@
+package io.argus.pipeline.cli;
+
+import io.argus.detector.BgrImage;
+import io.argus.detector.Model;
+import io.argus.detector.cpu.CpuNetwork;
+import io.argus.detector.darknet.WeightsFile;
+import io.argus.detector.post.Preprocess;
+import io.argus.pipeline.bench.DarknetPeer;
+import io.argus.pipeline.bench.OpenCvPeer;
+import io.argus.pipeline.bench.Peer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.function.IntConsumer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code argus bench}: times our network forward and, with {@code --vs}, a peer on the same cfg, weights and input
+ * in the same run. Prints ms/image per side and the ratio ours/peer last.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = "Benchmark the detector (and a peer in the same run).")
+final class BenchCommand implements Callable<Integer> {
+    @Mixin
+    ModelOptions model = new ModelOptions();
+
+    @Option(names = "--backend", defaultValue = "cpu", description = "cpu (default) or cuda")
+    String backend;
+
+    @Option(names = "--batch", defaultValue = "1", split = ",", description = "batch sizes, e.g. 1,8")
+    int[] batches;
+
+    @Option(names = "--vs", description = "peer timed in the same run: opencv or darknet")
+    String vs;
+
+    @Option(names = "--seconds", defaultValue = "5", description = "minimum timed seconds per side and batch")
+    double seconds;
+
+    @Option(names = "--min-iterations", defaultValue = "5", description = "minimum timed iterations")
+    int minIterations;
+
+    @Option(names = "--warmup", defaultValue = "2", description = "untimed iterations first")
+    int warmup;
+
+    @Option(names = "--image", description = "input image (default: config/samples/dog.jpg)")
+    Path image;
+
+    @Option(names = "--darknet", defaultValue = "/usr/bin/darknet", description = "darknet binary for --vs darknet")
+    Path darknet;
+
+    @Override
+    public Integer call() throws Exception {
+        if (!backend.equalsIgnoreCase("cpu")) {
+            throw new IllegalArgumentException("--backend " + backend + ": only cpu is available in this build");
+        }
+        Model m = model.load(false);
+        System.out.println("model: " + m.spec() + (model.weights == null ? ", random weights (seed " + model.seed + ")" : ""));
+        Path weightsFile = model.weights;
+        if (vs != null && weightsFile == null) {
+            weightsFile = Files.createTempFile("argus-bench", ".weights");
+            weightsFile.toFile().deleteOnExit();
+            WeightsFile.write(weightsFile, m.spec(), m.weights());
+        }
+        Path img = image != null ? image : ProjectPaths.sample("dog.jpg");
+        BgrImage picture = BgrImage.read(img);
+        double lastRatio = Double.NaN;
+        for (int batch : batches) {
+            try (CpuNetwork net = new CpuNetwork(m.spec(), m.weights(), batch)) {
+                Preprocess pre = new Preprocess();
+                int size = m.spec().inputShape().size();
+                for (int i = 0; i < batch; i++) {
+                    pre.into(picture, m.spec().net().width(), m.spec().net().height(), m.spec().net().letterBox(),
+                            net.input(), i * size);
+                }
+                double ours = time("argus-cpu", batch, net::forward);
+                if (vs == null) continue;
+                try (Peer peer = peer(vs, m, weightsFile, img, net, batch)) {
+                    double theirs = peer instanceof DarknetPeer d ? timeDarknet(d, batch) : time(peer.name(), batch, peer::forward);
+                    lastRatio = ours / theirs;
+                    System.out.printf(Locale.ROOT, "batch %d: ours %.2f ms/image, %s %.2f ms/image%n", batch, ours,
+                            peer.name(), theirs);
+                }
+            }
+        }
+        if (vs != null) System.out.printf(Locale.ROOT, "ratio ours/%s = %.3f%n", vs, lastRatio);
+        return 0;
+    }
+
+    private Peer peer(String name, Model m, Path weights, Path img, CpuNetwork net, int batch) {
+        var s = m.spec().inputShape();
+        return switch (name.toLowerCase(Locale.ROOT)) {
+            case "opencv" -> new OpenCvPeer(m.spec().file(), weights, net.input(), batch, s.channels(), s.height(),
+                    s.width(), true);
+            case "darknet" -> {
+                if (m.spec().net().width() != 0 && model.width != 0) {
+                    throw new IllegalArgumentException("--vs darknet runs the cfg's own input size; drop --width/--height");
+                }
+                yield new DarknetPeer(darknet, m.spec().file(), weights, img);
+            }
+            default -> throw new IllegalArgumentException("--vs " + name + ": expected opencv or darknet");
+        };
+    }
+
+    /** Median ms per image over repeated forward passes. */
+    private double time(String name, int batch, IntConsumer forward) {
+        for (int i = 0; i < warmup; i++) forward.accept(batch);
+        List<Double> ms = new ArrayList<>();
+        long start = System.nanoTime();
+        while (ms.size() < minIterations || (System.nanoTime() - start) / 1e9 < seconds) {
+            long t0 = System.nanoTime();
+            forward.accept(batch);
+            ms.add((System.nanoTime() - t0) / 1e6);
+        }
+        double median = median(ms);
+        System.out.printf(Locale.ROOT, "%-10s batch %3d: %8.2f ms/batch  %8.2f ms/image  %7.1f images/s  (%d runs)%n",
+                name, batch, median, median / batch, 1000.0 * batch / median, ms.size());
+        return median / batch;
+    }
+
+    private double timeDarknet(DarknetPeer d, int batch) {
+        for (int i = 0; i < Math.min(warmup, 1); i++) d.forward(1);
+        List<Double> ms = new ArrayList<>();
+        long start = System.nanoTime();
+        while (ms.size() < Math.max(3, minIterations / 2) || (System.nanoTime() - start) / 1e9 < seconds) {
+            d.forward(1);
+            ms.add(d.lastSeconds() * 1000);
+        }
+        double median = median(ms);
+        System.out.printf(Locale.ROOT, "%-10s batch %3d: %8.2f ms/image (Darknet's own timer, %d runs)%n", "darknet",
+                batch, median, ms.size());
+        return median;
+    }
+
+    static double median(List<Double> xs) {
+        double[] a = xs.stream().mapToDouble(Double::doubleValue).toArray();
+        Arrays.sort(a);
+        return a.length % 2 == 1 ? a[a.length / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
+    }
+}

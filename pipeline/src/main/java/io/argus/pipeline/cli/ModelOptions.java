@@ -1,0 +1,48 @@
+package io.argus.pipeline.cli;
+
+import io.argus.detector.Model;
+import io.argus.detector.darknet.ModelWeights;
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.detector.darknet.WeightsFile;
+import io.argus.detector.darknet.WeightsInit;
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/** --cfg/--weights/--names/--width/--height, shared by the commands that load a model. */
+final class ModelOptions {
+    @Option(names = "--cfg", required = true, description = "Darknet cfg file")
+    Path cfg;
+
+    @Option(names = "--weights", description = "Darknet .weights file (bench: random weights when absent)")
+    Path weights;
+
+    @Option(names = "--names", description = "class names, one per line (default: class0..classN-1)")
+    Path names;
+
+    @Option(names = "--width", defaultValue = "0", description = "network input width (default: the cfg's)")
+    int width;
+
+    @Option(names = "--height", defaultValue = "0", description = "network input height (default: the cfg's)")
+    int height;
+
+    @Option(names = "--seed", defaultValue = "1", description = "seed of random weights when --weights is absent")
+    long seed;
+
+    NetworkSpec spec() {
+        NetworkSpec spec = NetworkSpec.load(cfg, width, height);
+        for (String w : spec.warnings()) System.err.println("warning: " + w);
+        return spec;
+    }
+
+    Model load(boolean weightsRequired) {
+        NetworkSpec spec = spec();
+        if (weights == null && weightsRequired) throw new IllegalArgumentException("--weights is required");
+        ModelWeights w = weights != null ? WeightsFile.read(weights, spec) : WeightsInit.darknet(spec, seed);
+        var classNames = names != null ? Model.readNames(names) : Model.genericNames(spec.classes());
+        if (names != null && classNames.size() != spec.classes()) {
+            throw new IllegalArgumentException(names + ": " + classNames.size() + " class names, expected "
+                    + spec.classes() + " (classes= of the [yolo] layers in " + cfg + ")");
+        }
+        return new Model(spec, w, classNames);
+    }
+}
