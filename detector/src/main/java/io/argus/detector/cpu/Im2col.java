@@ -6,10 +6,10 @@ import java.nio.FloatBuffer;
  * Darknet's im2col_cpu: unrolls each (channel, ky, kx) into one row of out_h x out_w values so a convolution becomes
  * one matrix product. Out-of-image taps are zero.
  */
-final class Im2col {
+public final class Im2col {
     private Im2col() {}
 
-    static void forward(FloatBuffer im, int imOffset, int channels, int height, int width, int ksize, int strideY,
+    public static void forward(FloatBuffer im, int imOffset, int channels, int height, int width, int ksize, int strideY,
                         int strideX, int pad, int outH, int outW, FloatBuffer col) {
         int outPlane = outH * outW;
         int row = 0;
