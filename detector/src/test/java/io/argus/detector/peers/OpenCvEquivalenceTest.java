@@ -1,0 +1,94 @@
+package io.argus.detector.peers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.argus.detector.BgrImage;
+import io.argus.detector.DetectParams;
+import io.argus.detector.Detection;
+import io.argus.detector.Model;
+import io.argus.detector.cpu.CpuBackend;
+import io.argus.detector.darknet.ModelWeights;
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.detector.darknet.YoloSpec;
+import io.argus.detector.testing.ProjectFiles;
+import io.argus.detector.testing.RandomWeights;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The engine against OpenCV DNN (an independent implementation) on the seven official cfgs at 416x416 with random
+ * weights: raw [yolo] outputs within 1e-4 relative L2, and the same final detections (class, IoU >= 0.99).
+ * OpenCV computes direct convolutions (Winograd off) on the very same input tensor.
+ */
+class OpenCvEquivalenceTest {
+    static final float THRESH = 0.25f;
+    static final float NMS = 0.45f;
+    /** Detections closer than this to the threshold may flip either way from rounding alone. */
+    static final float MARGIN = 0.002f;
+
+    static double maxAbs(float[] a) {
+        double m = 0;
+        for (float v : a) m = Math.max(m, Float.isFinite(v) ? Math.abs(v) : Double.POSITIVE_INFINITY);
+        return m;
+    }
+
+    static List<String> cfgs() { return ProjectFiles.CFGS; }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cfgs")
+    void sameOutputsAndDetectionsAsOpenCv(String name) {
+        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), 416, 416);
+        List<Path> all = ProjectFiles.sampleImages();
+        int first = Math.floorMod(name.hashCode(), all.size());
+        List<BgrImage> images = List.of(BgrImage.read(all.get(first)), BgrImage.read(all.get((first + 1) % all.size())));
+        ModelWeights weights = RandomWeights.calibrated(spec, name.hashCode(), images.get(0), 8);
+        Model model = new Model(spec, weights, Model.readNames(ProjectFiles.cocoNames()));
+        int netW = spec.net().width();
+        int netH = spec.net().height();
+        try (CpuBackend ours = new CpuBackend(model, images.size());
+             OpenCvDarknet cv = new OpenCvDarknet(spec, weights, false)) {
+            List<List<Detection>> found = ours.detect(images, new DetectParams(THRESH, NMS, YoloSpec.NmsKind.DEFAULT));
+            List<float[]> theirs = cv.forward(ours.network().input(), images.size(), 3, netH, netW);
+            List<YoloSpec> heads = spec.yoloLayers();
+            assertEquals(heads.size(), theirs.size(), "number of [yolo] outputs");
+            int totalDetections = 0;
+            for (int img = 0; img < images.size(); img++) {
+                List<float[]> cvRows = new ArrayList<>();
+                for (int h = 0; h < heads.size(); h++) {
+                    float[] mine = RegionOutputs.fromDarknetLayout(heads.get(h), ours.headOutput(h, img), netW, netH);
+                    float[] all2 = theirs.get(h);
+                    assertEquals(images.size() * mine.length, all2.length, "[yolo] " + h + " output size");
+                    float[] cvImage = java.util.Arrays.copyOfRange(all2, img * mine.length, (img + 1) * mine.length);
+                    double err = RegionOutputs.relativeL2(mine, cvImage);
+                    System.out.printf(Locale.ROOT, "%s image %d [yolo] layer %d: relative L2 %.2e (max |ours| %.3g, max |opencv| %.3g)%n",
+                            name, img, heads.get(h).index(), err, maxAbs(mine), maxAbs(cvImage));
+                    assertTrue(err <= 1e-4, name + " [yolo] layer " + heads.get(h).index() + " image " + img
+                            + ": relative L2 error " + err + " > 1e-4");
+                    cvRows.add(cvImage);
+                }
+                List<RegionOutputs.Found> reference = RegionOutputs.detections(cvRows, spec.classes(), THRESH, NMS,
+                        netW, netH, images.get(img).width(), images.get(img).height(), spec.net().letterBox());
+                List<Detection> mine = found.get(img);
+                totalDetections += mine.size();
+                System.out.printf(Locale.ROOT, "%s image %d: %d detections (OpenCV %d)%n", name, img, mine.size(),
+                        reference.size());
+                for (RegionOutputs.Found r : reference) {
+                    if (r.confidence() < THRESH + MARGIN) continue;
+                    assertTrue(mine.stream().anyMatch(d -> d.classId() == r.classId() && d.box().iou(r.box()) >= 0.99),
+                            name + " image " + img + ": OpenCV found " + r + " and we did not");
+                }
+                for (Detection d : mine) {
+                    if (d.confidence() < THRESH + MARGIN) continue;
+                    assertTrue(reference.stream().anyMatch(r -> r.classId() == d.classId() && d.box().iou(r.box()) >= 0.99),
+                            name + " image " + img + ": we found " + d + " and OpenCV did not");
+                }
+            }
+            assertTrue(totalDetections > 0, name + ": no detections at all; the weights must make some");
+        }
+    }
+}
