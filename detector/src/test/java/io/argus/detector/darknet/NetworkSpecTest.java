@@ -98,7 +98,7 @@ class NetworkSpecTest {
         assertEquals("bad.cfg:15: [shortcut] from: shapes do not fit: layer 1 is 8x32x32 but the previous layer is "
                 + "16x32x32 (expected equal shapes)", e.getMessage());
         e = broken(NET + "[convolutional]\nfilters=8\n[yolo]\nmask=0\nanchors=10,10\nnum=1\nclasses=2\n");
-        assertEquals("bad.cfg:8: [yolo] shapes do not fit: input has 8 channels, expected 7 = 1 anchors x (2 classes + 5)",
+        assertEquals("bad.cfg:7: [yolo] shapes do not fit: input has 8 channels, expected 7 = 1 anchors x (2 classes + 5)",
                 e.getMessage());
         e = broken(NET + "[convolutional]\nfilters=8\nsize=3\nstride=2\n[convolutional]\nfilters=8\n[route]\nlayers=-1,-3\n");
         assertTrue(e.getMessage().contains("[route] layers: shapes do not fit: layer 1 is 8x32x32 but layer -1"),
