@@ -101,7 +101,7 @@ class NetworkSpecTest {
         assertEquals("bad.cfg:7: [yolo] shapes do not fit: input has 8 channels, expected 7 = 1 anchors x (2 classes + 5)",
                 e.getMessage());
         e = broken(NET + "[convolutional]\nfilters=8\n[convolutional]\nfilters=8\nstride=2\n[route]\nlayers=-1,-2\n");
-        assertEquals("bad.cfg:10: [route] layers: shapes do not fit: layer 1 is 8x32x32 but layer 0 is 8x64x64 "
+        assertEquals("bad.cfg:11: [route] layers: shapes do not fit: layer 1 is 8x32x32 but layer 0 is 8x64x64 "
                 + "(expected equal height and width)", e.getMessage());
     }
 
