@@ -1,0 +1,110 @@
+package io.argus.pipeline.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.detector.darknet.WeightsFile;
+import io.argus.detector.testing.ProjectFiles;
+import io.argus.detector.testing.RandomWeights;
+import io.argus.detector.BgrImage;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** `argus detect` and `argus weights init` end to end, in process: JSON lines out, clear errors for bad input. */
+class DetectCommandTest {
+    @TempDir
+    Path tmp;
+
+    record Result(int code, String out, String err) {}
+
+    static synchronized Result argus(String... args) {
+        PrintStream oldOut = System.out;
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            int code = ArgusCli.run(args);
+            return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(oldOut);
+            System.setErr(oldErr);
+        }
+    }
+
+    @Test
+    void detectPrintsOneJsonLinePerImageAndDrawsBoxes() throws Exception {
+        Path cfg = ProjectFiles.cfg("yolov4-tiny");
+        NetworkSpec spec = NetworkSpec.load(cfg, 256, 256);
+        Path dog = ProjectFiles.sampleImages().get(0);
+        Path weights = tmp.resolve("w.weights");
+        WeightsFile.write(weights, spec, RandomWeights.calibrated(spec, 11, BgrImage.read(dog), 4));
+        Path annotated = tmp.resolve("out");
+        List<Path> images = ProjectFiles.sampleImages().subList(0, 2);
+        Result r = argus("detect", "--cfg", cfg.toString(), "--weights", weights.toString(), "--names",
+                ProjectFiles.cocoNames().toString(), "--width", "256", "--height", "256", "--batch", "2",
+                "--out", annotated.toString(), images.get(0).toString(), images.get(1).toString());
+        assertEquals(0, r.code(), r.err());
+        String[] lines = r.out().strip().split("\n");
+        assertEquals(2, lines.length, r.out());
+        JsonObject first = new JsonObject(lines[0]);
+        assertEquals(images.get(0).toString(), first.getString("image"));
+        assertEquals(768, first.getInteger("width"));
+        assertEquals(576, first.getInteger("height"));
+        JsonArray dets = first.getJsonArray("detections");
+        assertFalse(dets.isEmpty());
+        JsonObject d = dets.getJsonObject(0);
+        assertTrue(d.getInteger("classId") >= 0 && d.getInteger("classId") < 80);
+        assertEquals(Files.readAllLines(ProjectFiles.cocoNames()).get(d.getInteger("classId")), d.getString("className"));
+        assertTrue(d.getDouble("confidence") > 0.25);
+        JsonObject box = d.getJsonObject("box");
+        assertTrue(box.getDouble("x") >= 0 && box.getDouble("x") + box.getDouble("w") <= 768.01);
+        assertTrue(Files.size(annotated.resolve("dog_argus.jpg")) > 10_000);
+    }
+
+    @Test
+    void brokenCfgIsOneClearLine() throws Exception {
+        Path cfg = tmp.resolve("broken.cfg");
+        Files.writeString(cfg, "[net]\nwidth=64\nheight=64\nchannels=3\n[convolutional]\nfilters=x\n");
+        Result r = argus("detect", "--cfg", cfg.toString(), "--weights", tmp.resolve("none").toString(),
+                ProjectFiles.sampleImages().get(0).toString());
+        assertEquals(2, r.code());
+        assertEquals("argus detect: " + cfg + ":6: [convolutional] filters: expected an integer, found 'x'",
+                r.err().strip());
+    }
+
+    @Test
+    void truncatedWeightsAndUnreadableImage() throws Exception {
+        Path cfg = ProjectFiles.cfg("yolov3-tiny");
+        Path weights = tmp.resolve("short.weights");
+        byte[] header = new byte[20 + 400];
+        header[4] = 2;   // version 0.2: 64-bit 'seen', 20-byte header, then 100 floats
+        Files.write(weights, header);
+        Result r = argus("detect", "--cfg", cfg.toString(), "--weights", weights.toString(),
+                ProjectFiles.sampleImages().get(0).toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().startsWith("argus detect: " + weights + ": truncated at layer 0 ([convolutional] at "
+                + "yolov3-tiny.cfg line 25): this layer needs 496 floats, 100 left"), r.err());
+
+        Path init = tmp.resolve("init.weights");
+        Result w = argus("weights", "init", "--cfg", cfg.toString(), "--seed", "3", "--out", init.toString());
+        assertEquals(0, w.code(), w.err());
+        assertTrue(w.out().startsWith("wrote " + init + ": 8858734 floats for 13 convolutional layers of yolov3-tiny"));
+        Path bogus = tmp.resolve("bogus.jpg");
+        Files.writeString(bogus, "not a jpeg");
+        r = argus("detect", "--cfg", cfg.toString(), "--weights", init.toString(), bogus.toString());
+        assertEquals(2, r.code());
+        assertEquals("argus detect: " + bogus + ": not a readable image (expected JPEG, PNG or BMP)", r.err().strip());
+    }
+}
