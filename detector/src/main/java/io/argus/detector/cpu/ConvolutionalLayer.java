@@ -1,8 +1,6 @@
 package io.argus.detector.cpu;
 
-import static org.bytedeco.openblas.global.openblas.CblasNoTrans;
-import static org.bytedeco.openblas.global.openblas.CblasRowMajor;
-import static org.bytedeco.openblas.global.openblas.cblas_sgemm;
+import static org.bytedeco.dnnl.global.dnnl.dnnl_sgemm;
 
 import io.argus.detector.darknet.Activation;
 import io.argus.detector.darknet.ConvWeights;
@@ -11,10 +9,11 @@ import java.nio.FloatBuffer;
 import org.bytedeco.javacpp.FloatPointer;
 
 /**
- * [convolutional] on the CPU: im2col (skipped for 1x1 stride 1) + SGEMM per image and group, batch norm folded into
+ * [convolutional] on the CPU: im2col (skipped for 1x1 stride 1) + oneDNN's row-major SGEMM per image and group, batch norm folded into
  * the weights, then bias + activation in one pass over the output.
  */
 final class ConvolutionalLayer implements CpuLayer {
+    private static final byte NO_TRANSPOSE = 'N';
     private final ConvolutionalSpec spec;
     private final NativeFloats input;
     private final NativeFloats output;
@@ -80,9 +79,9 @@ final class ConvolutionalLayer implements CpuLayer {
                             spec.output().height(), spec.output().width(), workspace.buffer());
                     columns = col.position(0);
                 }
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, outPlane, k, 1f,
+                Sgemm.check(dnnl_sgemm(NO_TRANSPOSE, NO_TRANSPOSE, m, outPlane, k, 1f,
                         a.position((long) g * m * k), k, columns, outPlane, 0f,
-                        c.position((long) i * outSize + (long) g * m * outPlane), outPlane);
+                        c.position((long) i * outSize + (long) g * m * outPlane), outPlane));
             }
             biasActivate(output.buffer(), i * outSize, spec.filters(), outPlane, bias, spec.activation());
         }
