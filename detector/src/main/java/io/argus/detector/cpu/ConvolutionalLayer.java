@@ -1,58 +1,45 @@
 package io.argus.detector.cpu;
 
-import static org.bytedeco.dnnl.global.dnnl.dnnl_sgemm;
+import static org.bytedeco.dnnl.global.dnnl.*;
 
-import io.argus.detector.darknet.Activation;
 import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ConvolutionalSpec;
-import java.nio.FloatBuffer;
-import org.bytedeco.javacpp.FloatPointer;
+import org.bytedeco.dnnl.dnnl_memory;
+import org.bytedeco.dnnl.dnnl_memory_desc;
+import org.bytedeco.dnnl.dnnl_primitive_desc;
+import org.bytedeco.dnnl.dnnl_stream;
 
 /**
- * [convolutional] on the CPU: im2col (skipped for 1x1 stride 1) + oneDNN's row-major SGEMM per image and group, batch norm folded into
- * the weights, then bias + activation in one pass over the output.
+ * [convolutional] on the CPU: one oneDNN direct convolution (JIT AVX-512/AVX2, all cores) per batch size, over NCHW
+ * buffers, with batch norm folded into the weights and bias + activation fused as a post-op, so each output element
+ * is written once. Weights are reordered once into the layout the kernel prefers.
  */
 final class ConvolutionalLayer implements CpuLayer {
-    private static final byte NO_TRANSPOSE = 'N';
     private final ConvolutionalSpec spec;
     private final NativeFloats input;
     private final NativeFloats output;
-    private final NativeFloats weights;
-    private final float[] bias;
-    private final NativeFloats workspace;
-    private final FloatPointer a;
-    private final FloatPointer b;
-    private final FloatPointer c;
-    private final FloatPointer col;
-    private final boolean direct;   // 1x1, stride 1, no padding: the input already is the column matrix
+    private final NativeFloats weights;   // Darknet order: [filters][c/groups][ky][kx], BN folded
+    private final NativeFloats bias;
+    private final dnnl_stream stream;
+    private final Dnnl.Resources resources = new Dnnl.Resources();
+    private final Variant[] variants;     // per batch size, built on first use
+    private final java.util.List<NativeFloats> reordered = new java.util.ArrayList<>();
+
+    /** The primitive for one batch size with its memories bound. */
+    private record Variant(Dnnl.Primitive conv) {}
 
     ConvolutionalLayer(ConvolutionalSpec spec, ConvWeights params, NativeFloats input, int maxBatch,
-                       NativeFloats workspace) {
+                       dnnl_stream stream) {
         this.spec = spec;
         this.input = input;
+        this.stream = stream;
         this.output = new NativeFloats((long) maxBatch * spec.output().size());
         float[][] folded = params.folded();
         this.weights = new NativeFloats(folded[0].length);
         this.weights.copyFrom(folded[0]);
-        this.bias = folded[1];
-        this.direct = spec.size() == 1 && spec.strideX() == 1 && spec.strideY() == 1 && spec.pad() == 0;
-        this.workspace = workspace;
-        if (!direct && workspace.size() < workspaceFloats(spec)) {
-            throw new IllegalArgumentException("workspace of " + workspace.size() + " floats, layer " + spec.index()
-                    + " needs " + workspaceFloats(spec));
-        }
-        this.a = weights.view();
-        this.b = input.view();
-        this.c = output.view();
-        this.col = direct ? null : workspace.view();
-    }
-
-    private long columnRows() { return (long) spec.groupChannels() * spec.size() * spec.size(); }
-
-    /** im2col scratch this layer needs (0 when it multiplies the input directly). */
-    static long workspaceFloats(ConvolutionalSpec spec) {
-        boolean direct = spec.size() == 1 && spec.strideX() == 1 && spec.strideY() == 1 && spec.pad() == 0;
-        return direct ? 0 : (long) spec.groupChannels() * spec.size() * spec.size() * spec.output().plane();
+        this.bias = new NativeFloats(folded[1].length);
+        this.bias.copyFrom(folded[1]);
+        this.variants = new Variant[maxBatch + 1];
     }
 
     @Override
@@ -60,57 +47,62 @@ final class ConvolutionalLayer implements CpuLayer {
 
     @Override
     public void forward(int n) {
-        int groups = spec.groups();
-        int m = spec.filters() / groups;
-        int k = (int) columnRows();
-        int outPlane = spec.output().plane();
-        int inSize = spec.input().size();
-        int outSize = spec.output().size();
-        int inGroup = spec.groupChannels() * spec.input().plane();
-        for (int i = 0; i < n; i++) {
-            for (int g = 0; g < groups; g++) {
-                long inOffset = (long) i * inSize + (long) g * inGroup;
-                FloatPointer columns;
-                if (direct) {
-                    columns = b.position(inOffset);
-                } else {
-                    Im2col.forward(input.buffer(), (int) inOffset, spec.groupChannels(), spec.input().height(),
-                            spec.input().width(), spec.size(), spec.strideY(), spec.strideX(), spec.pad(),
-                            spec.output().height(), spec.output().width(), workspace.buffer());
-                    columns = col.position(0);
-                }
-                Sgemm.check(dnnl_sgemm(NO_TRANSPOSE, NO_TRANSPOSE, m, outPlane, k, 1f,
-                        a.position((long) g * m * k), k, columns, outPlane, 0f,
-                        c.position((long) i * outSize + (long) g * m * outPlane), outPlane));
-            }
-            biasActivate(output.buffer(), i * outSize, spec.filters(), outPlane, bias, spec.activation());
-        }
+        Variant v = variants[n];
+        if (v == null) v = variants[n] = build(n);
+        v.conv().execute(stream);
     }
 
-    static void biasActivate(FloatBuffer out, int offset, int channels, int plane, float[] bias, Activation act) {
-        for (int f = 0; f < channels; f++) {
-            float bf = bias[f];
-            int base = offset + f * plane;
-            switch (act) {
-                case LINEAR -> {
-                    for (int i = 0; i < plane; i++) out.put(base + i, out.get(base + i) + bf);
-                }
-                case LEAKY -> {
-                    for (int i = 0; i < plane; i++) {
-                        float v = out.get(base + i) + bf;
-                        out.put(base + i, v > 0 ? v : 0.1f * v);
-                    }
-                }
-                default -> {
-                    for (int i = 0; i < plane; i++) out.put(base + i, act.apply(out.get(base + i) + bf));
-                }
-            }
+    private Variant build(int n) {
+        var in = spec.input();
+        var out = spec.output();
+        int g = spec.groups();
+        long k = spec.size();
+        dnnl_memory_desc src = resources.desc(new long[] {n, in.channels(), in.height(), in.width()}, dnnl_nchw);
+        dnnl_memory_desc dst = resources.desc(new long[] {n, out.channels(), out.height(), out.width()}, dnnl_nchw);
+        dnnl_memory_desc userWeights = g == 1
+                ? resources.desc(new long[] {spec.filters(), spec.groupChannels(), k, k}, dnnl_oihw)
+                : resources.desc(new long[] {g, spec.filters() / g, spec.groupChannels(), k, k}, dnnl_goihw);
+        long[] wdims = g == 1 ? new long[] {spec.filters(), spec.groupChannels(), k, k}
+                : new long[] {g, spec.filters() / g, spec.groupChannels(), k, k};
+        dnnl_memory_desc anyWeights = resources.desc(wdims, dnnl_format_tag_any);
+        dnnl_memory_desc b = resources.desc(new long[] {spec.filters()}, dnnl_x);
+        long pad = spec.pad();
+        // Darknet pads symmetrically; the right/bottom pad only matters up to what the last window reaches
+        long padR = Math.max(0, (out.height() - 1L) * spec.strideY() + k - in.height() - pad);
+        long padB = Math.max(0, (out.width() - 1L) * spec.strideX() + k - in.width() - pad);
+        dnnl_primitive_desc pd = new dnnl_primitive_desc();
+        Dnnl.check(dnnl_convolution_forward_primitive_desc_create(pd, Dnnl.engine(), dnnl_forward_inference,
+                dnnl_convolution_direct, src, anyWeights, b, dst, new long[] {spec.strideY(), spec.strideX()},
+                new long[] {0, 0}, new long[] {pad, pad}, new long[] {padR, padB},
+                resources.attr(spec.activation())), "convolution layer " + spec.index());
+        Dnnl.Primitive conv = resources.primitive(pd, DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS, DNNL_ARG_DST);
+        dnnl_memory_desc kernelWeights = conv.query(dnnl_query_weights_md);
+        dnnl_memory wmem = resources.memory(userWeights, weights.pointer());
+        if (dnnl_memory_desc_equal(kernelWeights, userWeights) == 0) {
+            NativeFloats blocked = new NativeFloats(dnnl_memory_desc_get_size(kernelWeights) / 4);
+            reordered.add(blocked);
+            dnnl_memory to = resources.memory(kernelWeights, blocked.pointer());
+            dnnl_primitive_desc rpd = new dnnl_primitive_desc();
+            Dnnl.check(dnnl_reorder_primitive_desc_create(rpd, userWeights, Dnnl.engine(), kernelWeights,
+                    Dnnl.engine(), null), "weights reorder");
+            Dnnl.Primitive reorder = resources.primitive(rpd, DNNL_ARG_FROM, DNNL_ARG_TO);
+            reorder.arg(DNNL_ARG_FROM, wmem).arg(DNNL_ARG_TO, to).execute(stream);
+            Dnnl.check(dnnl_stream_wait(stream), "stream_wait");
+            wmem = to;
         }
+        conv.arg(DNNL_ARG_SRC, resources.memory(src, input.pointer()))
+                .arg(DNNL_ARG_WEIGHTS, wmem)
+                .arg(DNNL_ARG_BIAS, resources.memory(b, bias.pointer()))
+                .arg(DNNL_ARG_DST, resources.memory(dst, output.pointer()));
+        return new Variant(conv);
     }
 
     @Override
     public void close() {
+        resources.close();
+        for (NativeFloats r : reordered) r.close();
         output.close();
         weights.close();
+        bias.close();
     }
 }

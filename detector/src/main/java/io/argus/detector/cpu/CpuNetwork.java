@@ -21,7 +21,8 @@ public final class CpuNetwork implements AutoCloseable {
     private final NetworkSpec spec;
     private final int maxBatch;
     private final NativeFloats input;
-    private final NativeFloats workspace;
+    private final org.bytedeco.dnnl.dnnl_stream stream;
+    private final Dnnl.Resources resources = new Dnnl.Resources();
     private final List<CpuLayer> layers = new ArrayList<>();
 
     public CpuNetwork(NetworkSpec spec, ModelWeights weights, int maxBatch) {
@@ -29,11 +30,7 @@ public final class CpuNetwork implements AutoCloseable {
         this.spec = spec;
         this.maxBatch = maxBatch;
         this.input = new NativeFloats((long) maxBatch * spec.inputShape().size());
-        long scratch = 1;
-        for (ConvolutionalSpec c : spec.convolutionalLayers()) {
-            scratch = Math.max(scratch, ConvolutionalLayer.workspaceFloats(c));
-        }
-        this.workspace = new NativeFloats(scratch);
+        this.stream = resources.stream();
         for (LayerSpec l : spec.layers()) layers.add(create(l, weights));
     }
 
@@ -44,14 +41,14 @@ public final class CpuNetwork implements AutoCloseable {
     private CpuLayer create(LayerSpec l, ModelWeights weights) {
         NativeFloats prev = out(l.index() - 1);
         return switch (l) {
-            case ConvolutionalSpec c -> new ConvolutionalLayer(c, weights.conv(c.index()), prev, maxBatch, workspace);
-            case MaxPoolSpec m -> new MaxPoolLayer(m, prev, maxBatch);
+            case ConvolutionalSpec c -> new ConvolutionalLayer(c, weights.conv(c.index()), prev, maxBatch, stream);
+            case MaxPoolSpec m -> new MaxPoolLayer(m, prev, maxBatch, stream);
             case RouteSpec r -> {
                 NativeFloats[] ins = new NativeFloats[r.layers().length];
                 for (int i = 0; i < ins.length; i++) ins[i] = out(r.layers()[i]);
                 yield new RouteLayer(r, ins, maxBatch);
             }
-            case ShortcutSpec s -> new ShortcutLayer(s, prev, out(s.from()), maxBatch);
+            case ShortcutSpec s -> new ShortcutLayer(s, prev, out(s.from()), maxBatch, stream);
             case UpsampleSpec u -> new UpsampleLayer(u, prev, maxBatch);
             case YoloSpec y -> new YoloLayer(y, prev, maxBatch);
         };
@@ -67,6 +64,23 @@ public final class CpuNetwork implements AutoCloseable {
     public void forward(int n) {
         if (n <= 0 || n > maxBatch) throw new IllegalArgumentException("batch " + n + " outside 1.." + maxBatch);
         for (CpuLayer layer : layers) layer.forward(n);
+        Dnnl.check(org.bytedeco.dnnl.global.dnnl.dnnl_stream_wait(stream), "stream_wait");
+    }
+
+    /**
+     * Runs the network once layer by layer and returns each layer's wall time in nanoseconds (for profiling: where
+     * does the time go). Same results as {@link #forward(int)}.
+     */
+    public long[] forwardTimed(int n) {
+        if (n <= 0 || n > maxBatch) throw new IllegalArgumentException("batch " + n + " outside 1.." + maxBatch);
+        long[] ns = new long[layers.size()];
+        for (int i = 0; i < layers.size(); i++) {
+            long t = System.nanoTime();
+            layers.get(i).forward(n);
+            Dnnl.check(org.bytedeco.dnnl.global.dnnl.dnnl_stream_wait(stream), "stream_wait");
+            ns[i] = System.nanoTime() - t;
+        }
+        return ns;
     }
 
     /** Output of layer {@code index} for the whole batch (image i at i x output size). */
@@ -76,6 +90,6 @@ public final class CpuNetwork implements AutoCloseable {
     public void close() {
         for (CpuLayer l : layers) l.close();
         input.close();
-        workspace.close();
+        resources.close();
     }
 }

@@ -1,18 +1,31 @@
 package io.argus.detector.cpu;
 
-import io.argus.detector.darknet.MaxPoolSpec;
-import java.nio.FloatBuffer;
+import static org.bytedeco.dnnl.global.dnnl.*;
 
-/** [maxpool] with Darknet's window placement (starts at -padding/2; taps outside the image are ignored). */
+import io.argus.detector.darknet.MaxPoolSpec;
+import org.bytedeco.dnnl.dnnl_memory_desc;
+import org.bytedeco.dnnl.dnnl_primitive_desc;
+import org.bytedeco.dnnl.dnnl_stream;
+
+/**
+ * [maxpool] as one oneDNN max-pooling primitive per batch size. Darknet's window starts at -padding/2 and ignores
+ * taps outside the image: that is pooling with left/top padding padding/2 and whatever right/bottom padding the last
+ * window needs, padded taps never winning (oneDNN's max pooling excludes padding).
+ */
 final class MaxPoolLayer implements CpuLayer {
     private final MaxPoolSpec spec;
     private final NativeFloats input;
     private final NativeFloats output;
+    private final dnnl_stream stream;
+    private final Dnnl.Resources resources = new Dnnl.Resources();
+    private final Dnnl.Primitive[] variants;
 
-    MaxPoolLayer(MaxPoolSpec spec, NativeFloats input, int maxBatch) {
+    MaxPoolLayer(MaxPoolSpec spec, NativeFloats input, int maxBatch, dnnl_stream stream) {
         this.spec = spec;
         this.input = input;
+        this.stream = stream;
         this.output = new NativeFloats((long) maxBatch * spec.output().size());
+        this.variants = new Dnnl.Primitive[maxBatch + 1];
     }
 
     @Override
@@ -20,35 +33,33 @@ final class MaxPoolLayer implements CpuLayer {
 
     @Override
     public void forward(int n) {
-        FloatBuffer in = input.buffer();
-        FloatBuffer out = output.buffer();
-        int h = spec.input().height();
-        int w = spec.input().width();
-        int oh = spec.output().height();
-        int ow = spec.output().width();
-        int size = spec.size();
-        int off = spec.offset();
-        int channels = n * spec.input().channels();
-        for (int c = 0; c < channels; c++) {
-            int inBase = c * h * w;
-            int outBase = c * oh * ow;
-            for (int y = 0; y < oh; y++) {
-                int y0 = Math.max(0, y * spec.strideY() + off);
-                int y1 = Math.min(h, y * spec.strideY() + off + size);
-                for (int x = 0; x < ow; x++) {
-                    int x0 = Math.max(0, x * spec.strideX() + off);
-                    int x1 = Math.min(w, x * spec.strideX() + off + size);
-                    float max = Float.NEGATIVE_INFINITY;
-                    for (int yy = y0; yy < y1; yy++) {
-                        int row = inBase + yy * w;
-                        for (int xx = x0; xx < x1; xx++) max = Math.max(max, in.get(row + xx));
-                    }
-                    out.put(outBase + y * ow + x, max);
-                }
-            }
-        }
+        Dnnl.Primitive p = variants[n];
+        if (p == null) p = variants[n] = build(n);
+        p.execute(stream);
+    }
+
+    private Dnnl.Primitive build(int n) {
+        var in = spec.input();
+        var out = spec.output();
+        long left = -spec.offset();
+        long size = spec.size();
+        long padBottom = Math.max(0, (out.height() - 1L) * spec.strideY() + size - in.height() - left);
+        long padRight = Math.max(0, (out.width() - 1L) * spec.strideX() + size - in.width() - left);
+        dnnl_memory_desc src = resources.desc(new long[] {n, in.channels(), in.height(), in.width()}, dnnl_nchw);
+        dnnl_memory_desc dst = resources.desc(new long[] {n, out.channels(), out.height(), out.width()}, dnnl_nchw);
+        dnnl_primitive_desc pd = new dnnl_primitive_desc();
+        Dnnl.check(dnnl_pooling_forward_primitive_desc_create(pd, Dnnl.engine(), dnnl_forward_inference,
+                dnnl_pooling_max, src, dst, new long[] {spec.strideY(), spec.strideX()}, new long[] {size, size},
+                new long[] {0, 0}, new long[] {left, left}, new long[] {padBottom, padRight}, null),
+                "maxpool layer " + spec.index());
+        return resources.primitive(pd, DNNL_ARG_SRC, DNNL_ARG_DST)
+                .arg(DNNL_ARG_SRC, resources.memory(src, input.pointer()))
+                .arg(DNNL_ARG_DST, resources.memory(dst, output.pointer()));
     }
 
     @Override
-    public void close() { output.close(); }
+    public void close() {
+        resources.close();
+        output.close();
+    }
 }

@@ -26,6 +26,9 @@ public final class NativeFloats implements AutoCloseable {
     /** Java view, indexed absolutely from 0. */
     public FloatBuffer buffer() { return buffer; }
 
+    /** The memory itself, for native libraries that keep it (oneDNN memories); do not move its position. */
+    public FloatPointer pointer() { return memory; }
+
     /** A new pointer object onto the same memory; callers keep one per argument slot and move its position. */
     public FloatPointer view() { return new FloatPointer(memory); }
 

@@ -1,21 +1,29 @@
 package io.argus.detector.cpu;
 
-import io.argus.detector.darknet.Activation;
-import io.argus.detector.darknet.ShortcutSpec;
-import java.nio.FloatBuffer;
+import static org.bytedeco.dnnl.global.dnnl.*;
 
-/** [shortcut]: previous output + the output of layer {@code from}, then the activation. */
+import io.argus.detector.darknet.ShortcutSpec;
+import org.bytedeco.dnnl.dnnl_memory_desc;
+import org.bytedeco.dnnl.dnnl_primitive_desc;
+import org.bytedeco.dnnl.dnnl_stream;
+
+/** [shortcut]: previous output + the output of layer {@code from}, then the activation: one oneDNN binary add. */
 final class ShortcutLayer implements CpuLayer {
     private final ShortcutSpec spec;
     private final NativeFloats previous;
     private final NativeFloats from;
     private final NativeFloats output;
+    private final dnnl_stream stream;
+    private final Dnnl.Resources resources = new Dnnl.Resources();
+    private final Dnnl.Primitive[] variants;
 
-    ShortcutLayer(ShortcutSpec spec, NativeFloats previous, NativeFloats from, int maxBatch) {
+    ShortcutLayer(ShortcutSpec spec, NativeFloats previous, NativeFloats from, int maxBatch, dnnl_stream stream) {
         this.spec = spec;
         this.previous = previous;
         this.from = from;
+        this.stream = stream;
         this.output = new NativeFloats((long) maxBatch * spec.output().size());
+        this.variants = new Dnnl.Primitive[maxBatch + 1];
     }
 
     @Override
@@ -23,18 +31,26 @@ final class ShortcutLayer implements CpuLayer {
 
     @Override
     public void forward(int n) {
-        FloatBuffer a = previous.buffer();
-        FloatBuffer b = from.buffer();
-        FloatBuffer out = output.buffer();
-        int total = n * spec.output().size();
-        Activation act = spec.activation();
-        if (act == Activation.LINEAR) {
-            for (int i = 0; i < total; i++) out.put(i, a.get(i) + b.get(i));
-        } else {
-            for (int i = 0; i < total; i++) out.put(i, act.apply(a.get(i) + b.get(i)));
-        }
+        Dnnl.Primitive p = variants[n];
+        if (p == null) p = variants[n] = build(n);
+        p.execute(stream);
+    }
+
+    private Dnnl.Primitive build(int n) {
+        var s = spec.output();
+        dnnl_memory_desc md = resources.desc(new long[] {n, s.channels(), s.height(), s.width()}, dnnl_nchw);
+        dnnl_primitive_desc pd = new dnnl_primitive_desc();
+        Dnnl.check(dnnl_binary_primitive_desc_create(pd, Dnnl.engine(), dnnl_binary_add, md, md, md,
+                resources.attr(spec.activation())), "shortcut layer " + spec.index());
+        return resources.primitive(pd, DNNL_ARG_SRC_0, DNNL_ARG_SRC_1, DNNL_ARG_DST)
+                .arg(DNNL_ARG_SRC_0, resources.memory(md, previous.pointer()))
+                .arg(DNNL_ARG_SRC_1, resources.memory(md, from.pointer()))
+                .arg(DNNL_ARG_DST, resources.memory(md, output.pointer()));
     }
 
     @Override
-    public void close() { output.close(); }
+    public void close() {
+        resources.close();
+        output.close();
+    }
 }

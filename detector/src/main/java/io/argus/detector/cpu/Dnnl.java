@@ -1,0 +1,158 @@
+package io.argus.detector.cpu;
+
+import static org.bytedeco.dnnl.global.dnnl.*;
+
+import io.argus.detector.darknet.Activation;
+import java.util.ArrayList;
+import java.util.List;
+import org.bytedeco.dnnl.dnnl_engine;
+import org.bytedeco.dnnl.dnnl_exec_arg_t;
+import org.bytedeco.dnnl.dnnl_memory;
+import org.bytedeco.dnnl.dnnl_memory_desc;
+import org.bytedeco.dnnl.dnnl_post_ops;
+import org.bytedeco.dnnl.dnnl_primitive;
+import org.bytedeco.dnnl.dnnl_primitive_attr;
+import org.bytedeco.dnnl.dnnl_primitive_desc;
+import org.bytedeco.dnnl.dnnl_stream;
+import org.bytedeco.javacpp.Pointer;
+
+/**
+ * Thin, checked access to oneDNN's C API: one CPU engine per process, descriptors, memories over our own native
+ * buffers, and primitives with their argument lists prepared once so that running one allocates nothing.
+ */
+final class Dnnl {
+    private Dnnl() {}
+
+    private static dnnl_engine engine;
+
+    static synchronized dnnl_engine engine() {
+        if (engine == null) {
+            dnnl_engine e = new dnnl_engine();
+            check(dnnl_engine_create(e, dnnl_cpu, 0), "engine_create");
+            engine = e;
+        }
+        return engine;
+    }
+
+    static void check(int status, String what) {
+        if (status != dnnl_success) throw new IllegalStateException("oneDNN " + what + " failed: status " + status);
+    }
+
+    /** Owns the oneDNN objects of one layer and destroys them together. */
+    static final class Resources implements AutoCloseable {
+        private final List<Object> owned = new ArrayList<>();
+
+        dnnl_stream stream() {
+            dnnl_stream s = new dnnl_stream();
+            check(dnnl_stream_create(s, engine(), dnnl_stream_default_flags), "stream_create");
+            owned.add(s);
+            return s;
+        }
+
+        dnnl_memory_desc desc(long[] dims, int tag) {
+            dnnl_memory_desc d = new dnnl_memory_desc();
+            check(dnnl_memory_desc_create_with_tag(d, dims.length, dims, dnnl_f32, tag), "memory_desc_create");
+            owned.add(d);
+            return d;
+        }
+
+        dnnl_memory_desc strided(long[] dims, long[] strides) {
+            dnnl_memory_desc d = new dnnl_memory_desc();
+            check(dnnl_memory_desc_create_with_strides(d, dims.length, dims, dnnl_f32, strides), "memory_desc_strides");
+            owned.add(d);
+            return d;
+        }
+
+        /** A memory over {@code handle} (ours, not oneDNN's); its layout is {@code desc}. */
+        dnnl_memory memory(dnnl_memory_desc desc, Pointer handle) {
+            dnnl_memory m = new dnnl_memory();
+            check(dnnl_memory_create(m, desc, engine(), handle), "memory_create");
+            owned.add(m);
+            return m;
+        }
+
+        dnnl_primitive_attr attr(Activation act) {
+            dnnl_primitive_attr a = new dnnl_primitive_attr();
+            check(dnnl_primitive_attr_create(a), "attr_create");
+            owned.add(a);
+            if (act != Activation.LINEAR) {
+                dnnl_post_ops po = new dnnl_post_ops();
+                check(dnnl_post_ops_create(po), "post_ops_create");
+                owned.add(po);
+                appendActivation(po, act);
+                check(dnnl_primitive_attr_set_post_ops(a, po), "set_post_ops");
+            }
+            return a;
+        }
+
+        Primitive primitive(dnnl_primitive_desc pd, int... argKinds) {
+            owned.add(pd);
+            dnnl_primitive p = new dnnl_primitive();
+            check(dnnl_primitive_create(p, pd), "primitive_create");
+            owned.add(p);
+            Primitive prim = new Primitive(pd, p, argKinds.length);
+            owned.add(prim.args);
+            return prim;
+        }
+
+        @Override
+        public void close() {
+            for (int i = owned.size() - 1; i >= 0; i--) {
+                Object o = owned.get(i);
+                if (o instanceof dnnl_primitive p) dnnl_primitive_destroy(p);
+                else if (o instanceof dnnl_primitive_desc pd) dnnl_primitive_desc_destroy(pd);
+                else if (o instanceof dnnl_memory m) dnnl_memory_destroy(m);
+                else if (o instanceof dnnl_memory_desc d) dnnl_memory_desc_destroy(d);
+                else if (o instanceof dnnl_post_ops po) dnnl_post_ops_destroy(po);
+                else if (o instanceof dnnl_primitive_attr a) dnnl_primitive_attr_destroy(a);
+                else if (o instanceof dnnl_stream s) dnnl_stream_destroy(s);
+                else if (o instanceof Pointer ptr) ptr.close();
+            }
+            owned.clear();
+        }
+    }
+
+    /** Darknet activations as oneDNN eltwise post-ops (leaky = relu with slope 0.1, swish with alpha 1). */
+    static void appendActivation(dnnl_post_ops po, Activation act) {
+        switch (act) {
+            case LINEAR -> { }
+            case LEAKY -> check(dnnl_post_ops_append_eltwise(po, dnnl_eltwise_relu, 0.1f, 0f), "leaky");
+            case RELU -> check(dnnl_post_ops_append_eltwise(po, dnnl_eltwise_relu, 0f, 0f), "relu");
+            case LOGISTIC -> check(dnnl_post_ops_append_eltwise(po, dnnl_eltwise_logistic, 0f, 0f), "logistic");
+            case MISH -> check(dnnl_post_ops_append_eltwise(po, dnnl_eltwise_mish, 0f, 0f), "mish");
+            case SWISH -> check(dnnl_post_ops_append_eltwise(po, dnnl_eltwise_swish, 1f, 0f), "swish");
+        }
+    }
+
+    /** A created primitive with its argument list; {@link #execute} allocates nothing. */
+    static final class Primitive {
+        final dnnl_primitive_desc pd;
+        final dnnl_primitive primitive;
+        final dnnl_exec_arg_t args;
+        private final int count;
+        private int filled;
+
+        Primitive(dnnl_primitive_desc pd, dnnl_primitive primitive, int count) {
+            this.pd = pd;
+            this.primitive = primitive;
+            this.count = count;
+            this.args = new dnnl_exec_arg_t(count);
+        }
+
+        Primitive arg(int kind, dnnl_memory memory) {
+            args.position(filled).arg(kind).memory(memory);
+            filled++;
+            args.position(0);
+            return this;
+        }
+
+        void execute(dnnl_stream stream) {
+            if (filled != count) throw new IllegalStateException(filled + " of " + count + " arguments set");
+            check(dnnl_primitive_execute(primitive, stream, count, args), "execute");
+        }
+
+        dnnl_memory_desc query(int what) {
+            return dnnl_primitive_desc_query_md(pd, what, 0);
+        }
+    }
+}
