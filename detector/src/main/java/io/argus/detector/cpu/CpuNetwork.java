@@ -63,7 +63,7 @@ public final class CpuNetwork implements AutoCloseable {
 
     public void forward(int n) {
         if (n <= 0 || n > maxBatch) throw new IllegalArgumentException("batch " + n + " outside 1.." + maxBatch);
-        for (CpuLayer layer : layers) layer.forward(n);
+        for (int i = 0; i < layers.size(); i++) layers.get(i).forward(n);   // index loop: no Iterator per frame
         Dnnl.check(org.bytedeco.dnnl.global.dnnl.dnnl_stream_wait(stream), "stream_wait");
     }
 

@@ -13,22 +13,36 @@ public final class Preprocess {
     private float[] source = new float[0];   // planar RGB of the source image
     private float[] part = new float[0];     // after the horizontal pass
 
-    /** Writes one image into {@code out} at {@code offset} as 3 x netH x netW floats. */
+    /** Writes one image into {@code out} at {@code offset} as 3 x netH x netW floats; returns where it landed. */
     public InputGeometry into(BgrImage image, int netWidth, int netHeight, boolean letterbox, FloatBuffer out,
                               int offset) {
-        InputGeometry g = InputGeometry.of(netWidth, netHeight, image.width(), image.height(), letterbox);
+        write(image, netWidth, netHeight, letterbox, out, offset);
+        return InputGeometry.of(netWidth, netHeight, image.width(), image.height(), letterbox);
+    }
+
+    /** As {@link #into} without the geometry: allocates nothing once the scratch space has grown. */
+    public void write(BgrImage image, int netWidth, int netHeight, boolean letterbox, FloatBuffer out, int offset) {
         int w = image.width();
         int h = image.height();
         loadRgb(image);
-        if (!g.letterboxed()) {
+        if (!letterbox) {
             resize(source, w, h, out, offset, netWidth, netHeight, 0, 0, netWidth, netHeight);
-        } else {
-            int plane = netWidth * netHeight;
-            for (int i = 0; i < 3 * plane; i++) out.put(offset + i, 0.5f);
-            resize(source, w, h, out, offset, netWidth, netHeight, g.offsetX(), g.offsetY(), g.resizedWidth(),
-                    g.resizedHeight());
+            return;
         }
-        return g;
+        // Darknet's letterbox_image; the same rule as InputGeometry.of, kept in locals so a frame allocates nothing
+        int newW;
+        int newH;
+        if ((float) netWidth / w < (float) netHeight / h) {
+            newW = netWidth;
+            newH = h * netWidth / w;
+        } else {
+            newH = netHeight;
+            newW = w * netHeight / h;
+        }
+        int plane = netWidth * netHeight;
+        for (int i = 0; i < 3 * plane; i++) out.put(offset + i, 0.5f);
+        resize(source, w, h, out, offset, netWidth, netHeight, (netWidth - newW) / 2, (netHeight - newH) / 2, newW,
+                newH);
     }
 
     private void loadRgb(BgrImage image) {
