@@ -25,7 +25,8 @@ public final class DarknetPeer implements Peer {
     private final Path image;
     private double lastSeconds;
 
-    public DarknetPeer(Path darknet, Path cfg, Path weights, Path image) {
+    /** Runs {@code cfg} at {@code width} x {@code height}, batch 1 (a copy of the cfg says so). */
+    public DarknetPeer(Path darknet, Path cfg, int width, int height, Path weights, Path image) {
         if (!Files.isExecutable(darknet)) {
             throw new IllegalStateException(darknet + " not found: install Debian's darknet package (apt-get install darknet)");
         }
@@ -35,9 +36,17 @@ public final class DarknetPeer implements Peer {
             Path names = Files.createTempFile("argus-darknet", ".names");
             Files.writeString(names, "a\n".repeat(80));
             Files.writeString(data, "classes=80\nnames=" + names + "\n");
-            process = new ProcessBuilder(darknet.toString(), "detector", "test", data.toString(), cfg.toString(),
-                    weights.toString(), "-thresh", "0.99").redirectErrorStream(true)
-                    .directory(Files.createTempDirectory("argus-darknet").toFile()).start();
+            Path sized = Files.createTempFile("argus-darknet", ".cfg");
+            Files.writeString(sized, Files.readString(cfg).replaceAll("(?m)^\\s*width\\s*=.*$", "width=" + width)
+                    .replaceAll("(?m)^\\s*height\\s*=.*$", "height=" + height)
+                    .replaceAll("(?m)^\\s*batch\\s*=.*$", "batch=1")
+                    .replaceAll("(?m)^\\s*subdivisions\\s*=.*$", "subdivisions=1"));
+            ProcessBuilder pb = new ProcessBuilder(darknet.toString(), "detector", "test", data.toString(),
+                    sized.toString(), weights.toString(), "-thresh", "0.99").redirectErrorStream(true)
+                    .directory(Files.createTempDirectory("argus-darknet").toFile());
+            // Debian's darknet is built with OpenCV/Qt and opens a window per result: no display needed
+            pb.environment().put("QT_QPA_PLATFORM", "offscreen");
+            process = pb.start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + darknet + ": " + e.getMessage(), e);
         }

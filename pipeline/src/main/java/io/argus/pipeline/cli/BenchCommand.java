@@ -97,12 +97,7 @@ final class BenchCommand implements Callable<Integer> {
         return switch (name.toLowerCase(Locale.ROOT)) {
             case "opencv" -> new OpenCvPeer(m.spec().file(), weights, net.input(), batch, s.channels(), s.height(),
                     s.width(), true);
-            case "darknet" -> {
-                if (m.spec().net().width() != 0 && model.width != 0) {
-                    throw new IllegalArgumentException("--vs darknet runs the cfg's own input size; drop --width/--height");
-                }
-                yield new DarknetPeer(darknet, m.spec().file(), weights, img);
-            }
+            case "darknet" -> new DarknetPeer(darknet, m.spec().file(), s.width(), s.height(), weights, img);
             default -> throw new IllegalArgumentException("--vs " + name + ": expected opencv or darknet");
         };
     }
