@@ -88,8 +88,22 @@ final class BenchCommand implements Callable<Integer> {
                 }
             }
         }
+        String rss = peakRss();
+        if (rss != null) System.out.println("peak RSS of this process (VmHWM): " + rss);
         if (vs != null) System.out.printf(Locale.ROOT, "ratio ours/%s = %.3f%n", vs, lastRatio);
         return 0;
+    }
+
+    /** Linux' high-water mark of resident memory, e.g. "812345 kB"; null elsewhere. */
+    static String peakRss() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmHWM:")) return line.substring(6).trim();
+            }
+        } catch (java.io.IOException | UnsupportedOperationException e) {
+            return null;
+        }
+        return null;
     }
 
     private Peer peer(String name, Model m, Path weights, Path img, CpuNetwork net, int batch) {
