@@ -16,8 +16,8 @@ import org.bytedeco.dnnl.dnnl_stream;
  */
 final class ConvolutionalLayer implements CpuLayer {
     private final ConvolutionalSpec spec;
-    private final NativeFloats input;
-    private final NativeFloats output;
+    private final LayerOutput input;
+    private final LayerOutput output;
     private final NativeFloats weights;   // Darknet order: [filters][c/groups][ky][kx], BN folded
     private final NativeFloats bias;
     private final dnnl_stream stream;
@@ -28,12 +28,12 @@ final class ConvolutionalLayer implements CpuLayer {
     /** The primitive for one batch size with its memories bound. */
     private record Variant(Dnnl.Primitive conv) {}
 
-    ConvolutionalLayer(ConvolutionalSpec spec, ConvWeights params, NativeFloats input, int maxBatch,
-                       dnnl_stream stream) {
+    ConvolutionalLayer(ConvolutionalSpec spec, ConvWeights params, LayerOutput input, LayerOutput output,
+                       int maxBatch, dnnl_stream stream) {
         this.spec = spec;
         this.input = input;
         this.stream = stream;
-        this.output = new NativeFloats((long) maxBatch * spec.output().size());
+        this.output = output;
         float[][] folded = params.folded();
         this.weights = new NativeFloats(folded[0].length);
         this.weights.copyFrom(folded[0]);
@@ -43,7 +43,7 @@ final class ConvolutionalLayer implements CpuLayer {
     }
 
     @Override
-    public NativeFloats output() { return output; }
+    public LayerOutput output() { return output; }
 
     @Override
     public void forward(int n) {
@@ -90,10 +90,10 @@ final class ConvolutionalLayer implements CpuLayer {
             Dnnl.check(dnnl_stream_wait(stream), "stream_wait");
             wmem = to;
         }
-        conv.arg(DNNL_ARG_SRC, resources.memory(src, input.pointer()))
+        conv.arg(DNNL_ARG_SRC, resources.memory(src, input.pointer(n)))
                 .arg(DNNL_ARG_WEIGHTS, wmem)
                 .arg(DNNL_ARG_BIAS, resources.memory(b, bias.pointer()))
-                .arg(DNNL_ARG_DST, resources.memory(dst, output.pointer()));
+                .arg(DNNL_ARG_DST, resources.memory(dst, output.pointer(n)));
         return new Variant(conv);
     }
 
@@ -101,7 +101,6 @@ final class ConvolutionalLayer implements CpuLayer {
     public void close() {
         resources.close();
         for (NativeFloats r : reordered) r.close();
-        output.close();
         weights.close();
         bias.close();
     }

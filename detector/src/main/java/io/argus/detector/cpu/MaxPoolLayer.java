@@ -14,22 +14,22 @@ import org.bytedeco.dnnl.dnnl_stream;
  */
 final class MaxPoolLayer implements CpuLayer {
     private final MaxPoolSpec spec;
-    private final NativeFloats input;
-    private final NativeFloats output;
+    private final LayerOutput input;
+    private final LayerOutput output;
     private final dnnl_stream stream;
     private final Dnnl.Resources resources = new Dnnl.Resources();
     private final Dnnl.Primitive[] variants;
 
-    MaxPoolLayer(MaxPoolSpec spec, NativeFloats input, int maxBatch, dnnl_stream stream) {
+    MaxPoolLayer(MaxPoolSpec spec, LayerOutput input, LayerOutput output, int maxBatch, dnnl_stream stream) {
         this.spec = spec;
         this.input = input;
         this.stream = stream;
-        this.output = new NativeFloats((long) maxBatch * spec.output().size());
+        this.output = output;
         this.variants = new Dnnl.Primitive[maxBatch + 1];
     }
 
     @Override
-    public NativeFloats output() { return output; }
+    public LayerOutput output() { return output; }
 
     @Override
     public void forward(int n) {
@@ -53,13 +53,12 @@ final class MaxPoolLayer implements CpuLayer {
                 new long[] {0, 0}, new long[] {left, left}, new long[] {padBottom, padRight}, null),
                 "maxpool layer " + spec.index());
         return resources.primitive(pd, DNNL_ARG_SRC, DNNL_ARG_DST)
-                .arg(DNNL_ARG_SRC, resources.memory(src, input.pointer()))
-                .arg(DNNL_ARG_DST, resources.memory(dst, output.pointer()));
+                .arg(DNNL_ARG_SRC, resources.memory(src, input.pointer(n)))
+                .arg(DNNL_ARG_DST, resources.memory(dst, output.pointer(n)));
     }
 
     @Override
     public void close() {
         resources.close();
-        output.close();
     }
 }

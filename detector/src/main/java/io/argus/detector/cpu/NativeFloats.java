@@ -2,6 +2,7 @@ package io.argus.detector.cpu;
 
 import java.nio.FloatBuffer;
 import org.bytedeco.javacpp.FloatPointer;
+import org.bytedeco.javacpp.Pointer;
 
 /**
  * A native float array: the BLAS side sees a pointer, the Java side a direct FloatBuffer over the same memory.
@@ -28,6 +29,20 @@ public final class NativeFloats implements AutoCloseable {
 
     /** The memory itself, for native libraries that keep it (oneDNN memories); do not move its position. */
     public FloatPointer pointer() { return memory; }
+
+    /**
+     * A plain pointer to float {@code index} (address arithmetic done here: a position on a typed pointer passed as
+     * {@code void*} would count bytes, not floats). It owns nothing.
+     */
+    public Pointer at(long index) {
+        if (index < 0 || index >= size) throw new IndexOutOfBoundsException("float " + index + " of " + size);
+        long target = memory.address() + 4 * index;
+        return new Pointer() {
+            {
+                address = target;
+            }
+        };
+    }
 
     /** A new pointer object onto the same memory; callers keep one per argument slot and move its position. */
     public FloatPointer view() { return new FloatPointer(memory); }

@@ -2,20 +2,23 @@ package io.argus.detector.cpu;
 
 import io.argus.detector.darknet.RouteSpec;
 
-/** [route]: copies channel slices of earlier outputs next to each other. */
+/**
+ * [route]: channel slices of earlier outputs next to each other. Inputs that wrote straight into this buffer (single
+ * image, see {@link LayerOutput}) need no copy; the rest are copied.
+ */
 final class RouteLayer implements CpuLayer {
     private final RouteSpec spec;
-    private final NativeFloats[] inputs;
-    private final NativeFloats output;
+    private final LayerOutput[] inputs;
+    private final LayerOutput output;
 
-    RouteLayer(RouteSpec spec, NativeFloats[] inputs, int maxBatch) {
+    RouteLayer(RouteSpec spec, LayerOutput[] inputs, LayerOutput output) {
         this.spec = spec;
         this.inputs = inputs;
-        this.output = new NativeFloats((long) maxBatch * spec.output().size());
+        this.output = output;
     }
 
     @Override
-    public NativeFloats output() { return output; }
+    public LayerOutput output() { return output; }
 
     @Override
     public void forward(int n) {
@@ -25,13 +28,12 @@ final class RouteLayer implements CpuLayer {
             int dst = b * outSize;
             for (int i = 0; i < inputs.length; i++) {
                 int count = spec.channelCount(i) * plane;
-                int src = b * spec.inputShapes()[i].size() + spec.channelOffset(i) * plane;
-                output.buffer().put(dst, inputs[i].buffer(), src, count);
+                if (!inputs[i].livesIn(output, n)) {
+                    int src = inputs[i].offset(n) + b * spec.inputShapes()[i].size() + spec.channelOffset(i) * plane;
+                    output.buffer(n).put(dst, inputs[i].buffer(n), src, count);
+                }
                 dst += count;
             }
         }
     }
-
-    @Override
-    public void close() { output.close(); }
 }

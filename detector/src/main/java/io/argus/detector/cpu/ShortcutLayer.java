@@ -10,24 +10,25 @@ import org.bytedeco.dnnl.dnnl_stream;
 /** [shortcut]: previous output + the output of layer {@code from}, then the activation: one oneDNN binary add. */
 final class ShortcutLayer implements CpuLayer {
     private final ShortcutSpec spec;
-    private final NativeFloats previous;
-    private final NativeFloats from;
-    private final NativeFloats output;
+    private final LayerOutput previous;
+    private final LayerOutput from;
+    private final LayerOutput output;
     private final dnnl_stream stream;
     private final Dnnl.Resources resources = new Dnnl.Resources();
     private final Dnnl.Primitive[] variants;
 
-    ShortcutLayer(ShortcutSpec spec, NativeFloats previous, NativeFloats from, int maxBatch, dnnl_stream stream) {
+    ShortcutLayer(ShortcutSpec spec, LayerOutput previous, LayerOutput from, LayerOutput output, int maxBatch,
+                  dnnl_stream stream) {
         this.spec = spec;
         this.previous = previous;
         this.from = from;
         this.stream = stream;
-        this.output = new NativeFloats((long) maxBatch * spec.output().size());
+        this.output = output;
         this.variants = new Dnnl.Primitive[maxBatch + 1];
     }
 
     @Override
-    public NativeFloats output() { return output; }
+    public LayerOutput output() { return output; }
 
     @Override
     public void forward(int n) {
@@ -43,14 +44,13 @@ final class ShortcutLayer implements CpuLayer {
         Dnnl.check(dnnl_binary_primitive_desc_create(pd, Dnnl.engine(), dnnl_binary_add, md, md, md,
                 resources.attr(spec.activation())), "shortcut layer " + spec.index());
         return resources.primitive(pd, DNNL_ARG_SRC_0, DNNL_ARG_SRC_1, DNNL_ARG_DST)
-                .arg(DNNL_ARG_SRC_0, resources.memory(md, previous.pointer()))
-                .arg(DNNL_ARG_SRC_1, resources.memory(md, from.pointer()))
-                .arg(DNNL_ARG_DST, resources.memory(md, output.pointer()));
+                .arg(DNNL_ARG_SRC_0, resources.memory(md, previous.pointer(n)))
+                .arg(DNNL_ARG_SRC_1, resources.memory(md, from.pointer(n)))
+                .arg(DNNL_ARG_DST, resources.memory(md, output.pointer(n)));
     }
 
     @Override
     public void close() {
         resources.close();
-        output.close();
     }
 }

@@ -6,22 +6,24 @@ import java.nio.FloatBuffer;
 /** [upsample]: nearest neighbour by an integer stride, times scale. */
 final class UpsampleLayer implements CpuLayer {
     private final UpsampleSpec spec;
-    private final NativeFloats input;
-    private final NativeFloats output;
+    private final LayerOutput input;
+    private final LayerOutput output;
 
-    UpsampleLayer(UpsampleSpec spec, NativeFloats input, int maxBatch) {
+    UpsampleLayer(UpsampleSpec spec, LayerOutput input, LayerOutput output) {
         this.spec = spec;
         this.input = input;
-        this.output = new NativeFloats((long) maxBatch * spec.output().size());
+        this.output = output;
     }
 
     @Override
-    public NativeFloats output() { return output; }
+    public LayerOutput output() { return output; }
 
     @Override
     public void forward(int n) {
-        FloatBuffer in = input.buffer();
-        FloatBuffer out = output.buffer();
+        FloatBuffer in = input.buffer(n);
+        FloatBuffer out = output.buffer(n);
+        int inOffset = input.offset(n);
+        int outOffset = output.offset(n);
         int s = spec.stride();
         float scale = spec.scale();
         int h = spec.input().height();
@@ -29,8 +31,8 @@ final class UpsampleLayer implements CpuLayer {
         int ow = w * s;
         int channels = n * spec.input().channels();
         for (int c = 0; c < channels; c++) {
-            int inBase = c * h * w;
-            int outBase = c * h * s * ow;
+            int inBase = inOffset + c * h * w;
+            int outBase = outOffset + c * h * s * ow;
             for (int y = 0; y < h * s; y++) {
                 int src = inBase + (y / s) * w;
                 int dst = outBase + y * ow;
@@ -38,7 +40,4 @@ final class UpsampleLayer implements CpuLayer {
             }
         }
     }
-
-    @Override
-    public void close() { output.close(); }
 }

@@ -10,27 +10,27 @@ import java.nio.FloatBuffer;
  */
 final class YoloLayer implements CpuLayer {
     private final YoloSpec spec;
-    private final NativeFloats input;
-    private final NativeFloats output;
+    private final LayerOutput input;
+    private final LayerOutput output;
 
-    YoloLayer(YoloSpec spec, NativeFloats input, int maxBatch) {
+    YoloLayer(YoloSpec spec, LayerOutput input, LayerOutput output) {
         this.spec = spec;
         this.input = input;
-        this.output = new NativeFloats((long) maxBatch * spec.output().size());
+        this.output = output;
     }
 
     @Override
-    public NativeFloats output() { return output; }
+    public LayerOutput output() { return output; }
 
     @Override
     public void forward(int n) {
-        FloatBuffer in = input.buffer();
-        FloatBuffer out = output.buffer();
+        FloatBuffer in = input.buffer(n);
+        FloatBuffer out = output.buffer(n);   // [yolo] outputs are never aliased: offset 0
         int plane = spec.output().plane();
         int entries = spec.entries();
         float scale = spec.scaleXY();
         float shift = -0.5f * (scale - 1);
-        out.put(0, in, 0, n * spec.output().size());
+        out.put(0, in, input.offset(n), n * spec.output().size());
         for (int b = 0; b < n; b++) {
             for (int a = 0; a < spec.anchorsPerCell(); a++) {
                 int base = b * spec.output().size() + a * entries * plane;
@@ -47,7 +47,4 @@ final class YoloLayer implements CpuLayer {
             }
         }
     }
-
-    @Override
-    public void close() { output.close(); }
 }

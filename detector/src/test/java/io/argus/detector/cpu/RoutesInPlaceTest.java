@@ -1,0 +1,55 @@
+package io.argus.detector.cpu;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.argus.detector.BgrImage;
+import io.argus.detector.darknet.LayerSpec;
+import io.argus.detector.darknet.ModelWeights;
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.detector.post.Preprocess;
+import io.argus.detector.testing.ProjectFiles;
+import io.argus.detector.testing.RandomWeights;
+import java.nio.FloatBuffer;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * For one image, layers concatenated by a [route] write into the route's buffer; for several they do not. Every
+ * layer's output must be the same either way, on every supported cfg.
+ */
+class RoutesInPlaceTest {
+    static java.util.List<String> cfgs() { return ProjectFiles.CFGS; }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cfgs")
+    void singleImageEqualsBatchForEveryLayer(String name) {
+        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), 160, 128);
+        BgrImage img = BgrImage.read(ProjectFiles.sampleImages().get(2));
+        ModelWeights w = RandomWeights.of(spec, 5);
+        try (CpuNetwork one = new CpuNetwork(spec, w, 1); CpuNetwork two = new CpuNetwork(spec, w, 2)) {
+            Preprocess pre = new Preprocess();
+            int in = spec.inputShape().size();
+            pre.write(img, 160, 128, false, one.input(), 0);
+            pre.write(BgrImage.read(ProjectFiles.sampleImages().get(3)), 160, 128, false, two.input(), 0);
+            pre.write(img, 160, 128, false, two.input(), in);   // the same image as the second of the batch
+            one.forward(1);
+            two.forward(2);
+            for (LayerSpec l : spec.layers()) {
+                int size = l.output().size();
+                FloatBuffer a = one.output(l.index(), 1);
+                int oa = one.outputOffset(l.index(), 1);
+                FloatBuffer b = two.output(l.index(), 2);
+                int ob = two.outputOffset(l.index(), 2) + size;
+                double num = 0;
+                double den = 0;
+                for (int i = 0; i < size; i++) {
+                    double d = a.get(oa + i) - b.get(ob + i);
+                    num += d * d;
+                    den += (double) b.get(ob + i) * b.get(ob + i);
+                }
+                double rel = Math.sqrt(num / Math.max(den, 1e-30));
+                assertTrue(rel <= 1e-5, name + " layer " + l.index() + " (" + l.kind() + "): relative L2 " + rel);
+            }
+        }
+    }
+}
