@@ -24,6 +24,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.bytedeco.ffmpeg.global.avutil;
 import org.bytedeco.javacv.FFmpegFrameGrabber;
@@ -52,18 +53,31 @@ public final class ArgusApp {
     }
 
     /** Reads the YAML config (with environment overrides) and starts. */
-    public static Future<ArgusApp> start(Path configFile, Map<String, String> env) {
+    public static CompletableFuture<ArgusApp> start(Path configFile, Map<String, String> env) {
         Runtime rt = newRuntime();
-        return ConfigLoader.load(rt.vertx, configFile, env)
-                .compose(cfg -> new ArgusApp(rt.vertx, cfg, rt.metrics).deploy())
-                .recover(e -> rt.vertx.close().transform(v -> Future.failedFuture(e)));
+        return settle(rt, ConfigLoader.load(rt.vertx, configFile, env).compose(cfg -> new ArgusApp(rt.vertx, cfg, rt.metrics).deploy()));
     }
 
     /** Starts with an already checked configuration (tests, benchmarks). */
-    public static Future<ArgusApp> start(ArgusConfig config) {
+    public static CompletableFuture<ArgusApp> start(ArgusConfig config) {
         Runtime rt = newRuntime();
-        return new ArgusApp(rt.vertx, config, rt.metrics).deploy()
-                .recover(e -> rt.vertx.close().transform(v -> Future.failedFuture(e)));
+        return settle(rt, new ArgusApp(rt.vertx, config, rt.metrics).deploy());
+    }
+
+    /**
+     * The start's outcome for callers outside Vert.x; on failure Vert.x is closed first. (A Vert.x future continued
+     * after close would be scheduled on a terminated event loop and never complete.)
+     */
+    private static CompletableFuture<ArgusApp> settle(Runtime rt, Future<ArgusApp> started) {
+        CompletableFuture<ArgusApp> result = new CompletableFuture<>();
+        started.onComplete(ar -> {
+            if (ar.succeeded()) {
+                result.complete(ar.result());
+            } else {
+                rt.vertx.close().toCompletionStage().whenComplete((v, x) -> result.completeExceptionally(ar.cause()));
+            }
+        });
+        return result;
     }
 
     private record Runtime(Vertx vertx, ArgusMetrics metrics) {}

@@ -31,8 +31,7 @@ final class RunCommand implements Callable<Integer> {
                 : ProjectPaths.home().resolve("config/argus.yaml");
         ArgusApp app;
         try {
-            app = ArgusApp.start(file, System.getenv()).toCompletionStage().toCompletableFuture()
-                    .get(startTimeout, TimeUnit.SECONDS);
+            app = ArgusApp.start(file, System.getenv()).get(startTimeout, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             throw new IllegalArgumentException(e.getCause().getMessage(), e.getCause());
         } catch (TimeoutException e) {

@@ -17,14 +17,19 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
                           CameraSettings camera, WebSocketSettings websocket, SnapshotSettings snapshots,
                           Path cacheDir, List<String> unusedEnv) {
 
-    /** HTTP server; {@code token} null when the API is open. */
-    public record Http(String host, int port, String token) {
+    /**
+     * HTTP server; {@code token} null when the API is open. sendBufferBytes: the kernel send buffer of each
+     * connection (0: the OS default, which autotunes up to megabytes): with writeQueueBytes it bounds what a
+     * WebSocket client that stops reading can hold.
+     */
+    public record Http(String host, int port, String token, int sendBufferBytes) {
         static Http read(ConfigNode n) {
             String host = n.string("host", "0.0.0.0");
             int port = n.integer("port", 8080, 0, 65535);
             String token = n.string("token", null);
+            int sendBuffer = n.integer("sendBufferBytes", 0, 0, 64 * 1024 * 1024);
             n.finish();
-            return new Http(host, port, token == null || token.isBlank() ? null : token);
+            return new Http(host, port, token == null || token.isBlank() ? null : token, sendBuffer);
         }
     }
 

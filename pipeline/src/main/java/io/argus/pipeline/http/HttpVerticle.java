@@ -93,7 +93,9 @@ public final class HttpVerticle extends VerticleBase {
         router.route().failureHandler(this::failure);
 
         HttpServerOptions options = new HttpServerOptions().setHost(config.http().host()).setPort(config.http().port())
-                .setMaxWebSocketFrameSize(64 * 1024).setMaxWebSocketMessageSize(256 * 1024);
+                .setMaxWebSocketFrameSize(64 * 1024).setMaxWebSocketMessageSize(256 * 1024)
+                .setWebSocketClosingTimeout(2); // a client that never reads will not answer our close either
+        if (config.http().sendBufferBytes() > 0) options.setSendBufferSize(config.http().sendBufferBytes());
         return gateway.start()
                 .compose(v -> vertx.createHttpServer(options).requestHandler(router).listen())
                 .recover(e -> Future.failedFuture(new IllegalStateException("http: cannot listen on "

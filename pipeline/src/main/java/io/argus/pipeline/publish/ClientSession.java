@@ -71,6 +71,10 @@ final class ClientSession {
     /** Writes while the socket accepts; otherwise waits for its drain. */
     void pump() {
         if (closed) return;
+        if (ws.isClosed()) { // closing: its close handler will follow
+            closed();
+            return;
+        }
         while (!queue.isEmpty() && !ws.writeQueueFull()) {
             if (droppedSinceNotice > 0) {
                 ws.writeTextMessage(new JsonObject().put("type", "dropped").put("count", droppedSinceNotice)
@@ -96,16 +100,17 @@ final class ClientSession {
 
     void pong() { lastPongMs = System.currentTimeMillis(); }
 
-    /** Called every ping interval: closes a client silent for too long, else pings it. */
-    void ping(long nowMs) {
-        if (closed) return;
+    /** Called every ping interval: closes a client silent for too long (returns false), else pings it. */
+    boolean ping(long nowMs) {
+        if (closed) return false;
         if (nowMs - lastPongMs > pongTimeoutMs) {
             closed = true;
             queue.clear();
-            ws.close((short) 1011, "no pong within " + pongTimeoutMs + " ms");
-            return;
+            ws.close((short) 1001, "no pong within " + pongTimeoutMs + " ms");
+            return false;
         }
         ws.writePing(Buffer.buffer("argus"));
+        return true;
     }
 
     void closed() {

@@ -55,7 +55,9 @@ public final class WebSocketGateway {
         });
         pingTimer = vertx.setPeriodic(settings.pingIntervalMs(), t -> {
             long now = System.currentTimeMillis();
-            for (ClientSession s : List.copyOf(sessions)) s.ping(now);
+            for (ClientSession s : List.copyOf(sessions)) {
+                if (!s.ping(now)) sessions.remove(s); // dead: forget it now, whenever its TCP connection goes
+            }
         });
         return vertx.eventBus().<JsonArray>request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "list"))
                 .map(reply -> {
