@@ -199,7 +199,7 @@ final class CameraReader {
             return stream(g, gen);
         } catch (Exception e) {
             if (current(gen)) {
-                stats.lastError = source.scrub(e.getMessage());
+                stats.lastError = source.scrub(readable(e.getMessage()));
                 log.log(Level.WARNING, "camera {0} ({1}): {2}", camera.id(), source.redacted(), stats.lastError);
             }
             return Outcome.FAILED;
@@ -210,6 +210,23 @@ final class CameraReader {
                 log.log(Level.DEBUG, "camera {0}: release failed: {1}", camera.id(), source.scrub(e.getMessage()));
             }
         }
+    }
+
+    /** JavaCV's message without its generic hints, with FFmpeg's text for the error code ("error -111" = refused). */
+    static String readable(String message) {
+        if (message == null) return "unknown error";
+        String m = message.replace(" (Has setFormat() been called?)", "")
+                .replace(" (For more details, make sure FFmpegLogCallback.set() has been called.)", "").strip();
+        java.util.regex.Matcher code = java.util.regex.Pattern.compile("error (-\\d+)").matcher(m);
+        if (code.find()) {
+            byte[] buf = new byte[256];
+            if (avutil.av_strerror(Integer.parseInt(code.group(1)), buf, buf.length) == 0) {
+                int n = 0;
+                while (n < buf.length && buf[n] != 0) n++;
+                m = m + " [" + new String(buf, 0, n, java.nio.charset.StandardCharsets.UTF_8) + "]";
+            }
+        }
+        return m;
     }
 
     private FFmpegFrameGrabber newGrabber() {

@@ -101,8 +101,10 @@ public final class WebSocketGateway {
                     .end(new JsonObject().put("error", e.getMessage()).encode());
             return;
         }
-        rc.request().toWebSocket().onSuccess(ws -> accept(ws, initial))
-                .onFailure(e -> { if (!rc.response().ended()) rc.fail(400, e); });
+        rc.request().toWebSocket().onSuccess(ws -> accept(ws, initial)).onFailure(e -> {
+            System.getLogger("argus.ws").log(System.Logger.Level.DEBUG, "WebSocket upgrade failed: " + e);
+            if (!rc.response().ended()) rc.fail(400, e);
+        });
     }
 
     private void accept(ServerWebSocket ws, Subscription initial) {
@@ -115,7 +117,7 @@ public final class WebSocketGateway {
             session.closed();
             sessions.remove(session);
         });
-        ws.exceptionHandler(e -> { });
+        ws.exceptionHandler(e -> { }); // a client going away mid-write is normal; its close handler follows
         if (initial != null) session.send(new JsonObject().put("type", "subscribed").put("filter", initial.toJson()));
     }
 

@@ -2,6 +2,7 @@ package io.argus.pipeline.testing;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.http.WebSocket;
+import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.http.WebSocketClientOptions;
 import io.vertx.core.http.WebSocketConnectOptions;
 import io.vertx.core.json.JsonObject;
@@ -14,10 +15,12 @@ import java.util.function.Predicate;
 public final class WsClient implements AutoCloseable {
     public final LinkedBlockingQueue<JsonObject> messages = new LinkedBlockingQueue<>();
     public final WebSocket ws;
+    private final WebSocketClient client; // held: an unreachable client is closed by Vert.x, with its connections
     private volatile boolean closed;
     private volatile String closeReason;
 
-    private WsClient(WebSocket ws) {
+    private WsClient(WebSocketClient client, WebSocket ws) {
+        this.client = client;
         this.ws = ws;
         ws.textMessageHandler(t -> messages.add(new JsonObject(t)));
         ws.binaryMessageHandler(b -> messages.add(new JsonObject(b))); // the SockJS raw transport writes binary frames
@@ -33,8 +36,14 @@ public final class WsClient implements AutoCloseable {
         if (receiveBuffer > 0) o.setReceiveBufferSize(receiveBuffer);
         WebSocketConnectOptions c = new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port).setURI(uri);
         if (token != null) c.addHeader("Authorization", "Bearer " + token);
-        WebSocket ws = vertx.createWebSocketClient(o).connect(c).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        return new WsClient(ws);
+        WebSocketClient client = vertx.createWebSocketClient(o);
+        try {
+            WebSocket ws = client.connect(c).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            return new WsClient(client, ws);
+        } catch (Exception e) {
+            client.close();
+            throw e;
+        }
     }
 
     public void send(JsonObject j) { ws.writeTextMessage(j.encode()); }
@@ -64,6 +73,8 @@ public final class WsClient implements AutoCloseable {
             ws.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
         } catch (Exception ignored) {
             // already closed
+        } finally {
+            client.close();
         }
     }
 }
