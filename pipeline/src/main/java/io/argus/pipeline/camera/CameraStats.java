@@ -73,7 +73,7 @@ public final class CameraStats {
 
     public JsonObject toJson() {
         JsonObject j = new JsonObject()
-                .put("state", state.name().toLowerCase())
+                .put("state", state.name().toLowerCase(java.util.Locale.ROOT))
                 .put("fps", round(fps))
                 .put("decodeMs", round(decodeMs))
                 .put("width", width).put("height", height)

@@ -51,7 +51,7 @@ public final class SampleVideo {
         List<BufferedImage> out = new ArrayList<>();
         if (photos != null && Files.isDirectory(photos)) {
             try (Stream<Path> files = Files.list(photos)) {
-                for (Path p : files.filter(f -> f.toString().toLowerCase().endsWith(".jpg")).sorted().toList()) {
+                for (Path p : files.filter(f -> f.toString().toLowerCase(java.util.Locale.ROOT).endsWith(".jpg")).sorted().toList()) {
                     BufferedImage img = ImageIO.read(p.toFile());
                     if (img != null) out.add(img);
                 }

@@ -50,7 +50,7 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
     }
 
     public JsonObject toJson() {
-        return new JsonObject().put("id", id).put("url", source.redacted()).put("kind", source.kind().name().toLowerCase())
+        return new JsonObject().put("id", id).put("url", source.redacted()).put("kind", source.kind().name().toLowerCase(java.util.Locale.ROOT))
                 .put("model", model).put("loop", loop).put("realtime", realtime)
                 .put("transport", source.transport());
     }

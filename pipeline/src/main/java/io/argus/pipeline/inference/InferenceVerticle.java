@@ -59,7 +59,7 @@ public final class InferenceVerticle extends VerticleBase {
         thread = new Thread(worker, "argus-inference-" + config.id());
         thread.setDaemon(true);
         thread.start();
-        return ready.future().compose(v -> {
+        return ready.future().onFailure(e -> meters.close()).compose(v -> {
             frames = vertx.eventBus().localConsumer(Addresses.frames(config.id()), m -> queue.offer(m.body()));
             cameraEvents = vertx.eventBus().localConsumer(Addresses.CAMERA_EVENTS, m -> {
                 if ("removed".equals(m.body().getString("event"))) forgetCamera(m.body().getString("id"));
@@ -106,7 +106,7 @@ public final class InferenceVerticle extends VerticleBase {
     public JsonObject status() {
         LoadedModel m = model;
         JsonObject j = m != null ? m.toJson() : new JsonObject().put("id", config.id());
-        return j.put("backendRequested", config.backend().name().toLowerCase()).put("queueDepth", queue.depth())
+        return j.put("backendRequested", config.backend().name().toLowerCase(java.util.Locale.ROOT)).put("queueDepth", queue.depth())
                 .put("stats", stats.toJson());
     }
 }
