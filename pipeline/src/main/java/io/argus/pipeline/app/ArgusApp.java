@@ -43,6 +43,7 @@ public final class ArgusApp {
     private final Snapshots snapshots;
     private final List<InferenceVerticle> models = new ArrayList<>();
     private HttpVerticle http;
+    private String camerasDeployment;
     private volatile boolean ready;
 
     private ArgusApp(Vertx vertx, ArgusConfig config, ArgusMetrics metrics) {
@@ -110,7 +111,8 @@ public final class ArgusApp {
                     return Future.all(deployments);
                 })
                 .compose(v -> vertx.deployVerticle(new CameraSupervisor(config, metrics, samplePhotos())))
-                .compose(v -> {
+                .compose(id -> {
+                    camerasDeployment = id;
                     http = new HttpVerticle(config, metrics, snapshots, List.copyOf(models), () -> ready);
                     return vertx.deployVerticle(http);
                 })
@@ -155,17 +157,18 @@ public final class ArgusApp {
 
     public boolean ready() { return ready; }
 
-    /** Stops every verticle and the snapshot encoder. */
-    public Future<Void> close() {
+    /** Stops the cameras first (no frame is sent to a stopped batcher), then everything else. */
+    public CompletableFuture<Void> close() {
         ready = false;
-        return vertx.close().eventually(() -> {
-            snapshots.close();
-            return Future.succeededFuture();
-        });
+        Future<Void> cameras = camerasDeployment != null ? vertx.undeploy(camerasDeployment) : Future.succeededFuture();
+        // CompletionStages, not Vert.x continuations: those would be scheduled on event loops that close terminates.
+        return cameras.toCompletionStage().toCompletableFuture().handle((v, e) -> (Void) null)
+                .thenCompose(v -> vertx.close().toCompletionStage())
+                .whenComplete((v, e) -> snapshots.close());
     }
 
     /** Blocking close for tests and the CLI (never on an event loop). */
     public void closeAndWait() throws Exception {
-        close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        close().get(30, TimeUnit.SECONDS);
     }
 }
