@@ -19,7 +19,7 @@ class BenchPipelineCommandTest {
         System.setOut(new PrintStream(out, true));
         int code;
         try {
-            code = ArgusCli.run("bench", "pipeline", "--cameras", "1", "--seconds", "3", "--warmup", "2",
+            code = ArgusCli.run("bench", "pipeline", "--cameras", "1", "--seconds", "4", "--warmup", "2",
                     "--width", "320", "--height", "180", "--fps", "15", "--size", "160",
                     "--cache-dir", io.argus.pipeline.testing.TestMedia.dir().resolve("bench").toString());
         } finally {
