@@ -1,0 +1,174 @@
+package io.argus.pipeline.app;
+
+import io.argus.pipeline.camera.CameraSupervisor;
+import io.argus.pipeline.cli.ProjectPaths;
+import io.argus.pipeline.config.ArgusConfig;
+import io.argus.pipeline.config.ConfigLoader;
+import io.argus.pipeline.frames.FrameCodec;
+import io.argus.pipeline.http.HttpVerticle;
+import io.argus.pipeline.inference.InferenceVerticle;
+import io.argus.pipeline.config.ModelConfig;
+import io.argus.pipeline.publish.Snapshots;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.micrometer.MetricsDomain;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
+import io.vertx.micrometer.VertxPrometheusOptions;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.bytedeco.ffmpeg.global.avutil;
+import org.bytedeco.javacv.FFmpegFrameGrabber;
+
+/**
+ * The running application: one Vert.x instance with, in deployment order, an {@link InferenceVerticle} per model
+ * (ready once its model is loaded), the {@link CameraSupervisor} (a camera verticle per camera) and the
+ * {@link HttpVerticle}. Any failure on the way stops everything and fails the start with the reason.
+ */
+public final class ArgusApp {
+    private static final System.Logger LOG = System.getLogger("argus");
+
+    private final Vertx vertx;
+    private final ArgusConfig config;
+    private final ArgusMetrics metrics;
+    private final Snapshots snapshots;
+    private final List<InferenceVerticle> models = new ArrayList<>();
+    private HttpVerticle http;
+    private String camerasDeployment;
+    private volatile boolean ready;
+
+    private ArgusApp(Vertx vertx, ArgusConfig config, ArgusMetrics metrics) {
+        this.vertx = vertx;
+        this.config = config;
+        this.metrics = metrics;
+        this.snapshots = new Snapshots(config.snapshots(), vertx.eventBus());
+    }
+
+    /** Reads the YAML config (with environment overrides) and starts. */
+    public static CompletableFuture<ArgusApp> start(Path configFile, Map<String, String> env) {
+        Runtime rt = newRuntime();
+        return settle(rt, ConfigLoader.load(rt.vertx, configFile, env).compose(cfg -> new ArgusApp(rt.vertx, cfg, rt.metrics).deploy()));
+    }
+
+    /** Starts with an already checked configuration (tests, benchmarks). */
+    public static CompletableFuture<ArgusApp> start(ArgusConfig config) {
+        Runtime rt = newRuntime();
+        return settle(rt, new ArgusApp(rt.vertx, config, rt.metrics).deploy());
+    }
+
+    /**
+     * The start's outcome for callers outside Vert.x; on failure Vert.x is closed first. (A Vert.x future continued
+     * after close would be scheduled on a terminated event loop and never complete.)
+     */
+    private static CompletableFuture<ArgusApp> settle(Runtime rt, Future<ArgusApp> started) {
+        CompletableFuture<ArgusApp> result = new CompletableFuture<>();
+        started.onComplete(ar -> {
+            if (ar.succeeded()) {
+                result.complete(ar.result());
+            } else {
+                rt.vertx.close().toCompletionStage().whenComplete((v, x) -> result.completeExceptionally(ar.cause()));
+            }
+        });
+        return result;
+    }
+
+    private record Runtime(Vertx vertx, ArgusMetrics metrics) {}
+
+    private static Runtime newRuntime() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        MicrometerMetricsOptions options = new MicrometerMetricsOptions().setEnabled(true).setJvmMetricsEnabled(true)
+                .setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true))
+                .addDisabledMetricsCategory(MetricsDomain.EVENT_BUS); // 30 frames/s per camera: not worth counting
+        Vertx vertx = Vertx.builder().with(new VertxOptions().setMetricsOptions(options))
+                .withMetrics(new MicrometerMetricsFactory(registry)).build();
+        return new Runtime(vertx, new ArgusMetrics(registry));
+    }
+
+    private Future<ArgusApp> deploy() {
+        for (String e : config.unusedEnv()) LOG.log(Level.WARNING, "environment variable {0} matches no config key", e);
+        FrameCodec.register(vertx.eventBus());
+        return vertx.executeBlocking(() -> {
+                    FFmpegFrameGrabber.tryLoad();
+                    avutil.av_log_set_level(ffmpegLogLevel(config.camera().ffmpegLogLevel()));
+                    return null;
+                })
+                .compose(v -> {
+                    List<Future<String>> deployments = new ArrayList<>();
+                    for (ModelConfig m : config.models()) {
+                        InferenceVerticle iv = new InferenceVerticle(m, snapshots, metrics);
+                        models.add(iv);
+                        deployments.add(vertx.deployVerticle(iv));
+                    }
+                    return Future.all(deployments);
+                })
+                .compose(v -> vertx.deployVerticle(new CameraSupervisor(config, metrics, samplePhotos())))
+                .compose(id -> {
+                    camerasDeployment = id;
+                    http = new HttpVerticle(config, metrics, snapshots, List.copyOf(models), () -> ready);
+                    return vertx.deployVerticle(http);
+                })
+                .map(v -> {
+                    ready = true;
+                    LOG.log(Level.INFO, "argus ready: http://{0}:{1}/ ({2} model(s), {3} camera(s))",
+                            config.http().host(), Integer.toString(http.port()), models.size(), config.cameras().size());
+                    return this;
+                });
+    }
+
+    private static Path samplePhotos() {
+        try {
+            Path p = ProjectPaths.home().resolve("config/samples");
+            return Files.isDirectory(p) ? p : null;
+        } catch (IllegalStateException e) {
+            return null;
+        }
+    }
+
+    static int ffmpegLogLevel(String level) {
+        return switch (level) {
+            case "error" -> avutil.AV_LOG_ERROR;
+            case "warning" -> avutil.AV_LOG_WARNING;
+            case "info" -> avutil.AV_LOG_INFO;
+            case "debug" -> avutil.AV_LOG_DEBUG;
+            default -> avutil.AV_LOG_QUIET;
+        };
+    }
+
+    public Vertx vertx() { return vertx; }
+
+    public ArgusConfig config() { return config; }
+
+    public ArgusMetrics metrics() { return metrics; }
+
+    public int httpPort() { return http.port(); }
+
+    public List<InferenceVerticle> models() { return List.copyOf(models); }
+
+    public HttpVerticle http() { return http; }
+
+    public boolean ready() { return ready; }
+
+    /** Stops the cameras first (no frame is sent to a stopped batcher), then everything else. */
+    public CompletableFuture<Void> close() {
+        ready = false;
+        Future<Void> cameras = camerasDeployment != null ? vertx.undeploy(camerasDeployment) : Future.succeededFuture();
+        // CompletionStages, not Vert.x continuations: those would be scheduled on event loops that close terminates.
+        return cameras.toCompletionStage().toCompletableFuture().handle((v, e) -> (Void) null)
+                .thenCompose(v -> vertx.close().toCompletionStage())
+                .whenComplete((v, e) -> snapshots.close());
+    }
+
+    /** Blocking close for tests and the CLI (never on an event loop). */
+    public void closeAndWait() throws Exception {
+        close().get(30, TimeUnit.SECONDS);
+    }
+}

@@ -1,0 +1,109 @@
+package io.argus.pipeline.app;
+
+import io.argus.pipeline.camera.CameraStats;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The {@code argus_*} Prometheus series (names in docs/pipeline.md). Micrometer names {@code argus.camera.fps} are
+ * exported as {@code argus_camera_fps}; timers in seconds.
+ */
+public final class ArgusMetrics {
+    /** End-to-end latency buckets (capture to publish), seconds. */
+    private static final Duration[] LATENCY_BUCKETS = {
+        Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(20), Duration.ofMillis(35), Duration.ofMillis(50),
+        Duration.ofMillis(75), Duration.ofMillis(100), Duration.ofMillis(150), Duration.ofMillis(200), Duration.ofMillis(300),
+        Duration.ofMillis(500), Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofMillis(5000)};
+
+    private final MeterRegistry registry;
+
+    public ArgusMetrics(MeterRegistry registry) { this.registry = registry; }
+
+    public MeterRegistry registry() { return registry; }
+
+    /** Meters registered together and removed together (a camera's, a model's). */
+    public final class Group implements AutoCloseable {
+        private final List<Meter> meters = new ArrayList<>();
+
+        <M extends Meter> M add(M m) {
+            meters.add(m);
+            return m;
+        }
+
+        @Override
+        public void close() {
+            for (Meter m : meters) registry.remove(m);
+            meters.clear();
+        }
+    }
+
+    /** Per-camera series: fps, frames, decode time, drops, reconnects, state. */
+    public Group camera(String id, CameraStats s) {
+        Group g = new Group();
+        g.add(Gauge.builder("argus.camera.fps", s, CameraStats::fps).tag("camera", id)
+                .description("Decoded frames per second").register(registry));
+        g.add(Gauge.builder("argus.camera.decode.ms", s, CameraStats::decodeMs).tag("camera", id)
+                .description("Mean decode time per frame over the last second, ms").register(registry));
+        g.add(FunctionCounter.builder("argus.camera.frames", s, CameraStats::decoded).tag("camera", id)
+                .description("Frames decoded").register(registry));
+        g.add(FunctionCounter.builder("argus.camera.decode.seconds", s, x -> x.decodeNanosTotal() / 1e9).tag("camera", id)
+                .description("Total time spent decoding").register(registry));
+        g.add(FunctionCounter.builder("argus.camera.dropped.frames", s, CameraStats::droppedSuperseded).tag("camera", id)
+                .tag("reason", "superseded").description("Frames dropped unprocessed").register(registry));
+        g.add(FunctionCounter.builder("argus.camera.dropped.frames", s, CameraStats::droppedPool).tag("camera", id)
+                .tag("reason", "pool_exhausted").description("Frames dropped unprocessed").register(registry));
+        g.add(FunctionCounter.builder("argus.camera.reconnects", s, CameraStats::reconnects).tag("camera", id)
+                .description("Reconnect attempts").register(registry));
+        g.add(Gauge.builder("argus.camera.up", s, x -> x.state() == CameraStats.State.STREAMING ? 1 : 0).tag("camera", id)
+                .description("1 while the camera is streaming").register(registry));
+        return g;
+    }
+
+    /** End-to-end latency of one camera: capture to publication of its detections. */
+    public Timer latency(Group g, String camera) {
+        return g.add(Timer.builder("argus.latency").tag("camera", camera)
+                .description("Capture to detections published")
+                .serviceLevelObjectives(LATENCY_BUCKETS).register(registry));
+    }
+
+    public DistributionSummary batchSize(Group g, String model, int maxBatch) {
+        double[] buckets = new double[maxBatch];
+        for (int i = 0; i < maxBatch; i++) buckets[i] = i + 1;
+        return g.add(DistributionSummary.builder("argus.batch.size").tag("model", model)
+                .description("Frames per inference batch").serviceLevelObjectives(buckets).register(registry));
+    }
+
+    public Timer inference(Group g, String model) {
+        return g.add(Timer.builder("argus.inference").tag("model", model)
+                .description("Detector time per batch (preprocess, network, decode, NMS)")
+                .serviceLevelObjectives(LATENCY_BUCKETS).register(registry));
+    }
+
+    public Counter detections(Group g, String model) {
+        return g.add(Counter.builder("argus.detections").tag("model", model).description("Objects detected").register(registry));
+    }
+
+    public void queueDepth(Group g, String queue, String owner, Supplier<Number> depth) {
+        g.add(Gauge.builder("argus.queue.depth", depth).tag("queue", queue).tag("owner", owner)
+                .description("Items waiting in a queue").register(registry));
+    }
+
+    public Group group() { return new Group(); }
+
+    public Counter counter(Group g, String name, String description, String... tags) {
+        return g.add(Counter.builder(name).tags(tags).description(description).register(registry));
+    }
+
+    public void gauge(Group g, String name, String description, Supplier<Number> value, String... tags) {
+        g.add(Gauge.builder(name, value).tags(tags).description(description).register(registry));
+    }
+}

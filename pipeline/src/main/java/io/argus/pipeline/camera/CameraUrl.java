@@ -1,0 +1,122 @@
+package io.argus.pipeline.camera;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A camera address, checked and classified before FFmpeg ever sees it. Only these are accepted:
+ * {@code rtsp://} and {@code rtsps://} (network cameras), a video file (a path or {@code file:} URL),
+ * a V4L2 device ({@code /dev/videoN}, {@code v4l2:///dev/videoN} or {@code usb:N}) and {@code sample:} (the generated
+ * demo video). FFmpeg is then told to open only the protocols of that kind ({@code protocol_whitelist}) and, for
+ * files, only plain container formats ({@code format_whitelist}), so a URL cannot smuggle in {@code concat:},
+ * {@code subfile:}, playlists or other local files.
+ *
+ * @param input     what FFmpeg opens
+ * @param format    FFmpeg input format to force, or null to probe
+ * @param transport RTSP transport (tcp or udp); null for other kinds
+ * @param redacted  the address with credentials replaced by {@code ***}: the only form logged or returned by the API
+ */
+public record CameraUrl(Kind kind, String input, String format, String transport, String redacted) {
+    public enum Kind { RTSP, FILE, USB, SAMPLE }
+
+    /** Containers a file camera may be (no concat, playlists, images sequences or device formats). */
+    public static final String FILE_FORMATS = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,mpegts,flv,h264,hevc,mjpeg,mpeg,m4v,nut";
+
+    private static final Pattern USERINFO = Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://)([^/@?#\\s\"']*)@");
+    private static final Pattern SECRET_QUERY = Pattern.compile("(?i)([?&](?:[^=&]*(?:pass|pwd|token|secret|key|auth|sig)[^=&]*)=)[^&#]*");
+    private static final Pattern SCHEME = Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]*):");
+
+    public static CameraUrl parse(String url, String transport, Path baseDir) {
+        String u = url.strip();
+        Matcher m = SCHEME.matcher(u);
+        String scheme = m.find() ? m.group(1).toLowerCase(Locale.ROOT) : "";
+        return switch (scheme) {
+            case "rtsp", "rtsps" -> rtsp(u, transport);
+            case "sample" -> new CameraUrl(Kind.SAMPLE, u, null, null, u);
+            case "v4l2" -> device(uriPath(u));
+            case "usb" -> device(u.substring(4).startsWith("/") ? uriPath(u) : "/dev/video" + checkIndex(u.substring(4)));
+            case "file" -> file(Path.of(uriPath(u)));
+            case "" -> u.startsWith("/dev/video") ? device(u) : file(baseDir.resolve(u).normalize());
+            default -> {
+                if (scheme.length() == 1 && u.length() > 2 && (u.charAt(2) == '\\' || u.charAt(2) == '/')) yield file(baseDir.resolve(u));
+                throw new IllegalArgumentException("unsupported camera URL scheme \"" + scheme + ":\" in " + redact(u)
+                        + " (allowed: rtsp://, rtsps://, a video file path or file:, /dev/videoN or v4l2:, usb:N, sample:)");
+            }
+        };
+    }
+
+    private static CameraUrl rtsp(String u, String transport) {
+        try {
+            URI uri = new URI(u);
+            if (uri.getHost() == null || uri.getHost().isEmpty()) throw new IllegalArgumentException("no host in " + redact(u));
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("not a valid URL: " + redact(u) + " (" + e.getReason() + ")");
+        }
+        String t = transport == null ? "tcp" : transport.toLowerCase(Locale.ROOT);
+        if (!t.equals("tcp") && !t.equals("udp")) throw new IllegalArgumentException("RTSP transport must be tcp or udp, found " + transport);
+        return new CameraUrl(Kind.RTSP, u, "rtsp", t, redact(u));
+    }
+
+    private static CameraUrl file(Path p) {
+        Path abs = p.toAbsolutePath().normalize();
+        if (!Files.isRegularFile(abs)) throw new IllegalArgumentException("no such video file " + abs);
+        // "file:" + absolute path: FFmpeg never reads a protocol prefix out of the file name itself.
+        return new CameraUrl(Kind.FILE, "file:" + abs, null, null, abs.toString());
+    }
+
+    private static CameraUrl device(String path) {
+        if (!path.matches("/dev/video[0-9]{1,3}")) throw new IllegalArgumentException("expected a V4L2 device /dev/videoN, found " + path);
+        return new CameraUrl(Kind.USB, path, "video4linux2", null, path);
+    }
+
+    private static String uriPath(String u) {
+        try {
+            String p = new URI(u).getPath();
+            if (p == null || p.isEmpty()) throw new IllegalArgumentException("no path in " + redact(u));
+            return p;
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("not a valid URL: " + redact(u) + " (" + e.getReason() + ")");
+        }
+    }
+
+    private static String checkIndex(String s) {
+        if (!s.matches("[0-9]{1,3}")) throw new IllegalArgumentException("usb: expects a device number (usb:0), found usb:" + s);
+        return s;
+    }
+
+    /** The {@code sample:} camera once its video has been generated: a file, still shown as {@code sample:}. */
+    public CameraUrl withSampleFile(Path video) {
+        if (kind != Kind.SAMPLE) throw new IllegalStateException(redacted + " is not the sample camera");
+        return new CameraUrl(Kind.SAMPLE, "file:" + video.toAbsolutePath().normalize(), null, null, redacted);
+    }
+
+    /** FFmpeg protocols this kind may open. */
+    public String protocolWhitelist() {
+        return switch (kind) {
+            case RTSP -> input.regionMatches(true, 0, "rtsps", 0, 5) ? "rtsps,rtsp,rtp,srtp,udp,tcp,tls" : "rtsp,rtp,srtp,udp,tcp";
+            case FILE, SAMPLE, USB -> "file";
+        };
+    }
+
+    public boolean live() { return kind == Kind.RTSP || kind == Kind.USB; }
+
+    /** Replaces user:password@ and secret-looking query values with ***. */
+    public static String redact(String url) {
+        if (url == null) return null;
+        String s = USERINFO.matcher(url).replaceAll("$1***@");
+        return SECRET_QUERY.matcher(s).replaceAll("$1***");
+    }
+
+    /** Removes this camera's raw address (and any credentials) from a message, e.g. an FFmpeg error. */
+    public String scrub(String message) {
+        if (message == null) return null;
+        String s = message.replace(input, redacted);
+        if (input.startsWith("file:")) s = s.replace(input.substring(5), redacted);
+        return redact(s);
+    }
+}

@@ -1,0 +1,66 @@
+package io.argus.pipeline.cli;
+
+import io.argus.pipeline.perf.PipelineBenchmark;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code argus bench pipeline --cameras N[,M...]}: the live pipeline end to end with N file cameras (1280x720 H.264
+ * at 30 fps by default) on the CPU backend, measured at a WebSocket client.
+ */
+@Command(name = "pipeline", mixinStandardHelpOptions = true,
+        description = "Benchmark the live pipeline: N file cameras -> detections -> WebSocket.")
+final class BenchPipelineCommand implements Callable<Integer> {
+    @Option(names = "--cameras", split = ",", defaultValue = "1", description = "camera counts to run in turn, e.g. 1,2,3,4")
+    int[] cameras;
+
+    @Option(names = "--seconds", defaultValue = "20", description = "measured seconds per camera count (default ${DEFAULT-VALUE})")
+    double seconds;
+
+    @Option(names = "--warmup", defaultValue = "5", description = "seconds before measuring (default ${DEFAULT-VALUE})")
+    double warmup;
+
+    @Option(names = "--width", defaultValue = "1280", description = "video width (default ${DEFAULT-VALUE})")
+    int width;
+
+    @Option(names = "--height", defaultValue = "720", description = "video height (default ${DEFAULT-VALUE})")
+    int height;
+
+    @Option(names = "--fps", defaultValue = "30", description = "video frame rate (default ${DEFAULT-VALUE})")
+    int fps;
+
+    @Option(names = "--cfg", description = "Darknet cfg (default: config/models/cfg/yolov4-tiny.cfg), random weights")
+    Path cfg;
+
+    @Option(names = "--size", defaultValue = "224", description = "network input size (default ${DEFAULT-VALUE})")
+    int size;
+
+    @Option(names = "--threshold", defaultValue = "0.2515", description = "confidence threshold (default ${DEFAULT-VALUE}: a few boxes from random weights)")
+    double threshold;
+
+    @Option(names = "--max-batch", defaultValue = "4", description = "batcher maxBatch (default ${DEFAULT-VALUE})")
+    int maxBatch;
+
+    @Option(names = "--max-wait-ms", defaultValue = "10", description = "batcher maxWaitMs (default ${DEFAULT-VALUE})")
+    int maxWaitMs;
+
+    @Option(names = "--snapshots-fps", defaultValue = "0", description = "JPEG snapshots per camera and second (default ${DEFAULT-VALUE})")
+    double snapshotsFps;
+
+    @Option(names = "--cache-dir", description = "where the benchmark video is kept (default: $XDG_CACHE_HOME/argus or ~/.cache/argus)")
+    Path cacheDir;
+
+    @Override
+    public Integer call() throws Exception {
+        RunCommand.configureLogging();
+        java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.WARNING);
+        Path model = cfg != null ? cfg : ProjectPaths.home().resolve("config/models/cfg/yolov4-tiny.cfg");
+        String xdg = System.getenv().getOrDefault("XDG_CACHE_HOME", System.getProperty("user.home") + "/.cache");
+        var options = new PipelineBenchmark.Options(width, height, fps, model, size, threshold, maxBatch, maxWaitMs, warmup,
+                seconds, snapshotsFps, cacheDir != null ? cacheDir : Path.of(xdg, "argus"));
+        new PipelineBenchmark(options, System.out).run(cameras);
+        return 0;
+    }
+}

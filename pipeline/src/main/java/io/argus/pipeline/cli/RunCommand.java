@@ -1,0 +1,62 @@
+package io.argus.pipeline.cli;
+
+import io.argus.pipeline.app.ArgusApp;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code argus run [--config FILE]}: starts the live pipeline and serves until stopped (Ctrl-C). Without
+ * {@code --config} it runs the bundled config/argus.yaml: a generated sample video as the camera and a tiny model.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = "Run the live pipeline: cameras -> detections -> WebSocket, REST and dashboard.")
+final class RunCommand implements Callable<Integer> {
+    @Option(names = {"-c", "--config"}, description = "YAML config (default: $ARGUS_CONFIG or config/argus.yaml of the Argus home)")
+    Path config;
+
+    @Option(names = "--start-timeout", defaultValue = "300", description = "seconds to wait for the start (default ${DEFAULT-VALUE})")
+    int startTimeout;
+
+    @Override
+    public Integer call() throws Exception {
+        configureLogging();
+        Path file = config != null ? config
+                : System.getenv("ARGUS_CONFIG") != null ? Path.of(System.getenv("ARGUS_CONFIG"))
+                : ProjectPaths.home().resolve("config/argus.yaml");
+        ArgusApp app;
+        try {
+            app = ArgusApp.start(file, System.getenv()).get(startTimeout, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw new IllegalArgumentException(e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("did not start within " + startTimeout + " s");
+        }
+        System.out.printf("argus: dashboard http://localhost:%d/  websocket ws://localhost:%d/ws  metrics /metrics%n",
+                app.httpPort(), app.httpPort());
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                app.closeAndWait();
+            } catch (Exception ignored) {
+                // exiting anyway
+            }
+            stopped.countDown();
+        }, "argus-shutdown"));
+        stopped.await();
+        return 0;
+    }
+
+    /** One line per log record unless the user configured java.util.logging. */
+    static void configureLogging() {
+        if (System.getProperty("java.util.logging.config.file") == null
+                && System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
+            System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tT.%1$tL %4$-7s %3$s: %5$s%6$s%n");
+        }
+    }
+}

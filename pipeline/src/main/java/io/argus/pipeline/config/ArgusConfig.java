@@ -1,0 +1,136 @@
+package io.argus.pipeline.config;
+
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The whole, checked configuration of {@code argus run} (see docs/pipeline.md for every key). Built from the YAML
+ * file's JSON with environment overrides; any problem is a {@link ConfigException} naming the key.
+ */
+public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<CameraConfig> cameras,
+                          CameraSettings camera, WebSocketSettings websocket, SnapshotSettings snapshots,
+                          Path cacheDir, List<String> unusedEnv) {
+
+    /**
+     * HTTP server; {@code token} null when the API is open. sendBufferBytes: the kernel send buffer of each
+     * connection (0: the OS default, which autotunes up to megabytes): with writeQueueBytes it bounds what a
+     * WebSocket client that stops reading can hold.
+     */
+    public record Http(String host, int port, String token, int sendBufferBytes) {
+        static Http read(ConfigNode n) {
+            String host = n.string("host", "0.0.0.0");
+            int port = n.integer("port", 8080, 0, 65535);
+            String token = n.string("token", null);
+            int sendBuffer = n.integer("sendBufferBytes", 0, 0, 64 * 1024 * 1024);
+            n.finish();
+            return new Http(host, port, token == null || token.isBlank() ? null : token, sendBuffer);
+        }
+    }
+
+    /** Reconnect policy: exponential backoff from initialMs to maxMs, each delay spread by +-jitter (a fraction). */
+    public record Reconnect(long initialMs, long maxMs, double multiplier, double jitter) {
+        static Reconnect read(ConfigNode n) {
+            long initial = n.longValue("initialMs", 500, 1, 3_600_000);
+            long max = n.longValue("maxMs", 30_000, 1, 3_600_000);
+            if (max < initial) throw new ConfigException(n.key("maxMs"), "must be >= initialMs (" + initial + "), found " + max);
+            double mult = n.number("multiplier", 2.0, 1.0, 10.0);
+            double jitter = n.number("jitter", 0.2, 0.0, 1.0);
+            n.finish();
+            return new Reconnect(initial, max, mult, jitter);
+        }
+    }
+
+    /**
+     * How cameras are read. connectTimeoutMs: FFmpeg's socket timeout for connecting and reading (RTSP);
+     * stallTimeoutMs: a streaming camera with no frame for this long is closed and reconnected; poolFrames: pixel
+     * buffers per camera (frames in flight); decoderThreads: FFmpeg decoder threads per camera (1 keeps latency low);
+     * ffmpegLogLevel: FFmpeg's own log (quiet by default: its messages may carry camera addresses).
+     */
+    public record CameraSettings(int connectTimeoutMs, int stallTimeoutMs, int poolFrames, int decoderThreads,
+                                 Reconnect reconnect, String ffmpegLogLevel) {
+        static CameraSettings read(ConfigNode n) {
+            int connect = n.integer("connectTimeoutMs", 5000, 100, 600_000);
+            int stall = n.integer("stallTimeoutMs", 5000, 100, 600_000);
+            int pool = n.integer("poolFrames", 6, 2, 64);
+            int threads = n.integer("decoderThreads", 1, 0, 64);
+            Reconnect reconnect = Reconnect.read(n.child("reconnect"));
+            String log = n.oneOf("ffmpegLogLevel", "quiet", "quiet", "error", "warning", "info", "debug");
+            n.finish();
+            return new CameraSettings(connect, stall, pool, threads, reconnect, log);
+        }
+    }
+
+    /**
+     * WebSocket clients: each has a queue of at most bufferSize messages (the oldest go first, the client is told how
+     * many); writeQueueBytes bounds what sits in the socket; a client that does not answer pings within pongTimeoutMs
+     * is closed.
+     */
+    public record WebSocketSettings(int bufferSize, int writeQueueBytes, int pingIntervalMs, int pongTimeoutMs) {
+        static WebSocketSettings read(ConfigNode n) {
+            int buffer = n.integer("bufferSize", 256, 1, 100_000);
+            int bytes = n.integer("writeQueueBytes", 256 * 1024, 1024, 64 * 1024 * 1024);
+            int ping = n.integer("pingIntervalMs", 10_000, 50, 3_600_000);
+            int pong = n.integer("pongTimeoutMs", 30_000, 100, 3_600_000);
+            if (pong <= ping) throw new ConfigException(n.key("pongTimeoutMs"), "must exceed pingIntervalMs (" + ping + "), found " + pong);
+            n.finish();
+            return new WebSocketSettings(buffer, bytes, ping, pong);
+        }
+    }
+
+    /** JPEG snapshots for the dashboard: per camera at most {@code fps} a second (0 disables), scaled to maxWidth. */
+    public record SnapshotSettings(double fps, int maxWidth, int quality) {
+        static SnapshotSettings read(ConfigNode n) {
+            double fps = n.number("fps", 2, 0, 60);
+            int width = n.integer("maxWidth", 640, 0, 8192);
+            int quality = n.integer("quality", 75, 1, 100);
+            n.finish();
+            return new SnapshotSettings(fps, width, quality);
+        }
+    }
+
+    /** Reads and checks everything; {@code json} is the YAML file's content, {@code env} the environment. */
+    public static ArgusConfig read(Path file, JsonObject json, Map<String, String> env) {
+        Set<String> used = new HashSet<>();
+        Path base = file.toAbsolutePath().getParent();
+        ConfigNode root = new ConfigNode("", json, env, used, base);
+        Http http = Http.read(root.child("http"));
+        List<ModelConfig> models = new ArrayList<>();
+        for (ConfigNode m : root.list("models")) models.add(ModelConfig.read(m));
+        if (models.isEmpty()) throw new ConfigException("models", "at least one model is needed");
+        List<String> modelIds = new ArrayList<>();
+        for (int i = 0; i < models.size(); i++) {
+            if (modelIds.contains(models.get(i).id())) throw new ConfigException("models[" + i + "].id", "duplicate model id \"" + models.get(i).id() + "\"");
+            modelIds.add(models.get(i).id());
+        }
+        List<CameraConfig> cameras = new ArrayList<>();
+        for (ConfigNode c : root.list("cameras")) cameras.add(CameraConfig.read(c, modelIds));
+        CameraConfig.checkUnique(cameras);
+        CameraSettings camera = CameraSettings.read(root.child("camera"));
+        WebSocketSettings ws = WebSocketSettings.read(root.child("websocket"));
+        SnapshotSettings snapshots = SnapshotSettings.read(root.child("snapshots"));
+        String xdg = env.getOrDefault("XDG_CACHE_HOME", System.getProperty("user.home") + "/.cache");
+        Path cache = root.path("cacheDir", Path.of(xdg, "argus"), false);
+        root.finish();
+        Set<String> unused = new TreeSet<>();
+        for (String k : env.keySet()) {
+            if (k.startsWith("ARGUS_") && !used.contains(k) && !NOT_CONFIG.contains(k)) unused.add(k);
+        }
+        return new ArgusConfig(file, http, List.copyOf(models), List.copyOf(cameras), camera, ws, snapshots, cache,
+                List.copyOf(unused));
+    }
+
+    /** ARGUS_* variables that are not configuration keys. */
+    static final Set<String> NOT_CONFIG = Set.of("ARGUS_HOME", "ARGUS_DEBUG", "ARGUS_JAVA_OPTS", "ARGUS_CONFIG");
+
+    public List<String> modelIds() { return models.stream().map(ModelConfig::id).toList(); }
+
+    public ArgusConfig withCameras(List<CameraConfig> cams) {
+        return new ArgusConfig(file, http, models, List.copyOf(cams), camera, websocket, snapshots, cacheDir, unusedEnv);
+    }
+}

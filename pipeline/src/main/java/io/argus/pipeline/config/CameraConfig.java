@@ -1,0 +1,66 @@
+package io.argus.pipeline.config;
+
+import io.argus.pipeline.camera.CameraUrl;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * One camera: where to read it and which model looks at it.
+ *
+ * @param source    the parsed, checked URL (its {@link CameraUrl#redacted()} form is the only one ever shown)
+ * @param model     id of the model its frames go to
+ * @param loop      file cameras: start again at the end
+ * @param realtime  file cameras: pace frames at the file's frame rate (a live camera's behaviour); false decodes as
+ *                  fast as possible
+ */
+public record CameraConfig(String id, CameraUrl source, String model, boolean loop, boolean realtime) {
+    static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,63}");
+
+    /** Reads one camera (from the config file or a REST body); {@code models}: the known model ids, first = default. */
+    public static CameraConfig read(ConfigNode n, List<String> models) {
+        String id = n.requiredString("id");
+        if (!ID.matcher(id).matches()) {
+            throw new ConfigException(n.key("id"), "expected letters, digits, '_' or '-' (at most 64), found \"" + id + "\"");
+        }
+        String url = n.requiredString("url");
+        String transport = n.oneOf("transport", "tcp", "tcp", "udp");
+        boolean loop = n.bool("loop", true);
+        boolean realtime = n.bool("realtime", true);
+        String model = n.string("model", models.isEmpty() ? null : models.get(0));
+        if (model == null || !models.contains(model)) {
+            throw new ConfigException(n.key("model"), "unknown model \"" + model + "\" (models: " + String.join(", ", models) + ")");
+        }
+        CameraUrl source;
+        try {
+            source = CameraUrl.parse(url, transport, n.baseDir());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(n.key("url"), e.getMessage());
+        }
+        n.finish();
+        return new CameraConfig(id, source, model, loop, realtime);
+    }
+
+    /** A camera from a REST request body; relative file paths resolve against {@code baseDir}. */
+    public static CameraConfig fromJson(JsonObject body, List<String> models, Path baseDir) {
+        return read(new ConfigNode("", body, Map.of(), new java.util.HashSet<>(), baseDir), models);
+    }
+
+    public JsonObject toJson() {
+        return new JsonObject().put("id", id).put("url", source.redacted()).put("kind", source.kind().name().toLowerCase(java.util.Locale.ROOT))
+                .put("model", model).put("loop", loop).put("realtime", realtime)
+                .put("transport", source.transport());
+    }
+
+    static void checkUnique(List<CameraConfig> cameras) {
+        Set<String> seen = new java.util.HashSet<>();
+        for (int i = 0; i < cameras.size(); i++) {
+            if (!seen.add(cameras.get(i).id())) {
+                throw new ConfigException("cameras[" + i + "].id", "duplicate camera id \"" + cameras.get(i).id() + "\"");
+            }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package io.argus.pipeline.config;
+
+import io.argus.detector.Detector;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * One model the pipeline runs: a Darknet cfg, its weights and class names, the input size, and how frames are
+ * batched for it. Swapping in another model (e.g. the trained demo model) changes only these keys.
+ *
+ * @param weights null: weights generated at start with Darknet's initialisation from {@code seed} (a demo without a
+ *                trained model; boxes are meaningless but the pipeline runs end to end)
+ * @param names   null: generic names class0..classN-1
+ * @param version null: derived (a hash of the weights file, or "random-seed-N")
+ * @param maxDetections at most this many boxes per frame, the most confident (bounds message size)
+ */
+public record ModelConfig(String id, Path cfg, Path weights, Path names, int width, int height, long seed,
+                          String version, Detector.Backend backend, int maxBatch, int maxWaitMs, float threshold,
+                          float nms, int maxDetections) {
+    static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
+
+    static ModelConfig read(ConfigNode n) {
+        String id = n.requiredString("id");
+        if (!ID.matcher(id).matches()) {
+            throw new ConfigException(n.key("id"), "expected letters, digits, '_', '-' or '.' (at most 64), found \"" + id + "\"");
+        }
+        Path cfg = n.path("cfg", null, true);
+        if (cfg == null) throw new ConfigException(n.key("cfg"), "missing (required): the Darknet .cfg file");
+        Path weights = n.path("weights", null, true);
+        Path names = n.path("names", null, true);
+        int width = n.integer("width", 0, 0, 4096);
+        int height = n.integer("height", 0, 0, 4096);
+        if (width % 32 != 0) throw new ConfigException(n.key("width"), "expected a multiple of 32 (or 0 for the cfg's), found " + width);
+        if (height % 32 != 0) throw new ConfigException(n.key("height"), "expected a multiple of 32 (or 0 for the cfg's), found " + height);
+        long seed = n.longValue("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE);
+        String version = n.string("version", null);
+        String backend = n.oneOf("backend", "auto", "auto", "cpu", "cuda");
+        int maxBatch = n.integer("maxBatch", 4, 1, 64);
+        int maxWaitMs = n.integer("maxWaitMs", 10, 0, 10_000);
+        double threshold = n.number("threshold", 0.25, 0, 1);
+        double nms = n.number("nms", 0.45, 0, 1);
+        int maxDetections = n.integer("maxDetections", 100, 1, 100_000);
+        n.finish();
+        return new ModelConfig(id, cfg, weights, names, width, height, seed, version == null || version.isBlank() ? null : version,
+                Detector.Backend.valueOf(backend.toUpperCase(Locale.ROOT)), maxBatch, maxWaitMs, (float) threshold, (float) nms, maxDetections);
+    }
+}

@@ -1,0 +1,48 @@
+package io.argus.pipeline.frames;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+
+/**
+ * A small, bounded set of off-heap pixel buffers owned by one camera. The camera takes a buffer per decoded frame and
+ * whoever finishes with the frame last gives it back. When every buffer is in flight the camera drops the frame:
+ * memory stays bounded however slow the consumers are.
+ */
+public final class FramePool {
+    private final int capacity;
+    private final ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
+    private int allocated;
+    private long allocatedBytes;
+
+    public FramePool(int capacity) {
+        if (capacity < 1) throw new IllegalArgumentException("pool capacity must be positive, got " + capacity);
+        this.capacity = capacity;
+    }
+
+    /** A buffer of at least {@code bytes} bytes, or null when all {@code capacity} buffers are in use. */
+    public synchronized ByteBuffer acquire(int bytes) {
+        while (!free.isEmpty()) {
+            ByteBuffer b = free.pop();
+            if (b.capacity() >= bytes) return b.clear();
+            // A smaller frame size from an earlier connection: let it go, it is replaced below.
+            allocated--;
+            allocatedBytes -= b.capacity();
+        }
+        if (allocated >= capacity) return null;
+        allocated++;
+        allocatedBytes += bytes;
+        return ByteBuffer.allocateDirect(bytes);
+    }
+
+    public synchronized void release(ByteBuffer buffer) {
+        if (free.size() >= capacity) throw new IllegalStateException("buffer released twice");
+        free.push(buffer);
+    }
+
+    public int capacity() { return capacity; }
+
+    /** Buffers currently held by frames in flight. */
+    public synchronized int inUse() { return allocated - free.size(); }
+
+    public synchronized long allocatedBytes() { return allocatedBytes; }
+}

@@ -1,0 +1,203 @@
+package io.argus.pipeline.http;
+
+import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.app.ArgusMetrics;
+import io.argus.pipeline.config.ArgusConfig;
+import io.argus.pipeline.inference.InferenceVerticle;
+import io.argus.pipeline.publish.Snapshots;
+import io.argus.pipeline.publish.WebSocketGateway;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.bridge.BridgeEventType;
+import io.vertx.ext.bridge.PermittedOptions;
+import io.vertx.ext.healthchecks.HealthChecks;
+import io.vertx.ext.healthchecks.Status;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.ext.web.handler.StaticHandler;
+import io.vertx.ext.web.handler.sockjs.SockJSBridgeOptions;
+import io.vertx.ext.web.handler.sockjs.SockJSHandler;
+import io.vertx.ext.web.healthchecks.HealthCheckHandler;
+import io.vertx.micrometer.PrometheusScrapingHandler;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The HTTP face: REST for cameras and models, {@code /health}, {@code /ready}, {@code /metrics} (Prometheus),
+ * {@code /ws} (the WebSocket gateway), {@code /eventbus} (SockJS event-bus bridge, detections and snapshots out),
+ * JPEG snapshots and the dashboard (classpath {@code webroot/}). Camera operations are requests to the
+ * {@link io.argus.pipeline.camera.CameraSupervisor} over the event bus; nothing here blocks.
+ */
+public final class HttpVerticle extends VerticleBase {
+    private final ArgusConfig config;
+    private final ArgusMetrics metrics;
+    private final Snapshots snapshots;
+    private final List<InferenceVerticle> models;
+    private final BooleanSupplier ready;
+    private final BearerAuth auth;
+    private WebSocketGateway gateway;
+    private HttpServer server;
+
+    public HttpVerticle(ArgusConfig config, ArgusMetrics metrics, Snapshots snapshots, List<InferenceVerticle> models,
+                        BooleanSupplier ready) {
+        this.config = config;
+        this.metrics = metrics;
+        this.snapshots = snapshots;
+        this.models = models;
+        this.ready = ready;
+        this.auth = new BearerAuth(config.http().token());
+    }
+
+    /** The port actually bound (useful with port 0). */
+    public int port() { return server.actualPort(); }
+
+    public WebSocketGateway gateway() { return gateway; }
+
+    @Override
+    public Future<?> start() {
+        gateway = new WebSocketGateway(vertx, config.websocket(), metrics);
+        Router router = Router.router(vertx);
+        router.route("/api/*").handler(BodyHandler.create().setBodyLimit(64 * 1024).setHandleFileUploads(false));
+        router.route("/api/*").handler(auth::mutating);
+        router.get("/api/cameras").handler(rc -> control(rc, new JsonObject().put("action", "list"), 200));
+        router.post("/api/cameras").handler(this::addCamera);
+        router.get("/api/cameras/:id").handler(rc -> control(rc, action("get", rc), 200));
+        router.delete("/api/cameras/:id").handler(rc -> control(rc, action("remove", rc), 200));
+        router.post("/api/cameras/:id/pause").handler(rc -> control(rc, action("pause", rc), 200));
+        router.post("/api/cameras/:id/resume").handler(rc -> control(rc, action("resume", rc), 200));
+        router.get("/api/cameras/:id/snapshot.jpg").handler(rc -> jpeg(rc, snapshots.latest(rc.pathParam("id"))));
+        router.getWithRegex("/api/cameras/([^/]+)/snapshots/([0-9]{1,18})\\.jpg").handler(rc ->
+                jpeg(rc, snapshots.get(rc.pathParam("param0"), Long.parseLong(rc.pathParam("param1")))));
+        router.get("/api/models").handler(rc -> json(rc, 200, new JsonArray(models.stream().map(InferenceVerticle::status).toList())));
+        router.get("/api/clients").handler(rc -> json(rc, 200, gateway.clients()));
+        router.get("/api/info").handler(rc -> json(rc, 200, new JsonObject().put("auth", auth.enabled())
+                .put("snapshotsFps", config.snapshots().fps())));
+        router.route("/api/*").handler(rc -> json(rc, 404, new JsonObject().put("error", "no such endpoint: "
+                + rc.request().method() + " " + rc.request().path())));
+
+        router.get("/health").handler(HealthCheckHandler.createWithHealthChecks(liveness()));
+        router.get("/ready").handler(HealthCheckHandler.createWithHealthChecks(readiness()));
+        router.get("/metrics").handler(PrometheusScrapingHandler.create((PrometheusMeterRegistry) metrics.registry()));
+        router.get("/ws").handler(auth::always).handler(gateway::handle);
+        router.route("/eventbus/*").subRouter(bridge());
+        router.route("/*").handler(StaticHandler.create("webroot").setIndexPage("index.html"));
+        router.route().failureHandler(this::failure);
+
+        HttpServerOptions options = new HttpServerOptions().setHost(config.http().host()).setPort(config.http().port())
+                .setMaxWebSocketFrameSize(64 * 1024).setMaxWebSocketMessageSize(256 * 1024)
+                .setWebSocketClosingTimeout(2); // a client that never reads will not answer our close either
+        if (config.http().sendBufferBytes() > 0) options.setSendBufferSize(config.http().sendBufferBytes());
+        return gateway.start()
+                .compose(v -> vertx.createHttpServer(options).requestHandler(router).listen())
+                .recover(e -> Future.failedFuture(new IllegalStateException("http: cannot listen on "
+                        + config.http().host() + ":" + config.http().port() + ": " + e.getMessage(), e)))
+                .onSuccess(s -> server = s);
+    }
+
+    @Override
+    public Future<?> stop() {
+        if (gateway != null) gateway.stop();
+        return server != null ? server.close() : Future.succeededFuture();
+    }
+
+    private static JsonObject action(String action, RoutingContext rc) {
+        return new JsonObject().put("action", action).put("id", rc.pathParam("id"));
+    }
+
+    private void addCamera(RoutingContext rc) {
+        JsonObject body;
+        try {
+            Buffer b = rc.body().buffer();
+            if (b == null || b.length() == 0) throw new DecodeException("empty body");
+            body = new JsonObject(b);
+        } catch (DecodeException | ClassCastException e) {
+            json(rc, 400, new JsonObject().put("error", "body: expected a JSON object like {\"id\": \"cam2\", \"url\": \"rtsp://...\"} ("
+                    + e.getMessage() + ")"));
+            return;
+        }
+        control(rc, new JsonObject().put("action", "add").put("camera", body), 201);
+    }
+
+    private void control(RoutingContext rc, JsonObject request, int okStatus) {
+        vertx.eventBus().request(Addresses.CAMERA_CONTROL, request).onComplete(ar -> {
+            if (ar.succeeded()) {
+                json(rc, okStatus, ar.result().body());
+            } else if (ar.cause() instanceof ReplyException re && re.failureCode() >= 400) {
+                json(rc, re.failureCode(), new JsonObject().put("error", re.getMessage()));
+            } else {
+                json(rc, 500, new JsonObject().put("error", String.valueOf(ar.cause().getMessage())));
+            }
+        });
+    }
+
+    private static void jpeg(RoutingContext rc, Snapshots.Snapshot s) {
+        if (s == null) {
+            json(rc, 404, new JsonObject().put("error", "no snapshot (yet) for that camera and frame"));
+            return;
+        }
+        rc.response().putHeader("content-type", "image/jpeg").putHeader("cache-control", "no-store")
+                .putHeader("x-argus-frame", Long.toString(s.frame())).end(Buffer.buffer(s.jpeg()));
+    }
+
+    private static void json(RoutingContext rc, int status, Object body) {
+        String text = body instanceof JsonObject o ? o.encode() : body instanceof JsonArray a ? a.encode() : String.valueOf(body);
+        rc.response().setStatusCode(status).putHeader("content-type", "application/json").end(text);
+    }
+
+    private void failure(RoutingContext rc) {
+        int status = rc.statusCode() > 0 ? rc.statusCode() : 500;
+        String reason = rc.failure() != null ? String.valueOf(rc.failure().getMessage()) : "request failed";
+        if (!rc.response().ended()) json(rc, status, new JsonObject().put("error", reason));
+    }
+
+    /** Liveness: every inference thread alive. */
+    private HealthChecks liveness() {
+        HealthChecks hc = HealthChecks.create(vertx);
+        hc.register("inference", p -> {
+            JsonObject data = new JsonObject();
+            boolean ok = true;
+            for (InferenceVerticle m : models) {
+                data.put(m.id(), m.stats().alive());
+                ok &= m.stats().alive();
+            }
+            p.complete(ok ? Status.OK(data) : Status.KO(data));
+        });
+        return hc;
+    }
+
+    /** Readiness: models loaded, cameras deployed, HTTP listening. */
+    private HealthChecks readiness() {
+        HealthChecks hc = HealthChecks.create(vertx);
+        hc.register("pipeline", p -> p.complete(ready.getAsBoolean() ? Status.OK() : Status.KO()));
+        hc.register("models", p -> {
+            boolean ok = models.stream().allMatch(m -> m.stats().loaded());
+            p.complete(ok ? Status.OK() : Status.KO());
+        });
+        return hc;
+    }
+
+    /** SockJS event-bus bridge: browsers may receive detections and snapshot notices; nothing inbound. */
+    private Router bridge() {
+        SockJSBridgeOptions options = new SockJSBridgeOptions()
+                .addOutboundPermitted(new PermittedOptions().setAddressRegex("argus\\.(detections|snapshots)\\..+"));
+        return SockJSHandler.create(vertx).bridge(options, event -> {
+            if (event.type() == BridgeEventType.REGISTER && auth.enabled()) {
+                JsonObject raw = event.getRawMessage();
+                JsonObject headers = raw != null ? raw.getJsonObject("headers") : null;
+                String header = headers != null ? headers.getString("Authorization") : null;
+                event.complete(auth.header(header) || auth.query(event.socket().uri()));
+            } else {
+                event.complete(true);
+            }
+        });
+    }
+}

@@ -1,0 +1,138 @@
+package io.argus.pipeline.inference;
+
+import io.argus.detector.BgrImage;
+import io.argus.detector.DetectParams;
+import io.argus.detector.Detection;
+import io.argus.detector.Detector;
+import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.config.ModelConfig;
+import io.argus.pipeline.frames.VideoFrame;
+import io.argus.pipeline.publish.DetectionMessage;
+import io.argus.pipeline.publish.Snapshots;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Timer;
+import io.vertx.core.eventbus.EventBus;
+import io.vertx.core.json.JsonObject;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * The inference thread of one model: loads the model, owns its {@link Detector} (not thread-safe: nobody else
+ * touches it), takes batches from {@link LatestFrames}, detects, publishes one message per frame on
+ * {@code argus.detections.<cameraId>}, offers frames to the snapshot encoder and releases them.
+ */
+final class InferenceWorker implements Runnable {
+    private final ModelConfig config;
+    private final LatestFrames queue;
+    private final EventBus bus;
+    private final Snapshots snapshots;
+    private final ModelStats stats;
+    private final Consumer<Object> onReady;          // the LoadedModel, or the Throwable that prevented it
+    private final Function<String, Timer> latency;   // per camera
+    private final DistributionSummary batchSize;
+    private final Timer inference;
+    private final Counter detections;
+    private final System.Logger log;
+
+    InferenceWorker(ModelConfig config, LatestFrames queue, EventBus bus, Snapshots snapshots, ModelStats stats,
+                    Consumer<Object> onReady, Function<String, Timer> latency, DistributionSummary batchSize,
+                    Timer inference, Counter detections) {
+        this.config = config;
+        this.queue = queue;
+        this.bus = bus;
+        this.snapshots = snapshots;
+        this.stats = stats;
+        this.onReady = onReady;
+        this.latency = latency;
+        this.batchSize = batchSize;
+        this.inference = inference;
+        this.detections = detections;
+        this.log = System.getLogger("argus.inference." + config.id());
+    }
+
+    @Override
+    public void run() {
+        LoadedModel model;
+        Detector detector;
+        try {
+            model = LoadedModel.load(config);
+            detector = Detector.open(model.model(), new Detector.Options(config.backend(), config.maxBatch(),
+                    new DetectParams(config.threshold(), config.nms(), null)));
+        } catch (Throwable e) {
+            stats.error = e.getMessage();
+            onReady.accept(e);
+            return;
+        }
+        stats.backend = detector.backendName();
+        stats.loaded = true;
+        stats.alive = true;
+        onReady.accept(model);
+        try (detector) {
+            LatestFrames.Batch batch;
+            while ((batch = queue.takeBatch()) != null) process(detector, model, batch);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Throwable e) {
+            stats.error = String.valueOf(e);
+            log.log(Level.ERROR, "inference worker of " + config.id() + " died", e);
+        } finally {
+            stats.alive = false;
+        }
+    }
+
+    private void process(Detector detector, LoadedModel model, LatestFrames.Batch batch) {
+        List<VideoFrame> frames = batch.frames();
+        try {
+            List<BgrImage> images = new ArrayList<>(frames.size());
+            for (VideoFrame f : frames) images.add(f.image());
+            long t0 = System.nanoTime();
+            List<List<Detection>> found;
+            try {
+                found = detector.detect(images);
+            } catch (RuntimeException e) {
+                stats.failures.increment();
+                stats.error = e.getMessage();
+                log.log(Level.WARNING, "detect failed on a batch of " + frames.size() + ": " + e);
+                return;
+            }
+            long t1 = System.nanoTime();
+            double inferenceMs = (t1 - t0) / 1e6;
+            stats.batches.increment();
+            stats.inferenceNanos.add(t1 - t0);
+            inference.record(t1 - t0, TimeUnit.NANOSECONDS);
+            batchSize.record(frames.size());
+            for (int i = 0; i < frames.size(); i++) {
+                VideoFrame f = frames.get(i);
+                List<Detection> kept = mostConfident(found.get(i), config.maxDetections());
+                long p0 = System.nanoTime();
+                double queueMs = (t0 - f.captureNanos()) / 1e6;
+                JsonObject msg = DetectionMessage.of(f, kept, model.id(), model.version(), queueMs, inferenceMs, frames.size());
+                bus.publish(Addresses.detections(f.cameraId()), msg);
+                long p1 = System.nanoTime();
+                latency.apply(f.cameraId()).record(p1 - f.captureNanos(), TimeUnit.NANOSECONDS);
+                stats.frames.increment();
+                stats.detections.add(kept.size());
+                detections.increment(kept.size());
+                stats.queueNanos.add(t0 - f.captureNanos());
+                stats.decodeNanos.add(Math.round(f.decodeMs() * 1e6));
+                stats.publishNanos.add(p1 - p0);
+                snapshots.offer(f, msg);
+            }
+        } finally {
+            for (VideoFrame f : frames) f.release();
+        }
+    }
+
+    /** The {@code max} most confident detections, most confident first. */
+    static List<Detection> mostConfident(List<Detection> found, int max) {
+        if (found.size() <= max) return found;
+        List<Detection> sorted = new ArrayList<>(found);
+        sorted.sort((a, b) -> Float.compare(b.confidence(), a.confidence()));
+        return sorted.subList(0, max);
+    }
+}

@@ -1,0 +1,66 @@
+package io.argus.pipeline.inference;
+
+import io.argus.detector.Model;
+import io.argus.detector.darknet.ModelWeights;
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.detector.darknet.WeightsFile;
+import io.argus.detector.darknet.WeightsInit;
+import io.argus.pipeline.config.ModelConfig;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+
+/** A model ready to run: the engine's {@link Model} plus the id and version stamped on every detection message. */
+public record LoadedModel(ModelConfig config, Model model, String version) {
+
+    /** Loads cfg, weights (or generates them from the seed) and names; errors name the model and the file. */
+    public static LoadedModel load(ModelConfig c) {
+        try {
+            NetworkSpec spec = NetworkSpec.load(c.cfg(), c.width(), c.height());
+            ModelWeights weights = c.weights() != null ? WeightsFile.read(c.weights(), spec) : WeightsInit.darknet(spec, c.seed());
+            List<String> names = c.names() != null ? Model.readNames(c.names()) : Model.genericNames(spec.classes());
+            if (names.size() != spec.classes()) {
+                throw new IllegalArgumentException(c.names() + ": " + names.size() + " class names, but " + c.cfg().getFileName()
+                        + " has classes=" + spec.classes());
+            }
+            String version = c.version() != null ? c.version()
+                    : c.weights() != null ? "sha256:" + sha256Prefix(c.weights()) : "random-seed-" + c.seed();
+            return new LoadedModel(c, new Model(spec, weights, names), version);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("model \"" + c.id() + "\": " + e.getMessage(), e);
+        }
+    }
+
+    public String id() { return config.id(); }
+
+    public JsonObject toJson() {
+        var net = model.spec().net();
+        return new JsonObject().put("id", id()).put("version", version)
+                .put("cfg", config.cfg().toString())
+                .put("weights", config.weights() != null ? config.weights().toString() : null)
+                .put("input", new JsonObject().put("width", net.width()).put("height", net.height()))
+                .put("classes", model.names().size())
+                .put("maxBatch", config.maxBatch()).put("maxWaitMs", config.maxWaitMs())
+                .put("threshold", config.threshold()).put("nms", config.nms())
+                .put("maxDetections", config.maxDetections());
+    }
+
+    private static String sha256Prefix(java.nio.file.Path file) {
+        try (InputStream in = Files.newInputStream(file)) {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            byte[] buf = new byte[1 << 16];
+            for (int n; (n = in.read(buf)) > 0; ) md.update(buf, 0, n);
+            return HexFormat.of().formatHex(md.digest()).substring(0, 12);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

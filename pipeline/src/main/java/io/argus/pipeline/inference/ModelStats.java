@@ -1,0 +1,55 @@
+package io.argus.pipeline.inference;
+
+import io.vertx.core.json.JsonObject;
+import java.util.concurrent.atomic.LongAdder;
+
+/** Counters of one inference worker: where its time goes. Written by the worker, read by the API and benchmarks. */
+public final class ModelStats {
+    final LongAdder batches = new LongAdder();
+    final LongAdder frames = new LongAdder();
+    final LongAdder detections = new LongAdder();
+    final LongAdder inferenceNanos = new LongAdder();
+    final LongAdder queueNanos = new LongAdder();
+    final LongAdder publishNanos = new LongAdder();
+    final LongAdder decodeNanos = new LongAdder();
+    final LongAdder failures = new LongAdder();
+    volatile boolean loaded;
+    volatile boolean alive;
+    volatile String backend;
+    volatile String error;
+
+    public long batches() { return batches.sum(); }
+
+    public long frames() { return frames.sum(); }
+
+    public long detections() { return detections.sum(); }
+
+    /** Total detector time (all batches). */
+    public long inferenceNanos() { return inferenceNanos.sum(); }
+
+    /** Summed over frames: capture to batch start. */
+    public long queueNanos() { return queueNanos.sum(); }
+
+    /** Summed over frames: building and publishing the detection message. */
+    public long publishNanos() { return publishNanos.sum(); }
+
+    /** Summed over frames: decode time of the processed frames. */
+    public long decodeNanos() { return decodeNanos.sum(); }
+
+    public boolean loaded() { return loaded; }
+
+    public boolean alive() { return alive; }
+
+    public String error() { return error; }
+
+    public JsonObject toJson() {
+        long b = batches(), f = frames();
+        JsonObject j = new JsonObject().put("loaded", loaded).put("alive", alive).put("backend", backend)
+                .put("batches", b).put("frames", f).put("detections", detections())
+                .put("meanBatchSize", b > 0 ? Math.round(100.0 * f / b) / 100.0 : 0)
+                .put("meanInferenceMsPerBatch", b > 0 ? Math.round(inferenceNanos() / 1e4 / b) / 100.0 : 0)
+                .put("failures", failures.sum());
+        if (error != null) j.put("error", error);
+        return j;
+    }
+}

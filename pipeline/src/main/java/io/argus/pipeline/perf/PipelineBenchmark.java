@@ -1,0 +1,287 @@
+package io.argus.pipeline.perf;
+
+import io.argus.detector.BgrImage;
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.detector.post.Preprocess;
+import io.argus.pipeline.app.ArgusApp;
+import io.argus.pipeline.config.ArgusConfig;
+import io.argus.pipeline.inference.InferenceVerticle;
+import io.argus.pipeline.inference.ModelStats;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.WebSocket;
+import io.vertx.core.http.WebSocketClient;
+import io.vertx.core.http.WebSocketClientOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.FloatBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.bytedeco.ffmpeg.global.avcodec;
+import org.bytedeco.ffmpeg.global.avutil;
+import org.bytedeco.javacv.FFmpegFrameGrabber;
+import org.bytedeco.javacv.FFmpegFrameRecorder;
+import org.bytedeco.javacv.Frame;
+
+/**
+ * {@code argus bench pipeline}: N file cameras (H.264, real-time paced, looping) through the whole pipeline on the
+ * configured backend, measured at a real WebSocket client in the same process. Reports per camera count: decode fps,
+ * detections per second, latency from decode start to WebSocket receipt (p50/p99), CPU per camera, and where the
+ * time goes (decode, queue, preprocess, network + decode + NMS, publish to receipt).
+ */
+public final class PipelineBenchmark {
+    /** What to run. */
+    public record Options(int width, int height, int fps, Path cfg, int netSize, double threshold, int maxBatch,
+                          int maxWaitMs, double warmupSeconds, double seconds, double snapshotFps, Path cacheDir) {}
+
+    /** One step's figures. */
+    public record Result(int cameras, double decodeFpsMean, double decodeFpsMin, double detectionsPerSecondPerCamera,
+                         double p50Ms, double p99Ms, double maxMs, long samples, double cpuPercentPerCamera,
+                         double cpuPercentTotal, double decodeMs, double queueMs, double preprocessMs,
+                         double inferenceMsPerBatch, double meanBatch, double publishToReceiptMs, double supersededPerSecond,
+                         boolean sustained) {}
+
+    private final Options o;
+    private final PrintStream out;
+
+    public PipelineBenchmark(Options options, PrintStream out) {
+        this.o = options;
+        this.out = out;
+    }
+
+    /** Runs each camera count in turn and prints a line per step, then the largest count sustained at full rate. */
+    public List<Result> run(int[] cameraCounts) throws Exception {
+        FFmpegFrameGrabber.tryLoad();
+        avutil.av_log_set_level(avutil.AV_LOG_QUIET);
+        Path video = video();
+        double preprocessMs = preprocessMs(video);
+        out.printf(Locale.ROOT, "video %s (%dx%d @ %d fps, H.264); model %s at %dx%d; preprocess of one frame %.2f ms "
+                        + "(measured separately); %d CPU cores%n", video.getFileName(), o.width, o.height, o.fps,
+                o.cfg.getFileName(), o.netSize, o.netSize, preprocessMs, Runtime.getRuntime().availableProcessors());
+        List<Result> results = new ArrayList<>();
+        for (int n : cameraCounts) {
+            Result r = step(n, video, preprocessMs);
+            results.add(r);
+            print(r);
+        }
+        int best = 0;
+        for (Result r : results) if (r.sustained()) best = Math.max(best, r.cameras());
+        out.printf(Locale.ROOT, "max cameras sustained at full rate (decode >= 95%% of %d fps, p99 < 150 ms): %d%n", o.fps, best);
+        return results;
+    }
+
+    private void print(Result r) {
+        out.printf(Locale.ROOT, "cameras %d: decode %.1f fps/camera (min %.1f) | detections %.1f/s per camera | latency decode->WebSocket "
+                        + "p50 %.1f ms p99 %.1f ms max %.1f ms (%d messages) | CPU %.0f%% of a core per camera (%.0f%% total) | %s%n",
+                r.cameras(), r.decodeFpsMean(), r.decodeFpsMin(), r.detectionsPerSecondPerCamera(), r.p50Ms(), r.p99Ms(), r.maxMs(),
+                r.samples(), r.cpuPercentPerCamera(), r.cpuPercentTotal(), r.sustained() ? "SUSTAINED" : "not sustained");
+        out.printf(Locale.ROOT, "  time per processed frame: decode %.2f ms | queue (capture to batch start) %.2f ms | preprocess %.2f ms "
+                        + "| network+decode+NMS %.2f ms per batch of %.2f | publish to WebSocket receipt %.2f ms | frames superseded %.1f/s%n",
+                r.decodeMs(), r.queueMs(), r.preprocessMs(), Math.max(0, r.inferenceMsPerBatch() - r.preprocessMs() * r.meanBatch()),
+                r.meanBatch(), r.publishToReceiptMs(), r.supersededPerSecond());
+    }
+
+    private Result step(int n, Path video, double preprocessMs) throws Exception {
+        JsonArray cams = new JsonArray();
+        for (int i = 0; i < n; i++) cams.add(new JsonObject().put("id", "bench" + i).put("url", video.toString()));
+        JsonObject json = new JsonObject()
+                .put("http", new JsonObject().put("host", "127.0.0.1").put("port", 0))
+                .put("models", new JsonArray().add(new JsonObject().put("id", "bench").put("cfg", o.cfg.toString())
+                        .put("width", o.netSize).put("height", o.netSize).put("threshold", o.threshold)
+                        .put("maxBatch", o.maxBatch).put("maxWaitMs", o.maxWaitMs).put("maxDetections", 100)))
+                .put("cameras", cams)
+                .put("camera", new JsonObject().put("poolFrames", 6))
+                .put("snapshots", new JsonObject().put("fps", o.snapshotFps))
+                .put("cacheDir", o.cacheDir.toString());
+        ArgusConfig config = ArgusConfig.read(o.cacheDir.resolve("bench.yaml"), json, Map.of());
+        ArgusApp app = ArgusApp.start(config).get(300, TimeUnit.SECONDS);
+        Vertx client = Vertx.vertx();
+        try {
+            LatencyRecorder rec = new LatencyRecorder();
+            WebSocketClient wsc = client.createWebSocketClient(new WebSocketClientOptions().setMaxFrameSize(1 << 20).setMaxMessageSize(1 << 22));
+            WebSocket ws = wsc.connect(app.httpPort(), "127.0.0.1", "/ws?includeEmpty=true")
+                    .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            ws.textMessageHandler(rec::accept);
+            Thread.sleep((long) (o.warmupSeconds * 1000));
+
+            Snapshot a = snapshot(app);
+            rec.start();
+            Thread.sleep((long) (o.seconds * 1000));
+            rec.stop();
+            Snapshot b = snapshot(app);
+            ws.close();
+            wsc.close();
+
+            double wall = (b.nanos - a.nanos) / 1e9;
+            double[] fps = new double[n];
+            for (int i = 0; i < n; i++) fps[i] = (b.decoded[i] - a.decoded[i]) / wall;
+            double mean = Arrays.stream(fps).average().orElse(0);
+            double min = Arrays.stream(fps).min().orElse(0);
+            long frames = b.model.frames() - a.model.frames();
+            long batches = b.model.batches() - a.model.batches();
+            double cpu = (b.cpuNanos - a.cpuNanos) / 1e9 / wall * 100;
+            double[] lat = rec.latencies();
+            Arrays.sort(lat);
+            boolean sustained = min >= 0.95 * o.fps && lat.length > 0 && percentile(lat, 0.99) < 150;
+            return new Result(n, mean, min, frames / wall / n, percentile(lat, 0.5), percentile(lat, 0.99),
+                    lat.length > 0 ? lat[lat.length - 1] : Double.NaN, lat.length, cpu / n, cpu,
+                    frames > 0 ? (b.model.decodeNanos() - a.model.decodeNanos()) / 1e6 / frames : Double.NaN,
+                    frames > 0 ? (b.model.queueNanos() - a.model.queueNanos()) / 1e6 / frames : Double.NaN,
+                    preprocessMs,
+                    batches > 0 ? (b.model.inferenceNanos() - a.model.inferenceNanos()) / 1e6 / batches : Double.NaN,
+                    batches > 0 ? frames / (double) batches : Double.NaN,
+                    rec.meanPublishToReceipt(), (b.superseded - a.superseded) / wall, sustained);
+        } finally {
+            app.closeAndWait();
+            client.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private record Snapshot(long nanos, long cpuNanos, long[] decoded, long superseded, ModelCounters model) {}
+
+    /** Copies of the model's monotonic counters. */
+    private record ModelCounters(long frames, long batches, long inferenceNanos, long queueNanos, long decodeNanos) {
+        static ModelCounters of(ModelStats s) {
+            return new ModelCounters(s.frames(), s.batches(), s.inferenceNanos(), s.queueNanos(), s.decodeNanos());
+        }
+    }
+
+    private Snapshot snapshot(ArgusApp app) throws Exception {
+        JsonArray cams = app.vertx().eventBus().<JsonArray>request(io.argus.pipeline.app.Addresses.CAMERA_CONTROL,
+                new JsonObject().put("action", "list")).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).body();
+        long[] decoded = new long[cams.size()];
+        long superseded = 0;
+        for (int i = 0; i < cams.size(); i++) {
+            JsonObject c = cams.getJsonObject(i);
+            decoded[Integer.parseInt(c.getString("id").substring(5))] = c.getLong("framesDecoded");
+            superseded += c.getJsonObject("dropped").getLong("superseded");
+        }
+        InferenceVerticle m = app.models().get(0);
+        return new Snapshot(System.nanoTime(), processCpuNanos(), decoded, superseded, ModelCounters.of(m.stats()));
+    }
+
+    static long processCpuNanos() {
+        var os = ManagementFactory.getOperatingSystemMXBean();
+        if (os instanceof com.sun.management.OperatingSystemMXBean s) return s.getProcessCpuTime();
+        return 0;
+    }
+
+    static double percentile(double[] sorted, double p) {
+        if (sorted.length == 0) return Double.NaN;
+        int i = (int) Math.ceil(p * sorted.length) - 1;
+        return sorted[Math.clamp(i, 0, sorted.length - 1)];
+    }
+
+    /** Latency of each detection message at the WebSocket client: receipt - (captureTime - decodeMs). */
+    static final class LatencyRecorder {
+        private volatile boolean recording;
+        private final List<Double> latencies = new ArrayList<>();
+        private double publishToReceiptSum;
+
+        synchronized void accept(String text) {
+            if (!recording) return;
+            double now = nowMs();
+            JsonObject m = new JsonObject(text);
+            if (!"detections".equals(m.getString("type"))) return;
+            JsonObject lat = m.getJsonObject("latency");
+            double capture = m.getDouble("captureTime");
+            latencies.add(now - capture + lat.getDouble("decodeMs"));
+            publishToReceiptSum += now - capture - lat.getDouble("totalMs");
+        }
+
+        void start() { recording = true; }
+
+        void stop() { recording = false; }
+
+        synchronized double[] latencies() { return latencies.stream().mapToDouble(Double::doubleValue).toArray(); }
+
+        synchronized double meanPublishToReceipt() { return latencies.isEmpty() ? Double.NaN : publishToReceiptSum / latencies.size(); }
+    }
+
+    static double nowMs() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1000.0 + now.getNano() / 1e6;
+    }
+
+    /** Median ms of the detector's pre-processing (Darknet resize to the network input) for one decoded frame. */
+    private double preprocessMs(Path video) throws Exception {
+        NetworkSpec spec = NetworkSpec.load(o.cfg, o.netSize, o.netSize);
+        try (FFmpegFrameGrabber g = new FFmpegFrameGrabber(video.toFile())) {
+            g.setPixelFormat(avutil.AV_PIX_FMT_BGR24);
+            g.start();
+            Frame f = g.grabImage();
+            ByteBuffer copy = ByteBuffer.allocateDirect(f.imageStride * f.imageHeight);
+            copy.put(0, (ByteBuffer) f.image[0], 0, copy.capacity());
+            BgrImage img = new BgrImage(f.imageWidth, f.imageHeight, f.imageStride, copy);
+            FloatBuffer input = ByteBuffer.allocateDirect(4 * spec.inputShape().size()).asFloatBuffer();
+            Preprocess p = new Preprocess();
+            double[] ms = new double[25];
+            for (int i = 0; i < 5; i++) p.into(img, o.netSize, o.netSize, spec.net().letterBox(), input, 0);
+            for (int i = 0; i < ms.length; i++) {
+                long t0 = System.nanoTime();
+                p.into(img, o.netSize, o.netSize, spec.net().letterBox(), input, 0);
+                ms[i] = (System.nanoTime() - t0) / 1e6;
+            }
+            Arrays.sort(ms);
+            return ms[ms.length / 2];
+        }
+    }
+
+    /** The benchmark video (cached): ffmpeg's testsrc2 pattern when the ffmpeg CLI exists, else JavaCV's encoder. */
+    private Path video() throws IOException, InterruptedException {
+        Files.createDirectories(o.cacheDir);
+        Path v = o.cacheDir.resolve("bench-" + o.width + "x" + o.height + "-" + o.fps + "fps.mp4");
+        if (Files.isRegularFile(v) && Files.size(v) > 0) return v;
+        Path tmp = o.cacheDir.resolve(v.getFileName() + ".tmp.mp4");
+        try {
+            Process p = new ProcessBuilder("ffmpeg", "-y", "-loglevel", "error", "-f", "lavfi", "-i",
+                    "testsrc2=size=" + o.width + "x" + o.height + ":rate=" + o.fps, "-t", "20", "-c:v", "libx264",
+                    "-preset", "veryfast", "-pix_fmt", "yuv420p", "-g", Integer.toString(o.fps), tmp.toString())
+                    .redirectErrorStream(true).start();
+            p.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
+            if (p.waitFor() != 0) throw new IOException("ffmpeg failed");
+        } catch (IOException e) {
+            synthetic(tmp);
+        }
+        Files.move(tmp, v);
+        return v;
+    }
+
+    private void synthetic(Path file) throws IOException {
+        try (FFmpegFrameRecorder r = new FFmpegFrameRecorder(file.toFile(), o.width, o.height, 0)) {
+            r.setFormat("mp4");
+            r.setFrameRate(o.fps);
+            r.setVideoCodec(avcodec.AV_CODEC_ID_H264);
+            r.setVideoCodecName("libopenh264");
+            r.setPixelFormat(avutil.AV_PIX_FMT_YUV420P);
+            r.setVideoBitrate(4_000_000);
+            r.start();
+            Frame f = new Frame(o.width, o.height, Frame.DEPTH_UBYTE, 3);
+            ByteBuffer px = (ByteBuffer) f.image[0];
+            for (int i = 0; i < o.fps * 20; i++) {
+                for (int y = 0; y < o.height; y++) {
+                    for (int x = 0; x < o.width; x++) {
+                        int p = y * f.imageStride + 3 * x;
+                        px.put(p, (byte) (x + i * 4));
+                        px.put(p + 1, (byte) (y + i * 2));
+                        px.put(p + 2, (byte) ((x ^ y) + i));
+                    }
+                }
+                r.record(f, avutil.AV_PIX_FMT_BGR24);
+            }
+            r.stop();
+        } catch (Exception e) {
+            throw new IOException("cannot write the benchmark video: " + e.getMessage(), e);
+        }
+    }
+}

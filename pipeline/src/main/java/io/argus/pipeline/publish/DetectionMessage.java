@@ -1,0 +1,59 @@
+package io.argus.pipeline.publish;
+
+import io.argus.detector.Detection;
+import io.argus.pipeline.frames.VideoFrame;
+import io.argus.pipeline.json.DetectionJson;
+import io.vertx.core.json.JsonObject;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The detection message published on {@code argus.detections.<cameraId>} and sent to WebSocket clients (schema in
+ * docs/pipeline.md):
+ *
+ * <pre>{@code
+ * {"type": "detections", "cameraId": "cam1", "frame": 1234, "pts": 41133.3, "captureTime": 1763884800123.456,
+ *  "width": 1280, "height": 720, "model": {"id": "default", "version": "sha256:0123456789ab"},
+ *  "detections": [{"classId": 16, "className": "dog", "confidence": 0.91,
+ *                  "box": {"x": 120.5, "y": 80.0, "w": 300.2, "h": 260.7}}],
+ *  "latency": {"decodeMs": 3.1, "queueMs": 4.2, "inferenceMs": 35.0, "totalMs": 42.9}, "batchSize": 2}
+ * }</pre>
+ */
+public final class DetectionMessage {
+    private DetectionMessage() {}
+
+    /**
+     * @param queueMs     capture to the start of the batch
+     * @param inferenceMs the batch's detector time
+     */
+    public static JsonObject of(VideoFrame f, List<Detection> found, String modelId, String modelVersion,
+                                double queueMs, double inferenceMs, int batchSize) {
+        return new JsonObject()
+                .put("type", "detections")
+                .put("cameraId", f.cameraId())
+                .put("frame", f.number())
+                .put("pts", round(f.ptsMs(), 3))
+                .put("captureTime", round(f.captureTimeMs(), 3))
+                .put("width", f.image().width())
+                .put("height", f.image().height())
+                .put("model", new JsonObject().put("id", modelId).put("version", modelVersion))
+                .put("detections", DetectionJson.of(found))
+                .put("latency", new JsonObject()
+                        .put("decodeMs", round(f.decodeMs(), 3))
+                        .put("queueMs", round(queueMs, 3))
+                        .put("inferenceMs", round(inferenceMs, 3))
+                        .put("totalMs", round(nowMs() - f.captureTimeMs(), 3)))
+                .put("batchSize", batchSize);
+    }
+
+    /** Wall clock in epoch ms with sub-ms precision (same clock as captureTime). */
+    public static double nowMs() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1000.0 + now.getNano() / 1e6;
+    }
+
+    static double round(double v, int digits) {
+        double scale = Math.pow(10, digits);
+        return Math.round(v * scale) / scale;
+    }
+}

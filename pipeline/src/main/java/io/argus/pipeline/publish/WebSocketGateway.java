@@ -1,0 +1,160 @@
+package io.argus.pipeline.publish;
+
+import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.app.ArgusMetrics;
+import io.argus.pipeline.config.ArgusConfig.WebSocketSettings;
+import io.micrometer.core.instrument.Counter;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.http.ServerWebSocket;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code /ws}: detection messages (and optionally snapshot notices) to WebSocket clients, each with its own filter
+ * and bounded queue ({@link ClientSession}). Listens on {@code argus.detections.<id>} / {@code argus.snapshots.<id>}
+ * of every camera (following camera added/removed events). Lives on the HTTP verticle's event loop.
+ *
+ * <p>Client to server: {@code {"type": "subscribe", ...}} (see {@link Subscription}); server to client:
+ * {@code subscribed}, {@code detections}, {@code snapshot}, {@code dropped}, {@code error} messages.
+ */
+public final class WebSocketGateway {
+    private final Vertx vertx;
+    private final WebSocketSettings settings;
+    private final Set<ClientSession> sessions = new LinkedHashSet<>();
+    private final Map<String, List<MessageConsumer<JsonObject>>> cameras = new HashMap<>();
+    private final Counter dropped;
+    private final ArgusMetrics.Group meters;
+    private MessageConsumer<JsonObject> events;
+    private long pingTimer = -1;
+
+    public WebSocketGateway(Vertx vertx, WebSocketSettings settings, ArgusMetrics metrics) {
+        this.vertx = vertx;
+        this.settings = settings;
+        this.meters = metrics.group();
+        this.dropped = metrics.counter(meters, "argus.ws.dropped.messages", "Messages dropped for slow WebSocket clients");
+        metrics.gauge(meters, "argus.ws.clients", "Connected WebSocket clients", sessions::size);
+        metrics.queueDepth(meters, "websocket", "all_clients", () -> sessions.stream().mapToInt(ClientSession::queued).sum());
+    }
+
+    /** Call on the owning verticle's context. */
+    public Future<Void> start() {
+        events = vertx.eventBus().localConsumer(Addresses.CAMERA_EVENTS, m -> {
+            String id = m.body().getString("id");
+            if ("added".equals(m.body().getString("event"))) follow(id);
+            else unfollow(id);
+        });
+        pingTimer = vertx.setPeriodic(settings.pingIntervalMs(), t -> {
+            long now = System.currentTimeMillis();
+            for (ClientSession s : List.copyOf(sessions)) {
+                if (!s.ping(now)) sessions.remove(s); // dead: forget it now, whenever its TCP connection goes
+            }
+        });
+        return vertx.eventBus().<JsonArray>request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "list"))
+                .map(reply -> {
+                    for (Object o : reply.body()) follow(((JsonObject) o).getString("id"));
+                    return null;
+                });
+    }
+
+    public void stop() {
+        if (pingTimer >= 0) vertx.cancelTimer(pingTimer);
+        if (events != null) events.unregister();
+        for (String id : new ArrayList<>(cameras.keySet())) unfollow(id);
+        meters.close();
+    }
+
+    private void follow(String camera) {
+        if (camera == null || cameras.containsKey(camera)) return;
+        MessageConsumer<JsonObject> d = vertx.eventBus().consumer(Addresses.detections(camera), m -> dispatch(m.body()));
+        MessageConsumer<JsonObject> s = vertx.eventBus().consumer(Addresses.snapshots(camera), m -> dispatch(m.body()));
+        cameras.put(camera, List.of(d, s));
+    }
+
+    private void unfollow(String camera) {
+        List<MessageConsumer<JsonObject>> cs = cameras.remove(camera);
+        if (cs != null) cs.forEach(MessageConsumer::unregister);
+    }
+
+    private void dispatch(JsonObject message) {
+        if (sessions.isEmpty()) return;
+        ClientSession.Outgoing out = new ClientSession.Outgoing(message);
+        for (ClientSession s : sessions) s.offer(out);
+    }
+
+    /** The /ws route: authorisation and query filter are checked before the upgrade (401 / 400). */
+    public void handle(RoutingContext rc) {
+        Subscription initial;
+        try {
+            initial = Subscription.fromQuery(rc.queryParams());
+        } catch (IllegalArgumentException e) {
+            rc.response().setStatusCode(400).putHeader("content-type", "application/json")
+                    .end(new JsonObject().put("error", e.getMessage()).encode());
+            return;
+        }
+        rc.request().toWebSocket().onSuccess(ws -> accept(ws, initial)).onFailure(e -> {
+            System.getLogger("argus.ws").log(System.Logger.Level.DEBUG, "WebSocket upgrade failed: " + e);
+            if (!rc.response().ended()) rc.fail(400, e);
+        });
+    }
+
+    private void accept(ServerWebSocket ws, Subscription initial) {
+        ws.setWriteQueueMaxSize(settings.writeQueueBytes());
+        ClientSession session = new ClientSession(ws, initial, settings.bufferSize(), settings.pongTimeoutMs(), dropped::increment);
+        sessions.add(session);
+        ws.pongHandler(b -> session.pong());
+        ws.textMessageHandler(text -> onClientMessage(session, text));
+        ws.closeHandler(v -> {
+            session.closed();
+            sessions.remove(session);
+        });
+        ws.exceptionHandler(e -> { }); // a client going away mid-write is normal; its close handler follows
+        if (initial != null) session.send(new JsonObject().put("type", "subscribed").put("filter", initial.toJson()));
+    }
+
+    private void onClientMessage(ClientSession session, String text) {
+        JsonObject j;
+        try {
+            j = new JsonObject(text);
+        } catch (DecodeException | ClassCastException e) {
+            session.send(error("not a JSON object: " + abbreviate(text)));
+            return;
+        }
+        String type = j.getValue("type") instanceof String t ? t : null;
+        if (!"subscribe".equals(type)) {
+            session.send(error("unknown message type " + (type == null ? "(missing)" : "\"" + type + "\"") + " (expected \"subscribe\")"));
+            return;
+        }
+        try {
+            Subscription s = Subscription.fromJson(j);
+            session.subscribe(s);
+            session.send(new JsonObject().put("type", "subscribed").put("filter", s.toJson()));
+        } catch (IllegalArgumentException e) {
+            session.send(error(e.getMessage()));
+        }
+    }
+
+    private static JsonObject error(String reason) {
+        return new JsonObject().put("type", "error").put("reason", reason);
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() > 80 ? s.substring(0, 80) + "..." : s;
+    }
+
+    /** Per-client queue sizes and drops, for the API and tests. */
+    public JsonArray clients() {
+        JsonArray a = new JsonArray();
+        for (ClientSession s : sessions) a.add(s.toJson());
+        return a;
+    }
+}

@@ -1,0 +1,158 @@
+// Argus dashboard: a tile per camera (latest snapshot with its boxes), fps and latency, a latency chart.
+// Data: GET /api/cameras every 2 s for the list and rates; /ws for detections and snapshot notices.
+// A token (when the server has one) is read from the page's #token=... and kept in localStorage.
+'use strict';
+
+const WINDOW_MS = 60_000;
+const tiles = new Map();        // camera id -> {el, latency: [[t, ms]], count, lastLatency}
+const token = (() => {
+  const m = /token=([^&]+)/.exec(location.hash);
+  if (m) localStorage.setItem('argus.token', decodeURIComponent(m[1]));
+  return localStorage.getItem('argus.token') || '';
+})();
+
+function colorOf(i) { return `hsl(${(i * 137.5) % 360} 80% 60%)`; }
+
+function authHeaders() { return token ? { Authorization: 'Bearer ' + token } : {}; }
+
+function tileFor(camera) {
+  let t = tiles.get(camera.id);
+  if (t) return t;
+  const el = document.getElementById('tile').content.firstElementChild.cloneNode(true);
+  el.dataset.camera = camera.id;
+  el.querySelector('.name').textContent = camera.id;
+  el.querySelector('.toggle').addEventListener('click', () => toggle(camera.id));
+  document.getElementById('cameras').appendChild(el);
+  t = { el, latency: [], count: 0, lastLatency: null, color: colorOf(tiles.size), paused: false };
+  tiles.set(camera.id, t);
+  return t;
+}
+
+async function toggle(id) {
+  const t = tiles.get(id);
+  const action = t.paused ? 'resume' : 'pause';
+  await fetch(`/api/cameras/${encodeURIComponent(id)}/${action}`, { method: 'POST', headers: authHeaders() });
+  refreshCameras();
+}
+
+async function refreshCameras() {
+  try {
+    const cameras = await (await fetch('/api/cameras')).json();
+    const seen = new Set();
+    let fps = 0;
+    for (const c of cameras) {
+      seen.add(c.id);
+      const t = tileFor(c);
+      t.paused = c.paused;
+      fps += c.fps;
+      t.el.querySelector('.state').textContent = c.paused ? 'paused' : c.state;
+      t.el.querySelector('.fps').textContent = `${c.fps.toFixed(1)} fps`;
+      t.el.querySelector('.toggle').textContent = c.paused ? 'resume' : 'pause';
+    }
+    for (const [id, t] of tiles) {
+      if (!seen.has(id)) { t.el.remove(); tiles.delete(id); }
+    }
+    document.getElementById('summary').textContent = `${cameras.length} camera(s), ${fps.toFixed(1)} fps decoded`;
+  } catch (e) {
+    document.getElementById('summary').textContent = 'API unreachable';
+  }
+}
+
+function onDetections(m) {
+  const t = tiles.get(m.cameraId);
+  if (!t) return;
+  const now = Date.now();
+  t.latency.push([now, m.latency.totalMs]);
+  while (t.latency.length && t.latency[0][0] < now - WINDOW_MS) t.latency.shift();
+  t.count++;
+  t.lastLatency = m.latency.totalMs;
+  t.el.querySelector('.latency').textContent = `${m.latency.totalMs.toFixed(0)} ms`;
+  t.el.querySelector('.count').textContent = `${m.detections.length} objects`;
+}
+
+function onSnapshot(m) {
+  const t = tiles.get(m.cameraId);
+  if (!t) return;
+  const img = new Image();
+  img.onload = () => {
+    const frame = t.el.querySelector('.frame');
+    frame.querySelector('img').src = img.src;
+    drawBoxes(frame.querySelector('svg'), m);
+    frame.classList.add('live');
+    frame.dataset.frame = m.frame;
+  };
+  img.src = m.url;
+}
+
+function drawBoxes(svg, m) {
+  const ns = 'http://www.w3.org/2000/svg';
+  svg.setAttribute('viewBox', `0 0 ${m.width} ${m.height}`);
+  svg.replaceChildren();
+  for (const d of m.detections) {
+    const color = colorOf(d.classId);
+    const r = document.createElementNS(ns, 'rect');
+    r.setAttribute('class', 'box');
+    r.setAttribute('x', d.box.x); r.setAttribute('y', d.box.y);
+    r.setAttribute('width', Math.max(1, d.box.w)); r.setAttribute('height', Math.max(1, d.box.h));
+    r.setAttribute('stroke', color);
+    const label = document.createElementNS(ns, 'text');
+    label.setAttribute('x', d.box.x + 2); label.setAttribute('y', Math.max(12, d.box.y - 3));
+    label.setAttribute('font-size', Math.max(10, m.height / 30));
+    label.textContent = `${d.className} ${(d.confidence * 100).toFixed(0)}%`;
+    svg.append(r, label);
+  }
+}
+
+function drawChart() {
+  const canvas = document.getElementById('latency');
+  const ctx = canvas.getContext('2d');
+  const w = canvas.width, h = canvas.height, pad = 30;
+  ctx.clearRect(0, 0, w, h);
+  const now = Date.now();
+  let max = 50;
+  for (const t of tiles.values()) for (const [, ms] of t.latency) max = Math.max(max, ms);
+  max = Math.ceil(max / 50) * 50;
+  ctx.strokeStyle = '#2d333b'; ctx.fillStyle = '#8b95a3'; ctx.font = '11px sans-serif';
+  for (let i = 0; i <= 4; i++) {
+    const y = h - pad - (h - 2 * pad) * i / 4;
+    ctx.beginPath(); ctx.moveTo(pad, y); ctx.lineTo(w - 5, y); ctx.stroke();
+    ctx.fillText(String(Math.round(max * i / 4)), 2, y + 4);
+  }
+  const legend = [];
+  for (const [id, t] of tiles) {
+    ctx.strokeStyle = t.color; ctx.beginPath();
+    t.latency.forEach(([time, ms], i) => {
+      const x = pad + (w - pad - 5) * (1 - (now - time) / WINDOW_MS);
+      const y = h - pad - (h - 2 * pad) * Math.min(ms, max) / max;
+      if (i === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
+    });
+    ctx.stroke();
+    legend.push(`<span><i style="background:${t.color}"></i>${id}${t.lastLatency != null ? ` ${t.lastLatency.toFixed(0)} ms` : ''}</span>`);
+  }
+  document.getElementById('legend').innerHTML = legend.join('');
+}
+
+function connect(delay = 500) {
+  const proto = location.protocol === 'https:' ? 'wss' : 'ws';
+  const ws = new WebSocket(`${proto}://${location.host}/ws${token ? '?access_token=' + encodeURIComponent(token) : ''}`);
+  const status = document.getElementById('connection');
+  ws.onopen = () => {
+    status.textContent = 'live'; status.className = 'status on';
+    ws.send(JSON.stringify({ type: 'subscribe', snapshots: true, includeEmpty: true }));
+    delay = 500;
+  };
+  ws.onmessage = (e) => {
+    const m = JSON.parse(e.data);
+    if (m.type === 'detections') onDetections(m);
+    else if (m.type === 'snapshot') onSnapshot(m);
+  };
+  ws.onclose = () => {
+    status.textContent = 'disconnected, retrying…'; status.className = 'status off';
+    setTimeout(() => connect(Math.min(delay * 2, 10_000)), delay);
+  };
+}
+
+refreshCameras();
+setInterval(refreshCameras, 2000);
+setInterval(drawChart, 1000);
+connect();

@@ -1,0 +1,135 @@
+package io.argus.pipeline.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.argus.pipeline.camera.CameraUrl;
+import io.argus.pipeline.cli.ArgusCli;
+import io.argus.pipeline.testing.TestConfig;
+import io.argus.pipeline.testing.TestMedia;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The config: defaults, environment overrides, and errors that name the key and the reason. */
+class ConfigTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void bundledDefaultConfigIsValid() throws Exception {
+        Vertx vertx = Vertx.vertx();
+        try {
+            ArgusConfig c = ConfigLoader.load(vertx, TestMedia.home().resolve("config/argus.yaml"), Map.of())
+                    .toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+            assertEquals(8080, c.http().port());
+            assertEquals("default", c.models().get(0).id());
+            assertNull(c.models().get(0).weights(), "the default generates weights at start");
+            assertEquals(CameraUrl.Kind.SAMPLE, c.cameras().get(0).source().kind());
+            assertEquals(1, c.cameras().size());
+        } finally {
+            vertx.close();
+        }
+    }
+
+    @Test
+    void environmentOverridesKeysByPath() throws Exception {
+        Path video = TestMedia.h264(320, 180, 10, 1);
+        JsonObject json = TestConfig.base();
+        json.getJsonArray("cameras").add(TestConfig.camera("a", video.toString()));
+        ArgusConfig c = ArgusConfig.read(tmp.resolve("x.yaml"), json, Map.of(
+                "ARGUS_HTTP_PORT", "9191",
+                "ARGUS_HTTP_TOKEN", "s3cret",
+                "ARGUS_MODELS_0_MAX_BATCH", "7",
+                "ARGUS_CAMERA_RECONNECT_MAX_MS", "4321",
+                "ARGUS_CAMERAS_1_ID", "b",
+                "ARGUS_CAMERAS_1_URL", video.toString(),
+                "ARGUS_HTTP_PROT", "1"));
+        assertEquals(9191, c.http().port());
+        assertEquals("s3cret", c.http().token());
+        assertEquals(7, c.models().get(0).maxBatch());
+        assertEquals(4321, c.camera().reconnect().maxMs());
+        assertEquals(2, c.cameras().size(), "ARGUS_CAMERAS_1_* adds a camera");
+        assertEquals("b", c.cameras().get(1).id());
+        assertEquals(java.util.List.of("ARGUS_HTTP_PROT"), c.unusedEnv(), "a typo in an override is reported");
+    }
+
+    @Test
+    void envNamesFollowKeyPaths() {
+        assertEquals("ARGUS_HTTP_PORT", ConfigNode.envName("http.port"));
+        assertEquals("ARGUS_MODELS_0_MAX_WAIT_MS", ConfigNode.envName("models[0].maxWaitMs"));
+    }
+
+    @Test
+    void badValuesNameTheKeyAndTheReason() throws Exception {
+        assertError(j -> j.getJsonObject("http").put("port", "eighty"), "http.port", "expected an integer in 0..65535, found \"eighty\"");
+        assertError(j -> j.getJsonObject("http").put("port", 70000), "http.port", "found 70000");
+        assertError(j -> j.getJsonObject("http").put("prot", 1), "http.prot", "unknown key");
+        assertError(j -> j.getJsonArray("models").getJsonObject(0).put("width", 100), "models[0].width", "multiple of 32");
+        assertError(j -> j.getJsonArray("models").getJsonObject(0).put("cfg", "/nope.cfg"), "models[0].cfg", "no such file");
+        assertError(j -> j.getJsonArray("models").getJsonObject(0).put("backend", "tpu"), "models[0].backend", "expected one of auto, cpu, cuda");
+        assertError(j -> j.put("models", new JsonArray()), "models", "at least one model");
+        assertError(j -> j.getJsonArray("cameras").add(TestConfig.camera("c", "concat:/etc/passwd|/etc/hosts")),
+                "cameras[0].url", "unsupported camera URL scheme \"concat:\"");
+        assertError(j -> j.getJsonArray("cameras").add(TestConfig.camera("c", "http://example.com/x.m3u8")),
+                "cameras[0].url", "unsupported camera URL scheme \"http:\"");
+        assertError(j -> j.getJsonArray("cameras").add(TestConfig.camera("c", "rtsp://h/s").put("model", "other")),
+                "cameras[0].model", "unknown model \"other\"");
+        assertError(j -> j.getJsonArray("cameras").add(TestConfig.camera("c", "rtsp://h/s")).add(TestConfig.camera("c", "rtsp://h/t")),
+                "cameras[1].id", "duplicate camera id");
+        assertError(j -> j.getJsonObject("camera").getJsonObject("reconnect").put("maxMs", 10), "camera.reconnect.maxMs", "must be >= initialMs");
+        assertError(j -> j.getJsonArray("cameras").add(TestConfig.camera("bad id!", "rtsp://h/s")), "cameras[0].id", "expected letters");
+    }
+
+    private void assertError(java.util.function.Consumer<JsonObject> edit, String key, String reason) throws Exception {
+        JsonObject json = TestConfig.base();
+        edit.accept(json);
+        ConfigException e = assertThrows(ConfigException.class, () -> ArgusConfig.read(tmp.resolve("x.yaml"), json, Map.of()));
+        assertEquals(key, e.key(), e.getMessage());
+        assertTrue(e.getMessage().contains(reason), "expected \"" + reason + "\" in: " + e.getMessage());
+    }
+
+    @Test
+    void invalidYamlFailsWithTheFileAndLine() throws Exception {
+        Path f = tmp.resolve("broken.yaml");
+        Files.writeString(f, "http:\n  port: 80\n   host: x\n");
+        Vertx vertx = Vertx.vertx();
+        try {
+            ExecutionException e = assertThrows(ExecutionException.class, () -> ConfigLoader.load(vertx, f, Map.of())
+                    .toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS));
+            assertTrue(e.getCause().getMessage().contains("broken.yaml"), e.getCause().getMessage());
+            assertTrue(e.getCause().getMessage().contains("line"), e.getCause().getMessage());
+        } finally {
+            vertx.close();
+        }
+    }
+
+    @Test
+    void argusRunWithAnInvalidConfigExitsWithTheKeyAndReason() throws Exception {
+        Path f = tmp.resolve("bad.yaml");
+        Files.writeString(f, "http:\n  port: 99999\nmodels:\n  - id: m\n    cfg: " + TestMedia.cfg("yolov4-tiny.cfg") + "\n");
+        PrintStream old = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(err, true));
+        int code;
+        try {
+            code = ArgusCli.run("run", "--config", f.toString());
+        } finally {
+            System.setErr(old);
+        }
+        assertEquals(2, code);
+        String msg = err.toString();
+        assertTrue(msg.contains("http.port") && msg.contains("expected an integer in 0..65535, found 99999"), msg);
+    }
+}

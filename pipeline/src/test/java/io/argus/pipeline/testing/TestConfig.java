@@ -1,0 +1,40 @@
+package io.argus.pipeline.testing;
+
+import io.argus.pipeline.config.ArgusConfig;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * Small, fast configurations for tests: yolov4-tiny at 160x160 with random weights (threshold just above the 0.25
+ * where random weights put every confidence, so a few boxes per frame), loopback HTTP on a free port.
+ */
+public final class TestConfig {
+    private TestConfig() {}
+
+    public static JsonObject base() throws IOException {
+        return new JsonObject()
+                .put("http", new JsonObject().put("host", "127.0.0.1").put("port", 0))
+                .put("models", new JsonArray().add(new JsonObject()
+                        .put("id", "tiny").put("cfg", TestMedia.cfg("yolov4-tiny.cfg").toString())
+                        .put("names", TestMedia.cocoNames().toString())
+                        .put("width", 160).put("height", 160).put("seed", 1)
+                        .put("threshold", 0.2512).put("maxDetections", 20)
+                        .put("maxBatch", 4).put("maxWaitMs", 10)))
+                .put("cameras", new JsonArray())
+                .put("camera", new JsonObject().put("connectTimeoutMs", 1500).put("stallTimeoutMs", 2500)
+                        .put("reconnect", new JsonObject().put("initialMs", 200).put("maxMs", 1000)))
+                .put("snapshots", new JsonObject().put("fps", 4).put("maxWidth", 320))
+                .put("cacheDir", TestMedia.dir().resolve("cache").toString());
+    }
+
+    public static JsonObject camera(String id, String url) {
+        return new JsonObject().put("id", id).put("url", url);
+    }
+
+    public static ArgusConfig read(JsonObject json) throws IOException {
+        return ArgusConfig.read(TestMedia.dir().resolve("test.yaml"), json, Map.of());
+    }
+}
