@@ -1,0 +1,55 @@
+package io.argus.detector.cuda;
+
+import io.argus.detector.Box;
+import io.argus.detector.Detection;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** Measures for GPU-vs-CPU tests: relative L2 error of tensors and one-to-one matching of detections. */
+final class Compare {
+    private Compare() {}
+
+    /** ||a - ref|| / ||ref||; NaN anywhere gives +infinity. */
+    static double relativeL2(float[] a, float[] ref) {
+        if (a.length != ref.length) throw new IllegalArgumentException(a.length + " vs " + ref.length + " values");
+        double num = 0;
+        double den = 0;
+        for (int i = 0; i < a.length; i++) {
+            if (Float.isNaN(a[i]) || Float.isInfinite(a[i])) return Double.POSITIVE_INFINITY;
+            double d = (double) a[i] - ref[i];
+            num += d * d;
+            den += (double) ref[i] * ref[i];
+        }
+        return den == 0 ? Math.sqrt(num) : Math.sqrt(num / den);
+    }
+
+    static float iou(Box a, Box b) {
+        float ix = Math.min(a.x() + a.w(), b.x() + b.w()) - Math.max(a.x(), b.x());
+        float iy = Math.min(a.y() + a.h(), b.y() + b.h()) - Math.max(a.y(), b.y());
+        if (ix <= 0 || iy <= 0) return 0;
+        float inter = ix * iy;
+        return inter / (a.w() * a.h() + b.w() * b.h() - inter);
+    }
+
+    /**
+     * Detections of {@code a} with confidence at least {@code minConfidence} that have no detection of the same class
+     * with IoU >= {@code minIou} in {@code b}; empty when every one is matched.
+     */
+    static List<String> unmatched(List<Detection> a, List<Detection> b, float minConfidence, float minIou) {
+        List<String> missing = new ArrayList<>();
+        for (Detection d : a) {
+            if (d.confidence() < minConfidence) continue;
+            float best = 0;
+            for (Detection e : b) if (e.classId() == d.classId()) best = Math.max(best, iou(d.box(), e.box()));
+            if (best < minIou) missing.add(describe(d) + " (best IoU " + String.format(Locale.ROOT, "%.3f", best) + ")");
+        }
+        return missing;
+    }
+
+    static String describe(Detection d) {
+        Box b = d.box();
+        return String.format(Locale.ROOT, "%s %.3f [%.1f %.1f %.1f %.1f]", d.className(), d.confidence(), b.x(), b.y(),
+                b.w(), b.h());
+    }
+}
