@@ -258,6 +258,20 @@ public final class CudaNetwork implements AutoCloseable {
         }
     }
 
+    /** Enqueues the forward pass layer by layer, without a CUDA graph (to measure what graphs save). */
+    public void forwardWithoutGraph(int n) {
+        if (n <= 0 || n > maxBatch) throw new IllegalArgumentException("batch " + n + " outside 1.." + maxBatch);
+        ctx.device().makeCurrent();
+        synchronized (ctx.lock()) {
+            ctx.useStream(stream);
+            if (!prepared.contains(n)) {
+                for (CudaLayer l : layers) l.prepare(n, stream);
+                prepared.add(n);
+            }
+            runLayers(n);
+        }
+    }
+
     /** Enqueues every layer directly (what a graph replays). */
     void runLayers(int n) {
         for (CudaLayer l : layers) l.forward(n, stream);
@@ -331,6 +345,18 @@ public final class CudaNetwork implements AutoCloseable {
             for (int p = 0; p < plane; p++) {
                 out[c * plane + p] = Float.float16ToFloat(halves[p * v.pixelStride() + v.channelOffset() + c]);
             }
+        }
+        return out;
+    }
+
+    /** Image {@code image} of the input tensor as planar RGB floats (3 x H x W), as the CPU network takes it. */
+    public float[] inputImage(int image) {
+        stream.synchronize();
+        int plane = input.pixels();
+        short[] nhwc = Transfers.downloadHalves(input.base() + (long) image * input.imageBytes(), 8 * plane);
+        float[] out = new float[3 * plane];
+        for (int c = 0; c < 3; c++) {
+            for (int p = 0; p < plane; p++) out[c * plane + p] = Float.float16ToFloat(nhwc[8 * p + c]);
         }
         return out;
     }

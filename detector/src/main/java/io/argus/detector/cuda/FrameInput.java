@@ -30,6 +30,7 @@ final class FrameInput implements AutoCloseable {
     private final int nSlot;
     private GpuBuffer frames;    // managed (unified) or device
     private GpuBuffer staging;   // pinned (device mode)
+    private long slotStride;
 
     FrameInput(DeviceContext ctx, MemoryMode mode, int maxBatch, NetworkSpec spec, TensorView input) {
         this.ctx = ctx;
@@ -62,13 +63,14 @@ final class FrameInput implements AutoCloseable {
 
     /**
      * A region of the managed frame area (unified mode) that a producer can decode a frame into; a {@link BgrImage}
-     * over it is then read by the kernel in place. Slot i of {@code bytes} bytes each; valid until the area grows.
+     * over it is then read by the kernel in place. Slots are {@code bytes} apart (the largest size asked for so
+     * far); asking for a larger size lays the slots out anew, so ask every slot with the same size.
      */
     ByteBuffer frameSlot(int slot, int bytes) {
         if (!unified) throw new IllegalStateException("frame slots exist in unified memory mode only");
-        long need = align((long) bytes) * maxBatch;
-        ensure(need);
-        return frames.host().slice((int) (align(bytes) * slot), bytes);
+        slotStride = Math.max(slotStride, align(bytes));
+        ensure(slotStride * maxBatch);
+        return frames.host().slice((int) (slotStride * slot), bytes);
     }
 
     private static long align(long v) {
