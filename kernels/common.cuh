@@ -4,6 +4,11 @@
 
 typedef unsigned short half_t;
 
+// 16 bytes: 8 halves moved in one load or store (own type: NVRTC gets no vector_types.h without include paths).
+struct alignas(16) vec16 {
+    unsigned int x, y, z, w;
+};
+
 __device__ __forceinline__ float h2f(half_t h) {
     float f;
     asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
@@ -27,7 +32,7 @@ __device__ __forceinline__ unsigned int pack2(float a, float b) {
 
 // 8 consecutive halves (one 16-byte load); p must be 16-byte aligned.
 __device__ __forceinline__ void load8(const half_t* p, float* v) {
-    uint4 u = *reinterpret_cast<const uint4*>(p);
+    vec16 u = *reinterpret_cast<const vec16*>(p);
     unpack2(u.x, v);
     unpack2(u.y, v + 2);
     unpack2(u.z, v + 4);
@@ -35,12 +40,12 @@ __device__ __forceinline__ void load8(const half_t* p, float* v) {
 }
 
 __device__ __forceinline__ void store8(half_t* p, const float* v) {
-    uint4 u;
+    vec16 u;
     u.x = pack2(v[0], v[1]);
     u.y = pack2(v[2], v[3]);
     u.z = pack2(v[4], v[5]);
     u.w = pack2(v[6], v[7]);
-    *reinterpret_cast<uint4*>(p) = u;
+    *reinterpret_cast<vec16*>(p) = u;
 }
 
 // Activation codes: the Java side (io.argus.detector.cuda.KernelCodes) passes these.
@@ -70,6 +75,9 @@ __device__ __forceinline__ float activate(float x, int act) {
         default: return x;
     }
 }
+
+// -infinity without math.h (NVRTC has no INFINITY macro).
+#define NEG_INF __int_as_float(0xff800000)
 
 // A grid-stride loop over [0, total).
 #define FOR_EACH(i, total) \

@@ -17,7 +17,7 @@ extern "C" __global__ void maxpool_vec8(const half_t* in, long long inImage, int
         int x0 = max(0, ox * strideX + offset), x1 = min(w, ox * strideX + offset + size);
         float m[8];
 #pragma unroll
-        for (int i = 0; i < 8; i++) m[i] = -INFINITY;
+        for (int i = 0; i < 8; i++) m[i] = NEG_INF;
         for (int y = y0; y < y1; y++) {
             for (int x = x0; x < x1; x++) {
                 float v[8];
@@ -42,7 +42,7 @@ extern "C" __global__ void maxpool_scalar(const half_t* in, long long inImage, i
         int oy = op / ow, ox = op % ow;
         int y0 = max(0, oy * strideY + offset), y1 = min(h, oy * strideY + offset + size);
         int x0 = max(0, ox * strideX + offset), x1 = min(w, ox * strideX + offset + size);
-        float m = -INFINITY;
+        float m = NEG_INF;
         for (int y = y0; y < y1; y++) {
             for (int x = x0; x < x1; x++) m = fmaxf(m, h2f(in[at(b, inImage, y * w + x, inPixel, inOffset, c)]));
         }

@@ -5,6 +5,10 @@
 
 #define NMS_MAX 1024   // candidates of one class in one image; more sets the overflow flag (host falls back)
 
+struct Box {   // centre x, y and size w, h, relative to the source image
+    float x, y, w, h;
+};
+
 #define KIND_DEFAULT 0
 #define KIND_GREEDY 1
 #define KIND_DIOU 2
@@ -16,20 +20,20 @@ __device__ __forceinline__ float overlap1(float c1, float s1, float c2, float s2
     return r - l;
 }
 
-__device__ __forceinline__ float box_iou(float4 a, float4 b) {
-    float ow = overlap1(a.x, a.z, b.x, b.z);
-    float oh = overlap1(a.y, a.w, b.y, b.w);
+__device__ __forceinline__ float box_iou(Box a, Box b) {
+    float ow = overlap1(a.x, a.w, b.x, b.w);
+    float oh = overlap1(a.y, a.h, b.y, b.h);
     if (ow <= 0 || oh <= 0) return 0.f;
     float inter = ow * oh;
-    float uni = a.z * a.w + b.z * b.w - inter;
+    float uni = a.w * a.h + b.w * b.h - inter;
     return uni == 0 ? 0.f : inter / uni;
 }
 
-__device__ __forceinline__ float box_diou(float4 a, float4 b, float beta) {
-    float top = fminf(a.y - a.w / 2, b.y - b.w / 2);
-    float bot = fmaxf(a.y + a.w / 2, b.y + b.w / 2);
-    float left = fminf(a.x - a.z / 2, b.x - b.z / 2);
-    float right = fmaxf(a.x + a.z / 2, b.x + b.z / 2);
+__device__ __forceinline__ float box_diou(Box a, Box b, float beta) {
+    float top = fminf(a.y - a.h / 2, b.y - b.h / 2);
+    float bot = fmaxf(a.y + a.h / 2, b.y + b.h / 2);
+    float left = fminf(a.x - a.w / 2, b.x - b.w / 2);
+    float right = fmaxf(a.x + a.w / 2, b.x + b.w / 2);
     float cw = right - left, ch = bot - top;
     float c = cw * cw + ch * ch;
     float iou = box_iou(a, b);
@@ -50,7 +54,7 @@ extern "C" __global__ void nms_per_class(const float* boxes, const float* probs,
     __shared__ float sProb[NMS_MAX];
     __shared__ int sKey[NMS_MAX];
     __shared__ int sIdx[NMS_MAX];
-    __shared__ float4 sBox[NMS_MAX];
+    __shared__ Box sBox[NMS_MAX];
     __shared__ unsigned char sAlive[NMS_MAX];
     __shared__ int sCount;
     int k = blockIdx.x, b = blockIdx.y, tid = threadIdx.x;
@@ -106,14 +110,14 @@ extern "C" __global__ void nms_per_class(const float* boxes, const float* probs,
     }
     for (int i = tid; i < m; i += blockDim.x) {
         long long c = (long long) b * cap + sIdx[i];
-        sBox[i] = make_float4(boxes[4 * c], boxes[4 * c + 1], boxes[4 * c + 2], boxes[4 * c + 3]);
+        sBox[i] = Box{boxes[4 * c], boxes[4 * c + 1], boxes[4 * c + 2], boxes[4 * c + 3]};
         sAlive[i] = 1;
     }
     __syncthreads();
     if (nmsThresh > 0.f) {
         for (int i = 0; i < m - 1; i++) {
             if (sAlive[i]) {   // same value in every thread: written before the last barrier
-                float4 bi = sBox[i];
+                Box bi = sBox[i];
                 for (int j = i + 1 + tid; j < m; j += blockDim.x) {
                     if (!sAlive[j]) continue;
                     float o = kind == KIND_GREEDY ? box_diou(bi, sBox[j], 0.6f)
@@ -130,14 +134,14 @@ extern "C" __global__ void nms_per_class(const float* boxes, const float* probs,
         int slot = atomicAdd(&recordCounts[b], 1);
         if (slot >= recordCap) continue;   // the host sees the count and falls back
         int* r = records + ((long long) b * recordCap + slot) * 8;
-        float4 box = sBox[i];
+        Box box = sBox[i];
         r[0] = sKey[i];
         r[1] = k;
         r[2] = __float_as_int(sProb[i]);
         r[3] = __float_as_int(box.x);
         r[4] = __float_as_int(box.y);
-        r[5] = __float_as_int(box.z);
-        r[6] = __float_as_int(box.w);
+        r[5] = __float_as_int(box.w);
+        r[6] = __float_as_int(box.h);
         r[7] = 0;
     }
 }

@@ -11,8 +11,8 @@ extern "C" __global__ void copy_channels_vec8(const half_t* in, long long inImag
         int rest = t / groups;
         int p = rest % pixels;
         int b = rest / pixels;
-        *reinterpret_cast<uint4*>(out + at(b, outImage, p, outPixel, outOffset, g << 3)) =
-                *reinterpret_cast<const uint4*>(in + at(b, inImage, p, inPixel, inOffset, g << 3));
+        *reinterpret_cast<vec16*>(out + at(b, outImage, p, outPixel, outOffset, g << 3)) =
+                *reinterpret_cast<const vec16*>(in + at(b, inImage, p, inPixel, inOffset, g << 3));
     }
 }
 

@@ -50,7 +50,7 @@ public final class GpuBuffer implements AutoCloseable {
     }
 
     /**
-     * Managed (unified) memory, zero-filled. Refuses when the request exceeds what {@code cudaMemGetInfo} reports
+     * Managed (unified) memory, not cleared (callers write before kernels read). Refuses when the request exceeds what {@code cudaMemGetInfo} reports
      * free: an over-committed managed allocation can hang a shared GPU, not only this process.
      */
     public static GpuBuffer managed(long bytes, String what) {
@@ -63,13 +63,7 @@ public final class GpuBuffer implements AutoCloseable {
         Pointer p = new Pointer();
         Status.cuda(cudaMallocManaged(p, Math.max(bytes, 16), cudaMemAttachGlobal),
                 "cudaMallocManaged " + mib(bytes) + " for " + what);
-        GpuBuffer b = new GpuBuffer(p, bytes, Kind.MANAGED, what);
-        b.host().clear();
-        for (long i = 0; i < bytes; i += 8) {
-            if (bytes - i >= 8) b.host().putLong((int) i, 0L);
-            else for (long j = i; j < bytes; j++) b.host().put((int) j, (byte) 0);
-        }
-        return b;
+        return new GpuBuffer(p, bytes, Kind.MANAGED, what);
     }
 
     /** Page-locked host memory for staging copies. */
