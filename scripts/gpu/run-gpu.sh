@@ -35,8 +35,7 @@ if [[ ",$PHASES," == *",tests,"* ]]; then
   SELECT=(--select-package io.argus.detector.cuda)
   if [ -n "${TESTS:-}" ]; then SELECT=(); for t in $TESTS; do SELECT+=(--select-class "io.argus.detector.cuda.$t"); done; fi
   timeout "${TEST_TIMEOUT:-480}" "$JAVA" "${JOPTS[@]}" -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
-    "${SELECT[@]}" --include-tag gpu --details=tree --disable-banner --disable-ansi-colors \
-    --reports-dir "$LOGS/junit" 2>&1 | tee "$LOGS/tests.log"
+    "${SELECT[@]}" --include-tag gpu --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$LOGS/tests.log"
   echo "tests exit: ${PIPESTATUS[0]}"
 fi
 

@@ -59,9 +59,12 @@ public final class CudaBench {
                         results.add(report(deviceTime(net, b, true), "forward, CUDA graph", b, flops));
                         results.add(report(deviceTime(net, b, false), "forward, no graph", b, flops));
                     }
+                    int found = 0;
+                    for (var d : backend.detect(frames, DetectParams.DEFAULT)) found += d.size();
                     results.add(report(wallTime(() -> backend.detect(frames, DetectParams.DEFAULT)),
                             "detect " + picture.width() + "x" + picture.height() + " frames end to end, " + mode
-                                    + " memory", b, flops));
+                                    + " memory, " + String.format(Locale.ROOT, "%.1f", found / (double) b)
+                                    + " detections/image", b, flops));
                 }
                 if (m == 0 && net.graphProblem() != null) out.println("CUDA graphs: " + net.graphProblem());
             }
