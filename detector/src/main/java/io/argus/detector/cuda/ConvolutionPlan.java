@@ -291,11 +291,11 @@ final class ConvolutionPlan {
                 Step s = steps.get(i);
                 boolean lastStep = i == steps.size() - 1;
                 CudnnDescriptor out = lastStep ? yt : virtual(keep, n, k, y);
-                CudnnDescriptor second = switch (s.operand) {
+                CudnnDescriptor second = s.operand == null ? null : switch (s.operand) {
                     case "bias" -> bt;
                     case "residual" -> rt;
                     case "activation input" -> activationInput;
-                    default -> null;
+                    default -> throw new IllegalStateException("unknown operand " + s.operand);
                 };
                 if (s.startsActivation) activationInput = current;
                 ops.add(pointwise(keep, s, current, second, out));

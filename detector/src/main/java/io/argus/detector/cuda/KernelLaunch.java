@@ -9,10 +9,12 @@ import org.bytedeco.cuda.cudart.CUstream_st;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.LongPointer;
 import org.bytedeco.javacpp.Pointer;
+import org.bytedeco.javacpp.PointerPointer;
 
 /**
- * One prepared kernel call: arguments laid out once in native memory (8 bytes per slot, the layout cuLaunchKernel
- * reads through its void** array), so a launch only rewrites the slots that change (the batch size) and goes.
+ * One prepared kernel call: arguments laid out once in native memory (8 bytes per slot, each pointed to by an
+ * entry of the void** array cuLaunchKernel reads; JavaCPP's PointerPointer overload passes that array itself, the
+ * Pointer overload would pass its address), so a launch only rewrites the slots that change (the batch size) and goes.
  * The driver copies argument values at launch (and at graph capture), so reusing the slots is safe.
  */
 final class KernelLaunch {
@@ -22,7 +24,7 @@ final class KernelLaunch {
     private final String name;
     private final BytePointer values;
     private final ByteBuffer slots;
-    private final LongPointer argv;
+    private final PointerPointer<Pointer> argv;   // void** kernelParams: slot addresses
     private int count;
 
     KernelLaunch(KernelLibrary kernels, String file, String name, int maxArgs) {
@@ -30,8 +32,9 @@ final class KernelLaunch {
         this.name = file + ":" + name;
         this.values = new BytePointer(8L * maxArgs);
         this.slots = values.asByteBuffer().order(ByteOrder.nativeOrder());
-        this.argv = new LongPointer(maxArgs);
-        for (int i = 0; i < maxArgs; i++) argv.put(i, values.address() + 8L * i);
+        this.argv = new PointerPointer<>(maxArgs);
+        LongPointer addresses = new LongPointer(argv);   // the same memory, written as raw addresses
+        for (int i = 0; i < maxArgs; i++) addresses.put(i, values.address() + 8L * i);
     }
 
     private int next() {
@@ -88,7 +91,7 @@ final class KernelLaunch {
 
     void launch(int gridX, int gridY, int block, CUstream_st stream) {
         Status.driver(cuLaunchKernel(function, Math.max(1, gridX), Math.max(1, gridY), 1, block, 1, 1, 0, stream,
-                argv, (Pointer) null), "launch " + name);
+                argv, (PointerPointer<?>) null), "launch " + name);
     }
 
     /** Grid for a grid-stride loop over {@code total} items: enough blocks to fill the device, no more. */
