@@ -2,7 +2,8 @@
 # One command on a GPU host without Java (run from the repository root, the bundle in .bundle-cuda/):
 #   .bundle-cuda/run-gpu.sh [PHASES]      PHASES: comma list of tests,bench,torch (default: all three)
 # env: MODELS (default "yolov4-tiny yolov3 yolov4"), BATCHES (1,8,32,64), COMPILE ("yolov4-tiny:64": model:batch
-# pairs timed with torch.compile max-autotune-no-cudagraphs, "" for none), BENCH_SECONDS (1), TEST_TIMEOUT (s),
+# pairs timed with torch.compile max-autotune-no-cudagraphs, "" for none), BENCH_SECONDS (0.5), AUTOTUNE (cuDNN
+# engines timed per convolution shape, 2), VERBOSE (plans per layer), TEST_TIMEOUT (s),
 # TESTS (JUnit class selector, default the whole io.argus.detector.cuda package), OUT (where logs go).
 # Prints a summary table last (scripts/gpu/summarize.py).
 set -u
@@ -12,7 +13,7 @@ PHASES="${1:-tests,bench,torch}"
 MODELS="${MODELS:-yolov4-tiny yolov3 yolov4}"
 BATCHES="${BATCHES:-1,8,32,64}"
 COMPILE="${COMPILE-yolov4-tiny:64}"
-BENCH_SECONDS="${BENCH_SECONDS:-1}"
+BENCH_SECONDS="${BENCH_SECONDS:-0.5}"
 LOGS="${OUT:-/tmp/argus-out}"
 mkdir -p "$LOGS"
 T=/tmp/argus-run
@@ -25,7 +26,7 @@ JAVA="$T/jre/bin/java"
 SP="$(python3 -c 'import site; print(site.getsitepackages()[0])')"
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:$SP/nvidia/cu13/lib:$SP/nvidia/cudnn/lib:${LD_LIBRARY_PATH:-}"
 export ARGUS_KERNEL_CACHE="$T/kernels"
-JOPTS=(-Xmx16g --enable-native-access=ALL-UNNAMED -Dargus.cuda.verbose="${VERBOSE:-false}")
+JOPTS=(-Xmx16g --enable-native-access=ALL-UNNAMED -Dargus.cuda.verbose="${VERBOSE:-false}" -Dargus.cuda.autotune="${AUTOTUNE:-2}")
 CP="$B/lib/*"
 nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total,utilization.gpu --format=csv,noheader
 "$JAVA" -version 2>&1 | head -1

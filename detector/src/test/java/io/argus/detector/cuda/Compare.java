@@ -32,6 +32,12 @@ final class Compare {
         return inter / (a.w() * a.h() + b.w() * b.h() - inter);
     }
 
+    /** Largest difference of the two boxes' corner coordinates, in pixels (also for empty, clipped boxes). */
+    static float maxCornerDistance(Box a, Box b) {
+        return Math.max(Math.max(Math.abs(a.x() - b.x()), Math.abs(a.y() - b.y())),
+                Math.max(Math.abs(a.x() + a.w() - b.x() - b.w()), Math.abs(a.y() + a.h() - b.y() - b.h())));
+    }
+
     /**
      * Detections of {@code a} with confidence at least {@code minConfidence} that have no detection of the same class
      * with IoU >= {@code minIou} in {@code b}; empty when every one is matched.

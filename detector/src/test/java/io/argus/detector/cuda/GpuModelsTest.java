@@ -32,7 +32,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * ({@link TestWeights}): FP16 GPU vs FP32 CPU relative L2 of the raw [yolo] outputs at most 1e-2 on the same input;
  * the full GPU pipeline (preprocess kernel, network, GPU decode + NMS) finds the same detections as the CPU backend
  * on sample images (IoU >= 0.95, for every detection at least 0.01 above the threshold); the GPU decode + NMS equals
- * the CPU's on the same head outputs; unified and device memory give identical results.
+ * the CPU's on the same head outputs (same detections in the same order, box corners within 0.05 px); unified and device memory give identical results.
  */
 @Tag("gpu")
 class GpuModelsTest {
@@ -131,7 +131,7 @@ class GpuModelsTest {
                         Detection e = expected.get(i);
                         Detection d = got.get(i);
                         if (e.classId() != d.classId() || e.confidence() != d.confidence()
-                                || Compare.iou(e.box(), d.box()) < 0.999f) {
+                                || Compare.maxCornerDistance(e.box(), d.box()) > 0.05f) {
                             failures.add("image " + b + " detection " + i + ": CPU post " + Compare.describe(e)
                                     + " vs GPU post " + Compare.describe(d));
                             break;
