@@ -81,6 +81,12 @@ public final class CudaBackend implements InferenceBackend {
         return frames.frameSlot(slot, bytes);
     }
 
+    /** Anchors over the threshold in all images of the last detect call (before NMS). */
+    public int lastCandidates() { return post.lastCandidates(); }
+
+    /** Images of the last detect call post-processed on the CPU (more candidates than the GPU buffers hold). */
+    public int lastCpuFallbacks() { return post.lastFallbacks(); }
+
     @Override
     public float[] headOutput(int head, int image) {
         if (image < 0 || image >= lastBatch) throw new IndexOutOfBoundsException("image " + image + " of " + lastBatch);

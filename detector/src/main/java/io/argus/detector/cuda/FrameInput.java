@@ -1,5 +1,8 @@
 package io.argus.detector.cuda;
 
+import static org.bytedeco.cuda.global.cudart.cudaGetLastError;
+import static org.bytedeco.cuda.global.cudart.cudaMemLocationTypeDevice;
+import static org.bytedeco.cuda.global.cudart.cudaMemPrefetchAsync;
 import static org.bytedeco.cuda.global.cudart.cudaMemcpyAsync;
 import static org.bytedeco.cuda.global.cudart.cudaMemcpyHostToDevice;
 
@@ -8,6 +11,7 @@ import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.post.InputGeometry;
 import java.nio.ByteBuffer;
 import java.util.List;
+import org.bytedeco.cuda.cudart.cudaMemLocation;
 import org.bytedeco.javacpp.Pointer;
 
 /**
@@ -31,6 +35,7 @@ final class FrameInput implements AutoCloseable {
     private GpuBuffer frames;    // managed (unified) or device
     private GpuBuffer staging;   // pinned (device mode)
     private long slotStride;
+    private boolean prefetch;
 
     FrameInput(DeviceContext ctx, MemoryMode mode, int maxBatch, NetworkSpec spec, TensorView input) {
         this.ctx = ctx;
@@ -40,6 +45,7 @@ final class FrameInput implements AutoCloseable {
         long info = (long) INFO_BYTES * maxBatch;
         this.infoHost = unified ? GpuBuffer.managed(info, "frame descriptions") : GpuBuffer.pinned(info, "frame descriptions");
         this.infoDevice = unified ? null : GpuBuffer.device(info, "frame descriptions");
+        this.prefetch = unified && ctx.device().concurrentManagedAccess() && !ctx.device().integrated();
         ensure(16L * 1024 * 1024);
         launch = new KernelLaunch(ctx.kernels(), "preprocess.cu", "letterbox_rgb_fp16", 7);
         framesSlot = launch.pointer(frames.address());
@@ -125,7 +131,9 @@ final class FrameInput implements AutoCloseable {
             info.putInt(o + 32, g.offsetY());
             info.putInt(o + 36, 0);
         }
-        if (!unified) {
+        if (unified) {
+            prefetch(offsets, images, n, stream);
+        } else {
             Status.cuda(cudaMemcpyAsync(frames.at(0), staging.at(0), total, cudaMemcpyHostToDevice, stream.handle()),
                     "cudaMemcpyAsync frames");
             Status.cuda(cudaMemcpyAsync(infoDevice.at(0), infoHost.at(0), (long) INFO_BYTES * n,
@@ -136,6 +144,25 @@ final class FrameInput implements AutoCloseable {
         launch.launch(Math.min((pixels + KernelLaunch.BLOCK - 1) / KernelLaunch.BLOCK, 4 * ctx.device().multiprocessors()),
                 n, KernelLaunch.BLOCK, stream.handle());
         return geometry;
+    }
+
+    /**
+     * Unified memory on a GPU that migrates pages on demand: move the frames to the GPU in bulk before the kernel
+     * reads them, instead of page fault by page fault. Where the driver refuses, frames are read as they are.
+     */
+    private void prefetch(long[] offsets, List<BgrImage> images, int n, GpuStream stream) {
+        if (!prefetch) return;
+        cudaMemLocation gpu = new cudaMemLocation();
+        gpu.type(cudaMemLocationTypeDevice).id(ctx.device().index());
+        int status = cudaMemPrefetchAsync(infoHost.at(0), (long) INFO_BYTES * n, gpu, 0, stream.handle());
+        for (int i = 0; i < n && status == 0; i++) {
+            status = cudaMemPrefetchAsync(frames.at(offsets[i]), bytesOf(images.get(i)), gpu, 0, stream.handle());
+        }
+        if (status != 0) {
+            cudaGetLastError();
+            prefetch = false;
+            CudaLog.info("unified memory: cudaMemPrefetchAsync returned " + status + "; frames migrate on demand");
+        }
     }
 
     private static boolean hasInPlace(boolean[] flags) {

@@ -50,6 +50,8 @@ final class GpuPostprocess implements AutoCloseable {
     private final int nmsThreshSlot;
     private final int nmsKindSlot;
     private final int nmsBetaSlot;
+    private int lastCandidates;
+    private int lastFallbacks;
 
     GpuPostprocess(DeviceContext ctx, MemoryMode mode, List<YoloHead> heads, int maxBatch) {
         this.ctx = ctx;
@@ -173,11 +175,15 @@ final class GpuPostprocess implements AutoCloseable {
         int[] candidates = new int[n];
         int[] found = new int[n];
         boolean[] fallback = new boolean[n];
+        lastCandidates = 0;
+        lastFallbacks = 0;
         for (int i = 0; i < n; i++) {
             candidates[i] = head.getInt(4 * i);
             found[i] = head.getInt(4 * (maxBatch + i));
             int overflow = head.getInt(4 * (2 * maxBatch + i));
             fallback[i] = candidates[i] > capacity || overflow != 0 || found[i] > recordCapacity;
+            lastCandidates += candidates[i];
+            if (fallback[i]) lastFallbacks++;
         }
         long recordBytes = 4L * RECORD_INTS * recordCapacity;
         if (!unified) {
@@ -217,6 +223,12 @@ final class GpuPostprocess implements AutoCloseable {
         }
         return out;
     }
+
+    /** Candidates (anchors over the threshold) in all images of the last call. */
+    int lastCandidates() { return lastCandidates; }
+
+    /** Images of the last call decoded on the CPU because the GPU buffers were too small for them. */
+    int lastFallbacks() { return lastFallbacks; }
 
     /** The CPU path for one image (too many candidates for the GPU buffers): same decode and NMS as CpuBackend. */
     private List<Detection> onCpu(int image, InputGeometry g, DetectParams params, List<String> names,

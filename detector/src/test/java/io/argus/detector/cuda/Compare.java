@@ -39,16 +39,29 @@ final class Compare {
     }
 
     /**
-     * Detections of {@code a} with confidence at least {@code minConfidence} that have no detection of the same class
-     * with IoU >= {@code minIou} in {@code b}; empty when every one is matched.
+     * Detections of {@code a} with confidence at least {@code minConfidence} that {@code b} lacks: no detection of
+     * the same class with IoU >= {@code minIou} (or, for boxes clipped to slivers where IoU means nothing, corners
+     * within 1 px). Not counted: a detection that {@code b} may rightly have suppressed in its NMS, because
+     * {@code b} holds a box of the same class overlapping it past the NMS threshold (less 0.01) whose confidence is
+     * at least its own less 0.01: which of two such boxes survives NMS can flip within FP16 rounding.
      */
-    static List<String> unmatched(List<Detection> a, List<Detection> b, float minConfidence, float minIou) {
+    static List<String> unmatched(List<Detection> a, List<Detection> b, float minConfidence, float minIou, float nms) {
         List<String> missing = new ArrayList<>();
         for (Detection d : a) {
             if (d.confidence() < minConfidence) continue;
             float best = 0;
-            for (Detection e : b) if (e.classId() == d.classId()) best = Math.max(best, iou(d.box(), e.box()));
-            if (best < minIou) missing.add(describe(d) + " (best IoU " + String.format(Locale.ROOT, "%.3f", best) + ")");
+            boolean matched = false;
+            boolean suppressible = false;
+            for (Detection e : b) {
+                if (e.classId() != d.classId()) continue;
+                float iou = iou(d.box(), e.box());
+                best = Math.max(best, iou);
+                if (iou >= minIou || maxCornerDistance(d.box(), e.box()) <= 1f) matched = true;
+                if (nms > 0 && iou > nms - 0.01f && e.confidence() >= d.confidence() - 0.01f) suppressible = true;
+            }
+            if (!matched && !suppressible) {
+                missing.add(describe(d) + " (best IoU " + String.format(Locale.ROOT, "%.3f", best) + ")");
+            }
         }
         return missing;
     }

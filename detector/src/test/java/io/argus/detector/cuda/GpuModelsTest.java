@@ -51,7 +51,7 @@ class GpuModelsTest {
         ModelWeights weights = TestWeights.random(spec, 11);
         List<BgrImage> images = List.of(BgrImage.read(TestFiles.sample("dog.jpg")),
                 BgrImage.read(TestFiles.sample("person.jpg")));
-        TestWeights.calibrate(spec, weights, images, 6);
+        TestWeights.calibrate(spec, weights, images, 4);
         Model model = new Model(spec, weights, Model.genericNames(spec.classes()));
         int n = images.size();
         int inputSize = spec.inputShape().size();
@@ -103,8 +103,8 @@ class GpuModelsTest {
             for (int b = 0; b < n; b++) {
                 total += cpuDets.get(b).size();
                 float strict = PARAMS.threshold() + 0.01f;
-                List<String> missing = Compare.unmatched(cpuDets.get(b), gpuDets.get(b), strict, 0.95f);
-                List<String> extra = Compare.unmatched(gpuDets.get(b), cpuDets.get(b), strict, 0.95f);
+                List<String> missing = Compare.unmatched(cpuDets.get(b), gpuDets.get(b), strict, 0.95f, PARAMS.nms());
+                List<String> extra = Compare.unmatched(gpuDets.get(b), cpuDets.get(b), strict, 0.95f, PARAMS.nms());
                 report.append(String.format(Locale.ROOT, " img %d: cpu %d gpu %d detections;", b, cpuDets.get(b).size(),
                         gpuDets.get(b).size()));
                 if (!missing.isEmpty()) failures.add("image " + b + ": CPU detections the GPU lacks: " + missing);
