@@ -32,6 +32,16 @@ final class Compare {
         return inter / (a.w() * a.h() + b.w() * b.h() - inter);
     }
 
+    /**
+     * Two boxes of which one is clipped to a sliver (under 2 px wide or high, where IoU means nothing) and whose
+     * corners agree within 1 px plus 5% of the longer side (what IoU >= 0.95 allows a box that size).
+     */
+    static boolean sliver(Box a, Box b) {
+        if (Math.min(Math.min(a.w(), a.h()), Math.min(b.w(), b.h())) >= 2) return false;
+        float side = Math.max(Math.max(a.w(), a.h()), Math.max(b.w(), b.h()));
+        return maxCornerDistance(a, b) <= 1 + 0.05f * side;
+    }
+
     /** Largest difference of the two boxes' corner coordinates, in pixels (also for empty, clipped boxes). */
     static float maxCornerDistance(Box a, Box b) {
         return Math.max(Math.max(Math.abs(a.x() - b.x()), Math.abs(a.y() - b.y())),
@@ -40,8 +50,7 @@ final class Compare {
 
     /**
      * Detections of {@code a} with confidence at least {@code minConfidence} that {@code b} lacks: no detection of
-     * the same class with IoU >= {@code minIou} (or, for boxes clipped to slivers where IoU means nothing, corners
-     * within 1 px). Not counted: a detection that {@code b} may rightly have suppressed in its NMS, because
+     * the same class with IoU >= {@code minIou} (or, for boxes clipped to slivers, see {@link #sliver}). Not counted: a detection that {@code b} may rightly have suppressed in its NMS, because
      * {@code b} holds a box of the same class overlapping it past the NMS threshold (less 0.01) whose confidence is
      * at least its own less 0.01: which of two such boxes survives NMS can flip within FP16 rounding.
      */
@@ -56,7 +65,7 @@ final class Compare {
                 if (e.classId() != d.classId()) continue;
                 float iou = iou(d.box(), e.box());
                 best = Math.max(best, iou);
-                if (iou >= minIou || maxCornerDistance(d.box(), e.box()) <= 1f) matched = true;
+                if (iou >= minIou || sliver(d.box(), e.box())) matched = true;
                 if (nms > 0 && iou > nms - 0.01f && e.confidence() >= d.confidence() - 0.01f) suppressible = true;
             }
             if (!matched && !suppressible) {

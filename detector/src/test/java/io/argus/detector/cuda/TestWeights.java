@@ -58,8 +58,8 @@ final class TestWeights {
 
     /**
      * Shifts each head's objectness and class biases, from the logits measured on {@code images} with the CPU
-     * network, so that the {@code boxes}-th largest objectness per image and the 99.5th percentile of class scores
-     * sit at p = 0.6: tens of detections per image instead of thousands or none.
+     * network, so that the {@code boxes}-th largest objectness per image sits at p = 0.6 and, on those anchors, the
+     * 99th percentile of class scores too: tens to hundreds of detections per image, not thousands or none.
      */
     static void calibrate(NetworkSpec spec, ModelWeights weights, List<BgrImage> images, int boxes) {
         int n = images.size();
@@ -82,25 +82,35 @@ final class TestWeights {
                 int entries = y.entries();
                 float[] in = new float[n * channels * plane];
                 net.output(conv.index() - 1).get(0, in);
-                float[] obj = new float[n * y.anchorsPerCell() * plane];
-                float[] cls = new float[n * y.anchorsPerCell() * plane * y.classes()];
+                int anchors = n * y.anchorsPerCell() * plane;
+                float[] obj = new float[anchors];
+                float[][] cls = new float[anchors][y.classes()];
                 int o = 0;
-                int k = 0;
                 for (int b = 0; b < n; b++) {
                     for (int a = 0; a < y.anchorsPerCell(); a++) {
-                        for (int p = 0; p < plane; p++) obj[o++] = logit(w, a * entries + 4, in, b, channels, plane, p);
-                        for (int c = 0; c < y.classes(); c++) {
-                            for (int p = 0; p < plane; p++) {
-                                cls[k++] = logit(w, a * entries + 5 + c, in, b, channels, plane, p);
+                        for (int p = 0; p < plane; p++, o++) {
+                            obj[o] = logit(w, a * entries + 4, in, b, channels, plane, p);
+                            for (int c = 0; c < y.classes(); c++) {
+                                cls[o][c] = logit(w, a * entries + 5 + c, in, b, channels, plane, p);
                             }
                         }
                     }
                 }
-                Arrays.sort(obj);
-                Arrays.sort(cls);
+                float[] sorted = obj.clone();
+                Arrays.sort(sorted);
+                float objCut = sorted[Math.max(0, anchors - boxes * n)];
+                // class scores of the anchors that will be boxes: their 99th percentile becomes p = 0.6
+                float[] top = new float[0];
+                for (int i = 0; i < anchors; i++) {
+                    if (obj[i] < objCut) continue;
+                    int from = top.length;
+                    top = Arrays.copyOf(top, from + y.classes());
+                    System.arraycopy(cls[i], 0, top, from, y.classes());
+                }
+                Arrays.sort(top);
                 // shifts only: scaling the logits up would scale the FP16 error of the head with them
-                float[] objMap = {1f, logit(0.6f) - obj[Math.max(0, obj.length - boxes * n)]};
-                float[] clsMap = {1f, logit(0.6f) - cls[(int) (cls.length * 0.995)]};
+                float[] objMap = {1f, logit(0.6f) - objCut};
+                float[] clsMap = {1f, logit(0.6f) - top[(int) (top.length * 0.99)]};
                 int perFilter = w.weights().length / conv.filters();
                 for (int a = 0; a < y.anchorsPerCell(); a++) {
                     scale(w, a * entries + 4, perFilter, objMap);
