@@ -33,13 +33,14 @@ final class Compare {
     }
 
     /**
-     * Two boxes of which one is clipped to a sliver (under 2 px wide or high, where IoU means nothing) and whose
-     * corners agree within 1 px plus 5% of the longer side (what IoU >= 0.95 allows a box that size).
+     * Two boxes of which one is thin (under 8 px wide or high: clipped to the border, or a random head's sliver),
+     * where a tenth of a pixel moves IoU by several percent, and whose corners agree within 1 px plus 2.5% of the
+     * longer side (the edge shift IoU >= 0.95 allows a square box of that side).
      */
     static boolean sliver(Box a, Box b) {
-        if (Math.min(Math.min(a.w(), a.h()), Math.min(b.w(), b.h())) >= 2) return false;
+        if (Math.min(Math.min(a.w(), a.h()), Math.min(b.w(), b.h())) >= 8) return false;
         float side = Math.max(Math.max(a.w(), a.h()), Math.max(b.w(), b.h()));
-        return maxCornerDistance(a, b) <= 1 + 0.05f * side;
+        return maxCornerDistance(a, b) <= 1 + 0.025f * side;
     }
 
     /** Largest difference of the two boxes' corner coordinates, in pixels (also for empty, clipped boxes). */
@@ -50,9 +51,10 @@ final class Compare {
 
     /**
      * Detections of {@code a} with confidence at least {@code minConfidence} that {@code b} lacks: no detection of
-     * the same class with IoU >= {@code minIou} (or, for boxes clipped to slivers, see {@link #sliver}). Not counted: a detection that {@code b} may rightly have suppressed in its NMS, because
-     * {@code b} holds a box of the same class overlapping it past the NMS threshold (less 0.01) whose confidence is
-     * at least its own less 0.01: which of two such boxes survives NMS can flip within FP16 rounding.
+     * the same class with IoU >= {@code minIou} (or, for thin boxes, see {@link #sliver}). Not counted: a detection
+     * that {@code b} may rightly have suppressed in its NMS, because {@code b} holds a box of the same class
+     * overlapping it past the NMS threshold (less 0.01) whose confidence is at least its own less 0.01: which of two
+     * such boxes survives NMS can flip within FP16 rounding.
      */
     static List<String> unmatched(List<Detection> a, List<Detection> b, float minConfidence, float minIou, float nms) {
         List<String> missing = new ArrayList<>();
