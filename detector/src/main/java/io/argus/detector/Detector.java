@@ -1,6 +1,10 @@
 package io.argus.detector;
 
 import io.argus.detector.cpu.CpuBackend;
+import io.argus.detector.cuda.CudaBackend;
+import io.argus.detector.cuda.CudaException;
+import io.argus.detector.cuda.CudaOptions;
+import io.argus.detector.cuda.CudaRuntime;
 import io.argus.detector.nn.InferenceBackend;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -79,14 +83,35 @@ public final class Detector implements AutoCloseable {
     @Override
     public void close() { backend.close(); }
 
-    /** Backend selection; CUDA joins here when present. */
+    /**
+     * Backend selection. CUDA: the GPU or a {@link io.argus.detector.cuda.CudaUnavailableException} naming the
+     * missing library or driver. AUTO: the GPU when CUDA is usable, else the CPU after one message on stderr saying
+     * why. CUDA settings (device, memory mode, ...) come from the argus.cuda.* system properties.
+     */
     static final class Backends {
+        private static volatile boolean fallbackReported;
+
         private Backends() {}
 
         static InferenceBackend create(Model model, Backend kind, int maxBatch) {
             return switch (kind) {
-                case CPU, AUTO -> new CpuBackend(model, maxBatch);
-                case CUDA -> throw new IllegalStateException("the CUDA backend is not available in this build");
+                case CPU -> new CpuBackend(model, maxBatch);
+                case CUDA -> CudaBackend.open(model, maxBatch, CudaOptions.fromSystemProperties());
+                case AUTO -> {
+                    String problem = CudaRuntime.problem();
+                    if (problem == null) {
+                        try {
+                            yield CudaBackend.open(model, maxBatch, CudaOptions.fromSystemProperties());
+                        } catch (CudaException e) {
+                            problem = e.getMessage();
+                        }
+                    }
+                    if (!fallbackReported) {
+                        fallbackReported = true;
+                        System.err.println("argus: backend auto: using the CPU, CUDA is not usable: " + problem);
+                    }
+                    yield new CpuBackend(model, maxBatch);
+                }
             };
         }
     }

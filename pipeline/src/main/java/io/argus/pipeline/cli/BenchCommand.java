@@ -3,6 +3,10 @@ package io.argus.pipeline.cli;
 import io.argus.detector.BgrImage;
 import io.argus.detector.Model;
 import io.argus.detector.cpu.CpuNetwork;
+import io.argus.detector.cuda.CudaBench;
+import io.argus.detector.cuda.CudaOptions;
+import io.argus.detector.cuda.CudaRuntime;
+import io.argus.detector.cuda.MemoryMode;
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.post.Preprocess;
 import io.argus.pipeline.bench.DarknetPeer;
@@ -33,6 +37,10 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--backend", defaultValue = "cpu", description = "cpu (default) or cuda")
     String backend;
 
+    @Option(names = "--memory", defaultValue = "device,unified", split = ",",
+            description = "cuda: memory modes timed end to end (device, unified, auto)")
+    List<String> memory;
+
     @Option(names = "--batch", defaultValue = "1", split = ",", description = "batch sizes, e.g. 1,8")
     int[] batches;
 
@@ -56,8 +64,9 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (backend.equalsIgnoreCase("cuda")) return cuda();
         if (!backend.equalsIgnoreCase("cpu")) {
-            throw new IllegalArgumentException("--backend " + backend + ": only cpu is available in this build");
+            throw new IllegalArgumentException("--backend " + backend + ": expected cpu or cuda");
         }
         Model m = model.load(false);
         System.out.println("model: " + m.spec() + (model.weights == null ? ", random weights (seed " + model.seed + ")" : ""));
@@ -104,6 +113,22 @@ final class BenchCommand implements Callable<Integer> {
             return null;
         }
         return null;
+    }
+
+    /**
+     * The CUDA path: per batch size the forward as a CUDA graph and without, and detect end to end in each memory
+     * mode; images/s, ms/batch and achieved TFLOP/s per line (peers for the GPU: scripts/gpu/torch_peer.py).
+     */
+    private int cuda() {
+        if (vs != null) throw new IllegalArgumentException("--vs is for the CPU; the GPU peer is scripts/gpu/torch_peer.py");
+        CudaRuntime.require();
+        Model m = model.load(false);
+        System.out.println("model: " + m.spec() + (model.weights == null ? ", random weights (seed " + model.seed + ")" : ""));
+        Path img = image != null ? image : ProjectPaths.sample("dog.jpg");
+        List<MemoryMode> modes = memory.stream().map(MemoryMode::parse).toList();
+        new CudaBench(seconds, minIterations, warmup, System.out).run(m, batches, BgrImage.read(img), modes,
+                CudaOptions.fromSystemProperties());
+        return 0;
     }
 
     private Peer peer(String name, Model m, Path weights, Path img, CpuNetwork net, int batch) {

@@ -1,0 +1,393 @@
+package io.argus.detector.cuda;
+
+import static org.bytedeco.cuda.global.cudart.cudaGetLastError;
+import static org.bytedeco.cuda.global.cudart.cudaGraphDestroy;
+import static org.bytedeco.cuda.global.cudart.cudaGraphExecDestroy;
+import static org.bytedeco.cuda.global.cudart.cudaGraphInstantiate;
+import static org.bytedeco.cuda.global.cudart.cudaGraphLaunch;
+import static org.bytedeco.cuda.global.cudart.cudaStreamBeginCapture;
+import static org.bytedeco.cuda.global.cudart.cudaStreamCaptureModeThreadLocal;
+import static org.bytedeco.cuda.global.cudart.cudaStreamEndCapture;
+
+import io.argus.detector.cuda.ConvolutionPlan.Epilogue;
+import io.argus.detector.darknet.ConvolutionalSpec;
+import io.argus.detector.darknet.LayerSpec;
+import io.argus.detector.darknet.MaxPoolSpec;
+import io.argus.detector.darknet.ModelWeights;
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.detector.darknet.RouteSpec;
+import io.argus.detector.darknet.Shape;
+import io.argus.detector.darknet.ShortcutSpec;
+import io.argus.detector.darknet.UpsampleSpec;
+import io.argus.detector.darknet.YoloSpec;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.bytedeco.cuda.cudart.CUgraphExec_st;
+import org.bytedeco.cuda.cudart.CUgraph_st;
+
+/**
+ * A network instantiated on one GPU in FP16 NHWC for up to {@code maxBatch} images. Every buffer is allocated here,
+ * once; each convolution is planned (and its cuDNN engine timed) for the largest batch here, smaller batches on
+ * first use. {@link #forward(int)} enqueues the whole network on the network's stream, replaying a CUDA graph
+ * captured per batch size.
+ */
+public final class CudaNetwork implements AutoCloseable {
+    private final NetworkSpec spec;
+    private final int maxBatch;
+    private final CudaOptions options;
+    private final DeviceContext ctx;
+    private final GpuStream stream = new GpuStream();
+    private final Workspace workspace = new Workspace();
+    private final List<GpuBuffer> buffers = new ArrayList<>();
+    private final TensorView input;
+    private final List<CudaLayer> layers = new ArrayList<>();
+    private final TensorView[] views;
+    private final Map<Integer, TensorView> ownViews = new HashMap<>();
+    private final Map<Integer, TensorView> routeViews = new HashMap<>();
+    private final Map<Integer, TensorView> fusedShortcuts = new HashMap<>();
+    private final Set<Integer> fusedAway = new HashSet<>();
+    private final List<YoloHead> heads = new ArrayList<>();
+    private final Set<Integer> prepared = new HashSet<>();
+    private final Map<Integer, CUgraphExec_st> graphs = new HashMap<>();
+    private final BufferPlan plan;
+    private int graphWorkspaceVersion = -1;
+    private String graphProblem;
+
+    public CudaNetwork(NetworkSpec spec, ModelWeights weights, int maxBatch, CudaOptions options) {
+        if (maxBatch <= 0) throw new IllegalArgumentException("maxBatch must be positive, got " + maxBatch);
+        Shape in = spec.inputShape();
+        if (in.channels() != 3) {
+            throw new IllegalArgumentException(spec.file() + ": [net] channels=" + in.channels()
+                    + ", the CUDA backend takes 3-channel (RGB) input");
+        }
+        this.spec = spec;
+        this.maxBatch = maxBatch;
+        this.options = options;
+        this.ctx = DeviceContext.of(options.device());
+        this.views = new TensorView[spec.layers().size()];
+        try {
+            this.input = TensorView.own(allocate(8L * in.plane(), "network input"), 3, in.height(), in.width());
+            this.plan = BufferPlan.of(spec, options.inPlace());
+            planRoutes();
+            long t0 = System.nanoTime();
+            synchronized (ctx.lock()) {
+                ctx.useStream(stream);
+                for (LayerSpec l : spec.layers()) {
+                    CudaLayer layer = build(l, weights);
+                    layers.add(layer);
+                    views[l.index()] = layer.output();
+                }
+                stream.synchronize();
+            }
+            prepared.add(maxBatch);
+            if (CudaLog.verbose()) {
+                CudaLog.info(spec.name() + " on " + ctx.device() + ", batch " + maxBatch + ", built in "
+                        + (System.nanoTime() - t0) / 1_000_000 + " ms:\n" + describe());
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    private long allocate(long halvesPerImage, String what) {
+        GpuBuffer b = GpuBuffer.device(2L * halvesPerImage * maxBatch, what);
+        buffers.add(b);
+        return b.address();
+    }
+
+    private TensorView own(int layer) {
+        return ownViews.computeIfAbsent(layer, i -> {
+            Shape s = spec.layers().get(i).output();
+            long base = allocate((long) TensorView.padded(s.channels()) * s.plane(), "output of layer " + i);
+            return TensorView.own(base, s.channels(), s.height(), s.width());
+        });
+    }
+
+    /** Buffers of the concatenating routes, outermost first, so a route placed inside another takes its slice. */
+    private void planRoutes() {
+        List<LayerSpec> all = spec.layers();
+        for (int r = all.size() - 1; r >= 0; r--) {
+            if (!(all.get(r) instanceof RouteSpec route) || BufferPlan.isView(route)) continue;
+            BufferPlan.Slot slot = plan.slot(r);
+            routeViews.put(r, slot != null
+                    ? routeViews.get(slot.route()).slice(slot.channelOffset(), route.output().channels())
+                    : own(r));
+        }
+    }
+
+    private TensorView slotView(int layer) {
+        BufferPlan.Slot slot = plan.slot(layer);
+        if (slot == null) return null;
+        return routeViews.get(slot.route()).slice(slot.channelOffset(), spec.layers().get(layer).output().channels());
+    }
+
+    private TensorView viewOf(int layer, LayerSpec reader) {
+        if (layer < 0) return input;
+        TensorView v = views[layer];
+        if (v == null) {
+            throw new IllegalArgumentException(spec.file() + " line " + reader.line() + ": layer " + reader.index()
+                    + " reads layer " + layer + " (" + spec.layers().get(layer).kind() + "), which the CUDA backend "
+                    + "cannot read as a feature map");
+        }
+        return v;
+    }
+
+    private CudaLayer build(LayerSpec l, ModelWeights weights) {
+        int i = l.index();
+        return switch (l) {
+            case ConvolutionalSpec c -> convolution(c, weights);
+            case MaxPoolSpec m -> new MaxPool(m, viewOf(i - 1, l), placedOrOwn(i), ctx);
+            case UpsampleSpec u -> new Upsample(u, viewOf(i - 1, l), placedOrOwn(i), ctx);
+            case ShortcutSpec s -> fusedShortcuts.containsKey(i)
+                    ? new Shortcut(s, fusedShortcuts.get(i))
+                    : new Shortcut(s, viewOf(i - 1, l), viewOf(s.from(), l), placedOrOwn(i), ctx);
+            case RouteSpec r -> {
+                TensorView[] ins = new TensorView[r.layers().length];
+                for (int k = 0; k < ins.length; k++) ins[k] = viewOf(r.layers()[k], l);
+                TensorView out = BufferPlan.isView(r) ? Route.viewOf(r, ins[0]) : routeViews.get(i);
+                yield new Route(r, ins, out, ctx);
+            }
+            case YoloSpec y -> {
+                YoloHead h = new YoloHead(y, viewOf(i - 1, l), maxBatch, ctx);
+                heads.add(h);
+                yield h;
+            }
+        };
+    }
+
+    private TensorView placedOrOwn(int layer) {
+        TensorView slot = slotView(layer);
+        return slot != null ? slot : own(layer);
+    }
+
+    private Convolution convolution(ConvolutionalSpec c, ModelWeights weights) {
+        int i = c.index();
+        Convolution conv = new Convolution(c, weights.conv(i), viewOf(i - 1, c), ctx, workspace, options.autotune());
+        CudaOptions.Fusion fusion = options.fusion();
+        ShortcutSpec next = fusableShortcut(i);
+        if (fusion == CudaOptions.Fusion.ALL && next != null) {
+            TensorView residual = viewOf(next.from(), c);
+            TensorView out = placedOrOwn(i + 1);
+            boolean ok = conv.configure(maxBatch, out, Epilogue.BIAS_ACTIVATION_RESIDUAL, residual, next.activation(),
+                    stream);
+            if (!ok && slotView(i + 1) != null) {
+                out = own(i + 1);
+                ok = conv.configure(maxBatch, out, Epilogue.BIAS_ACTIVATION_RESIDUAL, residual, next.activation(),
+                        stream);
+            }
+            if (ok) {
+                fusedShortcuts.put(i + 1, out);
+                fusedAway.add(i);
+                return conv;
+            }
+        }
+        if (fusion != CudaOptions.Fusion.NONE && configure(conv, i, Epilogue.BIAS_ACTIVATION)) return conv;
+        if (configure(conv, i, Epilogue.NONE)) return conv;
+        throw new CudaException(spec.file() + " line " + c.line() + ": cuDNN has no engine for layer " + i + " ("
+                + c.size() + "x" + c.size() + " convolution " + c.input() + " -> " + c.output() + ", stride "
+                + c.strideX() + ", groups " + c.groups() + ") on " + ctx.device());
+    }
+
+    private boolean configure(Convolution conv, int i, Epilogue e) {
+        TensorView slot = slotView(i);
+        if (slot != null && conv.configure(maxBatch, slot, e, null, null, stream)) return true;
+        return conv.configure(maxBatch, own(i), e, null, null, stream);
+    }
+
+    /** The [shortcut] right after convolution i when nothing else reads the convolution's output. */
+    private ShortcutSpec fusableShortcut(int i) {
+        List<LayerSpec> all = spec.layers();
+        if (i + 1 >= all.size() || !(all.get(i + 1) instanceof ShortcutSpec s) || s.from() == i) return null;
+        for (LayerSpec l : all) {
+            if (l.index() == i + 1) continue;
+            for (int in : l.inputs()) if (in == i) return null;
+        }
+        return s;
+    }
+
+    public NetworkSpec spec() { return spec; }
+
+    public int maxBatch() { return maxBatch; }
+
+    public GpuDevice device() { return ctx.device(); }
+
+    public GpuStream stream() { return stream; }
+
+    DeviceContext context() { return ctx; }
+
+    List<YoloHead> heads() { return heads; }
+
+    /** The input tensor: FP16 NHWC, 8 channels per pixel (RGB + 5 zeros). */
+    public TensorView input() { return input; }
+
+    /** Convolution FLOPs of one image. */
+    public long flops() { return spec.flops(); }
+
+    /** Why CUDA graphs are off for this network, or null while they are used (or not asked for). */
+    public String graphProblem() { return graphProblem; }
+
+    /** Enqueues the forward pass of the first {@code n} images on {@link #stream()}; does not wait. */
+    public void forward(int n) {
+        if (n <= 0 || n > maxBatch) throw new IllegalArgumentException("batch " + n + " outside 1.." + maxBatch);
+        ctx.device().makeCurrent();
+        synchronized (ctx.lock()) {
+            ctx.useStream(stream);
+            if (!prepared.contains(n)) {
+                for (CudaLayer l : layers) l.prepare(n, stream);
+                prepared.add(n);
+            }
+            if (options.graphs() && graphProblem == null) {
+                if (graphWorkspaceVersion != workspace.version()) {
+                    for (CUgraphExec_st g : graphs.values()) cudaGraphExecDestroy(g);
+                    graphs.clear();
+                    graphWorkspaceVersion = workspace.version();
+                }
+                CUgraphExec_st exec = graphs.get(n);
+                if (exec == null) exec = capture(n);
+                if (exec != null) {
+                    Status.cuda(cudaGraphLaunch(exec, stream.handle()), "cudaGraphLaunch");
+                    return;
+                }
+            }
+            runLayers(n);
+        }
+    }
+
+    /** Enqueues the forward pass layer by layer, without a CUDA graph (to measure what graphs save). */
+    public void forwardWithoutGraph(int n) {
+        if (n <= 0 || n > maxBatch) throw new IllegalArgumentException("batch " + n + " outside 1.." + maxBatch);
+        ctx.device().makeCurrent();
+        synchronized (ctx.lock()) {
+            ctx.useStream(stream);
+            if (!prepared.contains(n)) {
+                for (CudaLayer l : layers) l.prepare(n, stream);
+                prepared.add(n);
+            }
+            runLayers(n);
+        }
+    }
+
+    /** Enqueues every layer directly (what a graph replays). */
+    void runLayers(int n) {
+        for (CudaLayer l : layers) l.forward(n, stream);
+    }
+
+    private CUgraphExec_st capture(int n) {
+        runLayers(n);   // once outside capture: lazy initialisation inside cuDNN happens here
+        stream.synchronize();
+        Status.cuda(cudaStreamBeginCapture(stream.handle(), cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+        CUgraph_st graph = new CUgraph_st();
+        try {
+            runLayers(n);
+        } catch (RuntimeException e) {
+            cudaStreamEndCapture(stream.handle(), graph);
+            if (!graph.isNull()) cudaGraphDestroy(graph);
+            cudaGetLastError();
+            graphProblem = "capture failed: " + e.getMessage();
+            CudaLog.info("CUDA graphs off for " + spec.name() + ": " + graphProblem);
+            return null;
+        }
+        int s = cudaStreamEndCapture(stream.handle(), graph);
+        if (s != 0) {
+            cudaGetLastError();
+            graphProblem = "cudaStreamEndCapture returned " + s;
+            CudaLog.info("CUDA graphs off for " + spec.name() + ": " + graphProblem);
+            return null;
+        }
+        CUgraphExec_st exec = new CUgraphExec_st();
+        s = cudaGraphInstantiate(exec, graph, 0L);
+        cudaGraphDestroy(graph);
+        if (s != 0) {
+            cudaGetLastError();
+            graphProblem = "cudaGraphInstantiate returned " + s;
+            CudaLog.info("CUDA graphs off for " + spec.name() + ": " + graphProblem);
+            return null;
+        }
+        graphs.put(n, exec);
+        return exec;
+    }
+
+    /** Writes image {@code image} of the input from planar RGB floats (3 x H x W), as the CPU network takes it. */
+    public void setInput(int image, float[] planarRgb) {
+        int plane = input.pixels();
+        if (planarRgb.length != 3 * plane) {
+            throw new IllegalArgumentException("input of " + planarRgb.length + " floats, expected 3 x " + plane);
+        }
+        short[] nhwc = new short[8 * plane];
+        for (int c = 0; c < 3; c++) {
+            for (int p = 0; p < plane; p++) nhwc[8 * p + c] = Float.floatToFloat16(planarRgb[c * plane + p]);
+        }
+        stream.synchronize();
+        Transfers.upload(input.base() + (long) image * input.imageBytes(), nhwc);
+    }
+
+    /**
+     * Output of layer {@code layer} for image {@code image} of the last forward, as FP32 in Darknet's planar layout
+     * (C x H x W). Null for a convolution whose output only exists inside its fused shortcut. [yolo] layers give
+     * their activated output.
+     */
+    public float[] layerOutput(int layer, int image) {
+        stream.synchronize();
+        if (spec.layers().get(layer) instanceof YoloSpec) {
+            for (int h = 0; h < heads.size(); h++) if (heads.get(h).spec().index() == layer) return headOutput(h, image);
+        }
+        if (fusedAway.contains(layer)) return null;
+        TensorView v = views[layer];
+        short[] halves = Transfers.downloadHalves(v.base() + (long) image * v.imageBytes(), (int) v.imageStride());
+        int plane = v.pixels();
+        float[] out = new float[v.channels() * plane];
+        for (int c = 0; c < v.channels(); c++) {
+            for (int p = 0; p < plane; p++) {
+                out[c * plane + p] = Float.float16ToFloat(halves[p * v.pixelStride() + v.channelOffset() + c]);
+            }
+        }
+        return out;
+    }
+
+    /** Image {@code image} of the input tensor as planar RGB floats (3 x H x W), as the CPU network takes it. */
+    public float[] inputImage(int image) {
+        stream.synchronize();
+        int plane = input.pixels();
+        short[] nhwc = Transfers.downloadHalves(input.base() + (long) image * input.imageBytes(), 8 * plane);
+        float[] out = new float[3 * plane];
+        for (int c = 0; c < 3; c++) {
+            for (int p = 0; p < plane; p++) out[c * plane + p] = Float.float16ToFloat(nhwc[8 * p + c]);
+        }
+        return out;
+    }
+
+    /** Activated output of [yolo] head {@code head} (cfg order) for one image, Darknet layout, FP32. */
+    public float[] headOutput(int head, int image) {
+        stream.synchronize();
+        YoloHead h = heads.get(head);
+        int size = h.yolo().output().size();
+        return Transfers.downloadFloats(h.address() + 4L * image * size, size);
+    }
+
+    /** One line per layer: what runs (cuDNN engine and fusion, our kernels, in-place routes). */
+    public String describe() {
+        StringBuilder s = new StringBuilder();
+        for (CudaLayer l : layers) {
+            s.append(String.format("%4d %-14s %s%n", l.spec().index(), l.spec().kind(), l.describe()));
+        }
+        s.append("routes written in place: ").append(plan.placedCount()).append(" inputs");
+        return s.toString();
+    }
+
+    @Override
+    public void close() {
+        for (CUgraphExec_st g : graphs.values()) cudaGraphExecDestroy(g);
+        graphs.clear();
+        for (CudaLayer l : layers) l.close();
+        layers.clear();
+        for (GpuBuffer b : buffers) b.close();
+        buffers.clear();
+        workspace.close();
+        stream.close();
+    }
+}

@@ -1,0 +1,29 @@
+package io.argus.detector.cuda;
+
+import io.argus.detector.darknet.Activation;
+import io.argus.detector.darknet.YoloSpec.NmsKind;
+
+/** The integer codes kernels/*.cu use for activations (common.cuh) and NMS kinds (nms.cu). */
+final class KernelCodes {
+    private KernelCodes() {}
+
+    static int activation(Activation a) {
+        return switch (a) {
+            case LINEAR -> 0;
+            case LEAKY -> 1;
+            case RELU -> 2;
+            case LOGISTIC -> 3;
+            case MISH -> 4;
+            case SWISH -> 5;
+        };
+    }
+
+    static int nms(NmsKind k) {
+        return switch (k) {
+            case DEFAULT -> 0;
+            case GREEDY -> 1;
+            case DIOU -> 2;
+            case CORNERS -> 3;
+        };
+    }
+}

@@ -1,0 +1,74 @@
+package io.argus.detector.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.argus.detector.darknet.LayerSpec;
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.detector.darknet.RouteSpec;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+/** Which route inputs are written into place: checked by hand on yolov4-tiny, by invariants on every shipped cfg. */
+class BufferPlanTest {
+    @Test
+    void yolov4TinyWritesItsConcatenationsInPlace() {
+        NetworkSpec spec = NetworkSpec.load(TestFiles.cfg("yolov4-tiny"), 416, 416);
+        BufferPlan plan = BufferPlan.of(spec, true);
+        // route 6 = [5, 4]: 5 at channel 0, 4 (32 channels) after it
+        assertEquals(new BufferPlan.Slot(6, 0), plan.slot(5));
+        assertEquals(new BufferPlan.Slot(6, 32), plan.slot(4));
+        // route 8 = [2, 7]: layer 2 (64 channels) first, then 7
+        assertEquals(new BufferPlan.Slot(8, 0), plan.slot(2));
+        assertEquals(new BufferPlan.Slot(8, 64), plan.slot(7));
+        // layer 23 feeds routes 24 and 34: the later one owns it, route 24 copies it
+        assertEquals(new BufferPlan.Slot(34, 128), plan.slot(23));
+        assertEquals(new BufferPlan.Slot(24, 0), plan.slot(18));
+        // a grouped single-input route is a view, never a place
+        assertNull(plan.slot(3));
+        assertEquals(13, plan.placedCount());
+    }
+
+    @Test
+    void noPlacementWhenDisabled() {
+        NetworkSpec spec = NetworkSpec.load(TestFiles.cfg("yolov4-tiny"), 416, 416);
+        assertEquals(0, BufferPlan.of(spec, false).placedCount());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"yolov3-tiny", "yolov3", "yolov4-tiny", "yolov4-tiny-3l", "yolov4", "yolov4-csp",
+            "yolov7-tiny"})
+    void slotsAreAlignedDisjointAndMatchTheirRoute(String name) {
+        NetworkSpec spec = NetworkSpec.load(TestFiles.cfg(name), 416, 416);
+        BufferPlan plan = BufferPlan.of(spec, true);
+        Map<Integer, boolean[]> used = new HashMap<>();
+        for (LayerSpec l : spec.layers()) {
+            BufferPlan.Slot s = plan.slot(l.index());
+            if (s == null) continue;
+            RouteSpec r = (RouteSpec) spec.layers().get(s.route());
+            assertTrue(s.route() > l.index(), name + ": layer " + l.index() + " placed in an earlier route");
+            int channels = l.output().channels();
+            assertEquals(0, channels % 8, name + ": layer " + l.index() + " has " + channels + " channels");
+            assertEquals(0, s.channelOffset() % 8);
+            assertTrue(s.channelOffset() + channels <= r.output().channels());
+            // the slot is exactly where the route takes this layer (directly or through a reference route)
+            boolean found = false;
+            int offset = 0;
+            for (int i = 0; i < r.layers().length; i++) {
+                if (BufferPlan.aliasTarget(spec, r.layers()[i]) == l.index() && offset == s.channelOffset()) found = true;
+                offset += r.channelCount(i);
+            }
+            assertTrue(found, name + ": layer " + l.index() + " slot does not match route " + s.route());
+            boolean[] taken = used.computeIfAbsent(s.route(), k -> new boolean[r.output().channels()]);
+            for (int c = s.channelOffset(); c < s.channelOffset() + channels; c++) {
+                assertTrue(!taken[c], name + ": channel " + c + " of route " + s.route() + " written twice");
+                taken[c] = true;
+            }
+        }
+    }
+}

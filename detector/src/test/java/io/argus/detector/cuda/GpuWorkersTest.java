@@ -1,0 +1,49 @@
+package io.argus.detector.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.argus.detector.BgrImage;
+import io.argus.detector.DetectParams;
+import io.argus.detector.Detection;
+import io.argus.detector.Model;
+import io.argus.detector.cpu.CpuBackend;
+import io.argus.detector.darknet.NetworkSpec;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The several-GPU dispatcher with CPU backends standing in for devices: every batch comes back with the same
+ * detections a single backend gives, in order, and the load spreads over all workers.
+ */
+class GpuWorkersTest {
+    @Test
+    void spreadsBatchesOverWorkersWithTheSameResults() {
+        NetworkSpec spec = NetworkSpec.load(TestFiles.cfg("yolov4-tiny"), 96, 96);
+        var weights = TestWeights.random(spec, 3);
+        List<BgrImage> images = List.of(BgrImage.read(TestFiles.sample("dog.jpg")),
+                BgrImage.read(TestFiles.sample("person.jpg")));
+        TestWeights.calibrate(spec, weights, images, 4);
+        Model model = new Model(spec, weights, Model.genericNames(spec.classes()));
+        DetectParams params = new DetectParams(0.25f, 0.45f, null);
+        List<List<Detection>> expected;
+        try (CpuBackend single = new CpuBackend(model, 2)) {
+            expected = single.detect(images, params);
+        }
+        assertTrue(expected.get(0).size() + expected.get(1).size() > 0, "the calibrated weights detect something");
+        try (GpuWorkers workers = new GpuWorkers(2, i -> new CpuBackend(model, 2))) {
+            List<CompletableFuture<List<List<Detection>>>> pending = new ArrayList<>();
+            for (int i = 0; i < 6; i++) pending.add(workers.submit(images, params));
+            for (CompletableFuture<List<List<Detection>>> f : pending) assertEquals(expected, f.join());
+            // a batch larger than a backend's max batch is split and reassembled in order
+            List<BgrImage> four = List.of(images.get(0), images.get(1), images.get(0), images.get(1));
+            List<List<Detection>> got = workers.submit(four, params).join();
+            assertEquals(List.of(expected.get(0), expected.get(1), expected.get(0), expected.get(1)), got);
+            int[] done = workers.completedBatches();
+            assertEquals(7, done[0] + done[1]);
+            assertTrue(done[0] > 0 && done[1] > 0, "both workers got batches: " + done[0] + ", " + done[1]);
+        }
+    }
+}

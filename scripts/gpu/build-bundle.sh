@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds a self-contained bundle for running the GPU tests and benchmarks on a GPU host that has no Java:
+# a jlink runtime (xz tarball), the jars (detector + tests, pipeline for `argus bench`, JavaCPP + the CUDA JNI
+# bindings, OpenBLAS for the CPU reference, the JUnit console), this directory's scripts. No FFmpeg, no OpenCV.
+#   scripts/gpu/build-bundle.sh [OUT_DIR]       (default: .bundle-cuda in the repository root)
+# Then on the GPU host, from the repository root: OUT_DIR/run-gpu.sh [quick|full]
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+OUT="${1:-$ROOT/.bundle-cuda}"
+JDK="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
+JUNIT_CONSOLE=1.14.4
+export JAVA_HOME="$JDK"
+
+cd "$ROOT"
+mvn -B -q package -DskipTests >&2
+M2="${MAVEN_REPO:-$HOME/.m2/repository}"
+console="$M2/org/junit/platform/junit-platform-console-standalone/$JUNIT_CONSOLE/junit-platform-console-standalone-$JUNIT_CONSOLE.jar"
+if [ ! -f "$console" ]; then
+  mvn -B -q dependency:get -Dartifact=org.junit.platform:junit-platform-console-standalone:$JUNIT_CONSOLE >&2
+fi
+
+rm -rf "$OUT"
+mkdir -p "$OUT/lib"
+# runtime jars of the CLI (includes detector, trainer, javacpp, cuda, openblas), minus OpenCV and FFmpeg
+for j in pipeline/target/lib/*.jar; do
+  case "$(basename "$j")" in opencv-*|ffmpeg-*|javacv-*) continue ;; esac
+  cp "$j" "$OUT/lib/"
+done
+cp pipeline/target/argus-pipeline-*.jar "$OUT/lib/"
+cp detector/target/argus-detector-*-tests.jar "$OUT/lib/"
+cp "$console" "$OUT/lib/"
+
+# a Java runtime with only the modules these jars use
+rm -rf "$OUT/jre"
+"$JDK/bin/jlink" --add-modules java.base,java.desktop,java.logging,java.management,java.naming,java.sql,java.xml,jdk.unsupported,jdk.zipfs \
+  --strip-debug --no-header-files --no-man-pages --compress zip-0 --output "$OUT/jre"
+rm -f "$OUT"/jre/lib/server/*.jsa
+tar -C "$OUT" -cf - jre | xz -9 -T0 > "$OUT/jre.tar.xz"
+rm -rf "$OUT/jre"
+
+cp scripts/gpu/run-gpu.sh scripts/gpu/torch_peer.py scripts/gpu/summarize.py "$OUT/"
+chmod +x "$OUT/run-gpu.sh"
+du -sh "$OUT" >&2
+echo "$OUT"

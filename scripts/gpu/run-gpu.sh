@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# One command on a GPU host without Java (run from the repository root, the bundle in .bundle-cuda/):
+#   .bundle-cuda/run-gpu.sh [PHASES]      PHASES: comma list of tests,bench,torch (default: all three)
+# env: MODELS (default "yolov4-tiny yolov3 yolov4"), BATCHES (1,8,32,64), COMPILE ("yolov4-tiny:64": model:batch
+# pairs timed with torch.compile max-autotune-no-cudagraphs, "" for none), BENCH_SECONDS (0.5), AUTOTUNE (cuDNN
+# engines timed per convolution shape, 2), VERBOSE (plans per layer), TEST_TIMEOUT (s),
+# TESTS (JUnit class selector, default the whole io.argus.detector.cuda package), OUT (where logs go).
+# Prints a summary table last (scripts/gpu/summarize.py).
+set -u
+B="$(cd "$(dirname "$0")" && pwd)"
+cd "$B/.."
+PHASES="${1:-tests,bench,torch}"
+MODELS="${MODELS:-yolov4-tiny yolov3 yolov4}"
+BATCHES="${BATCHES:-1,8,32,64}"
+COMPILE="${COMPILE-yolov4-tiny:64}"
+BENCH_SECONDS="${BENCH_SECONDS:-0.5}"
+LOGS="${OUT:-/tmp/argus-out}"
+mkdir -p "$LOGS"
+T=/tmp/argus-run
+mkdir -p "$T"
+log() { echo "=== $* ($(date +%T))"; }
+
+log "unpacking the Java runtime"
+[ -x "$T/jre/bin/java" ] || tar -xJf "$B/jre.tar.xz" -C "$T"
+JAVA="$T/jre/bin/java"
+SP="$(python3 -c 'import site; print(site.getsitepackages()[0])')"
+export LD_LIBRARY_PATH="/usr/local/cuda/lib64:$SP/nvidia/cu13/lib:$SP/nvidia/cudnn/lib:${LD_LIBRARY_PATH:-}"
+export ARGUS_KERNEL_CACHE="$T/kernels"
+JOPTS=(-Xmx16g --enable-native-access=ALL-UNNAMED -Dargus.cuda.verbose="${VERBOSE:-false}" -Dargus.cuda.autotune="${AUTOTUNE:-2}")
+CP="$B/lib/*"
+nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total,utilization.gpu --format=csv,noheader
+"$JAVA" -version 2>&1 | head -1
+
+if [[ ",$PHASES," == *",tests,"* ]]; then
+  log "GPU tests"
+  SELECT=(--select-package io.argus.detector.cuda)
+  if [ -n "${TESTS:-}" ]; then SELECT=(); for t in $TESTS; do SELECT+=(--select-class "io.argus.detector.cuda.$t"); done; fi
+  timeout "${TEST_TIMEOUT:-480}" "$JAVA" "${JOPTS[@]}" -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
+    "${SELECT[@]}" --include-tag gpu --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$LOGS/tests.log"
+  echo "tests exit: ${PIPESTATUS[0]}"
+fi
+
+for model in $MODELS; do
+  cfg="config/models/cfg/$model.cfg"
+  W="$T/$model.weights"
+  [ -f "$W" ] || "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli weights init --cfg "$cfg" --seed 1 --out "$W"
+  if [[ ",$PHASES," == *",bench,"* ]]; then
+    log "argus bench $model"
+    echo "### model $model" | tee -a "$LOGS/bench.log"
+    timeout "${BENCH_TIMEOUT:-300}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench --backend cuda \
+      --cfg "$cfg" --weights "$W" --width 416 --height 416 --batch "$BATCHES" --seconds "$BENCH_SECONDS" --warmup 3 \
+      2>&1 | tee -a "$LOGS/bench.log"
+  fi
+  if [[ ",$PHASES," == *",torch,"* ]]; then
+    log "PyTorch peer $model"
+    echo "### model $model" | tee -a "$LOGS/torch.log"
+    compile=""
+    for pair in $COMPILE; do [ "${pair%%:*}" = "$model" ] && compile="${pair#*:}"; done
+    PYTHONUNBUFFERED=1 timeout "${TORCH_TIMEOUT:-420}" python3 "$B/torch_peer.py" --cfg "$cfg" --weights "$W" --size 416 \
+      --batch "$BATCHES" --seconds "$BENCH_SECONDS" ${compile:+--compile-batch "$compile"} 2>&1 | tee -a "$LOGS/torch.log"
+  fi
+done
+
+log "summary"
+python3 "$B/summarize.py" "$LOGS/bench.log" "$LOGS/torch.log" | tee "$LOGS/summary.md"
