@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds a self-contained bundle for running the GPU tests and benchmarks on a GPU host that has no Java:
 # a jlink runtime (xz tarball), the jars (detector + tests, pipeline for `argus bench`, JavaCPP + the CUDA JNI
-# bindings, OpenBLAS for the CPU reference, the JUnit console), this directory's scripts. No FFmpeg, no OpenCV.
+# bindings, oneDNN's natives for the CPU reference as an xz tarball, the JUnit console), this directory's scripts.
+# No FFmpeg, no OpenCV. The whole must stay under the device tool's 64 MiB.
 #   scripts/gpu/build-bundle.sh [OUT_DIR]       (default: .bundle-cuda in the repository root)
 # Then on the GPU host, from the repository root: OUT_DIR/run-gpu.sh [quick|full]
 set -euo pipefail
@@ -21,11 +22,18 @@ fi
 
 rm -rf "$OUT"
 mkdir -p "$OUT/lib"
-# runtime jars of the CLI (includes detector, trainer, javacpp, cuda, openblas), minus OpenCV and FFmpeg
+# runtime jars of the CLI (detector, trainer, javacpp, cuda, dnnl for the CPU reference), minus OpenCV (and the
+# OpenBLAS it loads) and FFmpeg
 for j in pipeline/target/lib/*.jar; do
-  case "$(basename "$j")" in opencv-*|ffmpeg-*|javacv-*) continue ;; esac
+  case "$(basename "$j")" in opencv-*|ffmpeg-*|javacv-*|openblas-*) continue ;; esac
   cp "$j" "$OUT/lib/"
 done
+# oneDNN's native jar is 27 MB deflated, 16 MB as xz: ship its contents as a tarball, unpacked there onto the classpath
+dnnl_jar=$(ls "$OUT"/lib/dnnl-*-linux-x86_64.jar)
+mkdir -p "$OUT/dnnl-natives"
+(cd "$OUT/dnnl-natives" && unzip -q "$dnnl_jar")
+tar -C "$OUT" -cf - dnnl-natives | xz -9 -T0 > "$OUT/dnnl-natives.tar.xz"
+rm -rf "$OUT/dnnl-natives" "$dnnl_jar"
 cp pipeline/target/argus-pipeline-*.jar "$OUT/lib/"
 cp detector/target/argus-detector-*-tests.jar "$OUT/lib/"
 cp "$console" "$OUT/lib/"

@@ -22,12 +22,13 @@ log() { echo "=== $* ($(date +%T))"; }
 
 log "unpacking the Java runtime"
 [ -x "$T/jre/bin/java" ] || tar -xJf "$B/jre.tar.xz" -C "$T"
+[ -d "$T/dnnl-natives" ] || tar -xJf "$B/dnnl-natives.tar.xz" -C "$T"
 JAVA="$T/jre/bin/java"
 SP="$(python3 -c 'import site; print(site.getsitepackages()[0])')"
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:$SP/nvidia/cu13/lib:$SP/nvidia/cudnn/lib:${LD_LIBRARY_PATH:-}"
 export ARGUS_KERNEL_CACHE="$T/kernels"
 JOPTS=(-Xmx16g --enable-native-access=ALL-UNNAMED -Dargus.cuda.verbose="${VERBOSE:-false}" -Dargus.cuda.autotune="${AUTOTUNE:-2}")
-CP="$B/lib/*"
+CP="$B/lib/*:$T/dnnl-natives"
 nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total,utilization.gpu --format=csv,noheader
 "$JAVA" -version 2>&1 | head -1
 

@@ -28,6 +28,7 @@ public final class CpuNetwork implements AutoCloseable {
     private final Dnnl.Resources resources = new Dnnl.Resources();
     private final List<LayerOutput> outputs = new ArrayList<>();
     private final List<CpuLayer> layers = new ArrayList<>();
+    private int lastBatch;
 
     public CpuNetwork(NetworkSpec spec, ModelWeights weights, int maxBatch) {
         if (maxBatch <= 0) throw new IllegalArgumentException("maxBatch must be positive, got " + maxBatch);
@@ -101,6 +102,7 @@ public final class CpuNetwork implements AutoCloseable {
         check(n);
         for (int i = 0; i < layers.size(); i++) layers.get(i).forward(n);   // index loop: no Iterator per frame
         Dnnl.check(dnnl.dnnl_stream_wait(stream), "stream_wait");
+        lastBatch = n;
     }
 
     /**
@@ -116,6 +118,7 @@ public final class CpuNetwork implements AutoCloseable {
             Dnnl.check(dnnl.dnnl_stream_wait(stream), "stream_wait");
             ns[i] = System.nanoTime() - t;
         }
+        lastBatch = n;
         return ns;
     }
 
@@ -130,6 +133,18 @@ public final class CpuNetwork implements AutoCloseable {
     public FloatBuffer output(int index, int n) { return outputs.get(index).buffer(n); }
 
     public int outputOffset(int index, int n) { return outputs.get(index).offset(n); }
+
+    /**
+     * A copy of layer {@code index}'s output for image {@code image} of the last forward pass, wherever it lives (for
+     * tests and tools; allocates).
+     */
+    public float[] outputImage(int index, int image) {
+        if (image < 0 || image >= lastBatch) throw new IndexOutOfBoundsException("image " + image + " of " + lastBatch);
+        int size = spec.layers().get(index).output().size();
+        float[] out = new float[size];
+        outputs.get(index).buffer(lastBatch).get(outputs.get(index).offset(lastBatch) + image * size, out);
+        return out;
+    }
 
     /** Output of a layer that no route writes in place ([yolo] heads, for one): image i at i x output size. */
     public FloatBuffer output(int index) {

@@ -81,7 +81,10 @@ final class TestWeights {
                 int plane = y.output().plane();
                 int entries = y.entries();
                 float[] in = new float[n * channels * plane];
-                net.output(conv.index() - 1).get(0, in);
+                for (int b = 0; b < n; b++) {
+                    float[] one = net.outputImage(conv.index() - 1, b);
+                    System.arraycopy(one, 0, in, b * one.length, one.length);
+                }
                 int anchors = n * y.anchorsPerCell() * plane;
                 float[] obj = new float[anchors];
                 float[][] cls = new float[anchors][y.classes()];

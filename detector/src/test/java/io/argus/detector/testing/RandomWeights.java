@@ -10,7 +10,6 @@ import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.ShortcutSpec;
 import io.argus.detector.darknet.YoloSpec;
 import io.argus.detector.post.Preprocess;
-import java.nio.FloatBuffer;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -104,9 +103,7 @@ public final class RandomWeights {
             for (int h = 0; h < heads.size(); h++) {
                 YoloSpec y = heads.get(h);
                 ConvolutionalSpec conv = (ConvolutionalSpec) spec.layers().get(y.index() - 1);
-                FloatBuffer b = net.output(conv.index());
-                float[] v = new float[y.output().size()];
-                b.get(0, v);
+                float[] v = net.outputImage(conv.index(), 0);
                 if (conv.activation() == io.argus.detector.darknet.Activation.LOGISTIC) {
                     for (int i = 0; i < v.length; i++) v[i] = logit(Math.min(1 - 1e-6f, Math.max(1e-6f, v[i])));
                 }
