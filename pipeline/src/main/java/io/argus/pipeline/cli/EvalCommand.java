@@ -6,6 +6,7 @@ import io.argus.detector.darknet.WeightsFile;
 import io.argus.trainer.data.DataFile;
 import io.argus.trainer.data.Dataset;
 import io.argus.trainer.eval.Evaluator;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -32,6 +33,7 @@ final class EvalCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (!Files.isRegularFile(weights)) throw new IllegalArgumentException("--weights: no such file " + weights);
         NetworkSpec spec = NetworkSpec.load(cfg);
         for (String w : spec.warnings()) System.err.println("warning: " + w);
         DataFile d = DataFile.read(data);

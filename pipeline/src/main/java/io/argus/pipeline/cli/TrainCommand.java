@@ -3,6 +3,7 @@ package io.argus.pipeline.cli;
 import io.argus.trainer.train.IterationStats;
 import io.argus.trainer.train.TrainingRun;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -54,12 +55,15 @@ final class TrainCommand implements Callable<Integer> {
             default -> throw new IllegalArgumentException("--precision: expected fp32 or fp16, found " + precision);
         };
         if (resume && weights != null) throw new IllegalArgumentException("--resume and --weights exclude each other");
+        if (weights != null && !Files.isRegularFile(weights)) {
+            throw new IllegalArgumentException("--weights: no such file " + weights);
+        }
         Progress progress = new Progress(System.out, System.console() != null);
         TrainingRun.Result r = TrainingRun.run(new TrainingRun.Options(cfg, weights, data, maxBatches, out,
                 checkpointEvery, resume, seed, threads, fp16), progress);
         progress.finish();
         System.out.printf(Locale.ROOT, "wrote %s after %d iterations (loss scale %s, %d skipped steps)%n", r.weights(),
-                r.iterations(), r.lossScale(), r.skipped());
+                r.iterations(), Progress.compact(r.lossScale()), r.skipped());
         return 0;
     }
 

@@ -10,6 +10,7 @@ import io.argus.trainer.data.Dataset;
 import io.argus.trainer.loss.Truth;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntFunction;
 
 /**
  * Runs the inference engine (the CPU backend, as deployed) over a labelled dataset and scores it: detections at
@@ -28,14 +29,20 @@ public final class Evaluator {
     private Evaluator() {}
 
     public static Result evaluate(Model model, Dataset data, int batch) {
+        return evaluate(model, data.size(), data::image, i -> data.sample(i).truths(), batch);
+    }
+
+    /** Scores {@code count} images given by index, with their objects relative to each image. */
+    public static Result evaluate(Model model, int count, IntFunction<BgrImage> image,
+                                  IntFunction<List<Truth>> truths, int batch) {
         MeanAveragePrecision map = new MeanAveragePrecision(model.spec().classes());
         int detections = 0;
         try (CpuBackend backend = new CpuBackend(model, batch)) {
             DetectParams params = new DetectParams(THRESHOLD, NMS, null);
-            for (int start = 0; start < data.size(); start += batch) {
-                int end = Math.min(data.size(), start + batch);
+            for (int start = 0; start < count; start += batch) {
+                int end = Math.min(count, start + batch);
                 List<BgrImage> images = new ArrayList<>();
-                for (int i = start; i < end; i++) images.add(data.image(i));
+                for (int i = start; i < end; i++) images.add(image.apply(i));
                 List<List<Detection>> found = backend.detect(images, params);
                 for (int i = start; i < end; i++) {
                     BgrImage img = images.get(i - start);
@@ -44,7 +51,7 @@ public final class Evaluator {
                         map.addDetection(i, d.classId(), d.confidence(), d.box());
                         detections++;
                     }
-                    for (Truth t : data.sample(i).truths()) {
+                    for (Truth t : truths.apply(i)) {
                         map.addTruth(i, t.classId(), new Box(t.left() * img.width(), t.top() * img.height(),
                                 t.w() * img.width(), t.h() * img.height()));
                     }
@@ -52,6 +59,6 @@ public final class Evaluator {
             }
         }
         return new Result(map.meanAveragePrecision(0.5), map.meanAveragePrecision50to95(),
-                map.averagePrecisions(0.5), data.size(), map.truthCount(), detections);
+                map.averagePrecisions(0.5), count, map.truthCount(), detections);
     }
 }
