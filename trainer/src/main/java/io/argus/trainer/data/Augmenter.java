@@ -18,7 +18,10 @@ public final class Augmenter {
 
     private Augmenter() {}
 
-    /** Picks an image per tile from {@code dataset} through {@code pick}; returns the boxes, relative to the input. */
+    /**
+     * One augmented training image drawn at random from {@code dataset} (four with mosaic) into {@code out} at
+     * {@code offset}; returns its boxes relative to the input.
+     */
     public static List<Truth> sample(Dataset dataset, Augmentation aug, SplittableRandom rnd, int netW, int netH,
                                      float[] out, int offset) {
         if (!aug.mosaic()) {

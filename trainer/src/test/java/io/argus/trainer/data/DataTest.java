@@ -116,6 +116,26 @@ class DataTest {
     }
 
     @Test
+    void mosaicTilesFourImagesAndKeepsEachBoxInsideItsTile() {
+        Path data = SyntheticScenes.write(dir.resolve("m"), 8, 5, 128, 0.25);
+        Dataset ds = Dataset.fromList(DataFile.read(data).requireTrain(), 5);
+        Augmentation aug = new Augmentation(0.2f, 0.1f, 1.5f, 1.5f, true, true);
+        int net = 96;
+        int boxes = 0;
+        for (int seed = 0; seed < 10; seed++) {
+            float[] out = new float[3 * net * net];
+            java.util.Arrays.fill(out, Float.NaN);
+            List<Truth> truths = Augmenter.sample(ds, aug, new SplittableRandom(seed), net, net, out, 0);
+            for (float v : out) assertTrue(v >= 0 && v <= 1, "every pixel written, in [0,1]");
+            for (Truth t : truths) {
+                assertTrue(t.left() >= 0 && t.right() <= 1.0001f && t.top() >= 0 && t.bottom() <= 1.0001f, t.toString());
+                boxes++;
+            }
+        }
+        assertTrue(boxes >= 20, "boxes from four images per sample: " + boxes);
+    }
+
+    @Test
     void syntheticScenesAreReproducibleAndLabelled() {
         SyntheticScenes.Scene a = SyntheticScenes.render(128, 128, 9, 3);
         SyntheticScenes.Scene b = SyntheticScenes.render(128, 128, 9, 3);
