@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
 /** The {@code argus} command line: one subcommand per job. */
 @Command(name = "argus", mixinStandardHelpOptions = true, version = "argus 0.1.0",
         description = "Real-time video analytics: Darknet-compatible YOLO on the JVM.",
-        subcommands = {DetectCommand.class, BenchCommand.class, WeightsCommand.class, RunCommand.class})
+        subcommands = {DetectCommand.class, BenchCommand.class, WeightsCommand.class, RunCommand.class,
+                TrainCommand.class, EvalCommand.class, DatasetCommand.class})
 public final class ArgusCli {
     public static void main(String[] args) {
         System.exit(run(args));

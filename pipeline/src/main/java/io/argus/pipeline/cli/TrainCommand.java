@@ -1,0 +1,132 @@
+package io.argus.pipeline.cli;
+
+import io.argus.trainer.train.IterationStats;
+import io.argus.trainer.train.TrainingRun;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code argus train}: trains a Darknet cfg on a Darknet-layout dataset on the CPU. */
+@Command(name = "train", mixinStandardHelpOptions = true,
+        description = "Train a Darknet cfg on a dataset (.data file) on the CPU; writes OUT/<cfg name>_last.weights.")
+final class TrainCommand implements Callable<Integer> {
+    @Option(names = "--cfg", required = true, description = "Darknet cfg file ([net] batch, subdivisions, schedule)")
+    Path cfg;
+
+    @Option(names = "--weights", description = "starting weights (default: Darknet's initialisation from --seed)")
+    Path weights;
+
+    @Option(names = "--data", required = true, description = "Darknet .data file (classes, train, valid, names)")
+    Path data;
+
+    @Option(names = "--max-batches", defaultValue = "0", description = "iterations to run (default: the cfg's max_batches)")
+    int maxBatches;
+
+    @Option(names = "--out", required = true, description = "directory for <cfg name>_last.weights and its state")
+    Path out;
+
+    @Option(names = "--checkpoint-every", defaultValue = "100",
+            description = "iterations between checkpoints (default ${DEFAULT-VALUE})")
+    int checkpointEvery;
+
+    @Option(names = "--resume", description = "continue from OUT/<cfg name>_last.weights")
+    boolean resume;
+
+    @Option(names = "--seed", defaultValue = "1", description = "seed of the initialisation and the batches (default ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(names = "--threads", defaultValue = "0", description = "worker threads (default: one per processor)")
+    int threads;
+
+    @Option(names = "--precision", defaultValue = "fp32",
+            description = "fp32, or fp16: emulated mixed precision with dynamic loss scaling (default ${DEFAULT-VALUE})")
+    String precision;
+
+    @Override
+    public Integer call() {
+        if (checkpointEvery <= 0) throw new IllegalArgumentException("--checkpoint-every must be positive");
+        boolean fp16 = switch (precision.toLowerCase(Locale.ROOT)) {
+            case "fp32" -> false;
+            case "fp16" -> true;
+            default -> throw new IllegalArgumentException("--precision: expected fp32 or fp16, found " + precision);
+        };
+        if (resume && weights != null) throw new IllegalArgumentException("--resume and --weights exclude each other");
+        if (weights != null && !Files.isRegularFile(weights)) {
+            throw new IllegalArgumentException("--weights: no such file " + weights);
+        }
+        Progress progress = new Progress(System.out, System.console() != null);
+        TrainingRun.Result r = TrainingRun.run(new TrainingRun.Options(cfg, weights, data, maxBatches, out,
+                checkpointEvery, resume, seed, threads, fp16), progress);
+        progress.finish();
+        System.out.printf(Locale.ROOT, "wrote %s after %d iterations (loss scale %s, %d skipped steps)%n", r.weights(),
+                r.iterations(), Progress.compact(r.lossScale()), r.skipped());
+        return 0;
+    }
+
+    /** One status line per iteration: redrawn in place on a terminal, every tenth iteration as a new line otherwise. */
+    static final class Progress implements TrainingRun.Listener {
+        private final PrintStream out;
+        private final boolean terminal;
+        private boolean open;
+
+        Progress(PrintStream out, boolean terminal) {
+            this.out = out;
+            this.terminal = terminal;
+        }
+
+        @Override
+        public void onStart(String description) {
+            out.println(description);
+        }
+
+        @Override
+        public void onIteration(IterationStats s) {
+            String line = line(s);
+            if (terminal) {
+                out.print("\r" + line + "\033[K");
+                out.flush();
+                open = true;
+            } else if (s.iteration() % 10 == 0 || s.iteration() == s.maxBatches() || s.iteration() == 1) {
+                out.println(line);
+            }
+        }
+
+        @Override
+        public void onCheckpoint(Path file, int iteration) {
+            finish();
+            out.printf("checkpoint %s at iteration %d%n", file, iteration);
+        }
+
+        void finish() {
+            if (open) out.println();
+            open = false;
+        }
+
+        static String line(IterationStats s) {
+            int width = 20;
+            int done = (int) ((long) width * s.iteration() / s.maxBatches());
+            String bar = "=".repeat(done) + (done < width ? ">" + " ".repeat(width - done - 1) : "");
+            var l = s.lossPerImage();
+            return String.format(Locale.ROOT,
+                    "%d/%d [%s] loss %.3f (box %.3f obj %.3f cls %.3f) scale %s skipped %d%s lr %.6f %.1f img/s ETA %s",
+                    s.iteration(), s.maxBatches(), bar, l.total(), l.box(), l.objectness(), l.classification(),
+                    compact(s.lossScale()), s.skipped(), s.applied() ? "" : " (overflow: step skipped)",
+                    s.learningRate(), s.imagesPerSecond(), duration(s.etaSeconds()));
+        }
+
+        static String compact(float v) {
+            return v == Math.rint(v) && Math.abs(v) < 1e7 ? String.valueOf((long) v) : String.valueOf(v);
+        }
+
+        static String duration(double seconds) {
+            if (!Double.isFinite(seconds)) return "?";
+            long s = Math.round(seconds);
+            return s >= 3600 ? String.format("%dh%02dm", s / 3600, s % 3600 / 60)
+                    : s >= 60 ? String.format("%dm%02ds", s / 60, s % 60) : s + "s";
+        }
+    }
+}

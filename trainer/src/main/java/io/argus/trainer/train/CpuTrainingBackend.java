@@ -1,0 +1,133 @@
+package io.argus.trainer.train;
+
+import io.argus.detector.darknet.ConvWeights;
+import io.argus.detector.darknet.ModelWeights;
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.trainer.loss.LossParts;
+import io.argus.trainer.nn.ConvParameters;
+import io.argus.trainer.nn.ParameterTensor;
+import io.argus.trainer.nn.TrainContext;
+import io.argus.trainer.nn.TrainNetwork;
+import io.argus.trainer.nn.Workers;
+import io.argus.trainer.optim.Ema;
+import io.argus.trainer.optim.Sgd;
+import io.argus.trainer.optim.SgdStep;
+import io.argus.trainer.precision.Fp16;
+import java.util.ArrayList;
+import org.bytedeco.openblas.global.openblas_nolapack;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Training on the CPU: {@link TrainNetwork} (OpenBLAS SGEMM, Java loops over images and channels on a few threads),
+ * FP32 masters updated by {@link Sgd}. With {@code fp16} the network rounds activations, gradients and the working
+ * copy of the weights through half precision, so loss-scale overflows happen here as they would on a GPU.
+ * While it is open, OpenBLAS runs single-threaded (a process-wide setting, restored on close).
+ */
+public final class CpuTrainingBackend implements TrainingBackend {
+    private final NetworkSpec spec;
+    private final boolean fp16;
+    private final Workers workers;
+    private final TrainContext ctx;
+    private final TrainNetwork net;
+    private final List<ParameterTensor> tensors = new ArrayList<>();
+    private final Ema ema;
+    private final int previousBlasThreads;
+
+    public CpuTrainingBackend(NetworkSpec spec, ModelWeights initial, int maxBatch, int threads, boolean fp16) {
+        this.spec = spec;
+        this.fp16 = fp16;
+        // Parallelism comes from the workers, one SGEMM per image and thread. OpenBLAS's own threads would nest under
+        // them, and they spin: on a busy machine that turns a 100 ms iteration into seconds.
+        this.previousBlasThreads = openblas_nolapack.blas_get_num_threads();
+        openblas_nolapack.blas_set_num_threads(1);
+        this.workers = new Workers(threads);
+        long[] scratch = TrainNetwork.scratchFloats(spec);
+        this.ctx = new TrainContext(workers, fp16, scratch[0], scratch[1]);
+        this.net = new TrainNetwork(spec, initial, maxBatch, ctx);
+        for (ConvParameters p : net.parameters().values()) {
+            tensors.addAll(p.tensors());
+            p.refreshWorkingCopy(fp16);
+        }
+        this.ema = new Ema(tensors);
+    }
+
+    @Override
+    public String name() { return "cpu " + (fp16 ? "fp16 (emulated)" : "fp32") + ", " + workers.threads() + " threads"; }
+
+    @Override
+    public NetworkSpec spec() { return spec; }
+
+    @Override
+    public int maxBatch() { return net.maxBatch(); }
+
+    /** The network, for tests. */
+    public TrainNetwork network() { return net; }
+
+    @Override
+    public LossParts forwardBackward(TrainingBatch batch, float lossScale) {
+        int n = batch.count();
+        int size = spec.inputShape().size();
+        if (batch.images().length < n * size) {
+            throw new IllegalArgumentException("batch holds " + batch.images().length + " floats, " + n + " images of "
+                    + spec.inputShape() + " need " + n * size);
+        }
+        net.input().put(0, batch.images(), 0, n * size);
+        net.forward(n);
+        LossParts parts = net.loss(n, batch.truths(), lossScale);
+        net.backward(n);
+        return parts;
+    }
+
+    @Override
+    public boolean gradientsOverflowed() {
+        boolean[] bad = new boolean[tensors.size()];
+        workers.forRange(tensors.size(), (w, from, to) -> {
+            for (int t = from; t < to; t++) {
+                ParameterTensor p = tensors.get(t);
+                bad[t] = !Fp16.allFinite(p.gradient(), 0, p.size());
+            }
+        });
+        for (boolean b : bad) if (b) return true;
+        return false;
+    }
+
+    @Override
+    public float step(SgdStep step, float lossScale) {
+        float largest = Sgd.step(tensors, step, lossScale);
+        for (ConvParameters p : net.parameters().values()) p.refreshWorkingCopy(fp16);
+        if (step.emaAlpha() > 0) ema.update(step.emaAlpha());
+        return largest;
+    }
+
+    @Override
+    public void discardGradients() {
+        for (ParameterTensor t : tensors) t.zeroGradient();
+    }
+
+    @Override
+    public ModelWeights weights(long seen) {
+        ModelWeights w = net.weights(seen);
+        if (!ema.started()) return w;
+        Map<Integer, ConvWeights> averaged = new LinkedHashMap<>();
+        int t = 0;
+        for (var e : net.parameters().entrySet()) {
+            ConvParameters p = e.getValue();
+            ConvWeights c = w.conv(e.getKey());
+            float[] weights = ema.shadow(t++).clone();
+            float[] biases = ema.shadow(t++).clone();
+            float[] scales = p.scales() != null ? ema.shadow(t++).clone() : null;
+            averaged.put(e.getKey(), new ConvWeights(biases, scales, c.mean(), c.variance(), weights));
+        }
+        return new ModelWeights(w.major(), w.minor(), w.revision(), seen, averaged);
+    }
+
+    @Override
+    public void close() {
+        net.close();
+        ctx.close();
+        workers.close();
+        openblas_nolapack.blas_set_num_threads(previousBlasThreads);
+    }
+}

@@ -1,0 +1,85 @@
+package io.argus.trainer.train;
+
+import io.argus.trainer.loss.LossParts;
+import io.argus.trainer.optim.SgdStep;
+import io.argus.trainer.precision.LossScaler;
+
+/**
+ * Darknet's training loop on a {@link TrainingBackend}: per iteration, {@code subdivisions} passes of
+ * {@code batch / subdivisions} images accumulate gradients at the current loss scale; an overflow skips the step
+ * (the scaler halves the scale), otherwise SGD runs at the scheduled learning rate and the scaler sees the largest
+ * weight update. Iterations count from 1, as Darknet's batch numbers; an iteration is counted whether or not its
+ * step was applied.
+ */
+public final class Trainer {
+    /** Called after every iteration, on the training thread. */
+    @FunctionalInterface
+    public interface Listener {
+        void onIteration(IterationStats stats);
+    }
+
+    private final TrainingBackend backend;
+    private final BatchSource data;
+    private final TrainingPlan plan;
+    private final LossScaler scaler;
+    private int iteration;
+    private double secondsPerImage = Double.NaN;
+
+    /** {@code completed}: iterations already done (resume), 0 for a fresh start. */
+    public Trainer(TrainingBackend backend, BatchSource data, TrainingPlan plan, LossScaler scaler, int completed) {
+        if (plan.miniBatch() > backend.maxBatch()) {
+            throw new IllegalArgumentException("mini-batch of " + plan.miniBatch() + " images, the backend holds "
+                    + backend.maxBatch());
+        }
+        this.backend = backend;
+        this.data = data;
+        this.plan = plan;
+        this.scaler = scaler;
+        this.iteration = completed;
+    }
+
+    public int completed() { return iteration; }
+
+    /** Images seen so far, as Darknet's {@code seen}. */
+    public long seen() { return (long) iteration * plan.batch(); }
+
+    public LossScaler scaler() { return scaler; }
+
+    public TrainingBackend backend() { return backend; }
+
+    /** Runs until max_batches iterations are done. */
+    public void run(Listener listener) {
+        while (iteration < plan.maxBatches()) listener.onIteration(iterate());
+    }
+
+    /** One iteration: the passes, then the step or its skip. */
+    public IterationStats iterate() {
+        long start = System.nanoTime();
+        int number = iteration + 1;
+        float scale = scaler.scale();
+        LossParts loss = LossParts.ZERO;
+        int images = 0;
+        for (int s = 0; s < plan.subdivisions(); s++) {
+            TrainingBatch batch = data.next();
+            loss = loss.plus(backend.forwardBackward(batch, scale));
+            images += batch.count();
+        }
+        float rate = plan.learningRate().at(number);
+        boolean applied = scaler.accept(backend.gradientsOverflowed());
+        if (applied) {
+            boolean burnIn = plan.learningRate().inBurnIn(number);
+            float ema = plan.emaAlpha() > 0 && !burnIn ? plan.emaAlpha() : 0f;
+            float largest = backend.step(new SgdStep(rate, plan.momentum(), plan.decay(), plan.batch(), ema), scale);
+            scaler.followUpdate(largest, burnIn);
+        } else {
+            backend.discardGradients();
+        }
+        iteration = number;
+        double seconds = (System.nanoTime() - start) / 1e9;
+        double perImage = seconds / Math.max(1, images);
+        secondsPerImage = Double.isNaN(secondsPerImage) ? perImage : 0.9 * secondsPerImage + 0.1 * perImage;
+        double eta = (plan.maxBatches() - iteration) * (double) plan.batch() * secondsPerImage;
+        return new IterationStats(number, plan.maxBatches(), loss.dividedBy(Math.max(1, images)), scale, applied,
+                scaler.skipped(), rate, 1 / secondsPerImage, eta);
+    }
+}

@@ -1,0 +1,45 @@
+package io.argus.trainer.train;
+
+import io.argus.detector.darknet.ModelWeights;
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.trainer.loss.LossParts;
+import io.argus.trainer.optim.SgdStep;
+
+/**
+ * What a device does for training; {@link Trainer} drives it and keeps the schedule, the loss scaler and the data on
+ * the host. The CPU implementation is {@link CpuTrainingBackend}; a CUDA one implements the same contract with FP16
+ * activations and gradients, FP32 master weights, one fused overflow check and one multi-tensor SGD launch.
+ */
+public interface TrainingBackend extends AutoCloseable {
+    /** Short name for logs, e.g. "cpu fp32". */
+    String name();
+
+    NetworkSpec spec();
+
+    /** Images per pass (Darknet's batch / subdivisions). */
+    int maxBatch();
+
+    /**
+     * Forward, YOLO loss and backward of one mini-batch with the loss multiplied by {@code lossScale}; parameter
+     * gradients accumulate over passes until {@link #step} or {@link #discardGradients}. Returns the unscaled loss.
+     */
+    LossParts forwardBackward(TrainingBatch batch, float lossScale);
+
+    /** Whether any accumulated gradient is Inf or NaN. */
+    boolean gradientsOverflowed();
+
+    /**
+     * Applies one SGD step to the FP32 master weights from the accumulated gradients divided by {@code lossScale},
+     * refreshes the working copies, clears the gradients; returns the largest absolute weight update.
+     */
+    float step(SgdStep step, float lossScale);
+
+    /** Drops the accumulated gradients (a skipped step). */
+    void discardGradients();
+
+    /** The weights in Darknet's layout (copies): the EMA when it runs, else the masters; rolling BN statistics. */
+    ModelWeights weights(long seen);
+
+    @Override
+    void close();
+}

@@ -1,0 +1,34 @@
+package io.argus.trainer.train;
+
+import io.argus.detector.darknet.NetSettings;
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.trainer.optim.LearningRate;
+
+/**
+ * The schedule from a cfg's [net]: {@code batch} images per update in {@code subdivisions} passes, max_batches
+ * updates, SGD momentum and decay, the learning-rate schedule, the EMA factor (0: off).
+ */
+public record TrainingPlan(int batch, int subdivisions, int maxBatches, float momentum, float decay,
+                           LearningRate learningRate, float emaAlpha) {
+    public TrainingPlan {
+        if (maxBatches <= 0) {
+            throw new IllegalArgumentException("max_batches: expected a positive number of updates, found " + maxBatches
+                    + " (set max_batches in [net] or pass --max-batches)");
+        }
+        if (batch % subdivisions != 0) {
+            throw new IllegalArgumentException("subdivisions=" + subdivisions + " does not divide batch=" + batch);
+        }
+    }
+
+    /** The plan of a cfg, with max_batches overridden when {@code maxBatches} > 0. */
+    public static TrainingPlan of(NetworkSpec spec, int maxBatches) {
+        NetSettings net = spec.net();
+        NetSettings.Training t = net.training();
+        int max = maxBatches > 0 ? maxBatches : t.maxBatches();
+        return new TrainingPlan(net.batch(), net.subdivisions(), max, t.momentum(), t.decay(), LearningRate.of(t, max),
+                t.emaAlpha());
+    }
+
+    /** Images per pass. */
+    public int miniBatch() { return batch / subdivisions; }
+}

@@ -1,0 +1,148 @@
+package io.argus.trainer.train;
+
+import io.argus.detector.darknet.ModelWeights;
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.detector.darknet.WeightsFile;
+import io.argus.detector.darknet.WeightsInit;
+import io.argus.trainer.data.Augmentation;
+import io.argus.trainer.data.DataFile;
+import io.argus.trainer.data.Dataset;
+import io.argus.trainer.data.DetectionBatches;
+import io.argus.trainer.precision.LossScaler;
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Properties;
+
+/**
+ * A whole training job as {@code argus train} runs it: cfg + .data (+ optional starting weights) to
+ * {@code out/<cfg name>_last.weights}, written atomically every {@code checkpointEvery} iterations and at the end,
+ * with a small state file beside it (iteration, loss scale) so {@code resume} continues where it stopped. The
+ * Darknet .weights keep {@code seen}; momentum is not saved (nor is it by Darknet).
+ */
+public final class TrainingRun {
+    /**
+     * @param weights         starting weights (iteration 0), or null for Darknet's initialisation from {@code seed}
+     * @param maxBatches      iterations to run, 0 for the cfg's max_batches
+     * @param checkpointEvery iterations between checkpoints
+     * @param threads         worker threads (0: one per processor)
+     * @param fp16            emulate mixed precision (FP16 activations, gradients and working weights)
+     */
+    public record Options(Path cfg, Path weights, Path data, int maxBatches, Path out, int checkpointEvery,
+                          boolean resume, long seed, int threads, boolean fp16) {}
+
+    /** The outcome: final weights file, iterations done, last loss scale, skipped steps. */
+    public record Result(Path weights, int iterations, float lossScale, long skipped) {}
+
+    /** Progress callbacks, on the training thread. */
+    public interface Listener {
+        default void onStart(String description) {}
+
+        void onIteration(IterationStats stats);
+
+        default void onCheckpoint(Path file, int iteration) {}
+    }
+
+    private TrainingRun() {}
+
+    public static Path lastWeights(Path out, NetworkSpec spec) {
+        return out.resolve(spec.name() + "_last.weights");
+    }
+
+    static Path stateFile(Path out, NetworkSpec spec) {
+        return out.resolve(spec.name() + "_last.state");
+    }
+
+    public static Result run(Options o, Listener listener) {
+        NetworkSpec spec = NetworkSpec.load(o.cfg());
+        DataFile data = DataFile.read(o.data());
+        if (data.classes() != spec.classes()) {
+            throw new IllegalArgumentException(o.data() + ": classes=" + data.classes() + ", but the cfg " + o.cfg()
+                    + " has classes=" + spec.classes() + " in its [yolo] layers");
+        }
+        Dataset train = Dataset.fromList(data.requireTrain(), data.classes());
+        TrainingPlan plan = TrainingPlan.of(spec, o.maxBatches());
+        LossScaler scaler = LossScaler.of(spec.net().training());
+
+        ModelWeights initial;
+        int completed = 0;
+        Path last = lastWeights(o.out(), spec);
+        if (o.resume()) {
+            if (!Files.isRegularFile(last)) {
+                throw new IllegalArgumentException("--resume: no checkpoint " + last + " to resume from");
+            }
+            initial = WeightsFile.read(last, spec);
+            completed = (int) (initial.seen() / plan.batch());
+            Properties state = readState(stateFile(o.out(), spec));
+            if (state != null) {
+                scaler.restore(Float.parseFloat(state.getProperty("loss_scale", String.valueOf(scaler.scale()))),
+                        Integer.parseInt(state.getProperty("clean_steps", "0")),
+                        Long.parseLong(state.getProperty("skipped", "0")));
+            }
+        } else if (o.weights() != null) {
+            initial = WeightsFile.read(o.weights(), spec);
+        } else {
+            initial = WeightsInit.darknet(spec, o.seed());
+        }
+        int threads = o.threads() > 0 ? o.threads() : Runtime.getRuntime().availableProcessors();
+        try (CpuTrainingBackend backend = new CpuTrainingBackend(spec, initial, plan.miniBatch(), threads, o.fp16());
+             DetectionBatches batches = new DetectionBatches(train, Augmentation.of(spec), spec.net().width(),
+                     spec.net().height(), plan.miniBatch(), o.seed(), (long) completed * plan.subdivisions())) {
+            Trainer trainer = new Trainer(backend, batches, plan, scaler, completed);
+            listener.onStart(String.format("%s on %s: %d training images, batch %d (subdivisions %d), iterations %d..%d",
+                    spec.name(), backend.name(), train.size(), plan.batch(), plan.subdivisions(), completed + 1,
+                    plan.maxBatches()));
+            trainer.run(stats -> {
+                listener.onIteration(stats);
+                if (stats.iteration() % o.checkpointEvery() == 0 && stats.iteration() < plan.maxBatches()) {
+                    checkpoint(o.out(), spec, trainer);
+                    listener.onCheckpoint(last, stats.iteration());
+                }
+            });
+            checkpoint(o.out(), spec, trainer);
+            listener.onCheckpoint(last, trainer.completed());
+            return new Result(last, trainer.completed(), scaler.scale(), scaler.skipped());
+        }
+    }
+
+    /** Writes the weights and the state file, each atomically. */
+    static void checkpoint(Path out, NetworkSpec spec, Trainer trainer) {
+        WeightsFile.write(lastWeights(out, spec), spec, trainer.backend().weights(trainer.seen()));
+        Properties p = new Properties();
+        p.setProperty("iteration", String.valueOf(trainer.completed()));
+        p.setProperty("loss_scale", String.valueOf(trainer.scaler().scale()));
+        p.setProperty("clean_steps", String.valueOf(trainer.scaler().cleanSteps()));
+        p.setProperty("skipped", String.valueOf(trainer.scaler().skipped()));
+        Path file = stateFile(out, spec);
+        try {
+            Path tmp = Files.createTempFile(out, file.getFileName().toString(), ".tmp");
+            try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+                p.store(w, "argus train state beside " + lastWeights(out, spec).getFileName());
+            }
+            try {
+                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static Properties readState(Path file) {
+        if (!Files.isRegularFile(file)) return null;
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            p.load(r);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+        return p;
+    }
+}
