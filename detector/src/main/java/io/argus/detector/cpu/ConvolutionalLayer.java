@@ -21,6 +21,7 @@ final class ConvolutionalLayer implements CpuLayer {
     private final NativeFloats weights;   // Darknet order: [filters][c/groups][ky][kx], BN folded
     private final NativeFloats bias;
     private final dnnl_stream stream;
+    private final Scratchpad scratch;
     private final Dnnl.Resources resources = new Dnnl.Resources();
     private final Variant[] variants;     // per batch size, built on first use
     private final java.util.List<NativeFloats> reordered = new java.util.ArrayList<>();
@@ -29,10 +30,11 @@ final class ConvolutionalLayer implements CpuLayer {
     private record Variant(Dnnl.Primitive conv) {}
 
     ConvolutionalLayer(ConvolutionalSpec spec, ConvWeights params, LayerOutput input, LayerOutput output,
-                       int maxBatch, dnnl_stream stream) {
+                       int maxBatch, dnnl_stream stream, Scratchpad scratch) {
         this.spec = spec;
         this.input = input;
         this.stream = stream;
+        this.scratch = scratch;
         this.output = output;
         float[][] folded = params.folded();
         this.weights = new NativeFloats(folded[0].length);
@@ -75,7 +77,7 @@ final class ConvolutionalLayer implements CpuLayer {
                 dnnl_convolution_direct, src, anyWeights, b, dst, new long[] {spec.strideY(), spec.strideX()},
                 new long[] {0, 0}, new long[] {pad, pad}, new long[] {padR, padB},
                 resources.attr(spec.activation())), "convolution layer " + spec.index());
-        Dnnl.Primitive conv = resources.primitive(pd, DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS, DNNL_ARG_DST);
+        Dnnl.Primitive conv = resources.primitive(pd, scratch, DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS, DNNL_ARG_DST);
         dnnl_memory_desc kernelWeights = conv.query(dnnl_query_weights_md);
         dnnl_memory wmem = resources.memory(userWeights, weights.pointer());
         if (dnnl_memory_desc_equal(kernelWeights, userWeights) == 0) {
@@ -84,8 +86,8 @@ final class ConvolutionalLayer implements CpuLayer {
             dnnl_memory to = resources.memory(kernelWeights, blocked.pointer());
             dnnl_primitive_desc rpd = new dnnl_primitive_desc();
             Dnnl.check(dnnl_reorder_primitive_desc_create(rpd, userWeights, Dnnl.engine(), kernelWeights,
-                    Dnnl.engine(), null), "weights reorder");
-            Dnnl.Primitive reorder = resources.primitive(rpd, DNNL_ARG_FROM, DNNL_ARG_TO);
+                    Dnnl.engine(), resources.attr(io.argus.detector.darknet.Activation.LINEAR)), "weights reorder");
+            Dnnl.Primitive reorder = resources.primitive(rpd, scratch, DNNL_ARG_FROM, DNNL_ARG_TO);
             reorder.arg(DNNL_ARG_FROM, wmem).arg(DNNL_ARG_TO, to).execute(stream);
             Dnnl.check(dnnl_stream_wait(stream), "stream_wait");
             wmem = to;

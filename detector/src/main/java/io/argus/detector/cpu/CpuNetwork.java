@@ -26,6 +26,7 @@ public final class CpuNetwork implements AutoCloseable {
     private final LayerOutput input;
     private final dnnl_stream stream;
     private final Dnnl.Resources resources = new Dnnl.Resources();
+    private final Scratchpad scratch = new Scratchpad();
     private final List<LayerOutput> outputs = new ArrayList<>();
     private final List<CpuLayer> layers = new ArrayList<>();
     private int lastBatch;
@@ -78,14 +79,15 @@ public final class CpuNetwork implements AutoCloseable {
         LayerOutput prev = out(l.index() - 1);
         LayerOutput mine = outputs.get(l.index());
         return switch (l) {
-            case ConvolutionalSpec c -> new ConvolutionalLayer(c, weights.conv(c.index()), prev, mine, maxBatch, stream);
-            case MaxPoolSpec m -> new MaxPoolLayer(m, prev, mine, maxBatch, stream);
+            case ConvolutionalSpec c ->
+                    new ConvolutionalLayer(c, weights.conv(c.index()), prev, mine, maxBatch, stream, scratch);
+            case MaxPoolSpec m -> new MaxPoolLayer(m, prev, mine, maxBatch, stream, scratch);
             case RouteSpec r -> {
                 LayerOutput[] ins = new LayerOutput[r.layers().length];
                 for (int i = 0; i < ins.length; i++) ins[i] = out(r.layers()[i]);
                 yield new RouteLayer(r, ins, mine);
             }
-            case ShortcutSpec s -> new ShortcutLayer(s, prev, out(s.from()), mine, maxBatch, stream);
+            case ShortcutSpec s -> new ShortcutLayer(s, prev, out(s.from()), mine, maxBatch, stream, scratch);
             case UpsampleSpec u -> new UpsampleLayer(u, prev, mine);
             case YoloSpec y -> new YoloLayer(y, prev, mine);
         };
@@ -161,6 +163,7 @@ public final class CpuNetwork implements AutoCloseable {
         for (CpuLayer l : layers) l.close();
         for (LayerOutput o : outputs) o.close();
         input.close();
+        scratch.close();
         resources.close();
     }
 }

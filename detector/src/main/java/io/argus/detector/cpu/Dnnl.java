@@ -75,6 +75,8 @@ final class Dnnl {
             dnnl_primitive_attr a = new dnnl_primitive_attr();
             check(dnnl_primitive_attr_create(a), "attr_create");
             owned.add(a);
+            // scratch memory comes from the network's Scratchpad, not from an allocation per execution
+            check(dnnl_primitive_attr_set_scratchpad_mode(a, dnnl_scratchpad_mode_user), "set_scratchpad_mode");
             if (act != Activation.LINEAR) {
                 dnnl_post_ops po = new dnnl_post_ops();
                 check(dnnl_post_ops_create(po), "post_ops_create");
@@ -85,13 +87,16 @@ final class Dnnl {
             return a;
         }
 
-        Primitive primitive(dnnl_primitive_desc pd, int... argKinds) {
+        /** The primitive of {@code pd} (built with an {@link #attr}), its scratchpad bound to {@code scratch}. */
+        Primitive primitive(dnnl_primitive_desc pd, Scratchpad scratch, int... argKinds) {
             owned.add(pd);
             dnnl_primitive p = new dnnl_primitive();
             check(dnnl_primitive_create(p, pd), "primitive_create");
             owned.add(p);
-            Primitive prim = new Primitive(pd, p, argKinds.length);
+            dnnl_memory scratchMemory = scratch.bind(dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0));
+            Primitive prim = new Primitive(pd, p, argKinds.length + (scratchMemory != null ? 1 : 0));
             owned.add(prim.args);
+            if (scratchMemory != null) prim.arg(DNNL_ARG_SCRATCHPAD, scratchMemory);
             return prim;
         }
 

@@ -17,13 +17,16 @@ final class MaxPoolLayer implements CpuLayer {
     private final LayerOutput input;
     private final LayerOutput output;
     private final dnnl_stream stream;
+    private final Scratchpad scratch;
     private final Dnnl.Resources resources = new Dnnl.Resources();
     private final Dnnl.Primitive[] variants;
 
-    MaxPoolLayer(MaxPoolSpec spec, LayerOutput input, LayerOutput output, int maxBatch, dnnl_stream stream) {
+    MaxPoolLayer(MaxPoolSpec spec, LayerOutput input, LayerOutput output, int maxBatch, dnnl_stream stream,
+                 Scratchpad scratch) {
         this.spec = spec;
         this.input = input;
         this.stream = stream;
+        this.scratch = scratch;
         this.output = output;
         this.variants = new Dnnl.Primitive[maxBatch + 1];
     }
@@ -50,9 +53,10 @@ final class MaxPoolLayer implements CpuLayer {
         dnnl_primitive_desc pd = new dnnl_primitive_desc();
         Dnnl.check(dnnl_pooling_forward_primitive_desc_create(pd, Dnnl.engine(), dnnl_forward_inference,
                 dnnl_pooling_max, src, dst, new long[] {spec.strideY(), spec.strideX()}, new long[] {size, size},
-                new long[] {0, 0}, new long[] {left, left}, new long[] {padBottom, padRight}, null),
+                new long[] {0, 0}, new long[] {left, left}, new long[] {padBottom, padRight},
+                resources.attr(io.argus.detector.darknet.Activation.LINEAR)),
                 "maxpool layer " + spec.index());
-        return resources.primitive(pd, DNNL_ARG_SRC, DNNL_ARG_DST)
+        return resources.primitive(pd, scratch, DNNL_ARG_SRC, DNNL_ARG_DST)
                 .arg(DNNL_ARG_SRC, resources.memory(src, input.pointer(n)))
                 .arg(DNNL_ARG_DST, resources.memory(dst, output.pointer(n)));
     }

@@ -14,15 +14,17 @@ final class ShortcutLayer implements CpuLayer {
     private final LayerOutput from;
     private final LayerOutput output;
     private final dnnl_stream stream;
+    private final Scratchpad scratch;
     private final Dnnl.Resources resources = new Dnnl.Resources();
     private final Dnnl.Primitive[] variants;
 
     ShortcutLayer(ShortcutSpec spec, LayerOutput previous, LayerOutput from, LayerOutput output, int maxBatch,
-                  dnnl_stream stream) {
+                  dnnl_stream stream, Scratchpad scratch) {
         this.spec = spec;
         this.previous = previous;
         this.from = from;
         this.stream = stream;
+        this.scratch = scratch;
         this.output = output;
         this.variants = new Dnnl.Primitive[maxBatch + 1];
     }
@@ -43,7 +45,7 @@ final class ShortcutLayer implements CpuLayer {
         dnnl_primitive_desc pd = new dnnl_primitive_desc();
         Dnnl.check(dnnl_binary_primitive_desc_create(pd, Dnnl.engine(), dnnl_binary_add, md, md, md,
                 resources.attr(spec.activation())), "shortcut layer " + spec.index());
-        return resources.primitive(pd, DNNL_ARG_SRC_0, DNNL_ARG_SRC_1, DNNL_ARG_DST)
+        return resources.primitive(pd, scratch, DNNL_ARG_SRC_0, DNNL_ARG_SRC_1, DNNL_ARG_DST)
                 .arg(DNNL_ARG_SRC_0, resources.memory(md, previous.pointer(n)))
                 .arg(DNNL_ARG_SRC_1, resources.memory(md, from.pointer(n)))
                 .arg(DNNL_ARG_DST, resources.memory(md, output.pointer(n)));
