@@ -59,9 +59,6 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--image", description = "input image (default: config/samples/dog.jpg)")
     Path image;
 
-    @Option(names = "--darknet", defaultValue = "/usr/bin/darknet", description = "darknet binary for --vs darknet")
-    Path darknet;
-
     @Override
     public Integer call() throws Exception {
         if (backend.equalsIgnoreCase("cuda")) return cuda();
@@ -136,7 +133,7 @@ final class BenchCommand implements Callable<Integer> {
         return switch (name.toLowerCase(Locale.ROOT)) {
             case "opencv" -> new OpenCvPeer(m.spec().file(), weights, net.input(), batch, s.channels(), s.height(),
                     s.width(), true);
-            case "darknet" -> new DarknetPeer(darknet, m.spec().file(), s.width(), s.height(), weights, img);
+            case "darknet" -> new DarknetPeer(m.spec().file(), s.width(), s.height(), weights, net.input());
             default -> throw new IllegalArgumentException("--vs " + name + ": expected opencv or darknet");
         };
     }
@@ -157,17 +154,13 @@ final class BenchCommand implements Callable<Integer> {
         return median / batch;
     }
 
+    /** Darknet predicts one image at a time: median of its own per-run timings, ms per image. */
     private double timeDarknet(DarknetPeer d, int batch) {
-        for (int i = 0; i < Math.min(warmup, 1); i++) d.forward(1);
-        List<Double> ms = new ArrayList<>();
-        long start = System.nanoTime();
-        while (ms.size() < Math.max(3, minIterations / 2) || (System.nanoTime() - start) / 1e9 < seconds) {
-            d.forward(1);
-            ms.add(d.lastSeconds() * 1000);
-        }
+        List<Double> ms = d.times(warmup + Math.max(3, minIterations));
+        ms = ms.subList(warmup, ms.size());
         double median = median(ms);
-        System.out.printf(Locale.ROOT, "%-10s batch %3d: %8.2f ms/image (Darknet's own timer, %d runs)%n", "darknet",
-                batch, median, ms.size());
+        System.out.printf(Locale.ROOT, "%-10s batch %3d: %8.2f ms/image (network_predict, one image per call, %d runs)%n",
+                "darknet", batch, median, ms.size());
         return median;
     }
 
