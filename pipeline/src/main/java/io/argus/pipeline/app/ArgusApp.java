@@ -1,7 +1,6 @@
 package io.argus.pipeline.app;
 
 import io.argus.pipeline.camera.CameraSupervisor;
-import io.argus.pipeline.cli.ProjectPaths;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.ConfigLoader;
 import io.argus.pipeline.frames.FrameCodec;
@@ -19,7 +18,6 @@ import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.micrometer.VertxPrometheusOptions;
 import java.lang.System.Logger.Level;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -110,7 +108,7 @@ public final class ArgusApp {
                     }
                     return Future.all(deployments);
                 })
-                .compose(v -> vertx.deployVerticle(new CameraSupervisor(config, metrics, samplePhotos())))
+                .compose(v -> vertx.deployVerticle(new CameraSupervisor(config, metrics)))
                 .compose(id -> {
                     camerasDeployment = id;
                     http = new HttpVerticle(config, metrics, snapshots, List.copyOf(models), () -> ready);
@@ -122,15 +120,6 @@ public final class ArgusApp {
                             config.http().host(), Integer.toString(http.port()), models.size(), config.cameras().size());
                     return this;
                 });
-    }
-
-    private static Path samplePhotos() {
-        try {
-            Path p = ProjectPaths.home().resolve("config/samples");
-            return Files.isDirectory(p) ? p : null;
-        } catch (IllegalStateException e) {
-            return null;
-        }
     }
 
     static int ffmpegLogLevel(String level) {
