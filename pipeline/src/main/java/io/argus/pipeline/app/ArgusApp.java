@@ -8,6 +8,9 @@ import io.argus.pipeline.http.HttpVerticle;
 import io.argus.pipeline.inference.InferenceVerticle;
 import io.argus.pipeline.config.ModelConfig;
 import io.argus.pipeline.publish.Snapshots;
+import io.argus.pipeline.training.DatasetVerticle;
+import io.argus.pipeline.training.ModelRegistryVerticle;
+import io.argus.pipeline.training.TrainerVerticle;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
@@ -29,8 +32,9 @@ import org.bytedeco.javacv.FFmpegFrameGrabber;
 
 /**
  * The running application: one Vert.x instance with, in deployment order, an {@link InferenceVerticle} per model
- * (ready once its model is loaded), the {@link CameraSupervisor} (a camera verticle per camera) and the
- * {@link HttpVerticle}. Any failure on the way stops everything and fails the start with the reason.
+ * (ready once its model is loaded), with online training the {@link ModelRegistryVerticle} (which may resume a
+ * fine-tuned version), the {@link CameraSupervisor} (a camera verticle per camera), with online training the
+ * {@link DatasetVerticle} and {@link TrainerVerticle}, and the {@link HttpVerticle}. Any failure on the way stops everything and fails the start with the reason.
  */
 public final class ArgusApp {
     private static final System.Logger LOG = System.getLogger("argus");
@@ -108,9 +112,16 @@ public final class ArgusApp {
                     }
                     return Future.all(deployments);
                 })
+                .compose(v -> training() ? vertx.deployVerticle(new ModelRegistryVerticle(config.training(), trained()))
+                        : Future.succeededFuture())
                 .compose(v -> vertx.deployVerticle(new CameraSupervisor(config, metrics)))
                 .compose(id -> {
                     camerasDeployment = id;
+                    if (!training()) return Future.succeededFuture();
+                    return vertx.deployVerticle(new DatasetVerticle(config.training(), trained()))
+                            .compose(d -> vertx.deployVerticle(new TrainerVerticle(config.training(), trained())));
+                })
+                .compose(v -> {
                     http = new HttpVerticle(config, metrics, snapshots, List.copyOf(models), () -> ready);
                     return vertx.deployVerticle(http);
                 })
@@ -120,6 +131,13 @@ public final class ArgusApp {
                             config.http().host(), Integer.toString(http.port()), models.size(), config.cameras().size());
                     return this;
                 });
+    }
+
+    private boolean training() { return config.training().enabled(); }
+
+    /** The inference verticle of the model that learns online. */
+    private InferenceVerticle trained() {
+        return models.stream().filter(m -> m.id().equals(config.training().model())).findFirst().orElseThrow();
     }
 
     static int ffmpegLogLevel(String level) {
