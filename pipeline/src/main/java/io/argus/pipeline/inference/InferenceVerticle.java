@@ -1,5 +1,6 @@
 package io.argus.pipeline.inference;
 
+import io.argus.detector.BgrImage;
 import io.argus.detector.DetectParams;
 import io.argus.detector.Detector;
 import io.argus.pipeline.app.Addresses;
@@ -136,11 +137,28 @@ public final class InferenceVerticle extends VerticleBase {
             LoadedModel m = LoadedModel.load(config, weights, version);
             Detector d = Detector.open(m.model(), new Detector.Options(config.backend(), config.maxBatch(),
                     new DetectParams(config.threshold(), config.nms(), null)));
+            try {
+                warmUp(d, worker.lastFrameWidth(), worker.lastFrameHeight());
+            } catch (RuntimeException e) {
+                d.close();
+                throw e;
+            }
             return new InferenceWorker.Serving(m, d);
         }, false);
         return loaded.compose(s -> Future.fromCompletionStage(worker.swap(s), context)
                 .map(replaced -> new JsonObject().put("id", config.id()).put("version", s.model().version())
                         .put("replaced", replaced.version())));
+    }
+
+    /**
+     * Runs every batch size once on blank frames of the current size, so the new detector's first real batch does
+     * not pay for building its primitives (oneDNN) or graphs (CUDA) on the inference thread.
+     */
+    private void warmUp(Detector d, int width, int height) {
+        int w = width > 0 ? width : d.model().spec().net().width();
+        int h = height > 0 ? height : d.model().spec().net().height();
+        BgrImage blank = BgrImage.of(w, h, new byte[w * h * 3]);
+        for (int n = 1; n <= config.maxBatch(); n++) d.detect(java.util.Collections.nCopies(n, blank));
     }
 
     /** Shows every processed frame to {@code tap} (null: none). */

@@ -54,6 +54,8 @@ final class InferenceWorker implements Runnable {
     private volatile LoadedModel serving;
     private volatile FrameTap tap;
     private volatile boolean stopped;
+    private volatile int lastWidth;
+    private volatile int lastHeight;
 
     InferenceWorker(ModelConfig config, LatestFrames queue, EventBus bus, Snapshots snapshots, ModelStats stats,
                     Consumer<Object> onReady, Function<String, Timer> latency, DistributionSummary batchSize,
@@ -116,6 +118,11 @@ final class InferenceWorker implements Runnable {
 
     void tap(FrameTap t) { tap = t; }
 
+    /** Size of the last frame processed (0 before the first): what a new detector is warmed up with. */
+    int lastFrameWidth() { return lastWidth; }
+
+    int lastFrameHeight() { return lastHeight; }
+
     /**
      * Serves {@code next} from the next batch on; its detector must be open (the worker owns and closes it from now
      * on). Completes with the replaced model once switched; fails when another swap is pending or the worker ended.
@@ -154,6 +161,8 @@ final class InferenceWorker implements Runnable {
         try {
             List<BgrImage> images = new ArrayList<>(frames.size());
             for (VideoFrame f : frames) images.add(f.image());
+            lastWidth = images.get(0).width();
+            lastHeight = images.get(0).height();
             long t0 = System.nanoTime();
             List<List<Detection>> found;
             try {

@@ -199,11 +199,9 @@ public final class TrainerVerticle extends VerticleBase {
         if (running != null) return Future.failedFuture(new DatasetVerticle.Conflict("run " + running.id() + " is in progress"));
         if (stopping) return Future.failedFuture(new DatasetVerticle.Conflict("stopping"));
         LoadedModel serving = model.serving();
-        int id = nextId++;
-        RunRecord placeholder = new RunRecord(id, config.model(), trigger, serving.version(), config.iterations(), -1, 0, 0, 0);
+        RunRecord placeholder = new RunRecord(0, config.model(), trigger, serving.version(), config.iterations(), -1, 0, 0, 0);
         running = placeholder; // taken now: a second request gets 409 while the data is gathered
         cancelled.set(false);
-        Path dir = runsDir().resolve(Integer.toString(id));
         Future<JsonObject> pinned = request(Addresses.DATASET_CONTROL, new JsonObject().put("action", "pin"));
         return pinned.compose(snap -> {
                     JsonArray train = snap.getJsonArray("train"), val = snap.getJsonArray("val");
@@ -212,6 +210,8 @@ public final class TrainerVerticle extends VerticleBase {
                                 + " for training (need " + config.minTrainFrames() + "), " + val.size()
                                 + " held out (need " + config.minValFrames() + ")"));
                     }
+                    int id = nextId++;
+                    Path dir = runsDir().resolve(Integer.toString(id));
                     return request(Addresses.REGISTRY_CONTROL, new JsonObject().put("action", "active"))
                             .compose(active -> lane.run(() -> {
                                 Files.createDirectories(dir);
