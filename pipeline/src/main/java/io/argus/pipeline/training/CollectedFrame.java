@@ -57,7 +57,7 @@ public record CollectedFrame(String id, String camera, long frame, double pts, d
                 j.getDouble("pts", 0.0), j.getDouble("captureTime", 0.0), j.getInteger("width"),
                 j.getInteger("height"), j.getString("split"), j.getDouble("confidence", 0.0), j.getString("servedBy"),
                 boxes(j.getJsonArray("proposals", new JsonArray())), l != null ? boxes(l) : null,
-                j.getString("labelSource"), j.getDouble("labeledAt", 0.0));
+                j.getString("labelSource"), j.getValue("labeledAt") instanceof Number n ? n.doubleValue() : 0);
     }
 
     static List<Detection> boxes(JsonArray a) {
