@@ -70,8 +70,8 @@ class OnlineTrainingEndToEndTest {
             // From here on every frame must come out once, through training, evaluation and the swap. The one
             // legitimate gap is latest-frame-wins under load (a newer frame superseding a waiting one while a batch
             // takes longer than the frame interval, as when other processes hog the 2 cores): the camera counts those.
+            long supersededBefore = superseded(app); // read first: a frame superseded before it is older than any kept
             ws.messages.clear();
-            long supersededBefore = superseded(app);
             for (JsonObject f : frames) {
                 RunningApp.Response r = app.call(HttpMethod.PUT, "/api/training/frames/" + f.getString("id") + "/labels",
                         truth(f, false).encode());
@@ -115,6 +115,7 @@ class OnlineTrainingEndToEndTest {
                         + seen.get(firstNew).getLong("frame"));
             }
             assertEquals(1, app.get("/api/models").array().getJsonObject(0).getJsonObject("stats").getInteger("swaps"));
+            dashboardShowsTheRun(app, run, candidate);
 
             // Rollback restores the previous version; there is nothing before it.
             RunningApp.Response back = app.call(HttpMethod.POST, "/api/models/" + MODEL + "/rollback", null);
@@ -177,6 +178,31 @@ class OnlineTrainingEndToEndTest {
             for (JsonObject m : seen) assertEquals(base, version(m), "the old version keeps serving");
             assertEquals(0, app.get("/api/models").array().getJsonObject(0).getJsonObject("stats").getInteger("swaps"));
             assertEquals(409, app.call(HttpMethod.POST, "/api/models/" + MODEL + "/rollback", null).status());
+        }
+    }
+
+    /**
+     * The dashboard's training panel: the run with its state, held-out mAP before and after and drawn curves, the
+     * new version serving in the versions table and on the camera's tile.
+     */
+    static void dashboardShowsTheRun(RunningApp app, JsonObject run, String candidate) throws Exception {
+        if (!Browser.available()) return; // the REST checks above stand; the browser part needs Debian's chromium
+        try (Browser b = Browser.open(app.client, "http://127.0.0.1:" + app.port() + "/")) {
+            String sel = ".run[data-run=\"" + run.getInteger("id") + "\"]";
+            String head = b.waitFor("document.querySelector('" + sel + " .head')?.textContent || ''", 20, "the run in the panel");
+            assertTrue(head.contains("swapped") && head.contains("schedule"), head);
+            assertTrue(head.contains(String.format(java.util.Locale.ROOT, "%.3f → %.3f", run.getDouble("mapBefore"),
+                    run.getDouble("mapAfter"))), head);
+            assertTrue(b.cdp.eval("(() => { const c = document.querySelector('" + sel + " canvas');"
+                    + " const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+                    + " for (let i = 3; i < d.length; i += 4) if (d[i] > 0) return true; return false; })()")
+                    .getBoolean("value"), "loss and loss-scale curves are drawn");
+            b.waitFor("document.querySelector('#versions tr.serving')?.dataset.version === '" + candidate + "' ? 'yes' : ''",
+                    10, "the new version serving in the versions table");
+            b.waitFor("(document.querySelector('.tile[data-camera=\"" + CAMERA + "\"] .model')?.textContent || '').includes('"
+                    + candidate + "') ? 'yes' : ''", 10, "the new version on the camera's tile");
+            b.cdp.eval("document.getElementById('training').scrollIntoView()");
+            b.screenshot("training-run.png");
         }
     }
 
@@ -249,11 +275,15 @@ class OnlineTrainingEndToEndTest {
     /** Frame numbers strictly increase (nothing twice, nothing out of order); returns how many are missing. */
     static long assertIncreasing(List<JsonObject> messages) {
         long missing = 0;
+        List<String> gaps = new ArrayList<>();
         for (int i = 1; i < messages.size(); i++) {
             long prev = messages.get(i - 1).getLong("frame"), cur = messages.get(i).getLong("frame");
             assertTrue(cur > prev, "frame " + cur + " after " + prev + " (message " + i + " of " + messages.size() + ")");
             missing += cur - prev - 1;
+            if (cur > prev + 1) gaps.add((prev + 1) + ".." + (cur - 1) + " (" + version(messages.get(i - 1)).substring(0, 12)
+                    + " -> " + version(messages.get(i)).substring(0, 12) + ")");
         }
+        if (!gaps.isEmpty()) System.out.println("frames missing: " + gaps);
         return missing;
     }
 
