@@ -65,6 +65,8 @@ class OnlineTrainingEndToEndTest {
              WsClient ws = app.ws("/ws?cameras=" + CAMERA + "&includeEmpty=true")) {
             String base = app.get("/api/models/" + MODEL + "/versions").json().getString("active");
             assertNotNull(base);
+            java.util.Queue<JsonObject> events = new java.util.concurrent.ConcurrentLinkedQueue<>();
+            app.app.vertx().eventBus().<JsonObject>consumer(io.argus.pipeline.app.Addresses.TRAINING_EVENTS, m -> events.add(m.body()));
 
             List<JsonObject> frames = collect(app, 6, 2);
             // From here on every frame must come out once, through training, evaluation and the swap. The one
@@ -93,6 +95,17 @@ class OnlineTrainingEndToEndTest {
             assertNotEquals(base, candidate);
             System.out.printf("fine-tune run: held-out mAP@0.5 %.4f -> %.4f, %s%n", run.getDouble("mapBefore"),
                     run.getDouble("mapAfter"), run.getString("reason"));
+
+            // progress on the event bus: the run, each iteration's loss and loss scale, the decision, the swap
+            List<String> kinds = events.stream().map(e -> e.getString("event")).toList();
+            assertTrue(kinds.contains("frame-collected") && kinds.contains("labels-changed"), kinds.toString());
+            List<JsonObject> iterations = events.stream().filter(e -> "iteration".equals(e.getString("event"))).toList();
+            assertEquals(20, iterations.size());
+            for (JsonObject it : iterations) {
+                assertTrue(it.getDouble("loss") > 0 && it.getDouble("lossScale") > 0, it.encode());
+            }
+            assertEquals(List.of("run-started", "evaluated", "swapped", "run-finished"), kinds.stream()
+                    .filter(k -> List.of("run-started", "evaluated", "swapped", "run-finished").contains(k)).toList());
 
             JsonObject versions = app.get("/api/models/" + MODEL + "/versions").json();
             assertEquals(candidate, versions.getString("active"));
