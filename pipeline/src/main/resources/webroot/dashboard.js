@@ -68,6 +68,8 @@ function onDetections(m) {
   t.lastLatency = m.latency.totalMs;
   t.el.querySelector('.latency').textContent = `${m.latency.totalMs.toFixed(0)} ms`;
   t.el.querySelector('.count').textContent = `${m.detections.length} objects`;
+  t.el.querySelector('.model').textContent = `${m.model.id} @ ${m.model.version}`;
+  t.el.dataset.version = m.model.version;
 }
 
 function onSnapshot(m) {
@@ -77,6 +79,7 @@ function onSnapshot(m) {
   img.onload = () => {
     const frame = t.el.querySelector('.frame');
     frame.querySelector('img').src = img.src;
+    frame.style.aspectRatio = `${m.width} / ${m.height}`;
     drawBoxes(frame.querySelector('svg'), m);
     frame.classList.add('live');
     frame.dataset.frame = m.frame;

@@ -1,7 +1,6 @@
 package io.argus.pipeline.app;
 
 import io.argus.pipeline.camera.CameraSupervisor;
-import io.argus.pipeline.cli.ProjectPaths;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.ConfigLoader;
 import io.argus.pipeline.frames.FrameCodec;
@@ -9,6 +8,9 @@ import io.argus.pipeline.http.HttpVerticle;
 import io.argus.pipeline.inference.InferenceVerticle;
 import io.argus.pipeline.config.ModelConfig;
 import io.argus.pipeline.publish.Snapshots;
+import io.argus.pipeline.training.DatasetVerticle;
+import io.argus.pipeline.training.ModelRegistryVerticle;
+import io.argus.pipeline.training.TrainerVerticle;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
@@ -19,7 +21,6 @@ import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.micrometer.VertxPrometheusOptions;
 import java.lang.System.Logger.Level;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,8 +32,9 @@ import org.bytedeco.javacv.FFmpegFrameGrabber;
 
 /**
  * The running application: one Vert.x instance with, in deployment order, an {@link InferenceVerticle} per model
- * (ready once its model is loaded), the {@link CameraSupervisor} (a camera verticle per camera) and the
- * {@link HttpVerticle}. Any failure on the way stops everything and fails the start with the reason.
+ * (ready once its model is loaded), with online training the {@link ModelRegistryVerticle} (which may resume a
+ * fine-tuned version), the {@link CameraSupervisor} (a camera verticle per camera), with online training the
+ * {@link DatasetVerticle} and {@link TrainerVerticle}, and the {@link HttpVerticle}. Any failure on the way stops everything and fails the start with the reason.
  */
 public final class ArgusApp {
     private static final System.Logger LOG = System.getLogger("argus");
@@ -110,9 +112,16 @@ public final class ArgusApp {
                     }
                     return Future.all(deployments);
                 })
-                .compose(v -> vertx.deployVerticle(new CameraSupervisor(config, metrics, samplePhotos())))
+                .compose(v -> training() ? vertx.deployVerticle(new ModelRegistryVerticle(config.training(), trained()))
+                        : Future.succeededFuture())
+                .compose(v -> vertx.deployVerticle(new CameraSupervisor(config, metrics)))
                 .compose(id -> {
                     camerasDeployment = id;
+                    if (!training()) return Future.succeededFuture();
+                    return vertx.deployVerticle(new DatasetVerticle(config.training(), trained()))
+                            .compose(d -> vertx.deployVerticle(new TrainerVerticle(config.training(), trained())));
+                })
+                .compose(v -> {
                     http = new HttpVerticle(config, metrics, snapshots, List.copyOf(models), () -> ready);
                     return vertx.deployVerticle(http);
                 })
@@ -124,13 +133,11 @@ public final class ArgusApp {
                 });
     }
 
-    private static Path samplePhotos() {
-        try {
-            Path p = ProjectPaths.home().resolve("config/samples");
-            return Files.isDirectory(p) ? p : null;
-        } catch (IllegalStateException e) {
-            return null;
-        }
+    private boolean training() { return config.training().enabled(); }
+
+    /** The inference verticle of the model that learns online. */
+    private InferenceVerticle trained() {
+        return models.stream().filter(m -> m.id().equals(config.training().model())).findFirst().orElseThrow();
     }
 
     static int ffmpegLogLevel(String level) {

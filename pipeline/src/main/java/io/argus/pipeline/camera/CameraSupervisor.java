@@ -11,7 +11,6 @@ import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -25,18 +24,15 @@ import java.util.Set;
 public final class CameraSupervisor extends VerticleBase {
     private final ArgusConfig config;
     private final ArgusMetrics metrics;
-    private final Path samplePhotos;
     private final Map<String, Deployed> cameras = new LinkedHashMap<>();
     private final Set<String> pending = new HashSet<>();
     private MessageConsumer<JsonObject> consumer;
 
     private record Deployed(CameraVerticle verticle, String deploymentId) {}
 
-    /** {@code samplePhotos}: directory of photos for the generated sample video (may be null). */
-    public CameraSupervisor(ArgusConfig config, ArgusMetrics metrics, Path samplePhotos) {
+    public CameraSupervisor(ArgusConfig config, ArgusMetrics metrics) {
         this.config = config;
         this.metrics = metrics;
-        this.samplePhotos = samplePhotos;
     }
 
     @Override
@@ -113,7 +109,7 @@ public final class CameraSupervisor extends VerticleBase {
     private Future<Void> add(CameraConfig c) {
         pending.add(c.id());
         Future<CameraUrl> source = c.source().kind() == CameraUrl.Kind.SAMPLE
-                ? vertx.executeBlocking(() -> c.source().withSampleFile(SampleVideo.ensure(config.cacheDir(), samplePhotos)))
+                ? vertx.executeBlocking(() -> c.source().withSampleFile(SampleVideo.ensure(config.cacheDir())))
                 : Future.succeededFuture(c.source());
         return source.compose(src -> {
             CameraVerticle v = new CameraVerticle(c, src, config.camera(), metrics);

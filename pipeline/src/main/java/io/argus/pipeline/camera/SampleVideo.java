@@ -1,7 +1,7 @@
 package io.argus.pipeline.camera;
 
-import java.awt.Color;
-import java.awt.Font;
+import io.argus.trainer.data.SyntheticScenes;
+import io.argus.trainer.loss.Truth;
 import java.awt.Graphics2D;
 import java.awt.RenderingHints;
 import java.awt.image.BufferedImage;
@@ -11,35 +11,44 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
-import javax.imageio.ImageIO;
 import org.bytedeco.ffmpeg.global.avcodec;
 import org.bytedeco.ffmpeg.global.avutil;
 import org.bytedeco.javacv.FFmpegFrameRecorder;
 import org.bytedeco.javacv.Java2DFrameConverter;
 
 /**
- * The demo camera of the bundled config ({@code url: sample:}): a 640x360 H.264 video generated once into the cache
- * directory with JavaCV (no ffmpeg binary needed): a slow pan over the shipped sample photos (config/samples), so a
- * trained model finds dogs, people and horses in it.
+ * The demo camera of the bundled config ({@code url: sample:}): an H.264 video of the synthetic shapes scenes the demo
+ * model (config/models/demo.*) was trained on, generated once into the cache directory with JavaCV (no ffmpeg binary
+ * needed). Each scene is {@link SyntheticScenes#render rendered} at the demo's 128x128 input, shown scaled up
+ * {@value #SCALE}x for {@value #SCENE_MS} ms while it zooms in slowly, so a new user sees real detections that move.
+ * The scenes come from a seed the demo model never saw in training ({@value #SCENE_SEED}; it was trained on seed 7).
+ *
+ * <p>The ground truth of any frame follows from its presentation time ({@link #truthsAt}), so tests and the annotation
+ * workflow can check boxes against what was drawn.
  */
 public final class SampleVideo {
-    public static final int WIDTH = 640;
-    public static final int HEIGHT = 360;
+    public static final int SCENE_SIZE = 128;
+    public static final int SCALE = 3;
+    public static final int WIDTH = SCENE_SIZE * SCALE;
+    public static final int HEIGHT = SCENE_SIZE * SCALE;
     public static final int FPS = 25;
-    private static final int SECONDS_PER_IMAGE = 3;
-    private static final String NAME = "sample-v1.mp4";
+    public static final int SCENES = 40;
+    public static final long SCENE_MS = 2000;
+    public static final long SCENE_SEED = 11;
+    /** The zoom reached at the end of a scene (about the image centre). */
+    static final double ZOOM = 0.08;
+    private static final String NAME = "sample-shapes-v1.mp4";
 
     private SampleVideo() {}
 
-    /** The sample video in {@code cacheDir}, generated first when missing. {@code photos}: a directory of JPEGs or null. */
-    public static synchronized Path ensure(Path cacheDir, Path photos) throws IOException {
+    /** The sample video in {@code cacheDir}, generated first when missing. */
+    public static synchronized Path ensure(Path cacheDir) throws IOException {
         Path out = cacheDir.resolve(NAME);
         if (Files.isRegularFile(out) && Files.size(out) > 0) return out;
         Files.createDirectories(cacheDir);
         Path tmp = cacheDir.resolve(NAME + "." + ProcessHandle.current().pid() + ".tmp");
         try {
-            write(tmp, images(photos));
+            write(tmp, FPS);
             Files.move(tmp, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } finally {
             Files.deleteIfExists(tmp);
@@ -47,84 +56,99 @@ public final class SampleVideo {
         return out;
     }
 
-    private static List<BufferedImage> images(Path photos) throws IOException {
-        List<BufferedImage> out = new ArrayList<>();
-        if (photos != null && Files.isDirectory(photos)) {
-            try (Stream<Path> files = Files.list(photos)) {
-                for (Path p : files.filter(f -> f.toString().toLowerCase(java.util.Locale.ROOT).endsWith(".jpg")).sorted().toList()) {
-                    BufferedImage img = ImageIO.read(p.toFile());
-                    if (img != null) out.add(img);
-                }
-            }
+    /** Length of the video in ms (it loops). */
+    public static long durationMs() { return SCENES * SCENE_MS; }
+
+    /** Scene index and progress (0..1) through it at presentation time {@code ptsMs} (looping). */
+    static int scene(double ptsMs) {
+        long t = Math.floorMod(Math.round(ptsMs), durationMs());
+        return (int) (t / SCENE_MS);
+    }
+
+    static double progress(double ptsMs) {
+        long t = Math.floorMod(Math.round(ptsMs), durationMs());
+        return (t % SCENE_MS) / (double) SCENE_MS;
+    }
+
+    /**
+     * The objects visible in the frame shown at {@code ptsMs}, in video pixels: each rendered scene box zoomed as the
+     * frame was, clipped to the frame; boxes mostly out of view are left out.
+     */
+    public static List<Labeled> truthsAt(double ptsMs) {
+        SyntheticScenes.Scene s = SyntheticScenes.render(SCENE_SIZE, SCENE_SIZE, SCENE_SEED, scene(ptsMs));
+        double z = zoom(progress(ptsMs));
+        List<Labeled> out = new ArrayList<>();
+        for (Truth t : s.truths()) {
+            double x0 = map(t.left() * WIDTH, WIDTH, z), x1 = map(t.right() * WIDTH, WIDTH, z);
+            double y0 = map(t.top() * HEIGHT, HEIGHT, z), y1 = map(t.bottom() * HEIGHT, HEIGHT, z);
+            double cx0 = Math.max(0, x0), cx1 = Math.min(WIDTH, x1), cy0 = Math.max(0, y0), cy1 = Math.min(HEIGHT, y1);
+            if (cx1 <= cx0 || cy1 <= cy0) continue;
+            if ((cx1 - cx0) * (cy1 - cy0) < 0.5 * (x1 - x0) * (y1 - y0)) continue;
+            out.add(new Labeled(t.classId(), SyntheticScenes.CLASSES.get(t.classId()), cx0, cy0, cx1 - cx0, cy1 - cy0));
         }
-        if (out.isEmpty()) out.add(synthetic());
         return out;
     }
 
-    private static BufferedImage synthetic() {
-        BufferedImage img = new BufferedImage(WIDTH * 2, HEIGHT * 2, BufferedImage.TYPE_3BYTE_BGR);
-        Graphics2D g = img.createGraphics();
-        for (int i = 0; i < 12; i++) {
-            g.setColor(Color.getHSBColor(i / 12f, 0.7f, 0.9f));
-            g.fillRect((i * 97) % (WIDTH * 2 - 200), (i * 53) % (HEIGHT * 2 - 150), 200, 150);
-        }
-        g.dispose();
-        return img;
-    }
+    /** An object of the sample video: class and box (left, top, width, height) in video pixels. */
+    public record Labeled(int classId, String className, double x, double y, double w, double h) {}
 
-    private static void write(Path file, List<BufferedImage> images) throws IOException {
+    private static double zoom(double progress) { return 1 + ZOOM * progress; }
+
+    /** Where a coordinate of the unzoomed frame lands after zooming about the centre. */
+    private static double map(double v, int size, double zoom) { return size / 2.0 + (v - size / 2.0) * zoom; }
+
+    /** Writes the whole video at {@code fps} (tests use a lower rate than {@link #FPS}). */
+    public static void write(Path file, int fps) throws IOException {
         try {
-            record(file, images, "libopenh264", avcodec.AV_CODEC_ID_H264);
+            record(file, fps, "libopenh264", avcodec.AV_CODEC_ID_H264);
         } catch (Exception e) {
             Files.deleteIfExists(file);
             try {
-                record(file, images, null, avcodec.AV_CODEC_ID_MPEG4); // FFmpeg's own encoder, always present
+                record(file, fps, null, avcodec.AV_CODEC_ID_MPEG4); // FFmpeg's own encoder, always present
             } catch (Exception e2) {
                 throw new IOException("cannot write the sample video " + file + ": " + e2.getMessage(), e2);
             }
         }
     }
 
-    private static void record(Path file, List<BufferedImage> images, String codecName, int codecId) throws Exception {
+    private static void record(Path file, int fps, String codecName, int codecId) throws Exception {
         try (FFmpegFrameRecorder r = new FFmpegFrameRecorder(file.toFile(), WIDTH, HEIGHT, 0);
              Java2DFrameConverter conv = new Java2DFrameConverter()) {
             r.setFormat("mp4");
-            r.setFrameRate(FPS);
-            r.setGopSize(FPS);
+            r.setFrameRate(fps);
+            r.setGopSize(fps);
             r.setVideoCodec(codecId);
             if (codecName != null) r.setVideoCodecName(codecName);
             r.setPixelFormat(avutil.AV_PIX_FMT_YUV420P);
-            r.setVideoBitrate(1_500_000);
+            r.setVideoBitrate(2_000_000);
+            r.setVideoQuality(codecName == null ? 2 : -1); // mpeg4: near-lossless quantiser
             r.start();
             BufferedImage canvas = new BufferedImage(WIDTH, HEIGHT, BufferedImage.TYPE_3BYTE_BGR);
-            int perImage = FPS * SECONDS_PER_IMAGE;
-            int frame = 0;
-            for (BufferedImage img : images) {
-                for (int i = 0; i < perImage; i++, frame++) {
-                    draw(canvas, img, i / (double) perImage, frame);
-                    r.record(conv.convert(canvas));
+            long frames = durationMs() * fps / 1000;
+            int rendered = -1;
+            BufferedImage scene = null;
+            for (long i = 0; i < frames; i++) {
+                double pts = i * 1000.0 / fps;
+                int s = scene(pts);
+                if (s != rendered) {
+                    scene = SyntheticScenes.render(SCENE_SIZE, SCENE_SIZE, SCENE_SEED, s).image();
+                    rendered = s;
                 }
+                draw(canvas, scene, zoom(progress(pts)));
+                r.record(conv.convert(canvas));
             }
             r.stop();
         }
     }
 
-    /** Cover-fits the photo and pans/zooms it slowly with progress t in [0, 1). */
-    private static void draw(BufferedImage canvas, BufferedImage img, double t, int frame) {
+    /** The scene scaled to the frame and zoomed about its centre. */
+    private static void draw(BufferedImage canvas, BufferedImage scene, double zoom) {
         Graphics2D g = canvas.createGraphics();
         g.setRenderingHint(RenderingHints.KEY_INTERPOLATION, RenderingHints.VALUE_INTERPOLATION_BILINEAR);
-        double cover = Math.max(WIDTH / (double) img.getWidth(), HEIGHT / (double) img.getHeight());
-        double zoom = cover * (1.0 + 0.12 * t);
-        int w = (int) Math.ceil(img.getWidth() * zoom);
-        int h = (int) Math.ceil(img.getHeight() * zoom);
-        int x = (int) Math.round(-(w - WIDTH) * t);
-        int y = (int) Math.round(-(h - HEIGHT) * (0.5 + 0.3 * (t - 0.5)));
-        g.setColor(Color.BLACK);
-        g.fillRect(0, 0, WIDTH, HEIGHT);
-        g.drawImage(img, x, y, w, h, null);
-        g.setFont(new Font(Font.MONOSPACED, Font.BOLD, 14));
-        g.setColor(Color.WHITE);
-        g.drawString("argus sample  frame " + frame, 8, HEIGHT - 10);
+        double w = WIDTH * zoom, h = HEIGHT * zoom;
+        g.translate(WIDTH / 2.0 - w / 2, HEIGHT / 2.0 - h / 2);
+        g.scale(w / SCENE_SIZE, h / SCENE_SIZE);
+        g.drawImage(scene, 0, 0, null);
         g.dispose();
     }
 }

@@ -78,6 +78,7 @@ public final class HttpVerticle extends VerticleBase {
         router.getWithRegex("/api/cameras/([^/]+)/snapshots/([0-9]{1,18})\\.jpg").handler(rc ->
                 jpeg(rc, snapshots.get(rc.pathParam("param0"), Long.parseLong(rc.pathParam("param1")))));
         router.get("/api/models").handler(rc -> json(rc, 200, new JsonArray(models.stream().map(InferenceVerticle::status).toList())));
+        TrainingRoutes.mount(router, vertx);
         router.get("/api/clients").handler(rc -> json(rc, 200, gateway.clients()));
         router.get("/api/info").handler(rc -> json(rc, 200, new JsonObject().put("auth", auth.enabled())
                 .put("snapshotsFps", config.snapshots().fps())));
@@ -185,10 +186,10 @@ public final class HttpVerticle extends VerticleBase {
         return hc;
     }
 
-    /** SockJS event-bus bridge: browsers may receive detections and snapshot notices; nothing inbound. */
+    /** SockJS event-bus bridge: browsers may receive detections, snapshot notices and training events; nothing inbound. */
     private Router bridge() {
         SockJSBridgeOptions options = new SockJSBridgeOptions()
-                .addOutboundPermitted(new PermittedOptions().setAddressRegex("argus\\.(detections|snapshots)\\..+"));
+                .addOutboundPermitted(new PermittedOptions().setAddressRegex("argus\\.(detections|snapshots|training)\\..+"));
         return SockJSHandler.create(vertx).bridge(options, event -> {
             if (event.type() == BridgeEventType.REGISTER && auth.enabled()) {
                 JsonObject raw = event.getRawMessage();

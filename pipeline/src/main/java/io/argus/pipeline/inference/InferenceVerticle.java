@@ -1,5 +1,8 @@
 package io.argus.pipeline.inference;
 
+import io.argus.detector.BgrImage;
+import io.argus.detector.DetectParams;
+import io.argus.detector.Detector;
 import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.app.ArgusMetrics;
 import io.argus.pipeline.config.ModelConfig;
@@ -9,8 +12,10 @@ import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -18,6 +23,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * One model: the batcher (a local consumer of {@code argus.frames.<model>} feeding {@link LatestFrames}) and its
  * inference thread ({@link InferenceWorker}). Deployment completes once the model is loaded and the detector open,
  * or fails with the reason.
+ *
+ * <p>Control requests on {@code argus.control.model.<id>}: {@code {"action": "status"}} and
+ * {@code {"action": "swap", "weights": "/path/x.weights", "version": "..."}}, which loads the weights and opens a
+ * detector on a worker thread while the old one keeps serving, then has the inference thread switch between two
+ * batches; the reply ({@code {"id", "version", "replaced"}}) comes once the new version serves.
  */
 public final class InferenceVerticle extends VerticleBase {
     private final ModelConfig config;
@@ -31,7 +41,8 @@ public final class InferenceVerticle extends VerticleBase {
     private ArgusMetrics.Group meters;
     private MessageConsumer<VideoFrame> frames;
     private MessageConsumer<JsonObject> cameraEvents;
-    private volatile LoadedModel model;
+    private MessageConsumer<JsonObject> control;
+    private InferenceWorker worker;
 
     public InferenceVerticle(ModelConfig config, Snapshots snapshots, ArgusMetrics metrics) {
         this.config = config;
@@ -45,10 +56,9 @@ public final class InferenceVerticle extends VerticleBase {
         meters = metrics.group();
         metrics.queueDepth(meters, "batcher", config.id(), queue::depth);
         Promise<Void> ready = Promise.promise();
-        InferenceWorker worker = new InferenceWorker(config, queue, vertx.eventBus(), snapshots, stats,
+        worker = new InferenceWorker(config, queue, vertx.eventBus(), snapshots, stats,
                 outcome -> context.runOnContext(v -> {
-                    if (outcome instanceof LoadedModel m) {
-                        model = m;
+                    if (outcome instanceof LoadedModel) {
                         ready.complete();
                     } else {
                         ready.fail((Throwable) outcome);
@@ -64,6 +74,7 @@ public final class InferenceVerticle extends VerticleBase {
             cameraEvents = vertx.eventBus().localConsumer(Addresses.CAMERA_EVENTS, m -> {
                 if ("removed".equals(m.body().getString("event"))) forgetCamera(m.body().getString("id"));
             });
+            control = vertx.eventBus().localConsumer(Addresses.modelControl(config.id()), this::control);
             return Future.succeededFuture();
         });
     }
@@ -72,6 +83,7 @@ public final class InferenceVerticle extends VerticleBase {
     public Future<?> stop() {
         if (frames != null) frames.unregister();
         if (cameraEvents != null) cameraEvents.unregister();
+        if (control != null) control.unregister();
         queue.close();
         meters.close();
         cameraMeters.values().forEach(ArgusMetrics.Group::close);
@@ -97,6 +109,66 @@ public final class InferenceVerticle extends VerticleBase {
         snapshots.forget(camera);
     }
 
+    private void control(Message<JsonObject> msg) {
+        JsonObject body = msg.body();
+        switch (body.getString("action", "")) {
+            case "status" -> msg.reply(status());
+            case "swap" -> {
+                String weights = body.getString("weights");
+                if (weights == null) {
+                    msg.fail(400, "swap: \"weights\" (a .weights file) is required");
+                    return;
+                }
+                swap(Path.of(weights), body.getString("version")).onComplete(ar -> {
+                    if (ar.succeeded()) msg.reply(ar.result());
+                    else msg.fail(ar.cause() instanceof IllegalArgumentException ? 400 : 409, ar.cause().getMessage());
+                });
+            }
+            default -> msg.fail(400, "unknown action \"" + body.getString("action") + "\" (status, swap)");
+        }
+    }
+
+    /**
+     * Loads {@code weights} beside the serving model (a worker thread), then has the inference thread switch to it
+     * between two batches. Completes with {@code {"id", "version", "replaced"}} once it serves.
+     */
+    public Future<JsonObject> swap(Path weights, String version) {
+        Future<InferenceWorker.Serving> loaded = vertx.executeBlocking(() -> {
+            LoadedModel m = LoadedModel.load(config, weights, version);
+            Detector d = Detector.open(m.model(), new Detector.Options(config.backend(), config.maxBatch(),
+                    new DetectParams(config.threshold(), config.nms(), null)));
+            try {
+                warmUp(d, worker.lastFrameWidth(), worker.lastFrameHeight());
+            } catch (RuntimeException e) {
+                d.close();
+                throw e;
+            }
+            return new InferenceWorker.Serving(m, d);
+        }, false);
+        return loaded.compose(s -> Future.fromCompletionStage(worker.swap(s), context)
+                .map(replaced -> new JsonObject().put("id", config.id()).put("version", s.model().version())
+                        .put("replaced", replaced.version())));
+    }
+
+    /**
+     * Runs every batch size once on blank frames of the current size, so the new detector's first real batch does
+     * not pay for building its primitives (oneDNN) or graphs (CUDA) on the inference thread.
+     */
+    private void warmUp(Detector d, int width, int height) {
+        int w = width > 0 ? width : d.model().spec().net().width();
+        int h = height > 0 ? height : d.model().spec().net().height();
+        BgrImage blank = BgrImage.of(w, h, new byte[w * h * 3]);
+        for (int n = 1; n <= config.maxBatch(); n++) d.detect(java.util.Collections.nCopies(n, blank));
+    }
+
+    /** Shows every processed frame to {@code tap} (null: none). */
+    public void tap(FrameTap tap) { worker.tap(tap); }
+
+    /** The model serving now. */
+    public LoadedModel serving() { return worker.serving(); }
+
+    public ModelConfig modelConfig() { return config; }
+
     public String id() { return config.id(); }
 
     public ModelStats stats() { return stats; }
@@ -104,7 +176,7 @@ public final class InferenceVerticle extends VerticleBase {
     public LatestFrames queue() { return queue; }
 
     public JsonObject status() {
-        LoadedModel m = model;
+        LoadedModel m = worker != null ? worker.serving() : null;
         JsonObject j = m != null ? m.toJson() : new JsonObject().put("id", config.id());
         return j.put("backendRequested", config.backend().name().toLowerCase(java.util.Locale.ROOT)).put("queueDepth", queue.depth())
                 .put("stats", stats.toJson());

@@ -17,16 +17,28 @@ import io.vertx.core.json.JsonObject;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
  * The inference thread of one model: loads the model, owns its {@link Detector} (not thread-safe: nobody else
  * touches it), takes batches from {@link LatestFrames}, detects, publishes one message per frame on
- * {@code argus.detections.<cameraId>}, offers frames to the snapshot encoder and releases them.
+ * {@code argus.detections.<cameraId>}, offers frames to the snapshot encoder and the {@link FrameTap}, releases them.
+ *
+ * <p><b>Hot swap.</b> {@link #swap} hands over a model loaded and a detector opened elsewhere (beside the serving
+ * one); the worker switches between two batches: the batch in flight finishes on the old model, the next batch runs
+ * on the new one. The queue is not touched, so no frame is dropped or processed twice because of the swap.
  */
 final class InferenceWorker implements Runnable {
+    /** A model and the detector running it. */
+    record Serving(LoadedModel model, Detector detector) {}
+
+    /** A requested switch and its outcome: the model it replaced. */
+    private record Swap(Serving next, CompletableFuture<LoadedModel> replaced) {}
+
     private final ModelConfig config;
     private final LatestFrames queue;
     private final EventBus bus;
@@ -38,6 +50,12 @@ final class InferenceWorker implements Runnable {
     private final Timer inference;
     private final Counter detections;
     private final System.Logger log;
+    private final AtomicReference<Swap> pending = new AtomicReference<>();
+    private volatile LoadedModel serving;
+    private volatile FrameTap tap;
+    private volatile boolean stopped;
+    private volatile int lastWidth;
+    private volatile int lastHeight;
 
     InferenceWorker(ModelConfig config, LatestFrames queue, EventBus bus, Snapshots snapshots, ModelStats stats,
                     Consumer<Object> onReady, Function<String, Timer> latency, DistributionSummary batchSize,
@@ -71,18 +89,71 @@ final class InferenceWorker implements Runnable {
         stats.backend = detector.backendName();
         stats.loaded = true;
         stats.alive = true;
+        serving = model;
         onReady.accept(model);
-        try (detector) {
+        Serving current = new Serving(model, detector);
+        try {
             LatestFrames.Batch batch;
-            while ((batch = queue.takeBatch()) != null) process(detector, model, batch);
+            while ((batch = queue.takeBatch()) != null) {
+                Swap s = pending.getAndSet(null);
+                if (s != null) current = switchTo(current, s);
+                if (!batch.frames().isEmpty()) process(current.detector(), current.model(), batch);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Throwable e) {
             stats.error = String.valueOf(e);
             log.log(Level.ERROR, "inference worker of " + config.id() + " died", e);
         } finally {
+            stopped = true;
             stats.alive = false;
+            current.detector().close();
+            Swap s = pending.getAndSet(null);
+            if (s != null) abandon(s);
         }
+    }
+
+    /** The model now serving (null until loaded). */
+    LoadedModel serving() { return serving; }
+
+    void tap(FrameTap t) { tap = t; }
+
+    /** Size of the last frame processed (0 before the first): what a new detector is warmed up with. */
+    int lastFrameWidth() { return lastWidth; }
+
+    int lastFrameHeight() { return lastHeight; }
+
+    /**
+     * Serves {@code next} from the next batch on; its detector must be open (the worker owns and closes it from now
+     * on). Completes with the replaced model once switched; fails when another swap is pending or the worker ended.
+     */
+    CompletableFuture<LoadedModel> swap(Serving next) {
+        Swap s = new Swap(next, new CompletableFuture<>());
+        if (!pending.compareAndSet(null, s)) {
+            next.detector().close();
+            return CompletableFuture.failedFuture(new IllegalStateException("model " + config.id()
+                    + ": another swap is in progress"));
+        }
+        if (stopped && pending.compareAndSet(s, null)) abandon(s);
+        queue.wake();
+        return s.replaced();
+    }
+
+    private Serving switchTo(Serving old, Swap s) {
+        Serving next = s.next();
+        old.detector().close();
+        serving = next.model();
+        stats.backend = next.detector().backendName();
+        stats.swaps.increment();
+        log.log(Level.INFO, "model " + config.id() + ": now serving " + next.model().version() + " (was "
+                + old.model().version() + ")");
+        s.replaced().complete(old.model());
+        return next;
+    }
+
+    private void abandon(Swap s) {
+        s.next().detector().close();
+        s.replaced().completeExceptionally(new IllegalStateException("model " + config.id() + ": the inference worker stopped"));
     }
 
     private void process(Detector detector, LoadedModel model, LatestFrames.Batch batch) {
@@ -90,6 +161,8 @@ final class InferenceWorker implements Runnable {
         try {
             List<BgrImage> images = new ArrayList<>(frames.size());
             for (VideoFrame f : frames) images.add(f.image());
+            lastWidth = images.get(0).width();
+            lastHeight = images.get(0).height();
             long t0 = System.nanoTime();
             List<List<Detection>> found;
             try {
@@ -122,9 +195,19 @@ final class InferenceWorker implements Runnable {
                 stats.decodeNanos.add(Math.round(f.decodeMs() * 1e6));
                 stats.publishNanos.add(p1 - p0);
                 snapshots.offer(f, msg);
+                FrameTap t = tap;
+                if (t != null) offerTo(t, f, kept, model);
             }
         } finally {
             for (VideoFrame f : frames) f.release();
+        }
+    }
+
+    private void offerTo(FrameTap t, VideoFrame f, List<Detection> kept, LoadedModel model) {
+        try {
+            t.offer(f, kept, model);
+        } catch (RuntimeException e) {
+            log.log(Level.WARNING, "frame tap failed on frame " + f.number() + " of " + f.cameraId() + ": " + e);
         }
     }
 

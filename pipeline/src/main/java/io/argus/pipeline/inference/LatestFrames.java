@@ -30,6 +30,7 @@ public final class LatestFrames {
     private final LinkedHashMap<String, Waiting> waiting = new LinkedHashMap<>();
     private final Map<String, Long> lastSeen = new LinkedHashMap<>();
     private boolean closed;
+    private boolean woken;
 
     private record Waiting(VideoFrame frame, long arrivedNanos) {}
 
@@ -65,13 +66,16 @@ public final class LatestFrames {
 
     /**
      * Blocks until a batch is ready: {@code min(maxBatch, active cameras)} frames waiting, or {@code maxWaitMs} after
-     * the oldest arrived. Returns null once closed.
+     * the oldest arrived. Returns null once closed, and an empty batch when {@link #wake() woken} while no frame
+     * waits.
      */
     public Batch takeBatch() throws InterruptedException {
         lock.lock();
         try {
-            while (!closed && waiting.isEmpty()) changed.await();
+            while (!closed && waiting.isEmpty() && !woken) changed.await();
             if (closed) return null;
+            woken = false;
+            if (waiting.isEmpty()) return new Batch(List.of(), new long[0], System.nanoTime());
             long deadline = waiting.values().iterator().next().arrivedNanos() + maxWaitNanos;
             while (!closed && waiting.size() < target(System.nanoTime())) {
                 long left = deadline - System.nanoTime();
@@ -99,6 +103,20 @@ public final class LatestFrames {
     private int target(long now) {
         lastSeen.values().removeIf(t -> now - t > ACTIVE_NANOS);
         return Math.max(1, Math.min(maxBatch, lastSeen.size()));
+    }
+
+    /**
+     * Lets a worker waiting for frames return (with an empty batch) to do something between batches, e.g. switch
+     * models while no camera sends. A worker busy with a batch sees it at its next {@link #takeBatch}.
+     */
+    public void wake() {
+        lock.lock();
+        try {
+            woken = true;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
     }
 
     public int depth() {

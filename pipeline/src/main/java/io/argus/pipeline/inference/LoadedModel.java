@@ -11,27 +11,41 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 
-/** A model ready to run: the engine's {@link Model} plus the id and version stamped on every detection message. */
-public record LoadedModel(ModelConfig config, Model model, String version) {
+/**
+ * A model ready to run: the engine's {@link Model} plus the id and version stamped on every detection message.
+ *
+ * @param weightsFile where the weights came from (null: generated from the seed)
+ */
+public record LoadedModel(ModelConfig config, Model model, String version, Path weightsFile) {
 
     /** Loads cfg, weights (or generates them from the seed) and names; errors name the model and the file. */
     public static LoadedModel load(ModelConfig c) {
+        return load(c, c.weights(), null);
+    }
+
+    /**
+     * The model of {@code c} with other weights (a version from the model registry); {@code version} null derives
+     * it from the file as for the configured weights.
+     */
+    public static LoadedModel load(ModelConfig c, Path weightsFile, String version) {
         try {
             NetworkSpec spec = NetworkSpec.load(c.cfg(), c.width(), c.height());
-            ModelWeights weights = c.weights() != null ? WeightsFile.read(c.weights(), spec) : WeightsInit.darknet(spec, c.seed());
+            ModelWeights weights = weightsFile != null ? WeightsFile.read(weightsFile, spec) : WeightsInit.darknet(spec, c.seed());
             List<String> names = c.names() != null ? Model.readNames(c.names()) : Model.genericNames(spec.classes());
             if (names.size() != spec.classes()) {
                 throw new IllegalArgumentException(c.names() + ": " + names.size() + " class names, but " + c.cfg().getFileName()
                         + " has classes=" + spec.classes());
             }
-            String version = c.version() != null ? c.version()
-                    : c.weights() != null ? "sha256:" + sha256Prefix(c.weights()) : "random-seed-" + c.seed();
-            return new LoadedModel(c, new Model(spec, weights, names), version);
+            String v = version != null ? version
+                    : c.version() != null && weightsFile == c.weights() ? c.version()
+                    : weightsFile != null ? fileVersion(weightsFile) : "random-seed-" + c.seed();
+            return new LoadedModel(c, new Model(spec, weights, names), v, weightsFile);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("model \"" + c.id() + "\": " + e.getMessage(), e);
         }
@@ -43,7 +57,7 @@ public record LoadedModel(ModelConfig config, Model model, String version) {
         var net = model.spec().net();
         return new JsonObject().put("id", id()).put("version", version)
                 .put("cfg", config.cfg().toString())
-                .put("weights", config.weights() != null ? config.weights().toString() : null)
+                .put("weights", weightsFile != null ? weightsFile.toString() : null)
                 .put("input", new JsonObject().put("width", net.width()).put("height", net.height()))
                 .put("classes", model.names().size())
                 .put("maxBatch", config.maxBatch()).put("maxWaitMs", config.maxWaitMs())
@@ -51,7 +65,12 @@ public record LoadedModel(ModelConfig config, Model model, String version) {
                 .put("maxDetections", config.maxDetections());
     }
 
-    private static String sha256Prefix(java.nio.file.Path file) {
+    /** The version of a weights file: {@code sha256:} and the first 12 hex digits of its SHA-256. */
+    public static String fileVersion(Path file) {
+        return "sha256:" + sha256Prefix(file);
+    }
+
+    private static String sha256Prefix(Path file) {
         try (InputStream in = Files.newInputStream(file)) {
             MessageDigest md = MessageDigest.getInstance("SHA-256");
             byte[] buf = new byte[1 << 16];

@@ -13,6 +13,7 @@ public final class ModelStats {
     final LongAdder publishNanos = new LongAdder();
     final LongAdder decodeNanos = new LongAdder();
     final LongAdder failures = new LongAdder();
+    final LongAdder swaps = new LongAdder();
     volatile boolean loaded;
     volatile boolean alive;
     volatile String backend;
@@ -36,6 +37,9 @@ public final class ModelStats {
     /** Summed over frames: decode time of the processed frames. */
     public long decodeNanos() { return decodeNanos.sum(); }
 
+    /** Models switched in while running. */
+    public long swaps() { return swaps.sum(); }
+
     public boolean loaded() { return loaded; }
 
     public boolean alive() { return alive; }
@@ -48,7 +52,7 @@ public final class ModelStats {
                 .put("batches", b).put("frames", f).put("detections", detections())
                 .put("meanBatchSize", b > 0 ? Math.round(100.0 * f / b) / 100.0 : 0)
                 .put("meanInferenceMsPerBatch", b > 0 ? Math.round(inferenceNanos() / 1e4 / b) / 100.0 : 0)
-                .put("failures", failures.sum());
+                .put("failures", failures.sum()).put("swaps", swaps.sum());
         if (error != null) j.put("error", error);
         return j;
     }

@@ -1,7 +1,6 @@
 package io.argus.pipeline.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -35,7 +34,10 @@ class ConfigTest {
                     .toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
             assertEquals(8080, c.http().port());
             assertEquals("default", c.models().get(0).id());
-            assertNull(c.models().get(0).weights(), "the default generates weights at start");
+            assertEquals(TestMedia.home().resolve("config/models/demo.weights"), c.models().get(0).weights(),
+                    "the default serves the demo model");
+            assertTrue(c.training().enabled(), "the default learns online");
+            assertEquals(c.cacheDir().resolve("training"), c.training().dataDir());
             assertEquals(CameraUrl.Kind.SAMPLE, c.cameras().get(0).source().kind());
             assertEquals(1, c.cameras().size());
         } finally {

@@ -115,6 +115,10 @@ class DashboardTest {
         private Cdp(WsClient ws) { this.ws = ws; }
 
         static Cdp connect(RunningApp app, int port) throws Exception {
+            return connect(app.client, port);
+        }
+
+        static Cdp connect(io.vertx.core.Vertx client, int port) throws Exception {
             HttpResponse<String> list = HttpClient.newHttpClient().send(
                     HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/json/list")).build(),
                     HttpResponse.BodyHandlers.ofString());
@@ -125,7 +129,7 @@ class DashboardTest {
             }
             if (target == null) throw new AssertionError("no page target in " + list.body());
             URI uri = URI.create(target);
-            return new Cdp(WsClient.connect(app.client, uri.getPort(), uri.getPath(), null, 0));
+            return new Cdp(WsClient.connect(client, uri.getPort(), uri.getPath(), null, 0));
         }
 
         JsonObject call(String method, JsonObject params) throws InterruptedException {

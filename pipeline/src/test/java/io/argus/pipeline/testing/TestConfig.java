@@ -30,6 +30,18 @@ public final class TestConfig {
                 .put("cacheDir", TestMedia.dir().resolve("cache").toString());
     }
 
+    /** The demo model (config/models/demo.*, trained on the synthetic shapes) instead of random yolov4-tiny weights. */
+    public static JsonObject demo() throws IOException {
+        JsonObject j = base();
+        Path models = TestMedia.home().resolve("config/models");
+        j.put("models", new JsonArray().add(new JsonObject()
+                .put("id", "demo").put("cfg", models.resolve("demo.cfg").toString())
+                .put("weights", models.resolve("demo.weights").toString())
+                .put("names", models.resolve("demo.names").toString())
+                .put("threshold", 0.25).put("maxBatch", 4).put("maxWaitMs", 10)));
+        return j;
+    }
+
     public static JsonObject camera(String id, String url) {
         return new JsonObject().put("id", id).put("url", url);
     }

@@ -1,5 +1,6 @@
 package io.argus.pipeline.testing;
 
+import io.argus.pipeline.camera.SampleVideo;
 import io.argus.pipeline.cli.ProjectPaths;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -33,6 +34,16 @@ public final class TestMedia {
                 "testsrc2=size=" + width + "x" + height + ":rate=" + fps, "-t", Integer.toString(seconds),
                 "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-pix_fmt", "yuv420p",
                 "-g", Integer.toString(fps), "-bf", "0", tmp.toString()));
+        Files.move(tmp, out);
+        return out;
+    }
+
+    /** The bundled sample video (synthetic shapes scenes, {@link SampleVideo}) at {@code fps}. */
+    public static synchronized Path shapes(int fps) throws IOException {
+        Path out = dir().resolve("shapes-" + SampleVideo.WIDTH + "-" + fps + "fps.mp4");
+        if (Files.isRegularFile(out) && Files.size(out) > 0) return out;
+        Path tmp = dir().resolve(out.getFileName() + ".tmp.mp4");
+        SampleVideo.write(tmp, fps);
         Files.move(tmp, out);
         return out;
     }

@@ -1,0 +1,289 @@
+package io.argus.pipeline.training;
+
+import io.argus.detector.BgrImage;
+import io.argus.detector.Box;
+import io.argus.detector.Detection;
+import io.argus.trainer.data.LabelFile;
+import io.argus.trainer.loss.Truth;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import javax.imageio.ImageIO;
+
+/**
+ * The collected frames of one model on disk, in Darknet's layout so the trainer core reads them as any dataset:
+ * {@code images/<id>.png} (lossless), {@code labels/<id>.txt} (once labelled), {@code frames/<id>.json} (the
+ * {@link CollectedFrame}) and {@code store.json} (counters). Used from one thread only (the dataset verticle's I/O
+ * thread); every file is replaced atomically.
+ *
+ * <p>While a fine-tune runs its frames are pinned: deleting or evicting one removes it from the store at once but
+ * keeps its files until {@link #unpin()}.
+ */
+public final class DatasetStore {
+    private final Path dir;
+    private final List<String> names;
+    private final int valEvery;
+    private final int maxFrames;
+    private final Map<String, CollectedFrame> frames = new LinkedHashMap<>(); // oldest first
+    private final Set<String> pinned = new HashSet<>();
+    private final List<String> deferred = new ArrayList<>();
+    private long kept;
+    private long labelsRevision;
+
+    private DatasetStore(Path dir, List<String> names, int valEvery, int maxFrames) {
+        this.dir = dir;
+        this.names = List.copyOf(names);
+        this.valEvery = valEvery;
+        this.maxFrames = maxFrames;
+    }
+
+    /** Opens (creating) the store in {@code dir} and reads its index. */
+    public static DatasetStore open(Path dir, List<String> names, int valEvery, int maxFrames) {
+        DatasetStore s = new DatasetStore(dir, names, valEvery, maxFrames);
+        try {
+            for (String sub : List.of("images", "labels", "frames")) Files.createDirectories(dir.resolve(sub));
+            Path state = dir.resolve("store.json");
+            if (Files.isRegularFile(state)) {
+                JsonObject j = new JsonObject(Files.readString(state));
+                s.kept = j.getLong("kept", 0L);
+                s.labelsRevision = j.getLong("labelsRevision", 0L);
+            }
+            List<CollectedFrame> found = new ArrayList<>();
+            try (Stream<Path> files = Files.list(dir.resolve("frames"))) {
+                for (Path p : files.filter(f -> f.toString().endsWith(".json")).toList()) {
+                    try {
+                        found.add(CollectedFrame.fromJson(new JsonObject(Files.readString(p))));
+                    } catch (RuntimeException e) {
+                        throw new IllegalStateException(p + ": not a collected frame: " + e.getMessage(), e);
+                    }
+                }
+            }
+            found.sort(Comparator.comparingDouble(CollectedFrame::captureTime).thenComparing(CollectedFrame::id));
+            for (CollectedFrame f : found) s.frames.put(f.id(), f);
+        } catch (IOException e) {
+            throw new UncheckedIOException("dataset store " + dir + ": " + e.getMessage(), e);
+        }
+        return s;
+    }
+
+    public Path dir() { return dir; }
+
+    public List<String> names() { return names; }
+
+    public int size() { return frames.size(); }
+
+    public boolean full() { return frames.size() >= maxFrames && oldestEvictable() == null; }
+
+    /** Changes whenever labels change (new, edited, removed): a scheduled run waits for a new revision. */
+    public long labelsRevision() { return labelsRevision; }
+
+    /** Newest first. */
+    public List<CollectedFrame> frames() {
+        List<CollectedFrame> out = new ArrayList<>(frames.values());
+        java.util.Collections.reverse(out);
+        return out;
+    }
+
+    public CollectedFrame get(String id) { return frames.get(id); }
+
+    public Path image(String id) { return dir.resolve("images").resolve(id + ".png"); }
+
+    Path labelFile(String id) { return dir.resolve("labels").resolve(id + ".txt"); }
+
+    /**
+     * Keeps a frame: writes the image and its description; every {@code valEvery}-th kept frame (the first
+     * included) is held out. {@code labels}: the teacher's, or null. When the store is full the oldest unlabelled
+     * frame goes; returns null (nothing kept) when every frame is labelled.
+     */
+    public CollectedFrame add(String camera, long frame, double pts, double captureTime, BgrImage image,
+                              double confidence, String servedBy, List<Detection> proposals, List<Detection> labels) {
+        if (frames.size() >= maxFrames) {
+            CollectedFrame old = oldestEvictable();
+            if (old == null) return null;
+            delete(old.id());
+        }
+        String id = newId(camera, captureTime);
+        String split = kept % valEvery == 0 ? CollectedFrame.VAL : CollectedFrame.TRAIN;
+        kept++;
+        CollectedFrame f = new CollectedFrame(id, camera, frame, pts, captureTime, image.width(), image.height(), split,
+                confidence, servedBy, List.copyOf(proposals), labels == null ? null : List.copyOf(labels),
+                labels == null ? null : "teacher", labels == null ? 0 : captureTime);
+        try {
+            Path tmp = Files.createTempFile(dir.resolve("images"), id, ".png.tmp");
+            ImageIO.write(image.toBufferedImage(), "png", tmp.toFile());
+            move(tmp, image(id));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + image(id) + ": " + e.getMessage(), e);
+        }
+        if (labels != null) {
+            writeLabels(f);
+            labelsRevision++;
+        }
+        writeMeta(f);
+        frames.put(id, f);
+        writeState();
+        return f;
+    }
+
+    /** Sets a frame's labels ({@code source}: annotation or teacher); null when there is no such frame. */
+    public CollectedFrame label(String id, List<Detection> labels, String source, double atMs) {
+        CollectedFrame f = frames.get(id);
+        if (f == null) return null;
+        CollectedFrame g = f.withLabels(labels, source, atMs);
+        writeLabels(g);
+        writeMeta(g);
+        frames.put(id, g);
+        labelsRevision++;
+        writeState();
+        return g;
+    }
+
+    /** Removes a frame (its files now, or after the run that pinned it); false when there is no such frame. */
+    public boolean delete(String id) {
+        CollectedFrame f = frames.remove(id);
+        if (f == null) return false;
+        if (f.labeled()) labelsRevision++;
+        try {
+            Files.deleteIfExists(dir.resolve("frames").resolve(id + ".json"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete " + id + ": " + e.getMessage(), e);
+        }
+        if (pinned.contains(id)) deferred.add(id);
+        else deleteFiles(id);
+        writeState();
+        return true;
+    }
+
+    /** The labelled frames of each split at this moment, pinned until {@link #unpin()}. */
+    public Snapshot pin() {
+        List<Path> train = new ArrayList<>(), val = new ArrayList<>();
+        int valObjects = 0;
+        for (CollectedFrame f : frames.values()) {
+            if (!f.labeled()) continue;
+            pinned.add(f.id());
+            if (CollectedFrame.VAL.equals(f.split())) {
+                val.add(image(f.id()));
+                valObjects += f.labels().size();
+            } else {
+                train.add(image(f.id()));
+            }
+        }
+        return new Snapshot(List.copyOf(train), List.copyOf(val), valObjects, labelsRevision);
+    }
+
+    /** Labelled frames of a run: image paths (labels beside them in Darknet's layout). */
+    public record Snapshot(List<Path> train, List<Path> val, int valObjects, long labelsRevision) {}
+
+    public void unpin() {
+        pinned.clear();
+        for (String id : deferred) deleteFiles(id);
+        deferred.clear();
+    }
+
+    /** Frames and objects per class and split, for the dashboard. */
+    public JsonObject stats() {
+        int labeled = 0, teacher = 0, trainFrames = 0, valFrames = 0;
+        int[][] objects = new int[names.size()][2];
+        for (CollectedFrame f : frames.values()) {
+            if (!f.labeled()) continue;
+            labeled++;
+            if ("teacher".equals(f.labelSource())) teacher++;
+            int s = CollectedFrame.VAL.equals(f.split()) ? 1 : 0;
+            if (s == 1) valFrames++;
+            else trainFrames++;
+            for (Detection d : f.labels()) objects[d.classId()][s]++;
+        }
+        JsonArray classes = new JsonArray();
+        for (int c = 0; c < names.size(); c++) {
+            classes.add(new JsonObject().put("classId", c).put("className", names.get(c))
+                    .put("train", objects[c][0]).put("val", objects[c][1]));
+        }
+        return new JsonObject().put("frames", frames.size()).put("maxFrames", maxFrames).put("labeled", labeled)
+                .put("unlabeled", frames.size() - labeled).put("teacherLabeled", teacher)
+                .put("trainFrames", trainFrames).put("valFrames", valFrames).put("labelsRevision", labelsRevision)
+                .put("classes", classes);
+    }
+
+    private CollectedFrame oldestEvictable() {
+        for (CollectedFrame f : frames.values()) if (!f.labeled()) return f;
+        return null;
+    }
+
+    private String newId(String camera, double captureTime) {
+        String base = camera + "-" + Math.round(captureTime);
+        String id = base;
+        for (int i = 2; frames.containsKey(id) || Files.exists(image(id)); i++) id = base + "-" + i;
+        return id;
+    }
+
+    private void writeLabels(CollectedFrame f) {
+        Path file = labelFile(f.id());
+        if (f.labels() == null) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot delete " + file + ": " + e.getMessage(), e);
+            }
+            return;
+        }
+        StringBuilder b = new StringBuilder();
+        for (Detection d : f.labels()) b.append(LabelFile.format(truth(d, f.width(), f.height()))).append('\n');
+        write(file, b.toString());
+    }
+
+    /** A pixel box as Darknet's relative centre and size. */
+    static Truth truth(Detection d, int width, int height) {
+        Box box = d.box();
+        return new Truth((box.x() + box.w() / 2) / width, (box.y() + box.h() / 2) / height, box.w() / width,
+                box.h() / height, d.classId());
+    }
+
+    private void writeMeta(CollectedFrame f) {
+        write(dir.resolve("frames").resolve(f.id() + ".json"), f.toJson().encodePrettily());
+    }
+
+    private void writeState() {
+        write(dir.resolve("store.json"), new JsonObject().put("kept", kept).put("labelsRevision", labelsRevision).encode());
+    }
+
+    private void deleteFiles(String id) {
+        try {
+            Files.deleteIfExists(image(id));
+            Files.deleteIfExists(labelFile(id));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete the files of " + id + ": " + e.getMessage(), e);
+        }
+    }
+
+    static void write(Path file, String text) {
+        try {
+            Path tmp = Files.createTempFile(file.getParent(), file.getFileName().toString(), ".tmp");
+            Files.writeString(tmp, text, StandardCharsets.UTF_8);
+            move(tmp, file);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    static void move(Path tmp, Path file) throws IOException {
+        try {
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+}

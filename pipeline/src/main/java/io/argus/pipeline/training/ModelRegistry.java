@@ -1,0 +1,165 @@
+package io.argus.pipeline.training;
+
+import io.argus.pipeline.inference.LoadedModel;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The versions of one model ({@code versions/registry.json} beside their weights files): the configured one it started
+ * from (the base), every fine-tuned candidate with the held-out mAP that decided it, which one serves, and the stack
+ * of versions that served before it (what rollback returns to). A registry belongs to its base: when the configured
+ * weights change, the old history is set aside ({@code registry-<time>.json}) and a new one starts.
+ * Used from one thread.
+ */
+public final class ModelRegistry {
+    /** A version: {@code state} configured, accepted, rejected or rolled-back. */
+    public record Version(String version, int number, Path file, String parent, String state, double createdAt,
+                          Integer run, Double mapBefore, Double mapAfter) {
+        JsonObject toJson() {
+            return new JsonObject().put("version", version).put("number", number)
+                    .put("file", file != null ? file.toString() : null).put("parent", parent).put("state", state)
+                    .put("createdAt", createdAt).put("run", run).put("mapBefore", mapBefore).put("mapAfter", mapAfter);
+        }
+
+        static Version fromJson(JsonObject j) {
+            String f = j.getString("file");
+            return new Version(j.getString("version"), j.getInteger("number"), f != null ? Path.of(f) : null,
+                    j.getString("parent"), j.getString("state"), j.getDouble("createdAt", 0.0), j.getInteger("run"),
+                    j.getDouble("mapBefore"), j.getDouble("mapAfter"));
+        }
+
+        Version withState(String s) {
+            return new Version(version, number, file, parent, s, createdAt, run, mapBefore, mapAfter);
+        }
+    }
+
+    private final Path dir;
+    private final Map<String, Version> versions = new LinkedHashMap<>();
+    private final List<String> history = new ArrayList<>(); // versions that served, the active one last
+    private String base;
+
+    private ModelRegistry(Path dir) {
+        this.dir = dir;
+    }
+
+    /**
+     * Opens the registry in {@code dir} for a model configured as {@code baseVersion} with weights in
+     * {@code baseFile}.
+     */
+    public static ModelRegistry open(Path dir, String baseVersion, Path baseFile) {
+        ModelRegistry r = new ModelRegistry(dir);
+        Path file = dir.resolve("registry.json");
+        try {
+            Files.createDirectories(dir);
+            if (Files.isRegularFile(file)) {
+                JsonObject j = new JsonObject(Files.readString(file));
+                if (baseVersion.equals(j.getString("base"))) {
+                    r.base = baseVersion;
+                    for (Object o : j.getJsonArray("versions", new JsonArray())) {
+                        Version v = Version.fromJson((JsonObject) o);
+                        r.versions.put(v.version(), v);
+                    }
+                    for (Object o : j.getJsonArray("history", new JsonArray())) r.history.add((String) o);
+                    r.history.removeIf(v -> !r.versions.containsKey(v) || (r.versions.get(v).file() != null
+                            && !Files.isRegularFile(r.versions.get(v).file())));
+                    if (!r.history.isEmpty()) return r;
+                    r.versions.clear();
+                }
+                Files.move(file, dir.resolve("registry-" + System.currentTimeMillis() + ".json"),
+                        StandardCopyOption.REPLACE_EXISTING);
+            }
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalStateException("model registry " + file + ": " + e.getMessage(), e);
+        }
+        r.base = baseVersion;
+        r.versions.put(baseVersion, new Version(baseVersion, 0, baseFile, null, "configured",
+                System.currentTimeMillis(), null, null, null));
+        r.history.add(baseVersion);
+        r.save();
+        return r;
+    }
+
+    public Path dir() { return dir; }
+
+    public String base() { return base; }
+
+    /** The version that serves (or should: the one to resume at start). */
+    public Version active() { return versions.get(history.get(history.size() - 1)); }
+
+    /** What rollback would return to, or null. */
+    public Version previous() { return history.size() < 2 ? null : versions.get(history.get(history.size() - 2)); }
+
+    public Version get(String version) { return versions.get(version); }
+
+    /**
+     * Records a fine-tuned candidate. Accepted: its weights are copied in ({@code <number>-<hash>.weights}) and it
+     * is returned to be swapped in, then {@link #activated}. Rejected: only the record is kept.
+     */
+    public Version addCandidate(Path weights, int run, double mapBefore, double mapAfter, boolean accepted) {
+        String version = LoadedModel.fileVersion(weights);
+        if (versions.containsKey(version)) version = version + "-r" + run; // the same weights again: still a new entry
+        int number = versions.values().stream().mapToInt(Version::number).max().orElse(0) + 1;
+        Path file = null;
+        if (accepted) {
+            file = dir.resolve(number + "-" + version.replace("sha256:", "") + ".weights");
+            try {
+                Files.copy(weights, file, StandardCopyOption.REPLACE_EXISTING);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot copy " + weights + " to " + file + ": " + e.getMessage(), e);
+            }
+        }
+        Version v = new Version(version, number, file, active().version(), accepted ? "accepted" : "rejected",
+                System.currentTimeMillis(), run, mapBefore, mapAfter);
+        versions.put(version, v);
+        save();
+        return v;
+    }
+
+    /** {@code version} serves now. */
+    public void activated(String version) {
+        if (!versions.containsKey(version)) throw new IllegalArgumentException("unknown version " + version);
+        history.add(version);
+        save();
+    }
+
+    /** The active version was replaced by {@link #previous()}: it leaves the history for good. */
+    public void rolledBack() {
+        if (history.size() < 2) throw new IllegalStateException("no previous version");
+        String gone = history.remove(history.size() - 1);
+        versions.put(gone, versions.get(gone).withState("rolled-back"));
+        save();
+    }
+
+    /** Newest first, each with {@code serving} and {@code rollbackTarget} flags. */
+    public JsonObject toJson() {
+        JsonArray a = new JsonArray();
+        String active = active().version();
+        Version prev = previous();
+        List<Version> all = new ArrayList<>(versions.values());
+        java.util.Collections.reverse(all);
+        for (Version v : all) {
+            a.add(v.toJson().put("serving", v.version().equals(active))
+                    .put("rollbackTarget", prev != null && v.version().equals(prev.version()))
+                    .put("inHistory", history.contains(v.version())));
+        }
+        return new JsonObject().put("base", base).put("active", active)
+                .put("previous", prev != null ? prev.version() : null).put("history", new JsonArray(List.copyOf(history)))
+                .put("versions", a);
+    }
+
+    private void save() {
+        JsonArray vs = new JsonArray();
+        for (Version v : versions.values()) vs.add(v.toJson());
+        DatasetStore.write(dir.resolve("registry.json"), new JsonObject().put("base", base)
+                .put("history", new JsonArray(List.copyOf(history))).put("versions", vs).encodePrettily());
+    }
+}

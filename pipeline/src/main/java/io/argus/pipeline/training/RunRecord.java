@@ -1,0 +1,77 @@
+package io.argus.pipeline.training;
+
+import io.argus.trainer.eval.Evaluator;
+import io.argus.trainer.train.IterationStats;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * One fine-tune as the API and the dashboard show it ({@code runs/<id>/run.json}): what triggered it, the data, the
+ * loss and loss-scale curves (at most {@value #MAX_POINTS} points each), held-out mAP before and after, the decision
+ * and the resulting version. Lives on the trainer verticle's event loop.
+ */
+final class RunRecord {
+    static final int MAX_POINTS = 500;
+
+    final JsonObject json;
+    private final int every;
+
+    RunRecord(int id, String model, String trigger, String baseVersion, int iterations, long labelsRevision,
+              int trainFrames, int valFrames, int valObjects) {
+        every = Math.max(1, (iterations + MAX_POINTS - 1) / MAX_POINTS);
+        json = new JsonObject().put("id", id).put("model", model).put("trigger", trigger).put("state", "running")
+                .put("startedAt", System.currentTimeMillis()).put("endedAt", null).put("baseVersion", baseVersion)
+                .put("candidateVersion", null).put("backend", null).put("iterations", 0).put("of", iterations)
+                .put("labelsRevision", labelsRevision).put("trainFrames", trainFrames).put("valFrames", valFrames)
+                .put("valObjects", valObjects).put("loss", new JsonArray()).put("lossScale", new JsonArray())
+                .put("learningRate", null).put("mapBefore", null).put("mapAfter", null).put("reason", null)
+                .put("error", null);
+    }
+
+    private RunRecord(JsonObject json) {
+        this.json = json;
+        this.every = 1;
+    }
+
+    static RunRecord fromJson(JsonObject j) { return new RunRecord(j); }
+
+    int id() { return json.getInteger("id"); }
+
+    String state() { return json.getString("state"); }
+
+    long labelsRevision() { return json.getLong("labelsRevision", -1L); }
+
+    void started(String backend) { json.put("backend", backend); }
+
+    void iteration(IterationStats s) {
+        json.put("iterations", s.iteration()).put("learningRate", s.learningRate());
+        if (s.iteration() % every == 0 || s.iteration() == s.maxBatches()) {
+            json.getJsonArray("loss").add(new JsonArray().add(s.iteration()).add(round(s.lossPerImage().total())));
+            json.getJsonArray("lossScale").add(new JsonArray().add(s.iteration()).add(s.lossScale()));
+        }
+    }
+
+    void evaluated(Evaluator.Result before, Evaluator.Result after, double busy, double slept) {
+        json.put("state", "evaluated").put("mapBefore", round(before.map50())).put("mapAfter", round(after.map50()))
+                .put("map50to95Before", round(before.map50to95())).put("map50to95After", round(after.map50to95()))
+                .put("apBefore", ap(before.ap50())).put("apAfter", ap(after.ap50()))
+                .put("trainSeconds", round(busy + slept)).put("computeSeconds", round(busy));
+    }
+
+    void finish(String state, String reason, String candidateVersion) {
+        json.put("state", state).put("reason", reason).put("candidateVersion", candidateVersion)
+                .put("endedAt", System.currentTimeMillis());
+    }
+
+    void failed(String error) {
+        json.put("state", "failed").put("error", error).put("endedAt", System.currentTimeMillis());
+    }
+
+    private static JsonArray ap(double[] ap) {
+        JsonArray a = new JsonArray();
+        for (double v : ap) a.add(Double.isNaN(v) ? null : round(v));
+        return a;
+    }
+
+    static double round(double v) { return Math.round(v * 1e5) / 1e5; }
+}

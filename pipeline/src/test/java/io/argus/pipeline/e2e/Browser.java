@@ -1,0 +1,74 @@
+package io.argus.pipeline.e2e;
+
+import io.argus.pipeline.testing.TestMedia;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/** Headless Chromium (Debian's) driven over the DevTools protocol, as {@link DashboardTest} does it. */
+final class Browser implements AutoCloseable {
+    final DashboardTest.Cdp cdp;
+    private final Process chrome;
+    private final Path profile;
+
+    private Browser(DashboardTest.Cdp cdp, Process chrome, Path profile) {
+        this.cdp = cdp;
+        this.chrome = chrome;
+        this.profile = profile;
+    }
+
+    static boolean available() { return Files.isExecutable(DashboardTest.CHROMIUM); }
+
+    /** Starts Chromium and opens {@code url}. */
+    static Browser open(Vertx client, String url) throws Exception {
+        Path profile = Files.createTempDirectory("argus-chromium");
+        Process chrome = new ProcessBuilder(DashboardTest.CHROMIUM.toString(), "--headless", "--no-sandbox",
+                "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--user-data-dir=" + profile,
+                "--remote-debugging-port=0", "--remote-allow-origins=*", "--window-size=1280,1000", "about:blank")
+                .redirectErrorStream(true).start();
+        try {
+            DashboardTest.Cdp cdp = DashboardTest.Cdp.connect(client, DashboardTest.devToolsPort(chrome));
+            cdp.call("Page.enable", new JsonObject());
+            cdp.call("Page.navigate", new JsonObject().put("url", url));
+            return new Browser(cdp, chrome, profile);
+        } catch (Exception | AssertionError e) {
+            chrome.destroyForcibly();
+            throw e;
+        }
+    }
+
+    /** Evaluates {@code expression} until it gives a non-empty string; fails after {@code seconds}. */
+    String waitFor(String expression, int seconds, String what) throws Exception {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        String v = null;
+        while (System.nanoTime() < end) {
+            v = cdp.eval(expression).getString("value");
+            if (v != null && !v.isEmpty()) return v;
+            Thread.sleep(250);
+        }
+        throw new AssertionError("no " + what + " within " + seconds + " s");
+    }
+
+    void screenshot(String name) throws Exception {
+        JsonObject shot = cdp.call("Page.captureScreenshot", new JsonObject().put("format", "png"));
+        Files.write(TestMedia.dir().resolve(name), Base64.getDecoder().decode(shot.getString("data")));
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            cdp.close();
+        } finally {
+            chrome.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            try (Stream<Path> files = Files.walk(profile)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+}
