@@ -1,0 +1,45 @@
+package io.argus.trainer.cuda;
+
+/**
+ * Options of the CUDA training backend.
+ *
+ * @param device          CUDA device index
+ * @param precision       storage of activations and gradients
+ * @param strictFp32      FP32 only: forbid TF32 tensor cores in cuDNN (tests compare against the CPU at FP32 rounding)
+ * @param autotune        time cuDNN's algorithms on the real buffers (cudnnFind*Ex) instead of taking its heuristic
+ * @param workspaceLimit  the most cuDNN workspace an algorithm may use (bytes)
+ * @param loss            what the backward starts from
+ */
+public record CudaTrainingOptions(int device, Precision precision, boolean strictFp32, boolean autotune,
+                                  long workspaceLimit, Loss loss) {
+    /** The loss the backward pass differentiates. */
+    public enum Loss {
+        /** Darknet's YOLO loss of every [yolo] head (io.argus.trainer.loss.YoloLoss). */
+        YOLO,
+        /** `argus bench train`'s stand-in: the mean of the squared head outputs, summed over heads. */
+        MEAN_SQUARED_HEADS
+    }
+
+    public CudaTrainingOptions {
+        if (device < 0) throw new IllegalArgumentException("device: expected an index >= 0, found " + device);
+        if (workspaceLimit < 0) throw new IllegalArgumentException("workspaceLimit must be >= 0");
+    }
+
+    public static CudaTrainingOptions defaults(Precision precision) {
+        return new CudaTrainingOptions(Integer.getInteger("argus.cuda.device", 0), precision, false,
+                Boolean.parseBoolean(System.getProperty("argus.cuda.train.autotune", "true")),
+                Long.getLong("argus.cuda.train.workspace", 256L << 20), Loss.YOLO);
+    }
+
+    public CudaTrainingOptions withLoss(Loss l) {
+        return new CudaTrainingOptions(device, precision, strictFp32, autotune, workspaceLimit, l);
+    }
+
+    public CudaTrainingOptions withStrictFp32(boolean strict) {
+        return new CudaTrainingOptions(device, precision, strict, autotune, workspaceLimit, loss);
+    }
+
+    public CudaTrainingOptions withAutotune(boolean tune) {
+        return new CudaTrainingOptions(device, precision, strictFp32, tune, workspaceLimit, loss);
+    }
+}
