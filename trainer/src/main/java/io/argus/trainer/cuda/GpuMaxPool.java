@@ -5,6 +5,8 @@ import io.argus.detector.darknet.MaxPoolSpec;
 
 /** [maxpool] in training (kernels/train_maxpool.cu): backward gathers each input's share from the windows it won. */
 final class GpuMaxPool implements GpuLayer {
+    private static final String FILE = "train_maxpool.cu";
+
     private final MaxPoolSpec spec;
     private final GpuTrainContext ctx;
     private final Tensor y;
@@ -19,13 +21,12 @@ final class GpuMaxPool implements GpuLayer {
         this.ctx = ctx;
         this.y = y;
         this.dy = dy;
-        String file = "train_maxpool.cu";
-        forward = ctx.kernel(file, "maxpool_forward");
+        forward = ctx.kernel(FILE, "maxpool_forward");
         forward.ptr(x.address());
         forward.ptr(y.address());
         forwardN = geometry(forward, x);
         if (dx != null) {
-            backward = ctx.kernel(file, "maxpool_backward");
+            backward = ctx.kernel(FILE, "maxpool_backward");
             backward.ptr(x.address());
             backward.ptr(dy.address());
             backward.ptr(dx.address());

@@ -179,6 +179,12 @@ final class GpuParameters implements AutoCloseable {
         return Transfers.downloadFloats(velocity, arena.total());
     }
 
+    /** The working copy of the weights as floats ([0, W); the masters themselves in FP32). */
+    float[] workingCopy() {
+        ctx.stream.synchronize();
+        return Transfers.downloadStored(working, arena.weightValues(), ctx.precision);
+    }
+
     /** Writes gradients (tests: drive the step and the check with known values). */
     void setGradients(float[] values) {
         ctx.stream.synchronize();

@@ -10,6 +10,8 @@ import io.argus.detector.darknet.RouteSpec;
  * route the input's own output and gradient tensors.
  */
 final class GpuRoute implements GpuLayer {
+    private static final String FILE = "train_route.cu";
+
     private final RouteSpec spec;
     private final GpuTrainContext ctx;
     private final Tensor y;
@@ -39,11 +41,10 @@ final class GpuRoute implements GpuLayer {
             int from = spec.channelOffset(i);
             counts[i] = count;
             vector[i] = count % 8 == 0 && from % 8 == 0 && offset % 8 == 0;
-            String name = vector[i] ? "route_copy8" : "route_copy1";
-            forward[i] = ctx.kernel("train_route.cu", name);
+            forward[i] = vector[i] ? ctx.kernel(FILE, "route_copy8") : ctx.kernel(FILE, "route_copy1");
             forwardN[i] = args(forward[i], xs[i], from, y, offset, count, 0);
             if (dxs[i] != null) {
-                backward[i] = ctx.kernel("train_route.cu", name);
+                backward[i] = vector[i] ? ctx.kernel(FILE, "route_copy8") : ctx.kernel(FILE, "route_copy1");
                 backwardN[i] = args(backward[i], dy, offset, dxs[i], from, count, 1);
             }
             offset += count;

@@ -5,6 +5,8 @@ import io.argus.detector.darknet.ShortcutSpec;
 
 /** [shortcut] in training (kernels/train_shortcut.cu): act(previous + from); backward feeds both inputs. */
 final class GpuShortcut implements GpuLayer {
+    private static final String FILE = "train_shortcut.cu";
+
     private final ShortcutSpec spec;
     private final GpuTrainContext ctx;
     private final Tensor y;
@@ -25,9 +27,8 @@ final class GpuShortcut implements GpuLayer {
         this.ctx = ctx;
         this.y = y;
         this.dy = dy;
-        String file = "train_shortcut.cu";
         int act = KernelCodes.activation(spec.activation());
-        forward = ctx.kernel(file, "shortcut_forward");
+        forward = ctx.kernel(FILE, "shortcut_forward");
         forward.ptr(a.address());
         forward.ptr(b.address());
         forward.ptr(y.address());
@@ -35,7 +36,7 @@ final class GpuShortcut implements GpuLayer {
         forward.i32(y.stride());
         forward.i32(y.channels());
         forward.i32(act);
-        backward = ctx.kernel(file, "shortcut_backward");
+        backward = ctx.kernel(FILE, "shortcut_backward");
         backward.ptr(a.address());
         backward.ptr(b.address());
         backward.ptr(dy.address());

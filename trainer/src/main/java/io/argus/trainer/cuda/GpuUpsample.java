@@ -5,6 +5,8 @@ import io.argus.detector.darknet.UpsampleSpec;
 
 /** [upsample] in training (kernels/train_upsample.cu): nearest neighbour times scale; backward sums the blocks. */
 final class GpuUpsample implements GpuLayer {
+    private static final String FILE = "train_upsample.cu";
+
     private final UpsampleSpec spec;
     private final GpuTrainContext ctx;
     private final Tensor y;
@@ -19,13 +21,12 @@ final class GpuUpsample implements GpuLayer {
         this.ctx = ctx;
         this.y = y;
         this.dy = dy;
-        String file = "train_upsample.cu";
-        forward = ctx.kernel(file, "upsample_forward");
+        forward = ctx.kernel(FILE, "upsample_forward");
         forward.ptr(x.address());
         forward.ptr(y.address());
         forwardN = geometry(forward, x);
         if (dx != null) {
-            backward = ctx.kernel(file, "upsample_backward");
+            backward = ctx.kernel(FILE, "upsample_backward");
             backward.ptr(dy.address());
             backward.ptr(dx.address());
             backwardN = geometry(backward, x);

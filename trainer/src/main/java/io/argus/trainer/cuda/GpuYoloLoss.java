@@ -13,6 +13,8 @@ import java.nio.ByteOrder;
  * live in the network's per-pass scratch, cleared before each pass.
  */
 final class GpuYoloLoss implements GpuLayer {
+    private static final String FILE = "train_yolo_loss.cu";
+
     static final int MAX_ANCHORS = 16;
     /** Bytes of the kernels' YoloHead struct: 12 ints, 10 floats, 2 x 16 anchor floats, 16 mask ints. */
     static final int HEAD_BYTES = (12 + 10 + 2 * MAX_ANCHORS + MAX_ANCHORS) * 4;
@@ -52,12 +54,11 @@ final class GpuYoloLoss implements GpuLayer {
         long objWeight = objTarget + 4 * anchorsCells;
         long classBits = objWeight + 4 * anchorsCells;
         long boxGrad = classBits + 4 * anchorsCells * words(spec);
-        String file = "train_yolo_loss.cu";
-        predictions = ctx.kernel(file, "yolo_assign_predictions");
+        predictions = ctx.kernel(FILE, "yolo_assign_predictions");
         predictionSlots = assignArgs(predictions, x, head, objTarget, objWeight, classBits, boxGrad, loss);
-        truths = ctx.kernel(file, "yolo_assign_truths");
+        truths = ctx.kernel(FILE, "yolo_assign_truths");
         truthSlots = assignArgs(truths, x, head, objTarget, objWeight, classBits, boxGrad, loss);
-        finish = ctx.kernel(file, "yolo_finish");
+        finish = ctx.kernel(FILE, "yolo_finish");
         finish.ptr(x.address());
         finish.ptr(dx.address());
         finish.ptr(head);
