@@ -44,12 +44,14 @@ __device__ void bn_stats BN_STATS_PARAMS(T) {
 INSTANTIATE(bn_stats, BN_STATS_PARAMS, (z, pixels, S, shift, partial))
 
 // Per channel: batch mean, variance (n-1), 1/sqrt(var + eps); rolling mean/variance moved 1% towards the batch's.
-// Channels >= C get mean 0 and inv 0. One thread per channel.
+// Channels >= C get mean 0 and inv 0. One block of 256 threads per 8 channels (sum_rows8).
 extern "C" __global__ void bn_finalize(const float* partial, int blocks, int C, int S, long long count,
                                        float* rollingMean, float* rollingVariance, float* mean, float* inv,
                                        float* variance, float eps) {
-    int c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= S) return;
+    __shared__ double sums[2][8];
+    sum_rows8(partial, blocks, S, sums);
+    int c = blockIdx.x * 8 + threadIdx.x;
+    if (threadIdx.x >= 8 || c >= S) return;
     if (c >= C) {
         mean[c] = 0.f;
         inv[c] = 0.f;
@@ -57,8 +59,8 @@ extern "C" __global__ void bn_finalize(const float* partial, int blocks, int C, 
         return;
     }
     double k = rollingMean[c];   // the shift bn_stats used
-    double d = sum_partials(partial, blocks, S, 0, c);
-    double q = sum_partials(partial, blocks, S, 1, c);
+    double d = sums[0][threadIdx.x];
+    double q = sums[1][threadIdx.x];
     float m = (float) (k + d / count);
     double centred = q - d * d / count;
     float var = (float) (centred > 0.0 ? centred / (count > 1 ? count - 1 : 1) : 0.0);
@@ -141,19 +143,21 @@ __device__ void bn_backward_reduce BN_BACKWARD_REDUCE_PARAMS(T) {
 INSTANTIATE(bn_backward_reduce, BN_BACKWARD_REDUCE_PARAMS, (dy, z, pixels, S, C, mean, inv, gamma, beta, act, partial))
 
 // Per channel: bias and scale gradients += the sums; the two terms pass 2 subtracts:
-// meanTerm = gamma sum(da) / M, varianceTerm = gamma sum(da xhat) / (M - 1).
+// meanTerm = gamma sum(da) / M, varianceTerm = gamma sum(da xhat) / (M - 1). One block per 8 channels.
 extern "C" __global__ void bn_backward_finalize(const float* partial, int blocks, int C, int S, long long count,
                                                 const float* gamma, float* biasGradient, float* scaleGradient,
                                                 float* meanTerm, float* varianceTerm) {
-    int c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= S) return;
+    __shared__ double sums[2][8];
+    sum_rows8(partial, blocks, S, sums);
+    int c = blockIdx.x * 8 + threadIdx.x;
+    if (threadIdx.x >= 8 || c >= S) return;
     if (c >= C) {
         meanTerm[c] = 0.f;
         varianceTerm[c] = 0.f;
         return;
     }
-    double da = sum_partials(partial, blocks, S, 0, c);
-    double dax = sum_partials(partial, blocks, S, 1, c);
+    double da = sums[0][threadIdx.x];
+    double dax = sums[1][threadIdx.x];
     biasGradient[c] += (float) da;
     scaleGradient[c] += (float) dax;
     meanTerm[c] = (float) (gamma[c] * da / count);

@@ -54,9 +54,11 @@ __device__ void bias_act_backward BIAS_ACT_BACKWARD_PARAMS(T) {
 }
 INSTANTIATE(bias_act_backward, BIAS_ACT_BACKWARD_PARAMS, (dy, z, pixels, S, C, bias, act, partial))
 
-// biasGradient[c] += the per-channel sums of the blocks' rows. One thread per channel.
+// biasGradient[c] += the per-channel sums of the blocks' rows. One block per 8 channels.
 extern "C" __global__ void bias_backward_finalize(const float* partial, int blocks, int C, int S,
                                                   float* biasGradient) {
-    int c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c < C) biasGradient[c] += (float) sum_partials(partial, blocks, S, 0, c);
+    __shared__ double sums[2][8];
+    sum_rows8(partial, blocks, S, sums);
+    int c = blockIdx.x * 8 + threadIdx.x;
+    if (threadIdx.x < 8 && c < C) biasGradient[c] += (float) sums[0][threadIdx.x];
 }

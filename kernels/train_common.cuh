@@ -120,9 +120,26 @@ __device__ __forceinline__ void write_partials(const float* a, const float* b, i
     }
 }
 
-// Sum of quantity q (0 or 1) of channel c over the rows of `blocks` blocks.
-__device__ __forceinline__ double sum_partials(const float* partial, int blocks, int stride, int q, int c) {
-    double s = 0.0;
-    for (int k = 0; k < blocks; k++) s += partial[(k * 2LL + q) * stride + c];
-    return s;
+// Finalize kernels run one block of 256 threads per 8 channels: 32 row lanes x 8 channels sum the rows of all
+// blocks in double, in parallel, then threads 0..7 each own channel c0 + threadIdx.x. sums[q][i] holds quantity q of
+// channel c0 + i afterwards (valid for all threads after the call).
+__device__ __forceinline__ void sum_rows8(const float* partial, int blocks, int stride, double (*sums)[8]) {
+    __shared__ double lanes[2][32][8];
+    int ch = threadIdx.x & 7, lane = threadIdx.x >> 3;
+    int c = blockIdx.x * 8 + ch;
+    double a = 0.0, b = 0.0;
+    for (int k = lane; k < blocks; k += 32) {
+        a += partial[(k * 2LL) * stride + c];
+        b += partial[(k * 2LL + 1) * stride + c];
+    }
+    lanes[0][lane][ch] = a;
+    lanes[1][lane][ch] = b;
+    __syncthreads();
+    if (threadIdx.x < 16) {
+        int q = threadIdx.x >> 3, i = threadIdx.x & 7;
+        double s = 0.0;
+        for (int l = 0; l < 32; l++) s += lanes[q][l][i];
+        sums[q][i] = s;
+    }
+    __syncthreads();
 }

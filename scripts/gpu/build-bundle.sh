@@ -36,11 +36,14 @@ if [ "${BUNDLE:-}" = train ]; then
   # the trainer's CPU reference needs OpenBLAS (5 MB as xz), not oneDNN
   rm -f "$dnnl_jar"
   mkdir -p "$OUT/openblas-natives"
-  (cd "$OUT/openblas-natives" && unzip -q "$(ls pipeline/target/lib/openblas-*-linux-x86_64.jar)" \
+  openblas_jar="$ROOT/$(ls pipeline/target/lib/openblas-*-linux-x86_64.jar)"
+  (cd "$OUT/openblas-natives" && unzip -q "$openblas_jar" \
     'org/bytedeco/openblas/linux-x86_64/lib*.so*' 'META-INF/*')
+  # from a directory JavaCPP links openblas_nolapack in its cache, where the JNI library's $ORIGIN rpath cannot see it
+  ln -s libopenblas.so.0 "$OUT/openblas-natives/org/bytedeco/openblas/linux-x86_64/libopenblas_nolapack.so.0"
   tar -C "$OUT" -cf - openblas-natives | xz -9 -T0 > "$OUT/openblas-natives.tar.xz"
   rm -rf "$OUT/openblas-natives"
-  cp pipeline/target/lib/openblas-*[0-9].jar "$OUT/lib/"
+  cp $(ls pipeline/target/lib/openblas-*.jar | grep -v linux-) "$OUT/lib/"
   cp trainer/target/argus-trainer-*-tests.jar "$OUT/lib/"
   cp scripts/gpu/run-train.sh scripts/gpu/torch_train_peer.py scripts/gpu/train_summary.py "$OUT/"
 else

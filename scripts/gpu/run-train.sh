@@ -5,7 +5,8 @@
 # env: CFG (config/models/cfg/yolov4-tiny.cfg), SIZE (416), BATCH (64), SECONDS (10, timed seconds per precision and
 # side), CURVES (2000 iterations of real training per precision), POOL (512 synthetic scenes), TESTS (JUnit class
 # names in io.argus.trainer.cuda, default: the whole package), TEST_TIMEOUT, BENCH_TIMEOUT, TORCH_TIMEOUT,
-# CURVE_TIMEOUT (s), VERBOSE (cuDNN plans per layer), OUT (logs). Prints a summary table last.
+# CURVE_TIMEOUT (s), VERBOSE (cuDNN plans per layer), PROFILE (per-layer device times), OUT (logs). Prints a summary
+# table last.
 set -u
 B="$(cd "$(dirname "$0")" && pwd)"
 cd "$B/.."
@@ -46,7 +47,7 @@ fi
 if [[ ",$PHASES," == *",bench,"* ]]; then
   log "argus bench train"
   timeout "${BENCH_TIMEOUT:-240}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench train \
-    --cfg "$CFG" --width "$SIZE" --height "$SIZE" --batch "$BATCH" --seconds "$SECONDS_EACH" --warmup 5 \
+    --cfg "$CFG" --width "$SIZE" --height "$SIZE" --batch "$BATCH" --seconds "$SECONDS_EACH" --warmup 5 ${PROFILE:+--profile} \
     2>&1 | tee "$LOGS/train-bench.log"
 fi
 

@@ -2,8 +2,8 @@
 """The PyTorch peer of `argus bench train`: the same network built from the Darknet cfg (batch norm as separate
 layers, eps 1e-5, as in training), the same batch and the same stand-in loss (the sum over [yolo] heads of the mean of
 the squared head input, computed in FP32), SGD with momentum 0.9 and weight decay 0.0005, channels_last and
-cudnn.benchmark, in two modes: AMP (autocast FP16 + GradScaler from 2^16, as torch.amp recommends) and FP32 (TF32
-convolutions allowed, PyTorch's default). One iteration = zero_grad, forward, loss, backward, (unscale, inf check,)
+cudnn.benchmark, in three modes: amp (autocast FP16 + GradScaler from 2^16, as torch.amp recommends), fp32 (IEEE FP32:
+TF32 off for cuDNN and matmul) and tf32 (FP32 tensors, TF32 convolutions: PyTorch's default for cuDNN). One iteration = zero_grad, forward, loss, backward, (unscale, inf check,)
 step, as Argus's iteration. Images/s from the wall clock over whole iterations after warm-up; memory as
 torch.cuda.max_memory_allocated (and reserved) over the whole run. Prints one line per mode in the format
 scripts/gpu/train_summary.py reads.
@@ -140,13 +140,13 @@ def bench(model, x, amp, seconds, warmup):
     while len(times) < 5 or time.time() - t0 < seconds:
         i0 = time.time()
         loss = iteration()
-        loss.item()  # one host read per iteration, as Argus reads its loss
+        loss.detach().item()  # one host read per iteration, as Argus reads its loss
         times.append(time.time() - i0)
     torch.cuda.synchronize()
     elapsed = time.time() - t0
     times.sort()
     return (len(times), elapsed, times[len(times) // 2], max(steady_before, torch.cuda.max_memory_allocated()),
-            torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved(), float(loss))
+            torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved(), float(loss.detach()))
 
 
 def main():
@@ -154,7 +154,7 @@ def main():
     p.add_argument("--cfg", required=True)
     p.add_argument("--size", type=int, default=416)
     p.add_argument("--batch", type=int, default=64)
-    p.add_argument("--modes", default="amp,fp32")
+    p.add_argument("--modes", default="amp,fp32,tf32")
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--warmup", type=int, default=5)
     a = p.parse_args()
@@ -164,6 +164,9 @@ def main():
     print(f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, {torch.cuda.get_device_name()}, "
           f"cudnn.allow_tf32={torch.backends.cudnn.allow_tf32}", flush=True)
     for mode in a.modes.split(","):
+        tf32 = mode != "fp32"
+        torch.backends.cudnn.allow_tf32 = tf32
+        torch.backends.cuda.matmul.allow_tf32 = tf32
         torch.manual_seed(1)
         model = TrainNet(a.cfg, a.size).to(dev).to(memory_format=torch.channels_last).train()
         x = torch.rand(a.batch, 3, a.size, a.size, device=dev).to(memory_format=torch.channels_last)

@@ -45,12 +45,12 @@ def main(paths):
     g = lambda d, k, key: float(d[k][key]) if k in d and key in d[k] else float("nan")
     print("| side | precision | images/s | ms/iter | memory MiB (allocated; torch: max_memory_allocated) |")
     print("|---|---|---|---|---|")
-    for k in ("mixed", "fp32"):
+    for k in ("mixed", "fp32", "tf32"):
         if k in ours:
             print(f"| argus | {k} | {g(ours, k, 'images/s'):.0f} | {g(ours, k, 'ms/iter'):.2f} | "
                   f"{g(ours, k, 'allocated_mib'):.0f} (peak {g(ours, k, 'peak_allocated_mib'):.0f}, "
                   f"cudaMemGetInfo drop {g(ours, k, 'used_mib'):.0f}) |")
-    for k in ("amp", "fp32"):
+    for k in ("amp", "fp32", "tf32"):
         if k in torch:
             print(f"| pytorch | {k} | {g(torch, k, 'images/s'):.0f} | {g(torch, k, 'ms/iter'):.2f} | "
                   f"{g(torch, k, 'max_allocated_mib'):.0f} (reserved {g(torch, k, 'max_reserved_mib'):.0f}) |")
@@ -60,7 +60,12 @@ def main(paths):
         ("argus mixed / argus fp32 allocated memory (goal <= 0.5)",
          g(ours, "mixed", "allocated_mib") / g(ours, "fp32", "allocated_mib")),
         ("argus mixed / pytorch amp images/s (goal >= 1.0)", g(ours, "mixed", "images/s") / g(torch, "amp", "images/s")),
+        ("argus mixed / argus tf32 images/s", g(ours, "mixed", "images/s") / g(ours, "tf32", "images/s")),
+        ("argus mixed / argus tf32 allocated memory",
+         g(ours, "mixed", "allocated_mib") / g(ours, "tf32", "allocated_mib")),
         ("argus fp32 / pytorch fp32 images/s", g(ours, "fp32", "images/s") / g(torch, "fp32", "images/s")),
+        ("argus tf32 / pytorch tf32 images/s", g(ours, "tf32", "images/s") / g(torch, "tf32", "images/s")),
+        ("pytorch amp / pytorch fp32 images/s", g(torch, "amp", "images/s") / g(torch, "fp32", "images/s")),
         ("argus mixed / pytorch amp memory", g(ours, "mixed", "allocated_mib") / g(torch, "amp", "max_allocated_mib")),
     ]
     for name, v in ratios:

@@ -6,7 +6,7 @@ import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.darknet.WeightsInit;
 import io.argus.trainer.cuda.CudaTrainBench;
 import io.argus.trainer.cuda.LossCurves;
-import io.argus.trainer.cuda.Precision;
+import io.argus.trainer.cuda.CudaTrainingOptions;
 import io.argus.trainer.train.TrainingBatch;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -44,9 +44,17 @@ final class BenchTrainCommand implements Callable<Integer> {
     @Option(names = "--batch", defaultValue = "0", description = "images per iteration (default: the cfg's mini-batch)")
     int batch;
 
-    @Option(names = "--precision", defaultValue = "mixed,fp32", split = ",",
-            description = "precisions to time, in order (default ${DEFAULT-VALUE})")
+    @Option(names = "--precision", defaultValue = "mixed,fp32,tf32", split = ",",
+            description = "modes to time, in order: mixed (FP16 + FP32 masters), fp32 (IEEE FP32 convolutions), tf32 "
+                    + "(FP32 storage, TF32 convolutions, PyTorch's default) (default ${DEFAULT-VALUE})")
     List<String> precisions;
+
+    @Option(names = "--curve-precision", defaultValue = "mixed,fp32", split = ",",
+            description = "modes of the loss curves (default ${DEFAULT-VALUE})")
+    List<String> curvePrecisions;
+
+    @Option(names = "--profile", description = "print one pass's device time per layer for each mode")
+    boolean profile;
 
     @Option(names = "--seconds", defaultValue = "10",
             description = "timed seconds per precision, 0: no speed run (default ${DEFAULT-VALUE})")
@@ -73,18 +81,18 @@ final class BenchTrainCommand implements Callable<Integer> {
         NetworkSpec spec = NetworkSpec.load(c, width, height);
         ModelWeights initial = weights != null ? WeightsFile.read(weights, spec) : WeightsInit.darknet(spec, seed);
         int n = batch > 0 ? batch : spec.net().batch() / spec.net().subdivisions();
-        List<Precision> list = new ArrayList<>();
-        for (String p : precisions) list.add(Precision.parse(p.strip()));
+        List<CudaTrainingOptions> list = new ArrayList<>();
+        for (String p : precisions) list.add(CudaTrainingOptions.mode(p));
         PrintStream out = System.out;
         out.printf(Locale.ROOT, "model: %s %dx%d, batch %d, %.2f GFLOP/image forward%n", spec.name(),
                 spec.net().width(), spec.net().height(), n, spec.flops() / 1e9);
-        CudaTrainBench bench = new CudaTrainBench(seconds, warmup, out);
+        CudaTrainBench bench = new CudaTrainBench(seconds, warmup, profile, out);
         List<CudaTrainBench.Result> results = new ArrayList<>();
-        if (seconds > 0) for (Precision p : list) results.add(bench.run(spec, initial, n, p));
-        if (results.size() == 2) {
-            CudaTrainBench.Result a = results.get(0), b = results.get(1);
+        if (seconds > 0) for (CudaTrainingOptions p : list) results.add(bench.run(spec, initial, n, p));
+        for (int i = 1; i < results.size(); i++) {
+            CudaTrainBench.Result a = results.get(0), b = results.get(i);
             out.printf(Locale.ROOT, "%s vs %s: %.2fx images/s, %.2fx allocated memory, %.2fx used memory%n",
-                    a.precision(), b.precision(), a.imagesPerSecond() / b.imagesPerSecond(),
+                    a.mode(), b.mode(), a.imagesPerSecond() / b.imagesPerSecond(),
                     (double) a.allocatedBytes() / b.allocatedBytes(), (double) a.usedBytes() / b.usedBytes());
         }
         if (curves > 0) {
@@ -100,7 +108,9 @@ final class BenchTrainCommand implements Callable<Integer> {
                     ? new PrintStream(Files.newOutputStream(csv), true, StandardCharsets.UTF_8) : null) {
                 PrintStream rows = table != null ? table : out;
                 rows.println("precision,iteration,loss,box,objectness,classes,loss_scale,applied,learning_rate");
-                for (Precision p : list) LossCurves.run(spec, initial, p, curves, scenes, rows, out);
+                for (String p : curvePrecisions) {
+                    LossCurves.run(spec, initial, CudaTrainingOptions.mode(p), curves, scenes, rows, out);
+                }
             }
         }
         return 0;

@@ -27,36 +27,42 @@ import java.util.SplittableRandom;
  */
 public final class CudaTrainBench {
     /** One precision's result. */
-    public record Result(Precision precision, int batch, int iterations, double seconds, double imagesPerSecond,
+    public record Result(String mode, int batch, int iterations, double seconds, double imagesPerSecond,
                          long allocatedBytes, long peakAllocatedBytes, long usedBytes, double lastLoss, long skipped) {
         public double msPerIteration() { return 1000 * seconds / iterations; }
     }
 
     private final double seconds;
     private final int warmup;
+    private final boolean profile;
     private final PrintStream out;
 
-    public CudaTrainBench(double seconds, int warmup, PrintStream out) {
+    /** {@code profile}: also print one pass's per-layer device times. */
+    public CudaTrainBench(double seconds, int warmup, boolean profile, PrintStream out) {
         this.seconds = seconds;
         this.warmup = warmup;
+        this.profile = profile;
         this.out = out;
     }
 
-    public Result run(NetworkSpec spec, ModelWeights weights, int batch, Precision precision) {
+    /** Times one mode (CudaTrainingOptions.mode: mixed, fp32 or tf32); the loss is replaced by the stand-in. */
+    public Result run(NetworkSpec spec, ModelWeights weights, int batch, CudaTrainingOptions mode) {
         CudaRuntime.require();
         TrainingBatch input = randomBatch(spec, batch, 17);
         long freeBefore = GpuBuffer.freeDeviceMemory();
         long t0 = System.nanoTime();
-        CudaTrainingOptions options = CudaTrainingOptions.defaults(precision)
-                .withLoss(CudaTrainingOptions.Loss.MEAN_SQUARED_HEADS);
+        CudaTrainingOptions options = mode.withLoss(CudaTrainingOptions.Loss.MEAN_SQUARED_HEADS);
+        String name = options.modeName();
         try (CudaTrainingBackend backend = new CudaTrainingBackend(spec, weights, batch, options)) {
             backend.keepResident(input);
-            out.printf(Locale.ROOT, "%s %s batch %d: set up in %.1f s on %s (%s)%n", spec.name(), precision, batch,
+            out.printf(Locale.ROOT, "%s %s batch %d: set up in %.1f s on %s (%s)%n", spec.name(), name, batch,
                     (System.nanoTime() - t0) / 1e9, backend.device(), CudaRuntime.versions());
+            out.println("device memory (MiB): " + backend.memoryBreakdown());
             if (Boolean.getBoolean("argus.cuda.verbose")) out.print(backend.describe());
             LossScaler scaler = new LossScaler(65536f, 1 << 24, 1f / 1024, 1000);
             SgdStep step = new SgdStep(0.001f, 0.9f, 0.0005f, batch, 0f);
             for (int i = 0; i < warmup; i++) iteration(backend, input, scaler, step);
+            if (profile) out.print(backend.profile(input, scaler.scale()));
             long freeLow = GpuBuffer.freeDeviceMemory();
             List<Double> times = new ArrayList<>();
             LossParts last = LossParts.ZERO;
@@ -71,12 +77,12 @@ public final class CudaTrainBench {
             double elapsed = (System.nanoTime() - start) / 1e9;
             freeLow = Math.min(freeLow, GpuBuffer.freeDeviceMemory());
             Collections.sort(times);
-            Result r = new Result(precision, batch, done, elapsed, done * batch / elapsed, backend.allocatedBytes(),
+            Result r = new Result(name, batch, done, elapsed, done * batch / elapsed, backend.allocatedBytes(),
                     backend.peakAllocatedBytes(), freeBefore - freeLow, last.total(), scaler.skipped());
             out.printf(Locale.ROOT, "argus-train model=%s precision=%s batch=%d iterations=%d images/s=%.1f "
                             + "ms/iter=%.3f median_ms=%.3f allocated_mib=%.0f peak_allocated_mib=%.0f used_mib=%.0f "
                             + "loss=%.6g loss_scale=%s skipped=%d%n",
-                    spec.name(), precision == Precision.MIXED ? "mixed" : "fp32", batch, done, r.imagesPerSecond(),
+                    spec.name(), name, batch, done, r.imagesPerSecond(),
                     r.msPerIteration(), times.get(times.size() / 2), mib(r.allocatedBytes()),
                     mib(r.peakAllocatedBytes()), mib(r.usedBytes()), r.lastLoss(), scaler.scale(), r.skipped());
             return r;

@@ -211,6 +211,25 @@ public final class CudaTrainingBackend implements TrainingBackend {
         network.yoloLoss(n, truthsDevice.address(), truthsDevice.address() + rows, truthCapacity, lossScale);
     }
 
+    /** Per-layer device times of one pass over a resident or host batch (the gradients it leaves are discarded). */
+    public String profile(TrainingBatch batch, float lossScale) {
+        int n = batch.count();
+        ctx.device.makeCurrent();
+        network.plan(n);
+        GpuBuffer kept = resident.get(batch.images());
+        if (kept != null) copyDevice(kept.address(), network.input().address(), network.input().bytes(n));
+        else uploadImages(batch);
+        String table = network.profile(n, () -> {
+            if (options.loss() == CudaTrainingOptions.Loss.YOLO) lossStep(batch, n, lossScale);
+            else network.standInLoss(n, lossScale);
+        }, parameters::accumulateAndCheck);
+        discardGradients();
+        return table;
+    }
+
+    /** Device memory held now, by kind of buffer (MiB). */
+    public String memoryBreakdown() { return memory.breakdown(); }
+
     @Override
     public boolean gradientsOverflowed() {
         return parameters.overflowed();

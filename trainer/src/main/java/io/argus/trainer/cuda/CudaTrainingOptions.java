@@ -5,7 +5,8 @@ package io.argus.trainer.cuda;
  *
  * @param device          CUDA device index
  * @param precision       storage of activations and gradients
- * @param strictFp32      FP32 only: forbid TF32 tensor cores in cuDNN (tests compare against the CPU at FP32 rounding)
+ * @param strictFp32      FP32 only: IEEE FP32 convolutions (cuDNN's FMA math); false lets cuDNN use TF32 tensor cores,
+ *                        as PyTorch does by default ("tf32")
  * @param autotune        time cuDNN's algorithms on the real buffers (cudnnFind*Ex) instead of taking its heuristic
  * @param workspaceLimit  the most cuDNN workspace an algorithm may use (bytes)
  * @param loss            what the backward starts from
@@ -25,10 +26,25 @@ public record CudaTrainingOptions(int device, Precision precision, boolean stric
         if (workspaceLimit < 0) throw new IllegalArgumentException("workspaceLimit must be >= 0");
     }
 
+    /** Defaults from system properties; FP32 is IEEE FP32 unless argus.cuda.train.tf32=true. */
     public static CudaTrainingOptions defaults(Precision precision) {
-        return new CudaTrainingOptions(Integer.getInteger("argus.cuda.device", 0), precision, false,
+        return new CudaTrainingOptions(Integer.getInteger("argus.cuda.device", 0), precision,
+                !Boolean.getBoolean("argus.cuda.train.tf32"),
                 Boolean.parseBoolean(System.getProperty("argus.cuda.train.autotune", "true")),
                 Long.getLong("argus.cuda.train.workspace", 256L << 20), Loss.YOLO);
+    }
+
+    /** "mixed" (or fp16), "fp32" (IEEE FP32 convolutions) or "tf32" (FP32 storage, TF32 convolutions). */
+    public static CudaTrainingOptions mode(String word) {
+        String w = word.strip().toLowerCase(java.util.Locale.ROOT);
+        if (w.equals("tf32")) return defaults(Precision.FP32).withStrictFp32(false);
+        if (w.equals("fp32")) return defaults(Precision.FP32).withStrictFp32(true);
+        return defaults(Precision.parse(w));
+    }
+
+    /** The mode's name: mixed, fp32 or tf32. */
+    public String modeName() {
+        return precision == Precision.MIXED ? "mixed" : strictFp32 ? "fp32" : "tf32";
     }
 
     public CudaTrainingOptions withLoss(Loss l) {

@@ -211,7 +211,7 @@ final class GpuConvolution implements GpuLayer {
             int grid = ctx.reductionGrid(lanes);
             stats.setLong(statsN, pixels).launch(grid, ctx.stream.handle());
             finalize.setInt(finalizeBlocks, grid).setLong(finalizeCount, pixels)
-                    .launch((stride + Launch.BLOCK - 1) / Launch.BLOCK, ctx.stream.handle());
+                    .launch(stride / 8, ctx.stream.handle());   // a block per 8 channels
         }
         apply.setLong(applyN, pixels).launch(ctx.grid(lanes), ctx.stream.handle());
     }
@@ -224,7 +224,7 @@ final class GpuConvolution implements GpuLayer {
         backReduce.setLong(backReduceN, pixels).launch(grid, ctx.stream.handle());
         backFinalize.setInt(backFinalizeBlocks, grid);
         if (backFinalizeCount >= 0) backFinalize.setLong(backFinalizeCount, pixels);
-        backFinalize.launch((stride + Launch.BLOCK - 1) / Launch.BLOCK, ctx.stream.handle());
+        backFinalize.launch(stride / 8, ctx.stream.handle());   // a block per 8 channels
         if (backApply != null) backApply.setLong(backApplyN, pixels).launch(ctx.grid(lanes), ctx.stream.handle());
         if (dx != null) conv.backwardData(ctx.cudnn, n, weights(), dy.address(), dx.address(), ctx.workspace,
                 ctx.workspaceBytes);

@@ -51,7 +51,7 @@ final class GpuTrainContext implements AutoCloseable {
         Status.cudnn(cudnnSetStream(cudnn, stream.handle()), "cudnnSetStream");
     }
 
-    int reductionBlocks() { return 2 * multiprocessors; }
+    int reductionBlocks() { return Launch.REDUCTION_BLOCKS_PER_SM * multiprocessors; }
 
     Launch kernel(String file, String name) {
         return Launch.of(kernels, file, name, precision);

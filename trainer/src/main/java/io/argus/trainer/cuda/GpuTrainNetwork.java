@@ -228,6 +228,44 @@ final class GpuTrainNetwork implements AutoCloseable {
         for (int i = layers.size() - 1; i >= 0; i--) layers.get(i).backward(n);
     }
 
+    /**
+     * One pass with device time measured per layer (events around each layer's forward and backward, waiting between
+     * them, so the sum exceeds a normal pass by the gaps): a table of the slowest layers and the totals.
+     */
+    String profile(int n, Runnable loss, Runnable check) {
+        int count = layers.size();
+        float[] fwd = new float[count];
+        float[] bwd = new float[count];
+        clearForPass();
+        for (int i = 0; i < count; i++) {
+            GpuLayer l = layers.get(i);
+            fwd[i] = ctx.stream.time(() -> l.forward(n));
+        }
+        float lossMs = ctx.stream.time(loss);
+        for (int i = count - 1; i >= 0; i--) {
+            GpuLayer l = layers.get(i);
+            bwd[i] = ctx.stream.time(() -> l.backward(n));
+        }
+        float checkMs = ctx.stream.time(check);
+        double f = 0, b = 0;
+        java.util.List<Integer> order = new java.util.ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            f += fwd[i];
+            b += bwd[i];
+            order.add(i);
+        }
+        order.sort((x, y) -> Float.compare(fwd[y] + bwd[y], fwd[x] + bwd[x]));
+        StringBuilder s = new StringBuilder(String.format(Locale.ROOT,
+                "profile, batch %d: forward %.3f ms, loss %.3f ms, backward %.3f ms, gradient check %.3f ms%n", n, f,
+                lossMs, b, checkMs));
+        for (int k = 0; k < Math.min(12, count); k++) {
+            int i = order.get(k);
+            s.append(String.format(Locale.ROOT, "  %3d %-40s forward %.3f ms backward %.3f ms%n", i,
+                    layers.get(i).describe(), fwd[i], bwd[i]));
+        }
+        return s.toString();
+    }
+
     /** Layer {@code index}'s output for one image as Darknet's planar floats (C x H x W); null for [yolo]. */
     float[] output(int index, int image) {
         return planar(outputs[index], image);

@@ -19,6 +19,8 @@ import org.bytedeco.javacpp.PointerPointer;
  */
 final class Launch {
     static final int BLOCK = 256;
+    /** Blocks per multiprocessor of a per-channel reduction (their rows of partial sums are then summed in double). */
+    static final int REDUCTION_BLOCKS_PER_SM = 4;
     private static final int MAX_ARGS = 24;
 
     private final CUfunc_st function;
@@ -105,6 +107,6 @@ final class Launch {
     /** Blocks for a per-channel reduction over {@code lanes} (pixel, group) pairs: a few per SM, 8+ pixels a lane. */
     static int reductionGrid(long lanes, int multiprocessors) {
         long blocks = (lanes + 8L * BLOCK - 1) / (8L * BLOCK);
-        return (int) Math.max(1, Math.min(blocks, 2L * multiprocessors));
+        return (int) Math.max(1, Math.min(blocks, (long) REDUCTION_BLOCKS_PER_SM * multiprocessors));
     }
 }

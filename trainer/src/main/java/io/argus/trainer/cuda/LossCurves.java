@@ -26,7 +26,7 @@ import java.util.stream.IntStream;
  */
 public final class LossCurves {
     /** What a run gives: iterations, skipped steps (all, and after burn-in), mean loss of the last 100, images/s. */
-    public record Summary(Precision precision, int iterations, long skipped, long skippedAfterBurnIn,
+    public record Summary(String mode, int iterations, long skipped, long skippedAfterBurnIn,
                           int afterBurnIn, double firstLoss, double lastLoss, double imagesPerSecond, float lossScale) {}
 
     private LossCurves() {}
@@ -62,11 +62,11 @@ public final class LossCurves {
         return batches;
     }
 
-    public static Summary run(NetworkSpec spec, ModelWeights initial, Precision precision, int iterations,
+    /** Trains in one mode (CudaTrainingOptions.mode: mixed, fp32 or tf32). */
+    public static Summary run(NetworkSpec spec, ModelWeights initial, CudaTrainingOptions options, int iterations,
                               List<TrainingBatch> pool, PrintStream csv, PrintStream out) {
         TrainingPlan plan = TrainingPlan.of(spec, iterations);
         LossScaler scaler = LossScaler.of(spec.net().training());
-        CudaTrainingOptions options = CudaTrainingOptions.defaults(precision);
         try (CudaTrainingBackend backend = new CudaTrainingBackend(spec, initial, plan.miniBatch(), options)) {
             for (TrainingBatch b : pool) backend.keepResident(b);
             BatchSource source = new BatchSource() {
@@ -77,7 +77,7 @@ public final class LossCurves {
             };
             Trainer trainer = new Trainer(backend, source, plan, scaler, 0);
             List<IterationStats> all = new ArrayList<>();
-            String p = precision == Precision.MIXED ? "mixed" : "fp32";
+            String p = options.modeName();
             long start = System.nanoTime();
             trainer.run(s -> {
                 all.add(s);
@@ -99,7 +99,7 @@ public final class LossCurves {
             double first = all.get(0).lossPerImage().total();
             double last = all.subList(Math.max(0, all.size() - 100), all.size()).stream()
                     .mapToDouble(s -> s.lossPerImage().total()).average().orElse(Double.NaN);
-            Summary sum = new Summary(precision, all.size(), skipped, skippedAfter, after, first, last,
+            Summary sum = new Summary(p, all.size(), skipped, skippedAfter, after, first, last,
                     (double) all.size() * plan.batch() / seconds, scaler.scale());
             out.printf(Locale.ROOT, "argus-curve model=%s precision=%s iterations=%d images/s=%.1f first_loss=%.4f "
                             + "last100_loss=%.4f skipped=%d skipped_after_burn_in=%d after_burn_in=%d final_scale=%s%n",

@@ -25,8 +25,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * A few training iterations (2 passes each: gradients accumulate over subdivisions) on the GPU match the CPU from
  * the same weights on the same batches: the loss of every iteration and the weights at the end. Strict FP32 against
- * the CPU in FP32; mixed precision against the CPU emulating FP16. A batch made resident on the GPU gives the same
- * pass as the same batch uploaded.
+ * the CPU in FP32 (losses to 1e-4, weights to 1e-5). Mixed precision: losses against the CPU emulating FP16 (2e-2);
+ * weights against the CPU in FP32, allowed twice the emulation's own drift from FP32 (+1e-3). A batch made resident
+ * on the GPU gives the same pass as the same batch uploaded.
  */
 @Tag("gpu")
 class GpuTrainingStepsTest {
@@ -78,8 +79,15 @@ class GpuTrainingStepsTest {
             gpuStats = run(gpu, spec, data, iterations);
             gpuW = gpu.weights(0);
         }
+        ModelWeights exactW = cpuW;
+        if (precision == Precision.MIXED) {
+            try (CpuTrainingBackend exact = new CpuTrainingBackend(spec, w, 2, 2, false)) {
+                run(exact, spec, data, iterations);
+                exactW = exact.weights(0);
+            }
+        }
         double lossTol = precision == Precision.FP32 ? 1e-4 : 2e-2;
-        double weightTol = precision == Precision.FP32 ? 1e-5 : 2e-3;
+        double weightTol = 1e-5;
         StringBuilder log = new StringBuilder();
         double worstLoss = 0;
         for (int i = 0; i < iterations; i++) {
@@ -90,19 +98,27 @@ class GpuTrainingStepsTest {
                     precision, i + 1, c, g, cpuStats.get(i).applied(), gpuStats.get(i).applied()));
             assertEquals(cpuStats.get(i).applied(), gpuStats.get(i).applied(), log.toString());
         }
-        double worstWeights = 0;
-        for (int layer : w.layerIndices()) {
-            worstWeights = Math.max(worstWeights, GpuTests.relL2(gpuW.conv(layer).weights(), cpuW.conv(layer).weights()));
-            worstWeights = Math.max(worstWeights, GpuTests.relL2(gpuW.conv(layer).biases(), cpuW.conv(layer).biases()));
-            if (cpuW.conv(layer).mean() != null) {
-                worstWeights = Math.max(worstWeights, GpuTests.relL2(gpuW.conv(layer).mean(), cpuW.conv(layer).mean()));
-            }
-        }
-        log.append(String.format(Locale.ROOT, "%s worst loss rel %.2e, worst weights rel L2 %.2e%n", precision,
-                worstLoss, worstWeights));
+        double worstWeights = drift(gpuW, exactW);
+        double emulationDrift = precision == Precision.MIXED ? drift(cpuW, exactW) : 0;
+        double allowed = precision == Precision.MIXED ? 2 * emulationDrift + 1e-3 : weightTol;
+        log.append(String.format(Locale.ROOT, "%s worst loss rel %.2e, worst weights rel L2 vs FP32 %.2e (emulation "
+                + "%.2e, allowed %.2e)%n", precision, worstLoss, worstWeights, emulationDrift, allowed));
         System.out.print(log);
         assertTrue(worstLoss < lossTol, log.toString());
-        assertTrue(worstWeights < weightTol, log.toString());
+        assertTrue(worstWeights < allowed, log.toString());
+    }
+
+    /** The largest relative L2 difference of any layer's weights, biases or rolling mean. */
+    static double drift(ModelWeights a, ModelWeights b) {
+        double worst = 0;
+        for (int layer : a.layerIndices()) {
+            worst = Math.max(worst, GpuTests.relL2(a.conv(layer).weights(), b.conv(layer).weights()));
+            worst = Math.max(worst, GpuTests.relL2(a.conv(layer).biases(), b.conv(layer).biases()));
+            if (b.conv(layer).mean() != null) {
+                worst = Math.max(worst, GpuTests.relL2(a.conv(layer).mean(), b.conv(layer).mean()));
+            }
+        }
+        return worst;
     }
 
     @ParameterizedTest
@@ -120,7 +136,9 @@ class GpuTrainingStepsTest {
             gpu.forwardBackward(other, 1f);
             gpu.discardGradients();
             double resident = gpu.forwardBackward(batch, 1f).total();
-            assertTrue(GpuTests.relative(resident, uploaded) < 1e-6, resident + " vs " + uploaded);
+            // the same input to the bit; the loss differs in rounding only: the passes in between moved the rolling
+            // means that batch norm's one-pass statistics subtract as their shift
+            assertTrue(GpuTests.relative(resident, uploaded) < 1e-4, resident + " vs " + uploaded);
             assertTrue(GpuTests.relL2(gpu.network().inputImage(1), input) == 0);
             assertTrue(gpu.allocatedBytes() > gpu.steadyBytes(), "the resident copy is on the device");
         }
