@@ -3,7 +3,8 @@
 #   DIR/run-train.sh [PHASES]      PHASES: comma list of tests,bench,torch,curves (default: all four)
 # (also reached as DIR/run-gpu.sh train-tests,train-bench,...). Run from the repository root.
 # env: CFG (config/models/cfg/yolov4-tiny.cfg), SIZE (416), BATCH (64), SECONDS (10, timed seconds per precision and
-# side), CURVES (2000 iterations of real training per precision), POOL (512 synthetic scenes), TESTS (JUnit class
+# side), CURVES (2000 iterations of real training per precision), CURVE_PRECISION (mixed,tf32), POOL (512 synthetic
+# scenes), TESTS (JUnit class
 # names in io.argus.trainer.cuda, default: the whole package), TEST_TIMEOUT, BENCH_TIMEOUT, TORCH_TIMEOUT,
 # CURVE_TIMEOUT (s), VERBOSE (cuDNN plans per layer), PROFILE (per-layer device times), OUT (logs). Prints a summary
 # table last.
@@ -61,7 +62,7 @@ if [[ ",$PHASES," == *",curves,"* ]]; then
   log "loss curves"
   timeout "${CURVE_TIMEOUT:-420}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench train \
     --cfg "$CFG" --width "$SIZE" --height "$SIZE" --seconds 0 --warmup 0 --curves "${CURVES:-2000}" \
-    --pool "${POOL:-512}" --csv "$LOGS/curves.csv" 2>&1 | grep -v "^argus-train" | tee "$LOGS/train-curves.log"
+    --pool "${POOL:-512}" --curve-precision "${CURVE_PRECISION:-mixed,tf32}" --csv "$LOGS/curves.csv" 2>&1 | grep -v "^argus-train" | tee "$LOGS/train-curves.log"
 fi
 
 log "summary"

@@ -81,18 +81,25 @@ def main(paths):
         by = {}
         for r in rows:
             by.setdefault(r["precision"], {})[int(r["iteration"])] = float(r["loss"])
-        if len(by) == 2 and "mixed" in by and "fp32" in by:
-            a, b = by["mixed"], by["fp32"]
+        other = next((k for k in ("tf32", "fp32") if k in by), None)
+        if "mixed" in by and other:
+            a, b = by["mixed"], by[other]
             n = min(max(a), max(b))
+            diverged = [i for i in sorted(b) if b[i] != b[i]]
+            if diverged:
+                print(f"\n{other} loss is NaN from iteration {diverged[0]}")
+            diverged = [i for i in sorted(a) if a[i] != a[i]]
+            if diverged:
+                print(f"\nmixed loss is NaN from iteration {diverged[0]}")
             print()
-            print("| iterations | mean loss mixed | mean loss fp32 | mixed/fp32 |")
+            print(f"| iterations | mean loss mixed | mean loss {other} | mixed/{other} |")
             print("|---|---|---|---|")
             step = max(1, n // 10)
             for s in range(1, n + 1, step):
                 e = min(n, s + step - 1)
                 ma = sum(a[i] for i in range(s, e + 1)) / (e - s + 1)
                 mb = sum(b[i] for i in range(s, e + 1)) / (e - s + 1)
-                print(f"| {s}-{e} | {ma:.3f} | {mb:.3f} | {ma / mb:.3f} |")
+                print(f"| {s}-{e} | {ma:.3f} | {mb:.3f} | {ma / mb if mb == mb and mb else float('nan'):.3f} |")
     return 0
 
 

@@ -216,12 +216,16 @@ final class CudnnConvolution implements AutoCloseable {
                 "cudnnConvolutionForward " + what());
     }
 
-    /** dx += conv_transpose(dz, W) (beta 1: other consumers of x add their parts too). */
-    void backwardData(cudnnContext h, int n, long weights, long dz, long dx, long ws, long wsBytes) {
+    /**
+     * dx = conv_transpose(dz, W), added to what dx holds when {@code accumulate} (other consumers of x add their
+     * parts too), written over it when this convolution is x's only consumer.
+     */
+    void backwardData(cudnnContext h, int n, long weights, long dz, long dx, boolean accumulate, long ws,
+                      long wsBytes) {
         Planned p = planned(n, "backward data");
         Choice c = p.choices()[1];
         Status.cudnn(cudnnConvolutionBackwardData(h, ONE, w, DevicePointer.at(weights), p.y(), DevicePointer.at(dz),
-                conv[1], c.algo(), DevicePointer.at(ws), wsBytes, ONE, p.x(), DevicePointer.at(dx)),
+                conv[1], c.algo(), DevicePointer.at(ws), wsBytes, accumulate ? ONE : ZERO, p.x(), DevicePointer.at(dx)),
                 "cudnnConvolutionBackwardData " + what());
     }
 

@@ -35,8 +35,12 @@ final class GpuConvolution implements GpuLayer {
     private final int statsN, finalizeCount, applyN, backReduceN, backFinalizeCount, backApplyN, finalizeBlocks,
             backFinalizeBlocks;
 
-    GpuConvolution(ConvolutionalSpec spec, ParameterArena.Slot slot, Tensor x, Tensor dx, Tensor z, Tensor y,
-                   Tensor dy, long scalars, GpuTrainContext ctx) {
+    private final boolean accumulateInputGradient;
+
+    /** {@code soleWriter}: no other layer adds into dx, so backward-data writes it instead of adding (beta 0). */
+    GpuConvolution(ConvolutionalSpec spec, ParameterArena.Slot slot, Tensor x, Tensor dx, boolean soleWriter, Tensor z,
+                   Tensor y, Tensor dy, long scalars, GpuTrainContext ctx) {
+        this.accumulateInputGradient = !soleWriter;
         this.spec = spec;
         this.slot = slot;
         this.ctx = ctx;
@@ -204,9 +208,17 @@ final class GpuConvolution implements GpuLayer {
 
     @Override
     public void forward(int n) {
+        convolve(n);
+        normalize(n);
+    }
+
+    private void convolve(int n) {
+        conv.forward(ctx.cudnn, n, x.address(), weights(), z.address(), ctx.workspace, ctx.workspaceBytes);
+    }
+
+    private void normalize(int n) {
         long pixels = n * pixelsPerImage;
         long lanes = pixels * (stride / 8);
-        conv.forward(ctx.cudnn, n, x.address(), weights(), z.address(), ctx.workspace, ctx.workspaceBytes);
         if (stats != null) {
             int grid = ctx.reductionGrid(lanes);
             stats.setLong(statsN, pixels).launch(grid, ctx.stream.handle());
@@ -218,6 +230,20 @@ final class GpuConvolution implements GpuLayer {
 
     @Override
     public void backward(int n) {
+        normalizeBackward(n);
+        backwardData(n);
+        backwardFilter(n);
+    }
+
+    /** Forward and backward with device times per part: {cuDNN forward, normalize, normalize backward, backward data,
+     * backward filter} in ms (waiting between parts). */
+    float[] profile(int n, boolean backward) {
+        if (!backward) return new float[] {ctx.stream.time(() -> convolve(n)), ctx.stream.time(() -> normalize(n))};
+        return new float[] {ctx.stream.time(() -> normalizeBackward(n)), ctx.stream.time(() -> backwardData(n)),
+                ctx.stream.time(() -> backwardFilter(n))};
+    }
+
+    private void normalizeBackward(int n) {
         long pixels = n * pixelsPerImage;
         long lanes = pixels * (stride / 8);
         int grid = ctx.reductionGrid(lanes);
@@ -226,8 +252,14 @@ final class GpuConvolution implements GpuLayer {
         if (backFinalizeCount >= 0) backFinalize.setLong(backFinalizeCount, pixels);
         backFinalize.launch(stride / 8, ctx.stream.handle());   // a block per 8 channels
         if (backApply != null) backApply.setLong(backApplyN, pixels).launch(ctx.grid(lanes), ctx.stream.handle());
-        if (dx != null) conv.backwardData(ctx.cudnn, n, weights(), dy.address(), dx.address(), ctx.workspace,
-                ctx.workspaceBytes);
+    }
+
+    private void backwardData(int n) {
+        if (dx != null) conv.backwardData(ctx.cudnn, n, weights(), dy.address(), dx.address(), accumulateInputGradient,
+                ctx.workspace, ctx.workspaceBytes);
+    }
+
+    private void backwardFilter(int n) {
         conv.backwardFilter(ctx.cudnn, n, x.address(), dy.address(), passGradient(), ctx.workspace, ctx.workspaceBytes);
     }
 
@@ -235,7 +267,7 @@ final class GpuConvolution implements GpuLayer {
     public String describe() {
         return String.format(java.util.Locale.ROOT, "conv %dx%d/%d %d->%d %s%s", spec.size(), spec.size(),
                 spec.strideX(), spec.input().channels(), spec.filters(), spec.activation(),
-                spec.batchNormalize() ? " bn" : "");
+                spec.batchNormalize() ? " bn" : "") + (accumulateInputGradient ? "" : " dx=");
     }
 
     String describePlan(int n) { return conv.describe(n); }

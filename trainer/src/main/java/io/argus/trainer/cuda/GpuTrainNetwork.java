@@ -88,6 +88,7 @@ final class GpuTrainNetwork implements AutoCloseable {
         ctx.partials = mem.allocate(4L * ctx.reductionBlocks() * 2 * maxStride, "reduction rows").address();
         this.lossSums = scratch.address();
 
+        int[] writers = gradientWriters(spec);
         long actAt = activations.address();
         long gradAt = gradientArena.address();
         long scratchAt = scratch.address() + 64;
@@ -125,8 +126,9 @@ final class GpuTrainNetwork implements AutoCloseable {
                     case ConvolutionalSpec c -> {
                         Tensor z = new Tensor(actAt, y.channels(), y.stride(), y.height(), y.width(), bytes);
                         actAt += z.bytes(maxBatch);
-                        GpuConvolution conv = new GpuConvolution(c, arena.slot(i), out(i - 1), grad(i - 1), z, y, dy,
-                                scalarAt, ctx);
+                        boolean sole = i > 0 && writers[owner(spec, i - 1)] == 1;
+                        GpuConvolution conv = new GpuConvolution(c, arena.slot(i), out(i - 1), grad(i - 1), sole, z, y,
+                                dy, scalarAt, ctx);
                         scalarAt += 5L * 4 * y.stride();
                         yield conv;
                     }
@@ -151,6 +153,26 @@ final class GpuTrainNetwork implements AutoCloseable {
     }
 
     private static long align(long bytes) { return (bytes + 255) & ~255L; }
+
+    /** The layer whose gradient tensor layer {@code index}'s gradient is (itself, or the source of an alias route). */
+    static int owner(NetworkSpec spec, int index) {
+        int t = index;
+        while (t >= 0 && spec.layers().get(t) instanceof RouteSpec r && isAlias(r)) t = r.layers()[0];
+        return t;
+    }
+
+    /** Per layer: how many layers' backward adds into its gradient tensor (inputs counted once per use). */
+    static int[] gradientWriters(NetworkSpec spec) {
+        int[] writers = new int[spec.layers().size()];
+        for (LayerSpec l : spec.layers()) {
+            if (l instanceof RouteSpec r && isAlias(r)) continue;   // its consumers write into the source directly
+            for (int in : l.inputs()) {
+                int o = in < 0 ? -1 : owner(spec, in);
+                if (o >= 0) writers[o]++;
+            }
+        }
+        return writers;
+    }
 
     /** A [route] of one input without groups: the input's own tensors. */
     static boolean isAlias(RouteSpec r) {
@@ -236,15 +258,32 @@ final class GpuTrainNetwork implements AutoCloseable {
         int count = layers.size();
         float[] fwd = new float[count];
         float[] bwd = new float[count];
+        float[][] parts = new float[count][];
+        double[] convParts = new double[5];
         clearForPass();
         for (int i = 0; i < count; i++) {
             GpuLayer l = layers.get(i);
-            fwd[i] = ctx.stream.time(() -> l.forward(n));
+            if (l instanceof GpuConvolution c) {
+                float[] p = c.profile(n, false);
+                parts[i] = new float[] {p[0], p[1], 0, 0, 0};
+                fwd[i] = p[0] + p[1];
+            } else {
+                fwd[i] = ctx.stream.time(() -> l.forward(n));
+            }
         }
         float lossMs = ctx.stream.time(loss);
         for (int i = count - 1; i >= 0; i--) {
             GpuLayer l = layers.get(i);
-            bwd[i] = ctx.stream.time(() -> l.backward(n));
+            if (l instanceof GpuConvolution c) {
+                float[] p = c.profile(n, true);
+                parts[i][2] = p[0];
+                parts[i][3] = p[1];
+                parts[i][4] = p[2];
+                bwd[i] = p[0] + p[1] + p[2];
+                for (int k = 0; k < 5; k++) convParts[k] += parts[i][k];
+            } else {
+                bwd[i] = ctx.stream.time(() -> l.backward(n));
+            }
         }
         float checkMs = ctx.stream.time(check);
         double f = 0, b = 0;
@@ -256,12 +295,19 @@ final class GpuTrainNetwork implements AutoCloseable {
         }
         order.sort((x, y) -> Float.compare(fwd[y] + bwd[y], fwd[x] + bwd[x]));
         StringBuilder s = new StringBuilder(String.format(Locale.ROOT,
-                "profile, batch %d: forward %.3f ms, loss %.3f ms, backward %.3f ms, gradient check %.3f ms%n", n, f,
-                lossMs, b, checkMs));
+                "profile, batch %d: forward %.3f ms, loss %.3f ms, backward %.3f ms, gradient check %.3f ms; "
+                        + "convolutions: cuDNN forward %.3f, normalize %.3f, normalize backward %.3f, cuDNN backward "
+                        + "data %.3f, backward filter %.3f ms%n", n, f, lossMs, b, checkMs, convParts[0], convParts[1],
+                convParts[2], convParts[3], convParts[4]));
         for (int k = 0; k < Math.min(12, count); k++) {
             int i = order.get(k);
-            s.append(String.format(Locale.ROOT, "  %3d %-40s forward %.3f ms backward %.3f ms%n", i,
+            s.append(String.format(Locale.ROOT, "  %3d %-40s forward %.3f ms backward %.3f ms", i,
                     layers.get(i).describe(), fwd[i], bwd[i]));
+            if (parts[i] != null) {
+                s.append(String.format(Locale.ROOT, " (cuDNN %.3f + %.3f; %.3f + data %.3f + filter %.3f)",
+                        parts[i][0], parts[i][1], parts[i][2], parts[i][3], parts[i][4]));
+            }
+            s.append('\n');
         }
         return s.toString();
     }
