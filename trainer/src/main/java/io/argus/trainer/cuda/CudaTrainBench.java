@@ -55,7 +55,6 @@ public final class CudaTrainBench {
         String name = options.modeName();
         try (CudaTrainingBackend backend = new CudaTrainingBackend(spec, weights, batch, options)) {
             backend.keepResident(input);
-            backend.releaseStaging();   // every iteration reads the resident batch
             out.printf(Locale.ROOT, "%s %s batch %d: set up in %.1f s on %s (%s)%n", spec.name(), name, batch,
                     (System.nanoTime() - t0) / 1e9, backend.device(), CudaRuntime.versions());
             out.println("device memory (MiB): " + backend.memoryBreakdown());

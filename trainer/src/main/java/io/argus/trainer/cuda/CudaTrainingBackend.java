@@ -137,19 +137,6 @@ public final class CudaTrainingBackend implements TrainingBackend {
         resident.put(batch.images(), copy);
     }
 
-    /**
-     * Frees the host-batch staging buffers (device and pinned) until a host batch needs them again: when every batch
-     * is resident (benchmarks), they are dead weight.
-     */
-    public void releaseStaging() {
-        if (stagingHost == null) return;
-        ctx.stream.synchronize();
-        stagingHost.close();
-        memory.free(stagingDevice);
-        stagingHost = null;
-        stagingDevice = null;
-    }
-
     private void copyDevice(long from, long to, long bytes) {
         Status.cuda(cudaMemcpyAsync(DevicePointer.at(to), DevicePointer.at(from), bytes, cudaMemcpyDeviceToDevice,
                 ctx.stream.handle()), "cudaMemcpyAsync device to device");

@@ -10,9 +10,12 @@ package io.argus.trainer.cuda;
  * @param autotune        time cuDNN's algorithms on the real buffers (cudnnFind*Ex) instead of taking its heuristic
  * @param workspaceLimit  the most cuDNN workspace an algorithm may use (bytes)
  * @param loss            what the backward starts from
+ * @param overwriteGradients a convolution that is its input's only consumer writes the input gradient (cuDNN beta 0)
+ *                        instead of adding to the cleared buffer (beta 1). Off by default: added after the last GPU
+ *                        run, so not measured on a GPU yet (-Dargus.cuda.train.overwrite=true)
  */
 public record CudaTrainingOptions(int device, Precision precision, boolean strictFp32, boolean autotune,
-                                  long workspaceLimit, Loss loss) {
+                                  long workspaceLimit, Loss loss, boolean overwriteGradients) {
     /** The loss the backward pass differentiates. */
     public enum Loss {
         /** Darknet's YOLO loss of every [yolo] head (io.argus.trainer.loss.YoloLoss). */
@@ -31,7 +34,8 @@ public record CudaTrainingOptions(int device, Precision precision, boolean stric
         return new CudaTrainingOptions(Integer.getInteger("argus.cuda.device", 0), precision,
                 !Boolean.getBoolean("argus.cuda.train.tf32"),
                 Boolean.parseBoolean(System.getProperty("argus.cuda.train.autotune", "true")),
-                Long.getLong("argus.cuda.train.workspace", 256L << 20), Loss.YOLO);
+                Long.getLong("argus.cuda.train.workspace", 256L << 20), Loss.YOLO,
+                Boolean.getBoolean("argus.cuda.train.overwrite"));
     }
 
     /** "mixed" (or fp16), "fp32" (IEEE FP32 convolutions) or "tf32" (FP32 storage, TF32 convolutions). */
@@ -48,14 +52,18 @@ public record CudaTrainingOptions(int device, Precision precision, boolean stric
     }
 
     public CudaTrainingOptions withLoss(Loss l) {
-        return new CudaTrainingOptions(device, precision, strictFp32, autotune, workspaceLimit, l);
+        return new CudaTrainingOptions(device, precision, strictFp32, autotune, workspaceLimit, l, overwriteGradients);
     }
 
     public CudaTrainingOptions withStrictFp32(boolean strict) {
-        return new CudaTrainingOptions(device, precision, strict, autotune, workspaceLimit, loss);
+        return new CudaTrainingOptions(device, precision, strict, autotune, workspaceLimit, loss, overwriteGradients);
     }
 
     public CudaTrainingOptions withAutotune(boolean tune) {
-        return new CudaTrainingOptions(device, precision, strictFp32, tune, workspaceLimit, loss);
+        return new CudaTrainingOptions(device, precision, strictFp32, tune, workspaceLimit, loss, overwriteGradients);
+    }
+
+    public CudaTrainingOptions withOverwriteGradients(boolean overwrite) {
+        return new CudaTrainingOptions(device, precision, strictFp32, autotune, workspaceLimit, loss, overwrite);
     }
 }

@@ -126,7 +126,7 @@ final class GpuTrainNetwork implements AutoCloseable {
                     case ConvolutionalSpec c -> {
                         Tensor z = new Tensor(actAt, y.channels(), y.stride(), y.height(), y.width(), bytes);
                         actAt += z.bytes(maxBatch);
-                        boolean sole = i > 0 && writers[owner(spec, i - 1)] == 1;
+                        boolean sole = ctx.options.overwriteGradients() && i > 0 && writers[owner(spec, i - 1)] == 1;
                         GpuConvolution conv = new GpuConvolution(c, arena.slot(i), out(i - 1), grad(i - 1), sole, z, y,
                                 dy, scalarAt, ctx);
                         scalarAt += 5L * 4 * y.stride();

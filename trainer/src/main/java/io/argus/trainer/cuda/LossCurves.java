@@ -69,7 +69,6 @@ public final class LossCurves {
         LossScaler scaler = LossScaler.of(spec.net().training());
         try (CudaTrainingBackend backend = new CudaTrainingBackend(spec, initial, plan.miniBatch(), options)) {
             for (TrainingBatch b : pool) backend.keepResident(b);
-            backend.releaseStaging();
             BatchSource source = new BatchSource() {
                 int k;
 

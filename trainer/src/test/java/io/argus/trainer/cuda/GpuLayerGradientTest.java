@@ -268,8 +268,9 @@ class GpuLayerGradientTest {
         List<Arguments> out = new ArrayList<>();
         String[][] nets = {{"conv", CONV}, {"pool-route", POOL_ROUTE}, {"shortcut-upsample", SHORTCUT_UPSAMPLE}};
         for (String[] n : nets) {
-            out.add(Arguments.of(n[0], n[1], Precision.FP32));
-            out.add(Arguments.of(n[0], n[1], Precision.MIXED));
+            out.add(Arguments.of(n[0], n[1], Precision.FP32, false));
+            out.add(Arguments.of(n[0], n[1], Precision.MIXED, false));
+            out.add(Arguments.of(n[0], n[1], Precision.FP32, true));   // sole consumers write input gradients
         }
         return out.stream();
     }
@@ -284,9 +285,9 @@ class GpuLayerGradientTest {
         return p == Precision.FP32 ? tolerance : 2 * emulationError + tolerance;
     }
 
-    @ParameterizedTest(name = "{0} {2}")
+    @ParameterizedTest(name = "{0} {2} overwrite {3}")
     @MethodSource("cases")
-    void gpuMatchesTheCpu(String name, String cfg, Precision precision) {
+    void gpuMatchesTheCpu(String name, String cfg, Precision precision, boolean overwrite) {
         NetworkSpec spec = GpuTests.spec(name, cfg);
         int n = 4;
         ModelWeights weights = WeightsInit.darknet(spec, 7);
@@ -298,7 +299,8 @@ class GpuLayerGradientTest {
         boolean mixed = precision == Precision.MIXED;
         try (CpuTrainingBackend cpu = new CpuTrainingBackend(spec, weights, n, 2, mixed);
              CpuTrainingBackend exact = new CpuTrainingBackend(spec, weights, n, 2, false);
-             CudaTrainingBackend gpu = new CudaTrainingBackend(spec, weights, n, GpuTests.options(precision))) {
+             CudaTrainingBackend gpu = new CudaTrainingBackend(spec, weights, n,
+                     GpuTests.options(precision).withOverwriteGradients(overwrite))) {
             LossParts lc = cpu.forwardBackward(batch, 1f);
             LossParts lg = gpu.forwardBackward(batch, 1f);
             exact.forwardBackward(batch, 1f);
