@@ -5,6 +5,8 @@
 # No FFmpeg, no OpenCV. The whole must stay under the device tool's 64 MiB.
 #   scripts/gpu/build-bundle.sh [OUT_DIR]       (default: .bundle-cuda in the repository root)
 # Then on the GPU host, from the repository root: OUT_DIR/run-gpu.sh [quick|full]
+# BUNDLE=train: the CUDA trainer's bundle instead (trainer tests, OpenBLAS for their CPU reference instead of
+# oneDNN, scripts/gpu/run-train.sh and the PyTorch training peer): OUT_DIR/run-train.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 OUT="${1:-$ROOT/.bundle-cuda}"
@@ -30,10 +32,26 @@ for j in pipeline/target/lib/*.jar; do
 done
 # oneDNN's native jar is 27 MB deflated, 16 MB as xz: ship its contents as a tarball, unpacked there onto the classpath
 dnnl_jar=$(ls "$OUT"/lib/dnnl-*-linux-x86_64.jar)
+if [ "${BUNDLE:-}" = train ]; then
+  # the trainer's CPU reference needs OpenBLAS (5 MB as xz), not oneDNN
+  rm -f "$dnnl_jar"
+  mkdir -p "$OUT/openblas-natives"
+  openblas_jar="$ROOT/$(ls pipeline/target/lib/openblas-*-linux-x86_64.jar)"
+  (cd "$OUT/openblas-natives" && unzip -q "$openblas_jar" \
+    'org/bytedeco/openblas/linux-x86_64/lib*.so*' 'META-INF/*')
+  # from a directory JavaCPP links openblas_nolapack in its cache, where the JNI library's $ORIGIN rpath cannot see it
+  ln -s libopenblas.so.0 "$OUT/openblas-natives/org/bytedeco/openblas/linux-x86_64/libopenblas_nolapack.so.0"
+  tar -C "$OUT" -cf - openblas-natives | xz -9 -T0 > "$OUT/openblas-natives.tar.xz"
+  rm -rf "$OUT/openblas-natives"
+  cp $(ls pipeline/target/lib/openblas-*.jar | grep -v linux-) "$OUT/lib/"
+  cp trainer/target/argus-trainer-*-tests.jar "$OUT/lib/"
+  cp scripts/gpu/run-train.sh scripts/gpu/torch_train_peer.py scripts/gpu/train_summary.py "$OUT/"
+else
 mkdir -p "$OUT/dnnl-natives"
 (cd "$OUT/dnnl-natives" && unzip -q "$dnnl_jar")
 tar -C "$OUT" -cf - dnnl-natives | xz -9 -T0 > "$OUT/dnnl-natives.tar.xz"
 rm -rf "$OUT/dnnl-natives" "$dnnl_jar"
+fi
 cp pipeline/target/argus-pipeline-*.jar "$OUT/lib/"
 cp detector/target/argus-detector-*-tests.jar "$OUT/lib/"
 cp "$console" "$OUT/lib/"

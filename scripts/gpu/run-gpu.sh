@@ -10,6 +10,8 @@ set -u
 B="$(cd "$(dirname "$0")" && pwd)"
 cd "$B/.."
 PHASES="${1:-tests,bench,torch}"
+# train-* phases: the CUDA trainer's bundle (BUNDLE=train), run by run-train.sh
+if [[ "$PHASES" == train* ]]; then exec "$B/run-train.sh" "$PHASES"; fi
 MODELS="${MODELS:-yolov4-tiny yolov3 yolov4}"
 BATCHES="${BATCHES:-1,8,32,64}"
 COMPILE="${COMPILE-yolov4-tiny:64}"

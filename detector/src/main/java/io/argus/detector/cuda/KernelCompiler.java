@@ -31,13 +31,13 @@ import org.bytedeco.javacpp.SizeTPointer;
  * else PTX for the newest one it knows (the driver finishes it). Results are cached on disk by a hash of the
  * sources, options and NVRTC version ({@code argus.kernel.cache}, else {@code ~/.cache/argus/kernels}).
  */
-final class KernelCompiler {
+public final class KernelCompiler {
     /** A compiled module image: CUBIN or PTX (NUL-terminated). */
-    record Image(byte[] bytes, String target, boolean fromCache) {}
+    public record Image(byte[] bytes, String target, boolean fromCache) {}
 
     private KernelCompiler() {}
 
-    static Image compile(String fileName, String source, String headerName, String header, GpuDevice device) {
+    public static Image compile(String fileName, String source, String headerName, String header, GpuDevice device) {
         String target = target(device.computeCapability());
         boolean cubin = target.startsWith("sm_");
         String[] options = {"--gpu-architecture=" + target, "-std=c++17", "-lineinfo"};

@@ -9,12 +9,13 @@ import static org.bytedeco.cuda.global.nvrtc.nvrtcGetErrorString;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.PointerPointer;
 
-/** Status checks for the four C APIs the backend calls: every failure becomes a {@link CudaException}. */
-final class Status {
+/** Status checks for the four C APIs the backend calls: every failure becomes a {@link CudaException}. Public for
+ * the trainer's CUDA backend (io.argus.trainer.cuda). */
+public final class Status {
     private Status() {}
 
     /** CUDA runtime. */
-    static void cuda(int status, String what) {
+    public static void cuda(int status, String what) {
         if (status != 0) {
             throw new CudaException(what + " failed: " + cudaGetErrorString(status).getString() + " (cudaError "
                     + status + ")");
@@ -22,7 +23,7 @@ final class Status {
     }
 
     /** CUDA driver API (modules, kernel launches). */
-    static void driver(int status, String what) {
+    public static void driver(int status, String what) {
         if (status != 0) {
             PointerPointer<BytePointer> text = new PointerPointer<>(1);
             String name = cuGetErrorString(status, text) == 0 && text.get(0) != null
@@ -31,12 +32,12 @@ final class Status {
         }
     }
 
-    static void cudnn(int status, String what) {
+    public static void cudnn(int status, String what) {
         if (status != 0) throw new CudaException(what + " failed: " + cudnnMessage(status));
     }
 
     /** cuDNN's name for the status plus its last detailed message, if it left one. */
-    static String cudnnMessage(int status) {
+    public static String cudnnMessage(int status) {
         String name = cudnnGetErrorString(status).getString();
         byte[] detail = new byte[1024];
         cudnnGetLastErrorString(detail, detail.length);
@@ -46,7 +47,7 @@ final class Status {
         return name + " (cudnnStatus " + status + ")" + (last.isEmpty() ? "" : ": " + last);
     }
 
-    static void nvrtc(int status, String what) {
+    public static void nvrtc(int status, String what) {
         if (status != 0) {
             throw new CudaException(what + " failed: " + nvrtcGetErrorString(status).getString() + " (nvrtcResult "
                     + status + ")");

@@ -1,5 +1,8 @@
 package io.argus.pipeline.cli;
 
+import io.argus.trainer.cuda.CudaTrainingBackend;
+import io.argus.trainer.cuda.CudaTrainingOptions;
+import io.argus.trainer.cuda.Precision;
 import io.argus.trainer.train.IterationStats;
 import io.argus.trainer.train.TrainingRun;
 import java.io.PrintStream;
@@ -10,9 +13,10 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code argus train}: trains a Darknet cfg on a Darknet-layout dataset on the CPU. */
+/** {@code argus train}: trains a Darknet cfg on a Darknet-layout dataset on the CPU or (--backend cuda) a GPU. */
 @Command(name = "train", mixinStandardHelpOptions = true,
-        description = "Train a Darknet cfg on a dataset (.data file) on the CPU; writes OUT/<cfg name>_last.weights.")
+        description = "Train a Darknet cfg on a dataset (.data file) on the CPU or an NVIDIA GPU; writes "
+                + "OUT/<cfg name>_last.weights.")
 final class TrainCommand implements Callable<Integer> {
     @Option(names = "--cfg", required = true, description = "Darknet cfg file ([net] batch, subdivisions, schedule)")
     Path cfg;
@@ -42,13 +46,24 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--threads", defaultValue = "0", description = "worker threads (default: one per processor)")
     int threads;
 
-    @Option(names = "--precision", defaultValue = "fp32",
-            description = "fp32, or fp16: emulated mixed precision with dynamic loss scaling (default ${DEFAULT-VALUE})")
+    @Option(names = "--precision",
+            description = "fp32, or fp16: mixed precision with dynamic loss scaling (emulated on the CPU); default "
+                    + "fp32 on the CPU, fp16 on cuda")
     String precision;
+
+    @Option(names = "--backend", defaultValue = "cpu",
+            description = "cpu, or cuda: FP16/FP32 training on an NVIDIA GPU (-Dargus.cuda.device picks it)")
+    String backend;
 
     @Override
     public Integer call() {
         if (checkpointEvery <= 0) throw new IllegalArgumentException("--checkpoint-every must be positive");
+        boolean cuda = switch (backend.toLowerCase(Locale.ROOT)) {
+            case "cpu" -> false;
+            case "cuda" -> true;
+            default -> throw new IllegalArgumentException("--backend: expected cpu or cuda, found " + backend);
+        };
+        if (precision == null) precision = cuda ? "fp16" : "fp32";
         boolean fp16 = switch (precision.toLowerCase(Locale.ROOT)) {
             case "fp32" -> false;
             case "fp16" -> true;
@@ -60,12 +75,17 @@ final class TrainCommand implements Callable<Integer> {
         }
         Progress progress = new Progress(System.out, System.console() != null);
         TrainingRun.Result r = TrainingRun.run(new TrainingRun.Options(cfg, weights, data, maxBatches, out,
-                checkpointEvery, resume, seed, threads, fp16), progress);
+                checkpointEvery, resume, seed, threads, fp16), progress, cuda ? CUDA : TrainingRun.CPU);
         progress.finish();
         System.out.printf(Locale.ROOT, "wrote %s after %d iterations (loss scale %s, %d skipped steps)%n", r.weights(),
                 r.iterations(), Progress.compact(r.lossScale()), r.skipped());
         return 0;
     }
+
+    /** The GPU backend: mixed precision for fp16, FP32 otherwise; the CUDA trainer's options from system properties. */
+    static final TrainingRun.BackendFactory CUDA = (spec, initial, miniBatch, threads, fp16) ->
+            new CudaTrainingBackend(spec, initial, miniBatch, CudaTrainingOptions.defaults(fp16 ? Precision.MIXED
+                    : Precision.FP32));
 
     /** One status line per iteration: redrawn in place on a terminal, every tenth iteration as a new line otherwise. */
     static final class Progress implements TrainingRun.Listener {

@@ -49,6 +49,15 @@ public final class TrainingRun {
         default void onCheckpoint(Path file, int iteration) {}
     }
 
+    /** Opens the backend a run trains on (the CPU by default; {@code argus train --backend cuda} passes the GPU's). */
+    @FunctionalInterface
+    public interface BackendFactory {
+        TrainingBackend open(NetworkSpec spec, ModelWeights initial, int miniBatch, int threads, boolean fp16);
+    }
+
+    /** The CPU backend. */
+    public static final BackendFactory CPU = CpuTrainingBackend::new;
+
     private TrainingRun() {}
 
     public static Path lastWeights(Path out, NetworkSpec spec) {
@@ -60,6 +69,10 @@ public final class TrainingRun {
     }
 
     public static Result run(Options o, Listener listener) {
+        return run(o, listener, CPU);
+    }
+
+    public static Result run(Options o, Listener listener, BackendFactory backends) {
         NetworkSpec spec = NetworkSpec.load(o.cfg());
         DataFile data = DataFile.read(o.data());
         if (data.classes() != spec.classes()) {
@@ -91,7 +104,7 @@ public final class TrainingRun {
             initial = WeightsInit.darknet(spec, o.seed());
         }
         int threads = o.threads() > 0 ? o.threads() : Runtime.getRuntime().availableProcessors();
-        try (CpuTrainingBackend backend = new CpuTrainingBackend(spec, initial, plan.miniBatch(), threads, o.fp16());
+        try (TrainingBackend backend = backends.open(spec, initial, plan.miniBatch(), threads, o.fp16());
              DetectionBatches batches = new DetectionBatches(train, Augmentation.of(spec), spec.net().width(),
                      spec.net().height(), plan.miniBatch(), o.seed(), (long) completed * plan.subdivisions())) {
             Trainer trainer = new Trainer(backend, batches, plan, scaler, completed);

@@ -1,0 +1,197 @@
+// Batch normalization in training, per channel over images and pixels, as io.argus.trainer.nn.ConvolutionalTrainLayer:
+// the batch's mean and variance (n-1), the rolling statistics moved 1% towards them, then scale, bias and the
+// activation; backward is the exact gradient through the batch statistics. Statistics and parameters are FP32;
+// z (the convolution's output), y and the gradients are T. Per-channel arrays are S long (S = padded channels).
+#include "train_common.cuh"
+
+// Sums of (z - shift) and (z - shift)^2 per channel, shift = the rolling mean (near the batch mean, so the one-pass
+// variance does not cancel).
+#define BN_STATS_PARAMS(T) (const T* z, long long pixels, int S, const float* shift, float* partial)
+
+template <typename T>
+__device__ void bn_stats BN_STATS_PARAMS(T) {
+    __shared__ float sSum[MAX_STRIDE];
+    __shared__ float sSq[MAX_STRIDE];
+    clear_channels(sSum, sSq, S);
+    Lanes l = reduction_lanes(S >> 3);
+    if (l.active) {
+        int c0 = l.group << 3;
+        float k[8], sum[8], sq[8];
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            k[i] = shift[c0 + i];
+            sum[i] = 0.f;
+            sq[i] = 0.f;
+        }
+        for (long long p = l.first; p < pixels; p += l.step) {
+            float v[8];
+            ld8(z + p * S + c0, v);
+#pragma unroll
+            for (int i = 0; i < 8; i++) {
+                float d = v[i] - k[i];
+                sum[i] += d;
+                sq[i] += d * d;
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            atomicAdd(&sSum[c0 + i], sum[i]);
+            atomicAdd(&sSq[c0 + i], sq[i]);
+        }
+    }
+    write_partials(sSum, sSq, S, partial);
+}
+INSTANTIATE(bn_stats, BN_STATS_PARAMS, (z, pixels, S, shift, partial))
+
+// Per channel: batch mean, variance (n-1), 1/sqrt(var + eps); rolling mean/variance moved 1% towards the batch's.
+// Channels >= C get mean 0 and inv 0. One block of 256 threads per 8 channels (sum_rows8).
+extern "C" __global__ void bn_finalize(const float* partial, int blocks, int C, int S, long long count,
+                                       float* rollingMean, float* rollingVariance, float* mean, float* inv,
+                                       float* variance, float eps) {
+    __shared__ double sums[2][8];
+    sum_rows8(partial, blocks, S, sums);
+    int c = blockIdx.x * 8 + threadIdx.x;
+    if (threadIdx.x >= 8 || c >= S) return;
+    if (c >= C) {
+        mean[c] = 0.f;
+        inv[c] = 0.f;
+        variance[c] = 0.f;
+        return;
+    }
+    double k = rollingMean[c];   // the shift bn_stats used
+    double d = sums[0][threadIdx.x];
+    double q = sums[1][threadIdx.x];
+    float m = (float) (k + d / count);
+    double centred = q - d * d / count;
+    float var = (float) (centred > 0.0 ? centred / (count > 1 ? count - 1 : 1) : 0.0);
+    mean[c] = m;
+    variance[c] = var;
+    inv[c] = (float) (1.0 / sqrt((double) var + eps));
+    rollingMean[c] = __fadd_rn(__fmul_rn(0.99f, rollingMean[c]), __fmul_rn(0.01f, m));
+    rollingVariance[c] = __fadd_rn(__fmul_rn(0.99f, rollingVariance[c]), __fmul_rn(0.01f, var));
+}
+
+// y = act(gamma (z - mean) inv + beta); padded channels 0. gamma and beta hold C values.
+#define BN_APPLY_PARAMS(T) (const T* z, T* y, long long pixels, int S, int C, const float* mean, const float* inv, \
+                            const float* gamma, const float* beta, int act)
+
+template <typename T>
+__device__ void bn_apply BN_APPLY_PARAMS(T) {
+    int groups = S >> 3;
+    FOR_EACH_LONG(t, pixels * groups) {
+        int c0 = (int) (t % groups) << 3;
+        long long at = (t / groups) * S + c0;
+        float v[8];
+        ld8(z + at, v);
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            int c = c0 + i;
+            v[i] = c < C ? activate((v[i] - mean[c]) * inv[c] * gamma[c] + beta[c], act) : 0.f;
+        }
+        st8(y + at, v);
+    }
+}
+INSTANTIATE(bn_apply, BN_APPLY_PARAMS, (z, y, pixels, S, C, mean, inv, gamma, beta, act))
+
+// Backward, pass 1: per channel the sums of da = dy act'(a) and da x-hat.
+#define BN_BACKWARD_REDUCE_PARAMS(T) (const T* dy, const T* z, long long pixels, int S, int C, const float* mean, \
+                                      const float* inv, const float* gamma, const float* beta, int act, float* partial)
+
+template <typename T>
+__device__ void bn_backward_reduce BN_BACKWARD_REDUCE_PARAMS(T) {
+    __shared__ float sDa[MAX_STRIDE];
+    __shared__ float sDaX[MAX_STRIDE];
+    clear_channels(sDa, sDaX, S);
+    Lanes l = reduction_lanes(S >> 3);
+    if (l.active) {
+        int c0 = l.group << 3;
+        float m[8], iv[8], g[8], bt[8], da[8], dax[8];
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            int c = c0 + i;
+            bool real = c < C;
+            m[i] = mean[c];
+            iv[i] = inv[c];
+            g[i] = real ? gamma[c] : 0.f;
+            bt[i] = real ? beta[c] : 0.f;
+            da[i] = 0.f;
+            dax[i] = 0.f;
+        }
+        for (long long p = l.first; p < pixels; p += l.step) {
+            float d[8], v[8];
+            ld8(dy + p * S + c0, d);
+            ld8(z + p * S + c0, v);
+#pragma unroll
+            for (int i = 0; i < 8; i++) {
+                float xhat = (v[i] - m[i]) * iv[i];
+                float a = xhat * g[i] + bt[i];
+                float e = d[i] * activate_grad(a, act);
+                da[i] += e;
+                dax[i] += e * xhat;
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            if (c0 + i < C) {
+                atomicAdd(&sDa[c0 + i], da[i]);
+                atomicAdd(&sDaX[c0 + i], dax[i]);
+            }
+        }
+    }
+    write_partials(sDa, sDaX, S, partial);
+}
+INSTANTIATE(bn_backward_reduce, BN_BACKWARD_REDUCE_PARAMS, (dy, z, pixels, S, C, mean, inv, gamma, beta, act, partial))
+
+// Per channel: bias and scale gradients += the sums; the two terms pass 2 subtracts:
+// meanTerm = gamma sum(da) / M, varianceTerm = gamma sum(da xhat) / (M - 1). One block per 8 channels.
+extern "C" __global__ void bn_backward_finalize(const float* partial, int blocks, int C, int S, long long count,
+                                                const float* gamma, float* biasGradient, float* scaleGradient,
+                                                float* meanTerm, float* varianceTerm) {
+    __shared__ double sums[2][8];
+    sum_rows8(partial, blocks, S, sums);
+    int c = blockIdx.x * 8 + threadIdx.x;
+    if (threadIdx.x >= 8 || c >= S) return;
+    if (c >= C) {
+        meanTerm[c] = 0.f;
+        varianceTerm[c] = 0.f;
+        return;
+    }
+    double da = sums[0][threadIdx.x];
+    double dax = sums[1][threadIdx.x];
+    biasGradient[c] += (float) da;
+    scaleGradient[c] += (float) dax;
+    meanTerm[c] = (float) (gamma[c] * da / count);
+    varianceTerm[c] = (float) (gamma[c] * dax / (count > 1 ? count - 1 : 1));
+}
+
+// Backward, pass 2, in place: dy becomes dL/dz = inv (gamma da - meanTerm - xhat varianceTerm); padded channels 0.
+#define BN_BACKWARD_APPLY_PARAMS(T) (T* dy, const T* z, long long pixels, int S, int C, const float* mean, \
+                                     const float* inv, const float* gamma, const float* beta, int act, \
+                                     const float* meanTerm, const float* varianceTerm)
+
+template <typename T>
+__device__ void bn_backward_apply BN_BACKWARD_APPLY_PARAMS(T) {
+    int groups = S >> 3;
+    FOR_EACH_LONG(t, pixels * groups) {
+        int c0 = (int) (t % groups) << 3;
+        long long at = (t / groups) * S + c0;
+        float d[8], v[8];
+        ld8(dy + at, d);
+        ld8(z + at, v);
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            int c = c0 + i;
+            if (c < C) {
+                float xhat = (v[i] - mean[c]) * inv[c];
+                float a = xhat * gamma[c] + beta[c];
+                float da = d[i] * activate_grad(a, act);
+                d[i] = inv[c] * (gamma[c] * da - meanTerm[c] - xhat * varianceTerm[c]);
+            } else {
+                d[i] = 0.f;
+            }
+        }
+        st8(dy + at, d);
+    }
+}
+INSTANTIATE(bn_backward_apply, BN_BACKWARD_APPLY_PARAMS,
+            (dy, z, pixels, S, C, mean, inv, gamma, beta, act, meanTerm, varianceTerm))

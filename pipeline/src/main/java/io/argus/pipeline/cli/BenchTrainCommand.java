@@ -1,0 +1,118 @@
+package io.argus.pipeline.cli;
+
+import io.argus.detector.darknet.ModelWeights;
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.detector.darknet.WeightsFile;
+import io.argus.detector.darknet.WeightsInit;
+import io.argus.trainer.cuda.CudaTrainBench;
+import io.argus.trainer.cuda.LossCurves;
+import io.argus.trainer.cuda.CudaTrainingOptions;
+import io.argus.trainer.train.TrainingBatch;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code argus bench train}: training speed and memory on the GPU, per precision: whole iterations (forward, the
+ * stand-in loss = mean of the squared head outputs, backward, overflow check, SGD) on a fixed batch. With
+ * {@code --curves N}, also N iterations of real training (YOLO loss, the cfg's schedule and loss scaling) on a pool of
+ * synthetic scenes per precision, the loss of every iteration to {@code --csv}. The PyTorch peer is
+ * scripts/gpu/torch_train_peer.py, run in the same job by scripts/gpu/run-train.sh.
+ */
+@Command(name = "train", mixinStandardHelpOptions = true,
+        description = "Benchmark training on the GPU (mixed precision and FP32), optionally with loss curves.")
+final class BenchTrainCommand implements Callable<Integer> {
+    @Option(names = "--cfg", description = "Darknet cfg (default: config/models/cfg/yolov4-tiny.cfg)")
+    Path cfg;
+
+    @Option(names = "--weights", description = "starting weights (default: Darknet's initialisation from --seed)")
+    Path weights;
+
+    @Option(names = "--width", defaultValue = "0", description = "network input width (default: the cfg's)")
+    int width;
+
+    @Option(names = "--height", defaultValue = "0", description = "network input height (default: the cfg's)")
+    int height;
+
+    @Option(names = "--batch", defaultValue = "0", description = "images per iteration (default: the cfg's mini-batch)")
+    int batch;
+
+    @Option(names = "--precision", defaultValue = "mixed,fp32,tf32", split = ",",
+            description = "modes to time, in order: mixed (FP16 + FP32 masters), fp32 (IEEE FP32 convolutions), tf32 "
+                    + "(FP32 storage, TF32 convolutions, PyTorch's default) (default ${DEFAULT-VALUE})")
+    List<String> precisions;
+
+    @Option(names = "--curve-precision", defaultValue = "mixed,fp32", split = ",",
+            description = "modes of the loss curves (default ${DEFAULT-VALUE})")
+    List<String> curvePrecisions;
+
+    @Option(names = "--profile", description = "print one pass's device time per layer for each mode")
+    boolean profile;
+
+    @Option(names = "--seconds", defaultValue = "10",
+            description = "timed seconds per precision, 0: no speed run (default ${DEFAULT-VALUE})")
+    double seconds;
+
+    @Option(names = "--warmup", defaultValue = "5", description = "untimed iterations first (default ${DEFAULT-VALUE})")
+    int warmup;
+
+    @Option(names = "--seed", defaultValue = "1", description = "seed of the initialisation (default ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(names = "--curves", defaultValue = "0", description = "iterations of real training per precision (0: none)")
+    int curves;
+
+    @Option(names = "--pool", defaultValue = "512", description = "synthetic scenes in the curves' pool (default ${DEFAULT-VALUE})")
+    int pool;
+
+    @Option(names = "--csv", description = "where the curves' per-iteration losses go (default: stdout)")
+    Path csv;
+
+    @Override
+    public Integer call() throws Exception {
+        Path c = cfg != null ? cfg : ProjectPaths.home().resolve("config/models/cfg/yolov4-tiny.cfg");
+        NetworkSpec spec = NetworkSpec.load(c, width, height);
+        ModelWeights initial = weights != null ? WeightsFile.read(weights, spec) : WeightsInit.darknet(spec, seed);
+        int n = batch > 0 ? batch : spec.net().batch() / spec.net().subdivisions();
+        List<CudaTrainingOptions> list = new ArrayList<>();
+        for (String p : precisions) list.add(CudaTrainingOptions.mode(p));
+        PrintStream out = System.out;
+        out.printf(Locale.ROOT, "model: %s %dx%d, batch %d, %.2f GFLOP/image forward%n", spec.name(),
+                spec.net().width(), spec.net().height(), n, spec.flops() / 1e9);
+        CudaTrainBench bench = new CudaTrainBench(seconds, warmup, profile, out);
+        List<CudaTrainBench.Result> results = new ArrayList<>();
+        if (seconds > 0) for (CudaTrainingOptions p : list) results.add(bench.run(spec, initial, n, p));
+        for (int i = 1; i < results.size(); i++) {
+            CudaTrainBench.Result a = results.get(0), b = results.get(i);
+            out.printf(Locale.ROOT, "%s vs %s: %.2fx images/s, %.2fx allocated memory, %.2fx used memory%n",
+                    a.mode(), b.mode(), a.imagesPerSecond() / b.imagesPerSecond(),
+                    (double) a.allocatedBytes() / b.allocatedBytes(), (double) a.usedBytes() / b.usedBytes());
+        }
+        if (curves > 0) {
+            if (batch > 0 && batch != spec.net().batch()) {
+                out.println("curves use the cfg's batch " + spec.net().batch() + " (subdivisions "
+                        + spec.net().subdivisions() + "), not --batch");
+            }
+            long t0 = System.nanoTime();
+            List<TrainingBatch> scenes = LossCurves.pool(spec, pool, 7);
+            out.printf(Locale.ROOT, "rendered %d synthetic scenes at %dx%d in %.1f s%n", pool, spec.net().width(),
+                    spec.net().height(), (System.nanoTime() - t0) / 1e9);
+            try (PrintStream table = csv != null
+                    ? new PrintStream(Files.newOutputStream(csv), true, StandardCharsets.UTF_8) : null) {
+                PrintStream rows = table != null ? table : out;
+                rows.println("precision,iteration,loss,box,objectness,classes,loss_scale,applied,learning_rate");
+                for (String p : curvePrecisions) {
+                    LossCurves.run(spec, initial, CudaTrainingOptions.mode(p), curves, scenes, rows, out);
+                }
+            }
+        }
+        return 0;
+    }
+}

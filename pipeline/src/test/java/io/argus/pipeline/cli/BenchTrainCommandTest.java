@@ -1,0 +1,37 @@
+package io.argus.pipeline.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
+import io.argus.detector.cuda.CudaRuntime;
+import org.junit.jupiter.api.Test;
+
+/**
+ * `argus bench train` is routed past bench's own options (it needs no --cfg), and without a GPU both it and
+ * `argus train --backend cuda` stop with the reason CUDA is missing; a wrong backend name is a clear error.
+ */
+class BenchTrainCommandTest {
+    @Test
+    void benchTrainHasItsOwnOptions() {
+        DetectCommandTest.Result r = DetectCommandTest.argus("bench", "train", "--help");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("--curves") && r.out().contains("--precision"), r.out());
+    }
+
+    @Test
+    void withoutAGpuTheReasonIsPrinted() {
+        assumeFalse(CudaRuntime.available(), "a GPU is present");
+        DetectCommandTest.Result r = DetectCommandTest.argus("bench", "train", "--precision", "mixed", "--seconds", "1");
+        assertEquals(2, r.code(), r.out());
+        assertTrue(r.err().startsWith("argus bench train: ") && r.err().contains("NVIDIA"), r.err());
+    }
+
+    @Test
+    void trainRejectsAnUnknownBackend() {
+        DetectCommandTest.Result r = DetectCommandTest.argus("train", "--backend", "tpu", "--cfg", "x.cfg", "--data",
+                "x.data", "--out", "out");
+        assertEquals(2, r.code(), r.out());
+        assertTrue(r.err().contains("--backend: expected cpu or cuda, found tpu"), r.err());
+    }
+}

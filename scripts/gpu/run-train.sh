@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The CUDA trainer on a GPU host without Java (bundle built with BUNDLE=train scripts/gpu/build-bundle.sh DIR):
+#   DIR/run-train.sh [PHASES]      PHASES: comma list of tests,bench,torch,curves (default: all four)
+# (also reached as DIR/run-gpu.sh train-tests,train-bench,...). Run from the repository root.
+# env: CFG (config/models/cfg/yolov4-tiny.cfg), SIZE (416), BATCH (64), SECONDS (10, timed seconds per precision and
+# side), CURVES (2000 iterations of real training per precision), CURVE_PRECISION (mixed,tf32), POOL (512 synthetic
+# scenes), TESTS (JUnit class
+# names in io.argus.trainer.cuda, default: the whole package), TEST_TIMEOUT, BENCH_TIMEOUT, TORCH_TIMEOUT,
+# CURVE_TIMEOUT (s), VERBOSE (cuDNN plans per layer), PROFILE (per-layer device times), OUT (logs). Prints a summary
+# table last.
+set -u
+B="$(cd "$(dirname "$0")" && pwd)"
+cd "$B/.."
+PHASES="${1:-tests,bench,torch,curves}"
+PHASES="${PHASES//train-/}"
+CFG="${CFG:-config/models/cfg/yolov4-tiny.cfg}"
+SIZE="${SIZE:-416}"
+BATCH="${BATCH:-64}"
+SECONDS_EACH="${SECONDS:-10}"
+LOGS="${OUT:-/tmp/argus-out}"
+mkdir -p "$LOGS"
+T=/tmp/argus-run
+mkdir -p "$T"
+log() { echo "=== $* ($(date +%T))"; }
+
+log "unpacking the Java runtime"
+[ -x "$T/jre/bin/java" ] || tar -xJf "$B/jre.tar.xz" -C "$T"
+[ -d "$T/openblas-natives" ] || tar -xJf "$B/openblas-natives.tar.xz" -C "$T"
+JAVA="$T/jre/bin/java"
+SP="$(python3 -c 'import site; print(site.getsitepackages()[0])')"
+export LD_LIBRARY_PATH="/usr/local/cuda/lib64:$SP/nvidia/cu13/lib:$SP/nvidia/cudnn/lib:${LD_LIBRARY_PATH:-}"
+export ARGUS_KERNEL_CACHE="$T/kernels"
+JOPTS=(-Xmx24g --enable-native-access=ALL-UNNAMED -Djava.awt.headless=true -Dargus.cuda.verbose="${VERBOSE:-false}")
+CP="$B/lib/*:$T/openblas-natives"
+nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total,utilization.gpu --format=csv,noheader
+"$JAVA" -version 2>&1 | head -1
+argus() { "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli "$@"; }
+
+if [[ ",$PHASES," == *",tests,"* ]]; then
+  log "GPU tests (io.argus.trainer.cuda)"
+  SELECT=(--select-package io.argus.trainer.cuda)
+  if [ -n "${TESTS:-}" ]; then SELECT=(); for t in $TESTS; do SELECT+=(--select-class "io.argus.trainer.cuda.$t"); done; fi
+  timeout "${TEST_TIMEOUT:-300}" "$JAVA" "${JOPTS[@]}" -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
+    "${SELECT[@]}" --include-tag gpu --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$LOGS/train-tests.log"
+  echo "tests exit: ${PIPESTATUS[0]}"
+fi
+
+if [[ ",$PHASES," == *",bench,"* ]]; then
+  log "argus bench train"
+  timeout "${BENCH_TIMEOUT:-240}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench train \
+    --cfg "$CFG" --width "$SIZE" --height "$SIZE" --batch "$BATCH" --seconds "$SECONDS_EACH" --warmup 5 ${PROFILE:+--profile} \
+    2>&1 | tee "$LOGS/train-bench.log"
+fi
+
+if [[ ",$PHASES," == *",torch,"* ]]; then
+  log "PyTorch peer"
+  PYTHONUNBUFFERED=1 timeout "${TORCH_TIMEOUT:-240}" python3 "$B/torch_train_peer.py" --cfg "$CFG" --size "$SIZE" \
+    --batch "$BATCH" --seconds "$SECONDS_EACH" 2>&1 | tee "$LOGS/train-torch.log"
+fi
+
+if [[ ",$PHASES," == *",curves,"* ]]; then
+  log "loss curves"
+  timeout "${CURVE_TIMEOUT:-420}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench train \
+    --cfg "$CFG" --width "$SIZE" --height "$SIZE" --seconds 0 --warmup 0 --curves "${CURVES:-2000}" \
+    --pool "${POOL:-512}" --curve-precision "${CURVE_PRECISION:-mixed,tf32}" --csv "$LOGS/curves.csv" 2>&1 | grep -v "^argus-train" | tee "$LOGS/train-curves.log"
+fi
+
+log "summary"
+python3 "$B/train_summary.py" "$LOGS"/train-bench.log "$LOGS"/train-torch.log "$LOGS"/train-curves.log \
+  "$LOGS"/curves.csv 2>&1 | tee "$LOGS/train-summary.md"

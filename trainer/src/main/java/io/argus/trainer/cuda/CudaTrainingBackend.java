@@ -1,0 +1,297 @@
+package io.argus.trainer.cuda;
+
+import static org.bytedeco.cuda.global.cudart.cudaMemcpyAsync;
+import static org.bytedeco.cuda.global.cudart.cudaMemcpyDeviceToDevice;
+import static org.bytedeco.cuda.global.cudart.cudaMemcpyDeviceToHost;
+import static org.bytedeco.cuda.global.cudart.cudaMemcpyHostToDevice;
+
+import io.argus.detector.cuda.CudaRuntime;
+import io.argus.detector.cuda.GpuBuffer;
+import io.argus.detector.cuda.GpuDevice;
+import io.argus.detector.cuda.Status;
+import io.argus.detector.darknet.ModelWeights;
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.trainer.loss.LossParts;
+import io.argus.trainer.optim.SgdStep;
+import io.argus.trainer.train.TrainingBackend;
+import io.argus.trainer.train.TrainingBatch;
+import java.nio.ByteBuffer;
+import java.util.IdentityHashMap;
+import java.util.Map;
+
+/**
+ * Training on an NVIDIA GPU behind {@link TrainingBackend}: FP16 (or FP32) NHWC activations and gradients, cuDNN
+ * convolutions with FP32 accumulation, batch norm and the YOLO loss in our kernels with FP32 statistics, FP32 master
+ * weights, and per step one kernel that checks every gradient for Inf/NaN and one that applies SGD to every tensor
+ * and refreshes the FP16 working copy. The host's {@link io.argus.trainer.train.Trainer} keeps the schedule and the
+ * {@link io.argus.trainer.precision.LossScaler}, exactly as with the CPU backend.
+ *
+ * <p>Per pass: the images go to the GPU (pinned staging, one copy, one kernel to NHWC), or are copied on the device
+ * from a batch made resident with {@link #keepResident}; the truths follow; then forward, loss, backward and the
+ * gradient check are enqueued, and the loss parts read back (the one synchronization of a pass).
+ */
+public final class CudaTrainingBackend implements TrainingBackend {
+    private final NetworkSpec spec;
+    private final int maxBatch;
+    private final CudaTrainingOptions options;
+    private final DeviceMemory memory = new DeviceMemory();
+    private final GpuTrainContext ctx;
+    private final ParameterArena arena;
+    private final GpuParameters parameters;
+    private final GpuTrainNetwork network;
+    private final GpuBuffer lossHost;
+    private final Launch inputKernel;
+    private final int inputTotalSlot;
+    private final Map<float[], GpuBuffer> resident = new IdentityHashMap<>();
+    private final long steadyBytes;
+    private GpuBuffer stagingHost;
+    private GpuBuffer stagingDevice;
+    private GpuBuffer truthsHost;
+    private GpuBuffer truthsDevice;
+    private int truthCapacity;
+
+    public CudaTrainingBackend(NetworkSpec spec, ModelWeights initial, int maxBatch, CudaTrainingOptions options) {
+        CudaRuntime.require();
+        if (maxBatch <= 0) throw new IllegalArgumentException("maxBatch must be positive, got " + maxBatch);
+        this.spec = spec;
+        this.maxBatch = maxBatch;
+        this.options = options;
+        GpuDevice device = GpuDevice.query(options.device());
+        GpuTrainContext c = null;
+        try {
+            c = new GpuTrainContext(device, options, memory);
+            this.ctx = c;
+            this.arena = new ParameterArena(spec);
+            this.parameters = new GpuParameters(arena, initial, ctx);
+            this.network = new GpuTrainNetwork(spec, maxBatch, arena, ctx);
+            this.lossHost = GpuBuffer.pinned(64, "loss readback");
+            inputKernel = ctx.kernel("train_input.cu", "input_nhwc");
+            inputKernel.ptr(0);
+            inputKernel.ptr(network.input().address());
+            inputKernel.i32(network.input().pixels());
+            inputTotalSlot = inputKernel.i64(1);
+            planMaxBatch();
+            this.steadyBytes = memory.currentBytes();
+        } catch (RuntimeException e) {
+            memory.close();
+            if (c != null) c.close();
+            throw e;
+        }
+    }
+
+    /** cuDNN's algorithms for the largest batch, with a planning workspace at the limit, then the workspace they need. */
+    private void planMaxBatch() {
+        GpuBuffer planning = null;
+        ctx.workspaceBytes = options.workspaceLimit();
+        if (options.autotune()) {
+            long free = GpuBuffer.freeDeviceMemory();
+            ctx.workspaceBytes = Math.min(options.workspaceLimit(), Math.max(0, free / 2));
+            planning = memory.allocate(ctx.workspaceBytes, "cuDNN planning workspace");
+            ctx.workspace = planning.address();
+        }
+        network.plan(maxBatch);
+        ctx.stream.synchronize();
+        if (planning != null) memory.free(planning);
+        long need = network.workspaceNeeded();
+        ctx.workspace = memory.allocate(need, "cuDNN workspace").address();
+        ctx.workspaceBytes = need;
+    }
+
+    @Override
+    public String name() {
+        return "cuda " + options.precision() + " on " + ctx.device;
+    }
+
+    @Override
+    public NetworkSpec spec() { return spec; }
+
+    @Override
+    public int maxBatch() { return maxBatch; }
+
+    public CudaTrainingOptions options() { return options; }
+
+    public GpuDevice device() { return ctx.device; }
+
+    /** Device bytes this backend holds now (feature maps, gradients, parameters, workspace, resident batches). */
+    public long allocatedBytes() { return memory.currentBytes(); }
+
+    /** The most device bytes it held at once, cuDNN's planning workspace included. */
+    public long peakAllocatedBytes() { return memory.peakBytes(); }
+
+    /** Device bytes after set-up, before any batch was uploaded or made resident. */
+    public long steadyBytes() { return steadyBytes; }
+
+    /** Per layer: what runs, and cuDNN's algorithms for the largest batch. */
+    public String describe() { return network.describe(maxBatch); }
+
+    /**
+     * Uploads a batch's images once and keeps them on the device in the network's input layout: later passes over
+     * this same batch object copy them on the device instead of from the host (for benchmarks and fixed pools).
+     */
+    public void keepResident(TrainingBatch batch) {
+        if (resident.containsKey(batch.images())) return;
+        uploadImages(batch);
+        GpuBuffer copy = memory.allocate(network.input().bytes(batch.count()), "resident batch");
+        copyDevice(network.input().address(), copy.address(), network.input().bytes(batch.count()));
+        ctx.stream.synchronize();
+        resident.put(batch.images(), copy);
+    }
+
+    private void copyDevice(long from, long to, long bytes) {
+        Status.cuda(cudaMemcpyAsync(DevicePointer.at(to), DevicePointer.at(from), bytes, cudaMemcpyDeviceToDevice,
+                ctx.stream.handle()), "cudaMemcpyAsync device to device");
+    }
+
+    private void uploadImages(TrainingBatch batch) {
+        int n = batch.count();
+        int planar = 3 * network.input().pixels();
+        if (batch.images().length < (long) n * planar) {
+            throw new IllegalArgumentException("batch holds " + batch.images().length + " floats, " + n + " images of "
+                    + spec.inputShape() + " need " + (long) n * planar);
+        }
+        if (stagingHost == null) {
+            long bytes = 4L * maxBatch * planar;
+            stagingHost = GpuBuffer.pinned(bytes, "input staging (host)");
+            stagingDevice = memory.allocate(bytes, "input staging");
+            inputKernel.setLong(0, stagingDevice.address());
+        }
+        long bytes = 4L * n * planar;
+        if (bytes > Integer.MAX_VALUE) throw new IllegalArgumentException("batch over 2 GiB of floats");
+        stagingHost.host().asFloatBuffer().put(0, batch.images(), 0, n * planar);
+        Status.cuda(cudaMemcpyAsync(DevicePointer.at(stagingDevice.address()), DevicePointer.at(stagingHost.address()),
+                bytes, cudaMemcpyHostToDevice, ctx.stream.handle()), "cudaMemcpyAsync images");
+        long pixels = (long) n * network.input().pixels();
+        inputKernel.setLong(inputTotalSlot, pixels).launch(ctx.grid(pixels), ctx.stream.handle());
+    }
+
+    @Override
+    public LossParts forwardBackward(TrainingBatch batch, float lossScale) {
+        int n = batch.count();
+        if (n <= 0 || n > maxBatch) throw new IllegalArgumentException("batch " + n + " outside 1.." + maxBatch);
+        ctx.device.makeCurrent();
+        network.plan(n);
+        GpuBuffer kept = resident.get(batch.images());
+        if (kept != null) copyDevice(kept.address(), network.input().address(), network.input().bytes(n));
+        else uploadImages(batch);
+        network.clearForPass();
+        network.forward(n);
+        if (options.loss() == CudaTrainingOptions.Loss.YOLO) {
+            lossStep(batch, n, lossScale);
+        } else {
+            network.standInLoss(n, lossScale);
+        }
+        network.backward(n);
+        parameters.accumulateAndCheck();
+        Status.cuda(cudaMemcpyAsync(DevicePointer.at(lossHost.address()), DevicePointer.at(network.lossSums()), 40,
+                cudaMemcpyDeviceToHost, ctx.stream.handle()), "cudaMemcpyAsync loss");
+        ctx.stream.synchronize();
+        ByteBuffer l = lossHost.host();
+        return new LossParts(l.getDouble(0), l.getDouble(8), l.getDouble(16), (int) Math.round(l.getDouble(24)),
+                l.getDouble(32));
+    }
+
+    private void lossStep(TrainingBatch batch, int n, float lossScale) {
+        int maxTruths = TruthPacking.maxTruths(batch.truths(), n);
+        if (maxTruths > truthCapacity) {
+            if (truthsHost != null) {
+                truthsHost.close();
+                memory.free(truthsDevice);
+            }
+            truthCapacity = Math.max(maxTruths, 32);
+            long bytes = TruthPacking.rowBytes(maxBatch, truthCapacity) + 4L * maxBatch;
+            truthsHost = GpuBuffer.pinned(bytes, "truths (host)");
+            truthsDevice = memory.allocate(bytes, "truths");
+        }
+        long rows = TruthPacking.rowBytes(n, truthCapacity);
+        ByteBuffer host = truthsHost.host();
+        ByteBuffer counts = host.duplicate().position((int) rows).slice().order(host.order());
+        TruthPacking.pack(batch.truths(), n, truthCapacity, host, counts);
+        Status.cuda(cudaMemcpyAsync(DevicePointer.at(truthsDevice.address()), DevicePointer.at(truthsHost.address()),
+                rows + 4L * n, cudaMemcpyHostToDevice, ctx.stream.handle()), "cudaMemcpyAsync truths");
+        network.yoloLoss(n, truthsDevice.address(), truthsDevice.address() + rows, truthCapacity, lossScale);
+    }
+
+    /** Per-layer device times of one pass over a resident or host batch (the gradients it leaves are discarded). */
+    public String profile(TrainingBatch batch, float lossScale) {
+        int n = batch.count();
+        ctx.device.makeCurrent();
+        network.plan(n);
+        GpuBuffer kept = resident.get(batch.images());
+        if (kept != null) copyDevice(kept.address(), network.input().address(), network.input().bytes(n));
+        else uploadImages(batch);
+        String table = network.profile(n, () -> {
+            if (options.loss() == CudaTrainingOptions.Loss.YOLO) lossStep(batch, n, lossScale);
+            else network.standInLoss(n, lossScale);
+        }, parameters::accumulateAndCheck);
+        discardGradients();
+        return table;
+    }
+
+    /** Device memory held now, by kind of buffer (MiB). */
+    public String memoryBreakdown() { return memory.breakdown(); }
+
+    @Override
+    public boolean gradientsOverflowed() {
+        return parameters.overflowed();
+    }
+
+    @Override
+    public float step(SgdStep step, float lossScale) {
+        return parameters.step(step, lossScale);
+    }
+
+    @Override
+    public void discardGradients() {
+        parameters.discard();
+    }
+
+    @Override
+    public ModelWeights weights(long seen) {
+        float[][] host = parameters.download(true);
+        return new ModelWeights(0, 2, 5, seen, arena.toDarknet(host[0], host[1]));
+    }
+
+    /** The masters (never the EMA), for tests and checkpoints of the raw weights. */
+    public ModelWeights masterWeights(long seen) {
+        float[][] host = parameters.download(false);
+        return new ModelWeights(0, 2, 5, seen, arena.toDarknet(host[0], host[1]));
+    }
+
+    // ------------------------------------------------------------------ for tests (same package)
+
+    GpuTrainNetwork network() { return network; }
+
+    GpuParameters parameters() { return parameters; }
+
+    ParameterArena arena() { return arena; }
+
+    /** The accumulated FP32 gradients of layer {@code index}'s weights (Darknet's layout), biases, scales. */
+    float[][] parameterGradients(int index) {
+        float[] all = parameters.gradients();
+        ParameterArena.Slot s = arena.slot(index);
+        int f = s.spec().filters();
+        float[] biases = new float[f];
+        System.arraycopy(all, (int) s.biases(), biases, 0, f);
+        float[] scales = null;
+        if (s.scales() >= 0) {
+            scales = new float[f];
+            System.arraycopy(all, (int) s.scales(), scales, 0, f);
+        }
+        return new float[][] {ParameterArena.weightsFromArena(s, all), biases, scales};
+    }
+
+    @Override
+    public void close() {
+        try {
+            ctx.stream.synchronize();
+        } finally {
+            network.close();
+            parameters.close();
+            lossHost.close();
+            if (stagingHost != null) stagingHost.close();
+            if (truthsHost != null) truthsHost.close();
+            memory.close();
+            ctx.close();
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package io.argus.trainer.cuda;
+
+/**
+ * Options of the CUDA training backend.
+ *
+ * @param device          CUDA device index
+ * @param precision       storage of activations and gradients
+ * @param strictFp32      FP32 only: IEEE FP32 convolutions (cuDNN's FMA math); false lets cuDNN use TF32 tensor cores,
+ *                        as PyTorch does by default ("tf32")
+ * @param autotune        time cuDNN's algorithms on the real buffers (cudnnFind*Ex) instead of taking its heuristic
+ * @param workspaceLimit  the most cuDNN workspace an algorithm may use (bytes)
+ * @param loss            what the backward starts from
+ * @param overwriteGradients a convolution that is its input's only consumer writes the input gradient (cuDNN beta 0)
+ *                        instead of adding to the cleared buffer (beta 1). Off by default: added after the last GPU
+ *                        run, so not measured on a GPU yet (-Dargus.cuda.train.overwrite=true)
+ */
+public record CudaTrainingOptions(int device, Precision precision, boolean strictFp32, boolean autotune,
+                                  long workspaceLimit, Loss loss, boolean overwriteGradients) {
+    /** The loss the backward pass differentiates. */
+    public enum Loss {
+        /** Darknet's YOLO loss of every [yolo] head (io.argus.trainer.loss.YoloLoss). */
+        YOLO,
+        /** `argus bench train`'s stand-in: the mean of the squared head outputs, summed over heads. */
+        MEAN_SQUARED_HEADS
+    }
+
+    public CudaTrainingOptions {
+        if (device < 0) throw new IllegalArgumentException("device: expected an index >= 0, found " + device);
+        if (workspaceLimit < 0) throw new IllegalArgumentException("workspaceLimit must be >= 0");
+    }
+
+    /** Defaults from system properties; FP32 is IEEE FP32 unless argus.cuda.train.tf32=true. */
+    public static CudaTrainingOptions defaults(Precision precision) {
+        return new CudaTrainingOptions(Integer.getInteger("argus.cuda.device", 0), precision,
+                !Boolean.getBoolean("argus.cuda.train.tf32"),
+                Boolean.parseBoolean(System.getProperty("argus.cuda.train.autotune", "true")),
+                Long.getLong("argus.cuda.train.workspace", 256L << 20), Loss.YOLO,
+                Boolean.getBoolean("argus.cuda.train.overwrite"));
+    }
+
+    /** "mixed" (or fp16), "fp32" (IEEE FP32 convolutions) or "tf32" (FP32 storage, TF32 convolutions). */
+    public static CudaTrainingOptions mode(String word) {
+        String w = word.strip().toLowerCase(java.util.Locale.ROOT);
+        if (w.equals("tf32")) return defaults(Precision.FP32).withStrictFp32(false);
+        if (w.equals("fp32")) return defaults(Precision.FP32).withStrictFp32(true);
+        return defaults(Precision.parse(w));
+    }
+
+    /** The mode's name: mixed, fp32 or tf32. */
+    public String modeName() {
+        return precision == Precision.MIXED ? "mixed" : strictFp32 ? "fp32" : "tf32";
+    }
+
+    public CudaTrainingOptions withLoss(Loss l) {
+        return new CudaTrainingOptions(device, precision, strictFp32, autotune, workspaceLimit, l, overwriteGradients);
+    }
+
+    public CudaTrainingOptions withStrictFp32(boolean strict) {
+        return new CudaTrainingOptions(device, precision, strict, autotune, workspaceLimit, loss, overwriteGradients);
+    }
+
+    public CudaTrainingOptions withAutotune(boolean tune) {
+        return new CudaTrainingOptions(device, precision, strictFp32, tune, workspaceLimit, loss, overwriteGradients);
+    }
+
+    public CudaTrainingOptions withOverwriteGradients(boolean overwrite) {
+        return new CudaTrainingOptions(device, precision, strictFp32, autotune, workspaceLimit, loss, overwrite);
+    }
+}

@@ -1,0 +1,277 @@
+package io.argus.trainer.cuda;
+
+import io.argus.detector.darknet.ConvWeights;
+import io.argus.detector.darknet.ConvolutionalSpec;
+import io.argus.detector.darknet.LayerSpec;
+
+/**
+ * [convolutional] in training on the GPU. Forward: cuDNN writes z = conv(x, W) from the working weights; with batch
+ * norm, one reduction pass sums z per channel, a per-channel kernel turns the sums into the batch mean, variance
+ * (n-1) and 1/sigma and moves the rolling statistics, and one elementwise pass writes y = act(gamma x-hat + beta);
+ * without it, y = act(z + bias). Backward: dy (already summed by every consumer) becomes dL/dz in place (batch norm:
+ * a reduction pass for sum(da) and sum(da x-hat) into the bias and scale gradients, then the elementwise pass), then
+ * cuDNN adds dL/dx into the input's gradient and writes this pass's dW. z is kept for backward, where x-hat and the
+ * pre-activation are recomputed from it.
+ */
+final class GpuConvolution implements GpuLayer {
+    private static final String BN = "train_batchnorm.cu";
+    private static final String BIAS = "train_bias_activation.cu";
+
+    private final ConvolutionalSpec spec;
+    private final ParameterArena.Slot slot;
+    private final GpuTrainContext ctx;
+    private final Tensor x;
+    private final Tensor dx;
+    private final Tensor z;
+    private final Tensor y;
+    private final Tensor dy;
+    private final CudnnConvolution conv;
+    private final int stride;
+    private final long pixelsPerImage;
+    private final int act;
+    // per-channel FP32 arrays of this layer (stride values each): mean, inv, variance, meanTerm, varianceTerm
+    private final long scalars;
+    private final Launch stats, finalize, apply, backReduce, backFinalize, backApply;
+    private final int statsN, finalizeCount, applyN, backReduceN, backFinalizeCount, backApplyN, finalizeBlocks,
+            backFinalizeBlocks;
+
+    private final boolean accumulateInputGradient;
+
+    /** {@code soleWriter}: no other layer adds into dx, so backward-data writes it instead of adding (beta 0). */
+    GpuConvolution(ConvolutionalSpec spec, ParameterArena.Slot slot, Tensor x, Tensor dx, boolean soleWriter, Tensor z,
+                   Tensor y, Tensor dy, long scalars, GpuTrainContext ctx) {
+        this.accumulateInputGradient = !soleWriter;
+        this.spec = spec;
+        this.slot = slot;
+        this.ctx = ctx;
+        this.x = x;
+        this.dx = dx;
+        this.z = z;
+        this.y = y;
+        this.dy = dy;
+        this.scalars = scalars;
+        this.stride = y.stride();
+        this.pixelsPerImage = y.pixels();
+        this.act = KernelCodes.activation(spec.activation());
+        this.conv = new CudnnConvolution(spec, x.stride(), slot.filterChannels(), stride, ctx.precision,
+                ctx.options.strictFp32());
+        long gamma = spec.batchNormalize() ? ctx.master + 4 * slot.scales() : 0;
+        long beta = ctx.master + 4 * slot.biases();
+        long mean = scalars, inv = scalars + 4L * stride, variance = scalars + 8L * stride;
+        long meanTerm = scalars + 12L * stride, varianceTerm = scalars + 16L * stride;
+        long rollingMean = spec.batchNormalize() ? ctx.statistics + 4 * slot.statistics() : 0;
+        long rollingVariance = rollingMean + 4L * stride;
+        int c = spec.filters();
+        long maxPixels = 0;   // the pixel counts are set per call, from the batch size
+        int groups = stride / 8;
+        if (spec.batchNormalize()) {
+            stats = ctx.kernel(BN, "bn_stats");
+            stats.ptr(z.address());
+            statsN = stats.i64(maxPixels);
+            stats.i32(stride);
+            stats.ptr(rollingMean);
+            stats.ptr(ctx.partials);
+
+            finalize = ctx.plainKernel(BN, "bn_finalize");
+            finalize.ptr(ctx.partials);
+            finalizeBlocks = finalize.i32(1);
+            finalize.i32(c);
+            finalize.i32(stride);
+            finalizeCount = finalize.i64(1);
+            finalize.ptr(rollingMean);
+            finalize.ptr(rollingVariance);
+            finalize.ptr(mean);
+            finalize.ptr(inv);
+            finalize.ptr(variance);
+            finalize.f32(ConvWeights.BN_EPSILON);
+
+            apply = ctx.kernel(BN, "bn_apply");
+            apply.ptr(z.address());
+            apply.ptr(y.address());
+            applyN = apply.i64(maxPixels);
+            apply.i32(stride);
+            apply.i32(c);
+            apply.ptr(mean);
+            apply.ptr(inv);
+            apply.ptr(gamma);
+            apply.ptr(beta);
+            apply.i32(act);
+
+            backReduce = ctx.kernel(BN, "bn_backward_reduce");
+            backReduce.ptr(dy.address());
+            backReduce.ptr(z.address());
+            backReduceN = backReduce.i64(maxPixels);
+            backReduce.i32(stride);
+            backReduce.i32(c);
+            backReduce.ptr(mean);
+            backReduce.ptr(inv);
+            backReduce.ptr(gamma);
+            backReduce.ptr(beta);
+            backReduce.i32(act);
+            backReduce.ptr(ctx.partials);
+
+            backFinalize = ctx.plainKernel(BN, "bn_backward_finalize");
+            backFinalize.ptr(ctx.partials);
+            backFinalizeBlocks = backFinalize.i32(1);
+            backFinalize.i32(c);
+            backFinalize.i32(stride);
+            backFinalizeCount = backFinalize.i64(1);
+            backFinalize.ptr(gamma);
+            backFinalize.ptr(ctx.gradient + 4 * slot.biases());
+            backFinalize.ptr(ctx.gradient + 4 * slot.scales());
+            backFinalize.ptr(meanTerm);
+            backFinalize.ptr(varianceTerm);
+
+            backApply = ctx.kernel(BN, "bn_backward_apply");
+            backApply.ptr(dy.address());
+            backApply.ptr(z.address());
+            backApplyN = backApply.i64(maxPixels);
+            backApply.i32(stride);
+            backApply.i32(c);
+            backApply.ptr(mean);
+            backApply.ptr(inv);
+            backApply.ptr(gamma);
+            backApply.ptr(beta);
+            backApply.i32(act);
+            backApply.ptr(meanTerm);
+            backApply.ptr(varianceTerm);
+        } else {
+            stats = null;
+            statsN = 0;
+            finalize = null;
+            finalizeBlocks = 0;
+            finalizeCount = 0;
+
+            apply = ctx.kernel(BIAS, "bias_act");
+            apply.ptr(z.address());
+            apply.ptr(y.address());
+            applyN = apply.i64(maxPixels);
+            apply.i32(stride);
+            apply.i32(c);
+            apply.ptr(beta);
+            apply.i32(act);
+
+            backReduce = ctx.kernel(BIAS, "bias_act_backward");
+            backReduce.ptr(dy.address());
+            backReduce.ptr(z.address());
+            backReduceN = backReduce.i64(maxPixels);
+            backReduce.i32(stride);
+            backReduce.i32(c);
+            backReduce.ptr(beta);
+            backReduce.i32(act);
+            backReduce.ptr(ctx.partials);
+
+            backFinalize = ctx.plainKernel(BIAS, "bias_backward_finalize");
+            backFinalize.ptr(ctx.partials);
+            backFinalizeBlocks = backFinalize.i32(1);
+            backFinalize.i32(c);
+            backFinalize.i32(stride);
+            backFinalize.ptr(ctx.gradient + 4 * slot.biases());
+            backFinalizeCount = -1;
+
+            backApply = null;
+            backApplyN = 0;
+        }
+        if (groups > 256) {
+            throw new IllegalArgumentException("layer " + spec.index() + ": " + spec.filters() + " filters, the CUDA "
+                    + "trainer handles at most 2048 channels per layer");
+        }
+    }
+
+    @Override
+    public LayerSpec spec() { return spec; }
+
+    @Override
+    public Tensor output() { return y; }
+
+    @Override
+    public Tensor gradient() { return dy; }
+
+    ConvolutionalSpec convolution() { return spec; }
+
+    /** The layer's own per-channel arrays: 0 mean, 1 inv, 2 variance (of the last forward's batch). */
+    long scalars(int which) { return scalars + 4L * which * stride; }
+
+    private long weights() { return ctx.stored(ctx.working, slot.weights()); }
+
+    private long passGradient() { return ctx.stored(ctx.passGradient, slot.weights()); }
+
+    /** Chooses cuDNN's algorithms for batch n (the buffers are scratch while timing). */
+    CudnnConvolution.Choice[] plan(int n) {
+        return conv.plan(ctx.cudnn, n, x.address(), weights(), z.address(), dx == null ? 0 : dx.address(),
+                passGradient(), ctx.workspace, ctx.workspaceBytes, ctx.options.autotune());
+    }
+
+    boolean planned(int n) { return conv.planned(n); }
+
+    long workspaceNeeded() { return conv.workspaceNeeded(); }
+
+    @Override
+    public void forward(int n) {
+        convolve(n);
+        normalize(n);
+    }
+
+    private void convolve(int n) {
+        conv.forward(ctx.cudnn, n, x.address(), weights(), z.address(), ctx.workspace, ctx.workspaceBytes);
+    }
+
+    private void normalize(int n) {
+        long pixels = n * pixelsPerImage;
+        long lanes = pixels * (stride / 8);
+        if (stats != null) {
+            int grid = ctx.reductionGrid(lanes);
+            stats.setLong(statsN, pixels).launch(grid, ctx.stream.handle());
+            finalize.setInt(finalizeBlocks, grid).setLong(finalizeCount, pixels)
+                    .launch(stride / 8, ctx.stream.handle());   // a block per 8 channels
+        }
+        apply.setLong(applyN, pixels).launch(ctx.grid(lanes), ctx.stream.handle());
+    }
+
+    @Override
+    public void backward(int n) {
+        normalizeBackward(n);
+        backwardData(n);
+        backwardFilter(n);
+    }
+
+    /** Forward and backward with device times per part: {cuDNN forward, normalize, normalize backward, backward data,
+     * backward filter} in ms (waiting between parts). */
+    float[] profile(int n, boolean backward) {
+        if (!backward) return new float[] {ctx.stream.time(() -> convolve(n)), ctx.stream.time(() -> normalize(n))};
+        return new float[] {ctx.stream.time(() -> normalizeBackward(n)), ctx.stream.time(() -> backwardData(n)),
+                ctx.stream.time(() -> backwardFilter(n))};
+    }
+
+    private void normalizeBackward(int n) {
+        long pixels = n * pixelsPerImage;
+        long lanes = pixels * (stride / 8);
+        int grid = ctx.reductionGrid(lanes);
+        backReduce.setLong(backReduceN, pixels).launch(grid, ctx.stream.handle());
+        backFinalize.setInt(backFinalizeBlocks, grid);
+        if (backFinalizeCount >= 0) backFinalize.setLong(backFinalizeCount, pixels);
+        backFinalize.launch(stride / 8, ctx.stream.handle());   // a block per 8 channels
+        if (backApply != null) backApply.setLong(backApplyN, pixels).launch(ctx.grid(lanes), ctx.stream.handle());
+    }
+
+    private void backwardData(int n) {
+        if (dx != null) conv.backwardData(ctx.cudnn, n, weights(), dy.address(), dx.address(), accumulateInputGradient,
+                ctx.workspace, ctx.workspaceBytes);
+    }
+
+    private void backwardFilter(int n) {
+        conv.backwardFilter(ctx.cudnn, n, x.address(), dy.address(), passGradient(), ctx.workspace, ctx.workspaceBytes);
+    }
+
+    @Override
+    public String describe() {
+        return String.format(java.util.Locale.ROOT, "conv %dx%d/%d %d->%d %s%s", spec.size(), spec.size(),
+                spec.strideX(), spec.input().channels(), spec.filters(), spec.activation(),
+                spec.batchNormalize() ? " bn" : "") + (accumulateInputGradient ? "" : " dx=");
+    }
+
+    String describePlan(int n) { return conv.describe(n); }
+
+    @Override
+    public void close() { conv.close(); }
+}

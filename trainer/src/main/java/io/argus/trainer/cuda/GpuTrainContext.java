@@ -1,0 +1,76 @@
+package io.argus.trainer.cuda;
+
+import static org.bytedeco.cuda.global.cudnn.cudnnCreate;
+import static org.bytedeco.cuda.global.cudnn.cudnnDestroy;
+import static org.bytedeco.cuda.global.cudnn.cudnnSetStream;
+
+import io.argus.detector.cuda.GpuDevice;
+import io.argus.detector.cuda.GpuStream;
+import io.argus.detector.cuda.Status;
+import org.bytedeco.cuda.cudnn.cudnnContext;
+
+/**
+ * What the layers of one training network share: the device, the compiled kernels, the stream everything is
+ * enqueued on (in order, so no other synchronization is needed), a cuDNN handle on that stream, the storage
+ * precision, the memory ledger, cuDNN's workspace and the rows of per-channel reductions, and the parameter arenas'
+ * addresses.
+ */
+final class GpuTrainContext implements AutoCloseable {
+    final GpuDevice device;
+    final TrainKernels kernels;
+    final GpuStream stream = new GpuStream();
+    final cudnnContext cudnn = new cudnnContext();
+    final CudaTrainingOptions options;
+    final Precision precision;
+    final DeviceMemory memory;
+    final int multiprocessors;
+    /** Rows of per-channel partial sums: up to reductionBlocks() blocks x 2 quantities x maxStride floats. */
+    long partials;
+    long workspace;
+    long workspaceBytes;
+    /** FP32 master values of every parameter (ParameterArena layout). */
+    long master;
+    /** FP32 gradients, accumulated over the passes of one step. */
+    long gradient;
+    /** The weights the convolutions read: FP16 working copy (mixed) or the masters themselves (FP32). */
+    long working;
+    /** This pass's weight gradient as cuDNN writes it (storage type). */
+    long passGradient;
+    /** Rolling batch-norm statistics. */
+    long statistics;
+
+    GpuTrainContext(GpuDevice device, CudaTrainingOptions options, DeviceMemory memory) {
+        this.device = device;
+        device.makeCurrent();
+        this.kernels = TrainKernels.of(device);
+        this.options = options;
+        this.precision = options.precision();
+        this.memory = memory;
+        this.multiprocessors = device.multiprocessors();
+        Status.cudnn(cudnnCreate(cudnn), "cudnnCreate on " + device);
+        Status.cudnn(cudnnSetStream(cudnn, stream.handle()), "cudnnSetStream");
+    }
+
+    int reductionBlocks() { return Launch.REDUCTION_BLOCKS_PER_SM * multiprocessors; }
+
+    Launch kernel(String file, String name) {
+        return Launch.of(kernels, file, name, precision);
+    }
+
+    Launch plainKernel(String file, String name) {
+        return Launch.plain(kernels, file, name);
+    }
+
+    int grid(long total) { return Launch.grid(total, multiprocessors); }
+
+    int reductionGrid(long lanes) { return Launch.reductionGrid(lanes, multiprocessors); }
+
+    /** Address of value {@code index} of an arena of storage-type values. */
+    long stored(long base, long index) { return base + index * precision.bytes(); }
+
+    @Override
+    public void close() {
+        cudnnDestroy(cudnn);
+        stream.close();
+    }
+}

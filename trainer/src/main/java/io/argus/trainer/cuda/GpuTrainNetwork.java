@@ -1,0 +1,378 @@
+package io.argus.trainer.cuda;
+
+import static org.bytedeco.cuda.global.cudart.cudaMemsetAsync;
+
+import io.argus.detector.cuda.GpuBuffer;
+import io.argus.detector.cuda.Status;
+import io.argus.detector.darknet.ConvolutionalSpec;
+import io.argus.detector.darknet.LayerSpec;
+import io.argus.detector.darknet.MaxPoolSpec;
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.detector.darknet.RouteSpec;
+import io.argus.detector.darknet.Shape;
+import io.argus.detector.darknet.ShortcutSpec;
+import io.argus.detector.darknet.UpsampleSpec;
+import io.argus.detector.darknet.YoloSpec;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A network instantiated for training on one GPU for up to {@code maxBatch} images: the feature maps (and, per
+ * convolution, its pre-normalization output z) in one activation allocation, every layer's gradient in one gradient
+ * allocation (so one memset clears them all before a pass), the loss's per-pass scratch in a third. A single-input
+ * [route] without groups is the same tensors as its input (its consumers add straight into the input's gradient).
+ * All work is enqueued in layer order on the context's stream.
+ */
+final class GpuTrainNetwork implements AutoCloseable {
+    private final NetworkSpec spec;
+    private final int maxBatch;
+    private final GpuTrainContext ctx;
+    private final ParameterArena arena;
+    private final Tensor input;
+    private final Tensor[] outputs;
+    private final Tensor[] gradients;
+    private final List<GpuLayer> layers = new ArrayList<>();
+    private final List<GpuYoloLoss> yoloLosses = new ArrayList<>();
+    private final List<GpuStandInLoss> standInLosses = new ArrayList<>();
+    private final GpuBuffer activations;
+    private final GpuBuffer gradientArena;
+    private final GpuBuffer scratch;
+    private final long lossSums;
+
+    GpuTrainNetwork(NetworkSpec spec, int maxBatch, ParameterArena arena, GpuTrainContext ctx) {
+        this.spec = spec;
+        this.maxBatch = maxBatch;
+        this.ctx = ctx;
+        this.arena = arena;
+        validate(spec);
+        int count = spec.layers().size();
+        this.outputs = new Tensor[count];
+        this.gradients = new Tensor[count];
+        int bytes = ctx.precision.bytes();
+        Shape in = spec.inputShape();
+
+        // sizes first: activations (input, z and y), gradients, per-pass scratch, per-layer scalars, head constants
+        long act = (long) maxBatch * in.plane() * 8 * bytes;
+        long grad = 0;
+        long scratchBytes = 64;   // the 5 loss sums (doubles), rounded up
+        long scalars = 0;
+        int maxStride = 8;
+        int heads = 0;
+        for (LayerSpec l : spec.layers()) {
+            long t = Tensor.bytesFor(l.output(), maxBatch, bytes);
+            switch (l) {
+                case ConvolutionalSpec c -> {
+                    act += 2 * t;
+                    grad += t;
+                    scalars += 5L * 4 * Tensor.padded(c.filters());
+                }
+                case RouteSpec r when isAlias(r) -> { }
+                case YoloSpec y -> {
+                    scratchBytes += align(GpuYoloLoss.scratchBytes(y, maxBatch));
+                    heads++;
+                }
+                default -> {
+                    act += t;
+                    grad += t;
+                }
+            }
+            maxStride = Math.max(maxStride, Tensor.padded(l.output().channels()));
+        }
+        DeviceMemory mem = ctx.memory;
+        this.activations = mem.allocate(act, "feature maps");
+        this.gradientArena = mem.allocate(grad, "feature-map gradients");
+        this.scratch = mem.allocate(scratchBytes, "loss scratch");
+        GpuBuffer scalarBuffer = mem.allocate(Math.max(16, scalars), "per-channel batch statistics");
+        GpuBuffer headBuffer = mem.allocate(Math.max(16, (long) heads * GpuYoloLoss.HEAD_BYTES), "yolo head constants");
+        ctx.partials = mem.allocate(4L * ctx.reductionBlocks() * 2 * maxStride, "reduction rows").address();
+        this.lossSums = scratch.address();
+
+        int[] writers = gradientWriters(spec);
+        long actAt = activations.address();
+        long gradAt = gradientArena.address();
+        long scratchAt = scratch.address() + 64;
+        long scalarAt = scalarBuffer.address();
+        long headAt = headBuffer.address();
+        this.input = new Tensor(actAt, 3, 8, in.height(), in.width(), bytes);
+        actAt += input.bytes(maxBatch);
+        for (LayerSpec l : spec.layers()) {
+            int i = l.index();
+            Shape s = l.output();
+            GpuLayer layer;
+            if (l instanceof RouteSpec r && isAlias(r)) {
+                int src = r.layers()[0];
+                outputs[i] = out(src);
+                gradients[i] = grad(src);
+                layer = new AliasRoute(r, outputs[i], gradients[i]);
+            } else if (l instanceof YoloSpec y) {
+                Tensor x = out(i - 1);
+                Tensor dx = grad(i - 1);
+                GpuYoloLoss loss = new GpuYoloLoss(y, x, dx, spec.net().width(), spec.net().height(), maxBatch,
+                        headAt, scratchAt, lossSums, ctx);
+                headAt += GpuYoloLoss.HEAD_BYTES;
+                scratchAt += align(GpuYoloLoss.scratchBytes(y, maxBatch));
+                yoloLosses.add(loss);
+                if (dx != null) standInLosses.add(new GpuStandInLoss(y, x, dx, lossSums, ctx));
+                layer = loss;
+            } else {
+                Tensor y = new Tensor(actAt, s.channels(), Tensor.padded(s.channels()), s.height(), s.width(), bytes);
+                actAt += y.bytes(maxBatch);
+                Tensor dy = new Tensor(gradAt, y.channels(), y.stride(), y.height(), y.width(), bytes);
+                gradAt += dy.bytes(maxBatch);
+                outputs[i] = y;
+                gradients[i] = dy;
+                layer = switch (l) {
+                    case ConvolutionalSpec c -> {
+                        Tensor z = new Tensor(actAt, y.channels(), y.stride(), y.height(), y.width(), bytes);
+                        actAt += z.bytes(maxBatch);
+                        boolean sole = ctx.options.overwriteGradients() && i > 0 && writers[owner(spec, i - 1)] == 1;
+                        GpuConvolution conv = new GpuConvolution(c, arena.slot(i), out(i - 1), grad(i - 1), sole, z, y,
+                                dy, scalarAt, ctx);
+                        scalarAt += 5L * 4 * y.stride();
+                        yield conv;
+                    }
+                    case MaxPoolSpec m -> new GpuMaxPool(m, out(i - 1), grad(i - 1), y, dy, ctx);
+                    case UpsampleSpec u -> new GpuUpsample(u, out(i - 1), grad(i - 1), y, dy, ctx);
+                    case ShortcutSpec sc -> new GpuShortcut(sc, out(i - 1), grad(i - 1), out(sc.from()),
+                            grad(sc.from()), y, dy, ctx);
+                    case RouteSpec r -> {
+                        Tensor[] xs = new Tensor[r.layers().length];
+                        Tensor[] dxs = new Tensor[xs.length];
+                        for (int k = 0; k < xs.length; k++) {
+                            xs[k] = out(r.layers()[k]);
+                            dxs[k] = grad(r.layers()[k]);
+                        }
+                        yield new GpuRoute(r, xs, dxs, y, dy, ctx);
+                    }
+                    default -> throw new IllegalStateException("unexpected layer " + l.kind());
+                };
+            }
+            layers.add(layer);
+        }
+    }
+
+    private static long align(long bytes) { return (bytes + 255) & ~255L; }
+
+    /** The layer whose gradient tensor layer {@code index}'s gradient is (itself, or the source of an alias route). */
+    static int owner(NetworkSpec spec, int index) {
+        int t = index;
+        while (t >= 0 && spec.layers().get(t) instanceof RouteSpec r && isAlias(r)) t = r.layers()[0];
+        return t;
+    }
+
+    /** Per layer: how many layers' backward adds into its gradient tensor (inputs counted once per use). */
+    static int[] gradientWriters(NetworkSpec spec) {
+        int[] writers = new int[spec.layers().size()];
+        for (LayerSpec l : spec.layers()) {
+            if (l instanceof RouteSpec r && isAlias(r)) continue;   // its consumers write into the source directly
+            for (int in : l.inputs()) {
+                int o = in < 0 ? -1 : owner(spec, in);
+                if (o >= 0) writers[o]++;
+            }
+        }
+        return writers;
+    }
+
+    /** A [route] of one input without groups: the input's own tensors. */
+    static boolean isAlias(RouteSpec r) {
+        return r.layers().length == 1 && r.groups() == 1;
+    }
+
+    private static void validate(NetworkSpec spec) {
+        if (spec.inputShape().channels() != 3) {
+            throw new IllegalArgumentException(spec.file() + ": [net] channels=" + spec.inputShape().channels()
+                    + ", the CUDA trainer takes 3-channel (RGB) input");
+        }
+        for (LayerSpec l : spec.layers()) {
+            for (int from : l.inputs()) {
+                if (from >= 0 && spec.layers().get(from) instanceof YoloSpec) {
+                    throw new IllegalArgumentException("layer " + l.index() + " (" + l.kind() + ", line " + l.line()
+                            + ") reads the output of [yolo] layer " + from + ": not trainable");
+                }
+            }
+            if (Tensor.padded(l.output().channels()) > 2048) {
+                throw new IllegalArgumentException("layer " + l.index() + " (" + l.kind() + ", line " + l.line()
+                        + ") has " + l.output().channels() + " channels; the CUDA trainer handles at most 2048");
+            }
+        }
+    }
+
+    private Tensor out(int index) { return index < 0 ? input : outputs[index]; }
+
+    private Tensor grad(int index) { return index < 0 ? null : gradients[index]; }
+
+    NetworkSpec spec() { return spec; }
+
+    int maxBatch() { return maxBatch; }
+
+    Tensor input() { return input; }
+
+    List<GpuLayer> layers() { return layers; }
+
+    /** Address of the 5 loss sums (doubles): box, objectness, classes, assigned truths, IoU sum. */
+    long lossSums() { return lossSums; }
+
+    /** Chooses cuDNN's algorithms for batch n where not done yet. Call outside a pass (timing scribbles buffers). */
+    void plan(int n) {
+        for (GpuLayer l : layers) {
+            if (l instanceof GpuConvolution c && !c.planned(n)) c.plan(n);
+        }
+    }
+
+    long workspaceNeeded() {
+        long most = 0;
+        for (GpuLayer l : layers) if (l instanceof GpuConvolution c) most = Math.max(most, c.workspaceNeeded());
+        return most;
+    }
+
+    /** Clears every layer gradient and the loss scratch (two memsets). */
+    void clearForPass() {
+        Status.cuda(cudaMemsetAsync(DevicePointer.at(gradientArena.address()), 0, gradientArena.bytes(),
+                ctx.stream.handle()), "cudaMemsetAsync gradients");
+        Status.cuda(cudaMemsetAsync(DevicePointer.at(scratch.address()), 0, scratch.bytes(), ctx.stream.handle()),
+                "cudaMemsetAsync loss scratch");
+    }
+
+    void forward(int n) {
+        for (GpuLayer l : layers) l.forward(n);
+    }
+
+    void yoloLoss(int n, long truths, long counts, int maxTruths, float lossScale) {
+        for (GpuYoloLoss l : yoloLosses) l.loss(n, truths, counts, maxTruths, lossScale);
+    }
+
+    void standInLoss(int n, float lossScale) {
+        for (GpuStandInLoss l : standInLosses) l.loss(n, lossScale);
+    }
+
+    void backward(int n) {
+        for (int i = layers.size() - 1; i >= 0; i--) layers.get(i).backward(n);
+    }
+
+    /**
+     * One pass with device time measured per layer (events around each layer's forward and backward, waiting between
+     * them, so the sum exceeds a normal pass by the gaps): a table of the slowest layers and the totals.
+     */
+    String profile(int n, Runnable loss, Runnable check) {
+        int count = layers.size();
+        float[] fwd = new float[count];
+        float[] bwd = new float[count];
+        float[][] parts = new float[count][];
+        double[] convParts = new double[5];
+        clearForPass();
+        for (int i = 0; i < count; i++) {
+            GpuLayer l = layers.get(i);
+            if (l instanceof GpuConvolution c) {
+                float[] p = c.profile(n, false);
+                parts[i] = new float[] {p[0], p[1], 0, 0, 0};
+                fwd[i] = p[0] + p[1];
+            } else {
+                fwd[i] = ctx.stream.time(() -> l.forward(n));
+            }
+        }
+        float lossMs = ctx.stream.time(loss);
+        for (int i = count - 1; i >= 0; i--) {
+            GpuLayer l = layers.get(i);
+            if (l instanceof GpuConvolution c) {
+                float[] p = c.profile(n, true);
+                parts[i][2] = p[0];
+                parts[i][3] = p[1];
+                parts[i][4] = p[2];
+                bwd[i] = p[0] + p[1] + p[2];
+                for (int k = 0; k < 5; k++) convParts[k] += parts[i][k];
+            } else {
+                bwd[i] = ctx.stream.time(() -> l.backward(n));
+            }
+        }
+        float checkMs = ctx.stream.time(check);
+        double f = 0, b = 0;
+        java.util.List<Integer> order = new java.util.ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            f += fwd[i];
+            b += bwd[i];
+            order.add(i);
+        }
+        order.sort((x, y) -> Float.compare(fwd[y] + bwd[y], fwd[x] + bwd[x]));
+        StringBuilder s = new StringBuilder(String.format(Locale.ROOT,
+                "profile, batch %d: forward %.3f ms, loss %.3f ms, backward %.3f ms, gradient check %.3f ms; "
+                        + "convolutions: cuDNN forward %.3f, normalize %.3f, normalize backward %.3f, cuDNN backward "
+                        + "data %.3f, backward filter %.3f ms%n", n, f, lossMs, b, checkMs, convParts[0], convParts[1],
+                convParts[2], convParts[3], convParts[4]));
+        for (int k = 0; k < Math.min(12, count); k++) {
+            int i = order.get(k);
+            s.append(String.format(Locale.ROOT, "  %3d %-40s forward %.3f ms backward %.3f ms", i,
+                    layers.get(i).describe(), fwd[i], bwd[i]));
+            if (parts[i] != null) {
+                s.append(String.format(Locale.ROOT, " (cuDNN %.3f + %.3f; %.3f + data %.3f + filter %.3f)",
+                        parts[i][0], parts[i][1], parts[i][2], parts[i][3], parts[i][4]));
+            }
+            s.append('\n');
+        }
+        return s.toString();
+    }
+
+    /** Layer {@code index}'s output for one image as Darknet's planar floats (C x H x W); null for [yolo]. */
+    float[] output(int index, int image) {
+        return planar(outputs[index], image);
+    }
+
+    /** dLoss/d(output of layer {@code index}) of the last pass, times the loss scale; null where none. */
+    float[] gradient(int index, int image) {
+        return planar(gradients[index], image);
+    }
+
+    /** The network input of one image, planar. */
+    float[] inputImage(int image) {
+        return planar(input, image);
+    }
+
+    private float[] planar(Tensor t, int image) {
+        if (t == null) return null;
+        ctx.stream.synchronize();
+        float[] nhwc = Transfers.downloadStored(t.address() + image * t.imageValues() * t.bytes(), t.imageValues(),
+                ctx.precision);
+        int plane = t.pixels();
+        float[] out = new float[t.channels() * plane];
+        for (int p = 0; p < plane; p++) {
+            for (int c = 0; c < t.channels(); c++) out[c * plane + p] = nhwc[p * t.stride() + c];
+        }
+        return out;
+    }
+
+    /** Batch mean and variance (n-1) of the last forward of convolution {@code index} (null without batch norm). */
+    float[][] batchStatistics(int index) {
+        if (!(layers.get(index) instanceof GpuConvolution c) || !c.convolution().batchNormalize()) return null;
+        ctx.stream.synchronize();
+        int f = c.convolution().filters();
+        return new float[][] {Transfers.downloadFloats(c.scalars(0), f), Transfers.downloadFloats(c.scalars(2), f)};
+    }
+
+    /** One line per layer: what it is and, for convolutions, cuDNN's algorithms for batch n. */
+    String describe(int n) {
+        StringBuilder s = new StringBuilder();
+        for (GpuLayer l : layers) {
+            s.append(String.format(Locale.ROOT, "%3d %-40s", l.spec().index(), l.describe()));
+            if (l instanceof GpuConvolution c) s.append(' ').append(c.describePlan(n));
+            s.append('\n');
+        }
+        return s.toString();
+    }
+
+    @Override
+    public void close() {
+        for (GpuLayer l : layers) l.close();
+    }
+
+    /** A [route] that is its input's tensors: nothing to run. */
+    private record AliasRoute(RouteSpec spec, Tensor output, Tensor gradient) implements GpuLayer {
+        @Override
+        public void forward(int n) {}
+
+        @Override
+        public void backward(int n) {}
+
+        @Override
+        public String describe() { return "route (same tensors as layer " + spec.layers()[0] + ")"; }
+    }
+}

@@ -1,0 +1,50 @@
+package io.argus.trainer.cuda;
+
+import static org.bytedeco.cuda.global.cudnn.CUDNN_DATA_FLOAT;
+import static org.bytedeco.cuda.global.cudnn.CUDNN_DATA_HALF;
+
+import java.util.Locale;
+
+/**
+ * How activations, gradients and the convolutions' weights are stored on the GPU. Master weights, their gradients,
+ * momentum, batch-norm statistics and parameters are FP32 in both.
+ * <ul>
+ *   <li>{@link #MIXED}: FP16 activations, gradients and working weights; cuDNN on tensor cores with FP32
+ *   accumulation; dynamic loss scaling keeps the gradients inside FP16's range;</li>
+ *   <li>{@link #FP32}: everything FP32 (cuDNN may use TF32 tensor cores, as PyTorch does by default, unless
+ *   {@link CudaTrainingOptions#strictFp32}).</li>
+ * </ul>
+ */
+public enum Precision {
+    MIXED(2, CUDNN_DATA_HALF, "_h"),
+    FP32(4, CUDNN_DATA_FLOAT, "_f");
+
+    private final int bytes;
+    private final int cudnnType;
+    private final String suffix;
+
+    Precision(int bytes, int cudnnType, String suffix) {
+        this.bytes = bytes;
+        this.cudnnType = cudnnType;
+        this.suffix = suffix;
+    }
+
+    /** Bytes of one stored value. */
+    public int bytes() { return bytes; }
+
+    int cudnnType() { return cudnnType; }
+
+    /** The suffix of a kernel's instance for this storage type (kernels/train_common.cuh INSTANTIATE). */
+    String suffix() { return suffix; }
+
+    public static Precision parse(String word) {
+        return switch (word.toLowerCase(Locale.ROOT)) {
+            case "mixed", "fp16", "amp" -> MIXED;
+            case "fp32" -> FP32;
+            default -> throw new IllegalArgumentException("precision: expected mixed (fp16) or fp32, found " + word);
+        };
+    }
+
+    @Override
+    public String toString() { return this == MIXED ? "mixed (fp16)" : "fp32"; }
+}
