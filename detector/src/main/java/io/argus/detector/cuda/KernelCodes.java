@@ -4,10 +4,11 @@ import io.argus.detector.darknet.Activation;
 import io.argus.detector.darknet.YoloSpec.NmsKind;
 
 /** The integer codes kernels/*.cu use for activations (common.cuh) and NMS kinds (nms.cu). */
-final class KernelCodes {
+public final class KernelCodes {
     private KernelCodes() {}
 
-    static int activation(Activation a) {
+    /** Shared with the trainer's kernels (same common.cuh). */
+    public static int activation(Activation a) {
         return switch (a) {
             case LINEAR -> 0;
             case LEAKY -> 1;

@@ -3,19 +3,12 @@ package io.argus.trainer.cuda;
 import io.argus.detector.darknet.Activation;
 import io.argus.trainer.loss.IouKind;
 
-/** The integer codes the training kernels use: activations (kernels/common.cuh), IoU kinds (train_box_iou.cuh). */
+/** The integer codes the training kernels use: IoU kinds (train_box_iou.cuh); activations as the detector's. */
 final class KernelCodes {
     private KernelCodes() {}
 
     static int activation(Activation a) {
-        return switch (a) {
-            case LINEAR -> 0;
-            case LEAKY -> 1;
-            case RELU -> 2;
-            case LOGISTIC -> 3;
-            case MISH -> 4;
-            case SWISH -> 5;
-        };
+        return io.argus.detector.cuda.KernelCodes.activation(a);
     }
 
     static int iou(IouKind k) {
