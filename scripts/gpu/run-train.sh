@@ -6,7 +6,8 @@
 # side), CURVES (2000 iterations of real training per precision), CURVE_PRECISION (mixed,tf32), POOL (512 synthetic
 # scenes), TESTS (JUnit class
 # names in io.argus.trainer.cuda, default: the whole package), TEST_TIMEOUT, BENCH_TIMEOUT, TORCH_TIMEOUT,
-# CURVE_TIMEOUT (s), VERBOSE (cuDNN plans per layer), PROFILE (per-layer device times), OUT (logs). Prints a summary
+# CURVE_TIMEOUT (s), PRECISIONS (bench modes, default mixed,fp32,tf32; a -legacy suffix keeps cuDNN's legacy API),
+# CURVE_SEEDS (batch orders, e.g. 1,2 for a run-to-run noise reference), TEST_JOPTS (extra JVM options for the tests, e.g. -Dargus.cuda.train.graph=false), VERBOSE (cuDNN plans per layer), PROFILE (per-layer device times), OUT (logs). Prints a summary
 # table last.
 set -u
 B="$(cd "$(dirname "$0")" && pwd)"
@@ -40,7 +41,7 @@ if [[ ",$PHASES," == *",tests,"* ]]; then
   log "GPU tests (io.argus.trainer.cuda)"
   SELECT=(--select-package io.argus.trainer.cuda)
   if [ -n "${TESTS:-}" ]; then SELECT=(); for t in $TESTS; do SELECT+=(--select-class "io.argus.trainer.cuda.$t"); done; fi
-  timeout "${TEST_TIMEOUT:-300}" "$JAVA" "${JOPTS[@]}" -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
+  timeout "${TEST_TIMEOUT:-300}" "$JAVA" "${JOPTS[@]}" ${TEST_JOPTS:-} -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
     "${SELECT[@]}" --include-tag gpu --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$LOGS/train-tests.log"
   echo "tests exit: ${PIPESTATUS[0]}"
 fi
@@ -48,7 +49,7 @@ fi
 if [[ ",$PHASES," == *",bench,"* ]]; then
   log "argus bench train"
   timeout "${BENCH_TIMEOUT:-240}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench train \
-    --cfg "$CFG" --width "$SIZE" --height "$SIZE" --batch "$BATCH" --seconds "$SECONDS_EACH" --warmup 5 ${PROFILE:+--profile} \
+    --cfg "$CFG" --width "$SIZE" --height "$SIZE" --batch "$BATCH" --seconds "$SECONDS_EACH" --warmup 5 ${PROFILE:+--profile} --precision "${PRECISIONS:-mixed,fp32,tf32}" \
     2>&1 | tee "$LOGS/train-bench.log"
 fi
 
@@ -62,7 +63,7 @@ if [[ ",$PHASES," == *",curves,"* ]]; then
   log "loss curves"
   timeout "${CURVE_TIMEOUT:-420}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench train \
     --cfg "$CFG" --width "$SIZE" --height "$SIZE" --seconds 0 --warmup 0 --curves "${CURVES:-2000}" \
-    --pool "${POOL:-512}" --curve-precision "${CURVE_PRECISION:-mixed,tf32}" --csv "$LOGS/curves.csv" 2>&1 | grep -v "^argus-train" | tee "$LOGS/train-curves.log"
+    --pool "${POOL:-512}" --curve-precision "${CURVE_PRECISION:-mixed,tf32}" --curve-seeds "${CURVE_SEEDS:-1}" --csv "$LOGS/curves.csv" 2>&1 | grep -v "^argus-train" | tee "$LOGS/train-curves.log"
 fi
 
 log "summary"

@@ -45,7 +45,7 @@ def main(paths):
     g = lambda d, k, key: float(d[k][key]) if k in d and key in d[k] else float("nan")
     print("| side | precision | images/s | ms/iter | memory MiB (allocated; torch: max_memory_allocated) |")
     print("|---|---|---|---|---|")
-    for k in ("mixed", "fp32", "tf32"):
+    for k in ("mixed", "fp32", "tf32", "mixed-legacy", "fp32-legacy", "tf32-legacy"):
         if k in ours:
             print(f"| argus | {k} | {g(ours, k, 'images/s'):.0f} | {g(ours, k, 'ms/iter'):.2f} | "
                   f"{g(ours, k, 'allocated_mib'):.0f} (peak {g(ours, k, 'peak_allocated_mib'):.0f}, "
@@ -66,6 +66,12 @@ def main(paths):
         ("argus fp32 / pytorch fp32 images/s", g(ours, "fp32", "images/s") / g(torch, "fp32", "images/s")),
         ("argus tf32 / pytorch tf32 images/s", g(ours, "tf32", "images/s") / g(torch, "tf32", "images/s")),
         ("pytorch amp / pytorch fp32 images/s", g(torch, "amp", "images/s") / g(torch, "fp32", "images/s")),
+        ("argus fp32 / argus fp32-legacy images/s (graph engines vs legacy API)",
+         g(ours, "fp32", "images/s") / g(ours, "fp32-legacy", "images/s")),
+        ("argus mixed / argus mixed-legacy images/s (graph engines vs legacy API)",
+         g(ours, "mixed", "images/s") / g(ours, "mixed-legacy", "images/s")),
+        ("argus tf32 / argus tf32-legacy images/s (graph engines vs legacy API)",
+         g(ours, "tf32", "images/s") / g(ours, "tf32-legacy", "images/s")),
         ("argus mixed / pytorch amp memory", g(ours, "mixed", "allocated_mib") / g(torch, "amp", "max_allocated_mib")),
     ]
     for name, v in ratios:
@@ -78,29 +84,50 @@ def main(paths):
             print(f"| {k} | {f['iterations']} | {float(f['images/s']):.0f} | {f['first_loss']} | {f['last100_loss']} | "
                   f"{f['skipped']} | {f['skipped_after_burn_in']} of {f['after_burn_in']} |")
     if rows:
-        by = {}
-        for r in rows:
-            by.setdefault(r["precision"], {})[int(r["iteration"])] = float(r["loss"])
-        other = next((k for k in ("tf32", "fp32") if k in by), None)
-        if "mixed" in by and other:
-            a, b = by["mixed"], by[other]
-            n = min(max(a), max(b))
-            diverged = [i for i in sorted(b) if b[i] != b[i]]
-            if diverged:
-                print(f"\n{other} loss is NaN from iteration {diverged[0]}")
-            diverged = [i for i in sorted(a) if a[i] != a[i]]
-            if diverged:
-                print(f"\nmixed loss is NaN from iteration {diverged[0]}")
-            print()
-            print(f"| iterations | mean loss mixed | mean loss {other} | mixed/{other} |")
-            print("|---|---|---|---|")
-            step = max(1, n // 10)
-            for s in range(1, n + 1, step):
-                e = min(n, s + step - 1)
-                ma = sum(a[i] for i in range(s, e + 1)) / (e - s + 1)
-                mb = sum(b[i] for i in range(s, e + 1)) / (e - s + 1)
-                print(f"| {s}-{e} | {ma:.3f} | {mb:.3f} | {ma / mb if mb == mb and mb else float('nan'):.3f} |")
+        curve_table(rows)
     return 0
+
+
+def curve_table(rows):
+    """Window means of every run's loss, then how far precisions are apart against how far two batch orders of
+    the same precision are apart (run-to-run noise), as the mean |ln ratio| of window means after the first window."""
+    import math
+    by = {}
+    for r in rows:
+        by.setdefault(r["precision"], {})[int(r["iteration"])] = float(r["loss"])
+    names = list(by)
+    for k in names:
+        bad = [i for i in sorted(by[k]) if by[k][i] != by[k][i]]
+        if bad:
+            print(f"\n{k} loss is NaN from iteration {bad[0]}")
+    n = min(max(v) for v in by.values())
+    step = max(1, n // 10)
+    windows = [(s, min(n, s + step - 1)) for s in range(1, n + 1, step)]
+    mean = {k: [sum(by[k][i] for i in range(s, e + 1)) / (e - s + 1) for s, e in windows] for k in names}
+    print()
+    print("| iterations | " + " | ".join(f"mean loss {k}" for k in names) + " |")
+    print("|---" * (len(names) + 1) + "|")
+    for w, (s, e) in enumerate(windows):
+        print(f"| {s}-{e} | " + " | ".join(f"{mean[k][w]:.3f}" for k in names) + " |")
+
+    def distance(a, b):
+        d = [abs(math.log(x / y)) for x, y in zip(mean[a][1:], mean[b][1:]) if x > 0 and y > 0]
+        return sum(d) / len(d) if d else float("nan")
+
+    base = lambda k: k.split("@")[0]
+    seed = lambda k: k.split("@")[1] if "@" in k else "1"
+    same_precision = [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if base(a) == base(b)]
+    same_order = [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if base(a) != base(b) and seed(a) == seed(b)]
+    if same_order:
+        print()
+        for a, b in same_precision:
+            print(f"run-to-run noise, {a} vs {b} (other batch order): mean |ln ratio| of window means {distance(a, b):.3f}")
+        for a, b in same_order:
+            print(f"precision difference, {a} vs {b} (same batch order): mean |ln ratio| of window means {distance(a, b):.3f}")
+        if same_precision:
+            noise = sum(distance(a, b) for a, b in same_precision) / len(same_precision)
+            diff = sum(distance(a, b) for a, b in same_order) / len(same_order)
+            print(f"precision difference / run-to-run noise: {diff / noise:.2f} (<= 1: the precisions agree within noise)")
 
 
 if __name__ == "__main__":

@@ -27,21 +27,21 @@ import org.bytedeco.javacpp.Pointer;
  * A cuDNN backend (graph API) descriptor with typed attribute setters. Values are copied by cuDNN when set, so the
  * temporary native arrays here may be freed afterwards. Every failure names the descriptor and attribute.
  */
-final class CudnnDescriptor implements AutoCloseable {
+public final class CudnnDescriptor implements AutoCloseable {
     private final cudnnBackendDescriptor_t handle = new cudnnBackendDescriptor_t();
     private final String what;
     private boolean destroyed;
 
-    CudnnDescriptor(int type, String what) {
+    public CudnnDescriptor(int type, String what) {
         this.what = what;
         Status.cudnn(cudnnBackendCreateDescriptor(type, handle), "cudnnBackendCreateDescriptor " + what);
     }
 
-    cudnnBackendDescriptor_t handle() { return handle; }
+    public cudnnBackendDescriptor_t handle() { return handle; }
 
-    long address() { return handle.address(); }
+    public long address() { return handle.address(); }
 
-    String what() { return what; }
+    public String what() { return what; }
 
     private CudnnDescriptor set(int attribute, int type, long count, Pointer values, String name) {
         int s = cudnnBackendSetAttribute(handle, attribute, type, count, values);
@@ -49,58 +49,58 @@ final class CudnnDescriptor implements AutoCloseable {
         return this;
     }
 
-    CudnnDescriptor int64(int attribute, String name, long... values) {
+    public CudnnDescriptor int64(int attribute, String name, long... values) {
         return set(attribute, CUDNN_TYPE_INT64, values.length, new LongPointer(values), name);
     }
 
     /** An enum-valued attribute (data type, pointwise mode, heuristic mode, ...): a 4-byte C enum. */
-    CudnnDescriptor enumeration(int attribute, int type, String name, int value) {
+    public CudnnDescriptor enumeration(int attribute, int type, String name, int value) {
         return set(attribute, type, 1, new IntPointer(new int[] {value}), name);
     }
 
-    CudnnDescriptor dataType(int attribute, String name, int dataType) {
+    public CudnnDescriptor dataType(int attribute, String name, int dataType) {
         return enumeration(attribute, CUDNN_TYPE_DATA_TYPE, name, dataType);
     }
 
-    CudnnDescriptor bool(int attribute, String name, boolean value) {
+    public CudnnDescriptor bool(int attribute, String name, boolean value) {
         return set(attribute, CUDNN_TYPE_BOOLEAN, 1, new BytePointer(new byte[] {(byte) (value ? 1 : 0)}), name);
     }
 
-    CudnnDescriptor float32(int attribute, String name, float value) {
+    public CudnnDescriptor float32(int attribute, String name, float value) {
         return set(attribute, CUDNN_TYPE_FLOAT, 1, new FloatPointer(new float[] {value}), name);
     }
 
-    CudnnDescriptor float64(int attribute, String name, double value) {
+    public CudnnDescriptor float64(int attribute, String name, double value) {
         return set(attribute, CUDNN_TYPE_DOUBLE, 1, new DoublePointer(new double[] {value}), name);
     }
 
-    CudnnDescriptor descriptors(int attribute, String name, CudnnDescriptor... values) {
+    public CudnnDescriptor descriptors(int attribute, String name, CudnnDescriptor... values) {
         long[] addresses = new long[values.length];
         for (int i = 0; i < values.length; i++) addresses[i] = values[i].address();
         return set(attribute, CUDNN_TYPE_BACKEND_DESCRIPTOR, values.length, new LongPointer(addresses), name);
     }
 
-    CudnnDescriptor cudnnHandle(int attribute, String name, cudnnContext context) {
+    public CudnnDescriptor cudnnHandle(int attribute, String name, cudnnContext context) {
         return set(attribute, CUDNN_TYPE_HANDLE, 1, new LongPointer(new long[] {context.address()}), name);
     }
 
-    CudnnDescriptor pointers(int attribute, String name, long... addresses) {
+    public CudnnDescriptor pointers(int attribute, String name, long... addresses) {
         return set(attribute, CUDNN_TYPE_VOID_PTR, addresses.length, new LongPointer(addresses), name);
     }
 
     /** Finalizes; throws with cuDNN's reason. */
-    CudnnDescriptor finish() {
+    public CudnnDescriptor finish() {
         int s = cudnnBackendFinalize(handle);
         if (s != 0) throw new CudaException("cuDNN " + what + ": finalize failed: " + Status.cudnnMessage(s));
         return this;
     }
 
     /** Finalizes; returns the status instead of throwing (for candidates that may be unsupported). */
-    int tryFinish() {
+    public int tryFinish() {
         return cudnnBackendFinalize(handle);
     }
 
-    long getInt64(int attribute, String name) {
+    public long getInt64(int attribute, String name) {
         LongPointer count = new LongPointer(1);
         LongPointer value = new LongPointer(1);
         int s = cudnnBackendGetAttribute(handle, attribute, CUDNN_TYPE_INT64, 1, count, value);
@@ -109,7 +109,7 @@ final class CudnnDescriptor implements AutoCloseable {
     }
 
     /** Reads an attribute holding up to {@code max} enum values. */
-    int[] getEnums(int attribute, int type, int max) {
+    public int[] getEnums(int attribute, int type, int max) {
         LongPointer count = new LongPointer(1);
         IntPointer values = new IntPointer(max);
         if (cudnnBackendGetAttribute(handle, attribute, type, max, count, values) != 0) return new int[0];
@@ -119,7 +119,7 @@ final class CudnnDescriptor implements AutoCloseable {
     }
 
     /** Reads a descriptor-array attribute into fresh descriptors of the given type; returns how many were filled. */
-    static int getDescriptors(CudnnDescriptor owner, int attribute, CudnnDescriptor[] into) {
+    public static int getDescriptors(CudnnDescriptor owner, int attribute, CudnnDescriptor[] into) {
         long[] addresses = new long[into.length];
         for (int i = 0; i < into.length; i++) addresses[i] = into[i].address();
         LongPointer count = new LongPointer(1);
@@ -132,7 +132,7 @@ final class CudnnDescriptor implements AutoCloseable {
     }
 
     /** The number of elements an attribute holds (a count-only query). */
-    static long count(CudnnDescriptor owner, int attribute, int type) {
+    public static long count(CudnnDescriptor owner, int attribute, int type) {
         LongPointer count = new LongPointer(1);
         int s = cudnnBackendGetAttribute(owner.handle, attribute, type, 0, count, (Pointer) null);
         if (s != 0) throw new CudaException("cuDNN " + owner.what + ": counting failed: " + Status.cudnnMessage(s));

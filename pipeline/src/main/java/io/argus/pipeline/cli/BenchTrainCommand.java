@@ -72,6 +72,11 @@ final class BenchTrainCommand implements Callable<Integer> {
     @Option(names = "--pool", defaultValue = "512", description = "synthetic scenes in the curves' pool (default ${DEFAULT-VALUE})")
     int pool;
 
+    @Option(names = "--curve-seeds", defaultValue = "1", split = ",",
+            description = "batch orders per curve precision: 1 cycles the pool in order, others reshuffle it every "
+                    + "epoch; two seeds measure run-to-run noise (default ${DEFAULT-VALUE})")
+    List<Long> curveSeeds;
+
     @Option(names = "--csv", description = "where the curves' per-iteration losses go (default: stdout)")
     Path csv;
 
@@ -108,8 +113,10 @@ final class BenchTrainCommand implements Callable<Integer> {
                     ? new PrintStream(Files.newOutputStream(csv), true, StandardCharsets.UTF_8) : null) {
                 PrintStream rows = table != null ? table : out;
                 rows.println("precision,iteration,loss,box,objectness,classes,loss_scale,applied,learning_rate");
-                for (String p : curvePrecisions) {
-                    LossCurves.run(spec, initial, CudaTrainingOptions.mode(p), curves, scenes, rows, out);
+                for (long orderSeed : curveSeeds) {
+                    for (String p : curvePrecisions) {
+                        LossCurves.run(spec, initial, CudaTrainingOptions.mode(p), curves, scenes, orderSeed, rows, out);
+                    }
                 }
             }
         }

@@ -124,6 +124,12 @@ public final class CudaTrainingBackend implements TrainingBackend {
     /** Per layer: what runs, and cuDNN's algorithms for the largest batch. */
     public String describe() { return network.describe(maxBatch); }
 
+    /** "41 of 62 convolution operations on graph engines" for the largest batch's plan. */
+    public String graphEngineUse() {
+        int[] use = network.graphOperations(maxBatch);
+        return use[0] + " of " + use[1] + " convolution operations on graph engines";
+    }
+
     /**
      * Uploads a batch's images once and keeps them on the device in the network's input layout: later passes over
      * this same batch object copy them on the device instead of from the host (for benchmarks and fixed pools).

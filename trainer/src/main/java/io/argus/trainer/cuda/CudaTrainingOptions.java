@@ -13,9 +13,12 @@ package io.argus.trainer.cuda;
  * @param overwriteGradients a convolution that is its input's only consumer writes the input gradient (cuDNN beta 0)
  *                        instead of adding to the cleared buffer (beta 1). Off by default: added after the last GPU
  *                        run, so not measured on a GPU yet (-Dargus.cuda.train.overwrite=true)
+ * @param graphEngines    also plan each convolution operation through cuDNN's graph API and run the faster of the two
+ *                        (default on; -Dargus.cuda.train.graph=false keeps to the legacy API)
  */
 public record CudaTrainingOptions(int device, Precision precision, boolean strictFp32, boolean autotune,
-                                  long workspaceLimit, Loss loss, boolean overwriteGradients) {
+                                  long workspaceLimit, Loss loss, boolean overwriteGradients,
+                                  boolean graphEngines) {
     /** The loss the backward pass differentiates. */
     public enum Loss {
         /** Darknet's YOLO loss of every [yolo] head (io.argus.trainer.loss.YoloLoss). */
@@ -35,35 +38,47 @@ public record CudaTrainingOptions(int device, Precision precision, boolean stric
                 !Boolean.getBoolean("argus.cuda.train.tf32"),
                 Boolean.parseBoolean(System.getProperty("argus.cuda.train.autotune", "true")),
                 Long.getLong("argus.cuda.train.workspace", 256L << 20), Loss.YOLO,
-                Boolean.getBoolean("argus.cuda.train.overwrite"));
+                Boolean.getBoolean("argus.cuda.train.overwrite"),
+                Boolean.parseBoolean(System.getProperty("argus.cuda.train.graph", "true")));
     }
 
-    /** "mixed" (or fp16), "fp32" (IEEE FP32 convolutions) or "tf32" (FP32 storage, TF32 convolutions). */
+    /**
+     * "mixed" (or fp16), "fp32" (IEEE FP32 convolutions) or "tf32" (FP32 storage, TF32 convolutions); a "-legacy"
+     * suffix keeps the convolutions to cuDNN's legacy API (no graph engines), to compare the two in one run.
+     */
     public static CudaTrainingOptions mode(String word) {
         String w = word.strip().toLowerCase(java.util.Locale.ROOT);
-        if (w.equals("tf32")) return defaults(Precision.FP32).withStrictFp32(false);
-        if (w.equals("fp32")) return defaults(Precision.FP32).withStrictFp32(true);
-        return defaults(Precision.parse(w));
+        boolean legacy = w.endsWith("-legacy");
+        if (legacy) w = w.substring(0, w.length() - "-legacy".length());
+        CudaTrainingOptions o = w.equals("tf32") ? defaults(Precision.FP32).withStrictFp32(false)
+                : w.equals("fp32") ? defaults(Precision.FP32).withStrictFp32(true)
+                : defaults(Precision.parse(w));
+        return legacy ? o.withGraphEngines(false) : o;
     }
 
-    /** The mode's name: mixed, fp32 or tf32. */
+    /** The mode's name: mixed, fp32 or tf32, with "-legacy" when graph engines are off. */
     public String modeName() {
-        return precision == Precision.MIXED ? "mixed" : strictFp32 ? "fp32" : "tf32";
+        return (precision == Precision.MIXED ? "mixed" : strictFp32 ? "fp32" : "tf32") + (graphEngines ? "" : "-legacy");
     }
 
     public CudaTrainingOptions withLoss(Loss l) {
-        return new CudaTrainingOptions(device, precision, strictFp32, autotune, workspaceLimit, l, overwriteGradients);
+        return new CudaTrainingOptions(device, precision, strictFp32, autotune, workspaceLimit, l, overwriteGradients, graphEngines);
     }
 
     public CudaTrainingOptions withStrictFp32(boolean strict) {
-        return new CudaTrainingOptions(device, precision, strict, autotune, workspaceLimit, loss, overwriteGradients);
+        return new CudaTrainingOptions(device, precision, strict, autotune, workspaceLimit, loss, overwriteGradients, graphEngines);
     }
 
     public CudaTrainingOptions withAutotune(boolean tune) {
-        return new CudaTrainingOptions(device, precision, strictFp32, tune, workspaceLimit, loss, overwriteGradients);
+        return new CudaTrainingOptions(device, precision, strictFp32, tune, workspaceLimit, loss, overwriteGradients, graphEngines);
     }
 
     public CudaTrainingOptions withOverwriteGradients(boolean overwrite) {
-        return new CudaTrainingOptions(device, precision, strictFp32, autotune, workspaceLimit, loss, overwrite);
+        return new CudaTrainingOptions(device, precision, strictFp32, autotune, workspaceLimit, loss, overwrite, graphEngines);
+    }
+
+    public CudaTrainingOptions withGraphEngines(boolean graphs) {
+        return new CudaTrainingOptions(device, precision, strictFp32, autotune, workspaceLimit, loss, overwriteGradients,
+                graphs);
     }
 }

@@ -3,6 +3,7 @@ package io.argus.trainer.cuda;
 import static org.bytedeco.cuda.global.cudnn.*;
 
 import io.argus.detector.cuda.CudaException;
+import io.argus.detector.cuda.GpuStream;
 import io.argus.detector.cuda.Status;
 import io.argus.detector.darknet.ConvolutionalSpec;
 import java.util.HashMap;
@@ -22,7 +23,9 @@ import org.bytedeco.javacpp.FloatPointer;
  * and backward filter (x, dz to dW), on NHWC tensors of the storage type with FP32 accumulation (compute type
  * FLOAT; tensor cores for FP16). Per batch size, each operation's algorithm is chosen once: timed on the real
  * buffers (cudnnFind*AlgorithmEx) when autotuning, else cuDNN's heuristic; the fastest that fits the workspace
- * limit wins, and its math type is set on that operation's own convolution descriptor.
+ * limit wins, and its math type is set on that operation's own convolution descriptor. With graph engines on, each
+ * operation is also planned through cuDNN's graph API ({@link CudnnGraphConvolution}) and the faster of the two
+ * runs (without autotuning, the graph engine, whose heuristics know NHWC FP32 far better than the legacy API's).
  */
 final class CudnnConvolution implements AutoCloseable {
     enum Op { FORWARD, BACKWARD_DATA, BACKWARD_FILTER }
@@ -35,7 +38,8 @@ final class CudnnConvolution implements AutoCloseable {
         }
     }
 
-    private record Planned(cudnnTensorStruct x, cudnnTensorStruct y, Choice[] choices) {}
+    /** Per batch size: the legacy descriptors and choices, and per operation the graph plan where it won. */
+    private record Planned(cudnnTensorStruct x, cudnnTensorStruct y, Choice[] choices, CudnnGraphConvolution[] graphs) {}
 
     private static final FloatPointer ONE = new FloatPointer(1f);
     private static final FloatPointer ZERO = new FloatPointer(0f);
@@ -45,13 +49,23 @@ final class CudnnConvolution implements AutoCloseable {
     private final int requestedMath;
     private final int inStride;
     private final int outStride;
+    private final int filterChannels;
+    private final boolean accumulateInputGradient;
+    private final boolean graphEngines;
     private final cudnnFilterStruct w = new cudnnFilterStruct();
     private final cudnnConvolutionStruct[] conv = new cudnnConvolutionStruct[3];
     private final Map<Integer, Planned> plans = new HashMap<>();
 
+    /**
+     * {@code accumulateInputGradient}: backward data adds into dx (beta 1) rather than writing it; {@code graphEngines}:
+     * also plan through the graph API and keep the faster.
+     */
     CudnnConvolution(ConvolutionalSpec spec, int inStride, int filterChannels, int outStride, Precision precision,
-                     boolean strictFp32) {
+                     boolean strictFp32, boolean accumulateInputGradient, boolean graphEngines) {
         this.spec = spec;
+        this.filterChannels = filterChannels;
+        this.accumulateInputGradient = accumulateInputGradient;
+        this.graphEngines = graphEngines;
         this.precision = precision;
         this.inStride = inStride;
         this.outStride = outStride;
@@ -88,27 +102,80 @@ final class CudnnConvolution implements AutoCloseable {
 
     /**
      * Chooses the three algorithms for batch {@code n} on the given buffers (they are overwritten while timing).
-     * {@code dx} 0: the input needs no gradient (no backward-data algorithm).
+     * {@code dx} 0: the input needs no gradient (no backward-data algorithm). {@code timer}: the stream graph
+     * engines are timed on.
      */
     Choice[] plan(cudnnContext handle, int n, long x, long weights, long z, long dx, long dw, long workspace,
-                  long workspaceBytes, boolean autotune) {
+                  long workspaceBytes, boolean autotune, GpuStream timer) {
         cudnnTensorStruct xd = tensor(n, inStride, spec.input().height(), spec.input().width());
         cudnnTensorStruct yd = tensor(n, outStride, spec.output().height(), spec.output().width());
         Choice[] c = new Choice[3];
-        c[0] = forwardAlgo(handle, xd, x, weights, yd, z, workspace, workspaceBytes, autotune);
-        c[1] = dx == 0 ? null : dataAlgo(handle, xd, dx, weights, yd, z, workspace, workspaceBytes, autotune);
-        c[2] = filterAlgo(handle, xd, x, dw, yd, z, workspace, workspaceBytes, autotune);
+        CudnnGraphConvolution[] g = new CudnnGraphConvolution[3];
+        CudaException[] legacyFailure = new CudaException[3];
+        long[][] roles = {{x, weights, z}, {dx, weights, z}, {x, dw, z}};
+        for (Op op : Op.values()) {
+            int i = op.ordinal();
+            if (op == Op.BACKWARD_DATA && dx == 0) continue;
+            try {
+                c[i] = switch (op) {
+                    case FORWARD -> forwardAlgo(handle, xd, x, weights, yd, z, workspace, workspaceBytes, autotune);
+                    case BACKWARD_DATA -> dataAlgo(handle, xd, dx, weights, yd, z, workspace, workspaceBytes, autotune);
+                    case BACKWARD_FILTER -> filterAlgo(handle, xd, x, dw, yd, z, workspace, workspaceBytes, autotune);
+                };
+            } catch (CudaException e) {
+                if (!graphEngines) throw e;
+                legacyFailure[i] = e;
+            }
+            if (graphEngines) {
+                g[i] = CudnnGraphConvolution.find(handle, op, shape(n), numerics(),
+                        op == Op.BACKWARD_DATA && accumulateInputGradient ? 1f : 0f, roles[i][0], roles[i][1],
+                        roles[i][2], workspace, workspaceBytes, 8, autotune ? timer : null, what());
+                boolean graphWins = g[i] != null && (c[i] == null || !autotune || g[i].milliseconds() < c[i].ms());
+                if (!graphWins && g[i] != null) {
+                    g[i].close();
+                    g[i] = null;
+                }
+                if (g[i] == null && c[i] == null) throw legacyFailure[i];
+            }
+        }
         for (int i = 0; i < 3; i++) {
             if (c[i] != null) Status.cudnn(cudnnSetConvolutionMathType(conv[i], c[i].mathType()), "set math type");
         }
-        plans.put(n, new Planned(xd, yd, c));
+        plans.put(n, new Planned(xd, yd, c, g));
         return c;
+    }
+
+    private CudnnGraphConvolution.Shape shape(int n) {
+        return new CudnnGraphConvolution.Shape(n, inStride, spec.input().height(), spec.input().width(), filterChannels,
+                outStride, spec.output().height(), spec.output().width(), spec.size(), spec.strideY(), spec.strideX(),
+                spec.pad());
+    }
+
+    private CudnnGraphConvolution.Numerics numerics() {
+        return new CudnnGraphConvolution.Numerics(precision.cudnnType(), requestedMath != CUDNN_FMA_MATH);
+    }
+
+    /** How many of the planned operations of batch n run through graph engines, of how many. */
+    int[] graphOperations(int n) {
+        Planned p = plans.get(n);
+        int graphs = 0;
+        int all = 0;
+        for (int i = 0; i < 3; i++) {
+            if (p.graphs()[i] != null) graphs++;
+            if (p.graphs()[i] != null || p.choices()[i] != null) all++;
+        }
+        return new int[] {graphs, all};
     }
 
     /** The largest workspace any planned operation needs. */
     long workspaceNeeded() {
         long most = 0;
-        for (Planned p : plans.values()) for (Choice c : p.choices()) if (c != null) most = Math.max(most, c.workspace());
+        for (Planned p : plans.values()) {
+            for (int i = 0; i < 3; i++) {
+                if (p.graphs()[i] != null) most = Math.max(most, p.graphs()[i].workspaceBytes());
+                else if (p.choices()[i] != null) most = Math.max(most, p.choices()[i].workspace());
+            }
+        }
         return most;
     }
 
@@ -117,7 +184,10 @@ final class CudnnConvolution implements AutoCloseable {
         if (p == null) return "not planned";
         StringBuilder s = new StringBuilder();
         String[] names = {"fwd", "bwd-data", "bwd-filter"};
-        for (int i = 0; i < 3; i++) if (p.choices()[i] != null) s.append(names[i]).append(' ').append(p.choices()[i].describe()).append("; ");
+        for (int i = 0; i < 3; i++) {
+            if (p.graphs()[i] != null) s.append(names[i]).append(' ').append(p.graphs()[i].describe()).append("; ");
+            else if (p.choices()[i] != null) s.append(names[i]).append(' ').append(p.choices()[i].describe()).append("; ");
+        }
         return s.toString();
     }
 
@@ -210,6 +280,10 @@ final class CudnnConvolution implements AutoCloseable {
     /** z = conv(x, W). */
     void forward(cudnnContext h, int n, long x, long weights, long z, long ws, long wsBytes) {
         Planned p = planned(n, "forward");
+        if (p.graphs()[0] != null) {
+            p.graphs()[0].execute(h, x, weights, z, ws);
+            return;
+        }
         Choice c = p.choices()[0];
         Status.cudnn(cudnnConvolutionForward(h, ONE, p.x(), DevicePointer.at(x), w, DevicePointer.at(weights), conv[0],
                 c.algo(), DevicePointer.at(ws), wsBytes, ZERO, p.y(), DevicePointer.at(z)),
@@ -223,6 +297,14 @@ final class CudnnConvolution implements AutoCloseable {
     void backwardData(cudnnContext h, int n, long weights, long dz, long dx, boolean accumulate, long ws,
                       long wsBytes) {
         Planned p = planned(n, "backward data");
+        if (accumulate != accumulateInputGradient) {
+            throw new IllegalStateException(what() + ": backward data planned to " + (accumulateInputGradient ? "add into"
+                    : "write") + " dx, asked to " + (accumulate ? "add into" : "write") + " it");
+        }
+        if (p.graphs()[1] != null) {
+            p.graphs()[1].execute(h, dx, weights, dz, ws);
+            return;
+        }
         Choice c = p.choices()[1];
         Status.cudnn(cudnnConvolutionBackwardData(h, ONE, w, DevicePointer.at(weights), p.y(), DevicePointer.at(dz),
                 conv[1], c.algo(), DevicePointer.at(ws), wsBytes, accumulate ? ONE : ZERO, p.x(), DevicePointer.at(dx)),
@@ -232,6 +314,10 @@ final class CudnnConvolution implements AutoCloseable {
     /** dW = this pass's weight gradient (overwritten; the optimizer's kernel accumulates it in FP32). */
     void backwardFilter(cudnnContext h, int n, long x, long dz, long dw, long ws, long wsBytes) {
         Planned p = planned(n, "backward filter");
+        if (p.graphs()[2] != null) {
+            p.graphs()[2].execute(h, x, dw, dz, ws);
+            return;
+        }
         Choice c = p.choices()[2];
         Status.cudnn(cudnnConvolutionBackwardFilter(h, ONE, p.x(), DevicePointer.at(x), p.y(), DevicePointer.at(dz),
                 conv[2], c.algo(), DevicePointer.at(ws), wsBytes, ZERO, w, DevicePointer.at(dw)),
@@ -243,6 +329,7 @@ final class CudnnConvolution implements AutoCloseable {
         for (Planned p : plans.values()) {
             cudnnDestroyTensorDescriptor(p.x());
             cudnnDestroyTensorDescriptor(p.y());
+            for (CudnnGraphConvolution g : p.graphs()) if (g != null) g.close();
         }
         plans.clear();
         for (cudnnConvolutionStruct c : conv) cudnnDestroyConvolutionDescriptor(c);

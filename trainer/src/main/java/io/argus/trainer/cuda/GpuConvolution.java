@@ -54,7 +54,7 @@ final class GpuConvolution implements GpuLayer {
         this.pixelsPerImage = y.pixels();
         this.act = KernelCodes.activation(spec.activation());
         this.conv = new CudnnConvolution(spec, x.stride(), slot.filterChannels(), stride, ctx.precision,
-                ctx.options.strictFp32());
+                ctx.options.strictFp32(), accumulateInputGradient, ctx.options.graphEngines());
         long gamma = spec.batchNormalize() ? ctx.master + 4 * slot.scales() : 0;
         long beta = ctx.master + 4 * slot.biases();
         long mean = scalars, inv = scalars + 4L * stride, variance = scalars + 8L * stride;
@@ -199,12 +199,15 @@ final class GpuConvolution implements GpuLayer {
     /** Chooses cuDNN's algorithms for batch n (the buffers are scratch while timing). */
     CudnnConvolution.Choice[] plan(int n) {
         return conv.plan(ctx.cudnn, n, x.address(), weights(), z.address(), dx == null ? 0 : dx.address(),
-                passGradient(), ctx.workspace, ctx.workspaceBytes, ctx.options.autotune());
+                passGradient(), ctx.workspace, ctx.workspaceBytes, ctx.options.autotune(), ctx.stream);
     }
 
     boolean planned(int n) { return conv.planned(n); }
 
     long workspaceNeeded() { return conv.workspaceNeeded(); }
+
+    /** {graph-engine operations, all operations} of batch n's plan. */
+    int[] graphOperations(int n) { return conv.graphOperations(n); }
 
     @Override
     public void forward(int n) {

@@ -220,6 +220,19 @@ final class GpuTrainNetwork implements AutoCloseable {
         }
     }
 
+    /** {operations on graph engines, all convolution operations} of batch n's plan. */
+    int[] graphOperations(int n) {
+        int[] total = new int[2];
+        for (GpuLayer l : layers) {
+            if (l instanceof GpuConvolution c && c.planned(n)) {
+                int[] u = c.graphOperations(n);
+                total[0] += u[0];
+                total[1] += u[1];
+            }
+        }
+        return total;
+    }
+
     long workspaceNeeded() {
         long most = 0;
         for (GpuLayer l : layers) if (l instanceof GpuConvolution c) most = Math.max(most, c.workspaceNeeded());

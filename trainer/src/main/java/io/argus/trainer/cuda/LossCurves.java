@@ -15,6 +15,7 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.SplittableRandom;
 import java.util.stream.IntStream;
 
 /**
@@ -62,22 +63,40 @@ public final class LossCurves {
         return batches;
     }
 
-    /** Trains in one mode (CudaTrainingOptions.mode: mixed, fp32 or tf32). */
+    /**
+     * Trains in one mode (CudaTrainingOptions.mode: mixed, fp32 or tf32). {@code orderSeed} 1 cycles the pool in order;
+     * any other seed reshuffles the batches every epoch, a second run of the same precision whose distance from the
+     * first measures run-to-run noise (the run is then named e.g. "mixed@2").
+     */
     public static Summary run(NetworkSpec spec, ModelWeights initial, CudaTrainingOptions options, int iterations,
-                              List<TrainingBatch> pool, PrintStream csv, PrintStream out) {
+                              List<TrainingBatch> pool, long orderSeed, PrintStream csv, PrintStream out) {
         TrainingPlan plan = TrainingPlan.of(spec, iterations);
         LossScaler scaler = LossScaler.of(spec.net().training());
         try (CudaTrainingBackend backend = new CudaTrainingBackend(spec, initial, plan.miniBatch(), options)) {
             for (TrainingBatch b : pool) backend.keepResident(b);
             BatchSource source = new BatchSource() {
+                final SplittableRandom random = new SplittableRandom(orderSeed);
+                final int[] order = IntStream.range(0, pool.size()).toArray();
                 int k;
 
                 @Override
-                public TrainingBatch next() { return pool.get(k++ % pool.size()); }
+                public TrainingBatch next() {
+                    if (orderSeed != 1 && k % order.length == 0) shuffle();
+                    return pool.get(order[k++ % order.length]);
+                }
+
+                private void shuffle() {
+                    for (int i = order.length - 1; i > 0; i--) {
+                        int j = random.nextInt(i + 1);
+                        int t = order[i];
+                        order[i] = order[j];
+                        order[j] = t;
+                    }
+                }
             };
             Trainer trainer = new Trainer(backend, source, plan, scaler, 0);
             List<IterationStats> all = new ArrayList<>();
-            String p = options.modeName();
+            String p = options.modeName() + (orderSeed == 1 ? "" : "@" + orderSeed);
             long start = System.nanoTime();
             trainer.run(s -> {
                 all.add(s);

@@ -16,6 +16,9 @@ import java.util.SplittableRandom;
 final class GpuTests {
     private GpuTests() {}
 
+    /** Convolutions through cuDNN's graph engines (the default), or the legacy API: -Dargus.cuda.train.graph=false. */
+    static final boolean GRAPH_ENGINES = Boolean.parseBoolean(System.getProperty("argus.cuda.train.graph", "true"));
+
     static void assumeGpu() {
         assumeTrue(CudaRuntime.available(), () -> "no CUDA: " + CudaRuntime.problem());
     }
@@ -26,7 +29,8 @@ final class GpuTests {
 
     /** Options for comparisons: cuDNN's heuristic (fast set-up), strict FP32 when FP32. */
     static CudaTrainingOptions options(Precision p) {
-        return new CudaTrainingOptions(0, p, true, false, 64L << 20, CudaTrainingOptions.Loss.YOLO, false);
+        return new CudaTrainingOptions(0, p, true, false, 64L << 20, CudaTrainingOptions.Loss.YOLO, false,
+                GRAPH_ENGINES);
     }
 
     /** Random images in [0,1] with 1..3 boxes each (sizes 0.1..0.5 of the input, classes 0..classes-1). */
