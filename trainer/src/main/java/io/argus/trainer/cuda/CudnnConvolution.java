@@ -111,11 +111,11 @@ final class CudnnConvolution implements AutoCloseable {
         cudnnTensorStruct yd = tensor(n, outStride, spec.output().height(), spec.output().width());
         Choice[] c = new Choice[3];
         CudnnGraphConvolution[] g = new CudnnGraphConvolution[3];
-        CudaException[] legacyFailure = new CudaException[3];
         long[][] roles = {{x, weights, z}, {dx, weights, z}, {x, dw, z}};
         for (Op op : Op.values()) {
             int i = op.ordinal();
             if (op == Op.BACKWARD_DATA && dx == 0) continue;
+            CudaException legacyFailure = null;
             try {
                 c[i] = switch (op) {
                     case FORWARD -> forwardAlgo(handle, xd, x, weights, yd, z, workspace, workspaceBytes, autotune);
@@ -124,7 +124,7 @@ final class CudnnConvolution implements AutoCloseable {
                 };
             } catch (CudaException e) {
                 if (!graphEngines) throw e;
-                legacyFailure[i] = e;
+                legacyFailure = e;
             }
             if (graphEngines) {
                 g[i] = CudnnGraphConvolution.find(handle, op, shape(n), numerics(),
@@ -135,7 +135,7 @@ final class CudnnConvolution implements AutoCloseable {
                     g[i].close();
                     g[i] = null;
                 }
-                if (g[i] == null && c[i] == null) throw legacyFailure[i];
+                if (g[i] == null && c[i] == null) throw legacyFailure;
             }
         }
         for (int i = 0; i < 3; i++) {
