@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The whole test suite in one command, on a fresh Debian 12 machine with a JDK 21+ (README "Set up", command 2;
+# .ci/run calls exactly this, in a fresh root made by scripts/fresh-machine-check.sh).
+#   1. installs the Debian packages the tests use (as root with apt-get; otherwise names them and stops),
+#   2. picks a JDK 21+ (JAVA_HOME, then /usr/lib/jvm/*),
+#   3. runs `mvn -B verify` with the reference peers required (a missing peer fails instead of skipping).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Why each package:
+#   maven                      builds and runs the tests
+#   gcc libc6-dev              compile the Darknet harness (detector tests); gcc alone brings no C headers
+#   darknet                    Debian's C Darknet: reference peer for the engine
+#   ffmpeg                     makes the test videos
+#   chromium                   dashboard tests in headless Chromium
+#   python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-{good,bad,ugly} gstreamer1.0-libav
+#                              the real RTSP server (GStreamer, driven by /usr/bin/python3)
+#   + config/system-packages.txt: what `argus run` itself needs (FFmpeg's libavdevice links libpulse0, ...)
+TEST_PACKAGES="maven gcc libc6-dev darknet ffmpeg chromium python3-gi gir1.2-gst-rtsp-server-1.0 \
+  gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav"
+RUN_PACKAGES="$(sed 's/#.*//' config/system-packages.txt | xargs)"
+
+missing=""
+for p in $TEST_PACKAGES $RUN_PACKAGES; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "test.sh: missing Debian packages:$missing" >&2
+    echo "test.sh: install them with: sudo apt-get install --no-install-recommends$missing" >&2
+    exit 1
+  fi
+  echo "test.sh: installing Debian packages:$missing" >&2
+  t0=$SECONDS
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  echo "test.sh: installed in $((SECONDS - t0)) s" >&2
+fi
+
+pick_jdk() {
+  local c v
+  for c in "${JAVA_HOME:-}" /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/*; do
+    [ -n "$c" ] && [ -x "$c/bin/javac" ] || continue
+    v=$("$c/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+    if [ -n "$v" ] && [ "${v%%.*}" -ge 21 ] 2>/dev/null; then echo "$c"; return 0; fi
+  done
+  return 1
+}
+JAVA_HOME="$(pick_jdk)" || { echo "test.sh: no JDK 21+ found (set JAVA_HOME)" >&2; exit 1; }
+export JAVA_HOME PATH="$JAVA_HOME/bin:$PATH"
+java -version 2>&1 | head -1
+
+# CUDA kernels: compile every one for Jetson Orin (sm_87) and Hopper (sm_90) when nvcc is present.
+if [ -x kernels/check.sh ]; then kernels/check.sh; fi
+
+ARGUS_REQUIRE_PEERS=1 exec mvn -B verify "$@"
