@@ -151,37 +151,45 @@ port_free() {
   fi
 }
 
-# Every shared object a process of the root has mapped, and what they link: javacpp's natives and the system
-# libraries under them. Printed as a table; every library must resolve (ldd: no "not found").
+# Every native library JavaCPP extracted (= loaded) for a command, and the system libraries they link (ldd inside the
+# root), each with its Debian package. Every dependency must resolve: a "not found" is the libpulse0 of issue 11.
 NATIVE_REPORT="$WORK/native-libraries.txt"
-report_libraries() {   # ROOT WHAT FILE-OF-PATHS
-  local r="$1" what="$2" paths="$3" lib missing=0 dep pkg
-  {
-    echo "== $what: shared objects loaded (excluding the JDK's own) =="
-    while read -r lib; do
-      [ -n "$lib" ] || continue
-      case "$lib" in */jvm/*|*/runtime/lib/*) continue ;; esac
-      pkg="$(chroot "$r" dpkg -S "$lib" 2>/dev/null | head -1 | cut -d: -f1 || true)"
-      case "$lib" in */.javacpp/cache/*) pkg="javacpp cache (from $(echo "$lib" | sed 's|.*/cache/\([^/]*\)/.*|\1|'))" ;; esac
-      printf '  %-70s %s\n' "$lib" "${pkg:-?}"
-    done < "$paths"
-  } >> "$NATIVE_REPORT"
-  # ldd of each javacpp-extracted library inside the root: every dependency must be found.
-  while read -r lib; do
-    case "$lib" in */.javacpp/cache/*) ;; *) continue ;; esac
-    dep="$(chroot "$r" /bin/sh -c "LD_LIBRARY_PATH=$(dirname "$lib") ldd '$lib'" 2>&1 | grep 'not found' || true)"
-    if [ -n "$dep" ]; then echo "  MISSING for $lib: $dep" >> "$NATIVE_REPORT"; missing=1; fi
-  done < "$paths"
-  return $missing
+package_of() {   # ROOT PATH -> the Debian package owning PATH (merged /usr: try the path, its target, /usr-less)
+  local r="$1" f="$2" real c
+  real="$(chroot "$r" readlink -f "$f" 2>/dev/null || echo "$f")"
+  for c in "$f" "$real" "/usr$f" "${f#/usr}" "/usr$real" "${real#/usr}"; do
+    chroot "$r" dpkg -S "$c" 2>/dev/null | head -1 | cut -d: -f1 | grep . && return 0
+  done
+  echo "?"
 }
-
-maps_of_root_java() {  # ROOT -> paths of .so files mapped by the root's java processes
-  local r="$1" p
-  for p in /proc/[0-9]*; do
-    [ "$(readlink "$p/root" 2>/dev/null)" = "$r" ] || continue
-    grep -q 'java' "$p/comm" 2>/dev/null || continue
-    awk '$6 ~ /\.so/ {print $6}' "$p/maps" 2>/dev/null
-  done | sort -u
+report_libraries() {   # ROOT LABEL CACHEDIR (inside the root) -> appends to NATIVE_REPORT; non-zero if any is missing
+  local r="$1" label="$2" cache="$3" libs dirs lib line missing=0 n
+  libs="$(chroot "$r" find "$cache" -name '*.so*' -type f | sort)"
+  [ -n "$libs" ] || { echo "== $label: JavaCPP loaded nothing from $cache ==" >> "$NATIVE_REPORT"; return 1; }
+  dirs="$(echo "$libs" | xargs -n1 dirname | sort -u | tr '\n' ':')"
+  n="$(echo "$libs" | wc -l)"
+  {
+    echo "== $label: $n native libraries loaded by JavaCPP =="
+    echo "$libs" | sed "s|^$cache/||; s|/org/bytedeco/[^/]*/linux-x86_64/| |" \
+      | awk '{a[$1]=a[$1]" "$2} END {for (k in a) print "  " k ":" a[k]}' | sort
+    echo "   their system libraries (ldd in the fresh root) and Debian packages:"
+  } >> "$NATIVE_REPORT"
+  for lib in $libs; do
+    chroot "$r" /bin/sh -c "LD_LIBRARY_PATH=$dirs ldd '$lib'" 2>&1 | sed "s|^|$(basename "$lib") |"
+  done > "$WORK/$label-ldd.txt"
+  # The CUDA JNI libraries link the NVIDIA driver and CUDA runtime: a GPU host's own install, absent on a CPU machine
+  # (the cuda backend then says "CUDA is not usable" and `auto` uses the CPU). Any other "not found" fails.
+  while read -r line; do
+    if echo "$line" | grep -Eq '\b(libcuda|libcudart|libcudnn[a-z_]*|libnvrtc[a-z-]*|libcublas(Lt)?|libnvcuvid|libnvidia-[a-z]*)\.so'; then
+      echo "     gpu only (NVIDIA driver / CUDA, not on this CPU machine): $line" >> "$NATIVE_REPORT"
+    else
+      echo "     MISSING: $line" >> "$NATIVE_REPORT"; missing=1
+    fi
+  done < <(grep 'not found' "$WORK/$label-ldd.txt" | tr -s ' \t' ' ' || true)
+  awk '$3 == "=>" && $4 ~ /^\// {print $4}' "$WORK/$label-ldd.txt" | grep -v "^$cache" | sort -u | while read -r lib; do
+    printf '     %-48s %s\n' "$lib" "$(package_of "$r" "$lib")"
+  done >> "$NATIVE_REPORT"
+  return $missing
 }
 
 run_command_1() {   # ROOT WORKDIR LABEL -> starts `bin/argus run` in ROOT, checks /ready + detections, stops it
@@ -198,22 +206,19 @@ run_command_1() {   # ROOT WORKDIR LABEL -> starts `bin/argus run` in ROOT, chec
   t_det=$((SECONDS - start))
   log "$label: first detections at the WebSocket client ${t_det} s after the command started"
   echo "--- $label: what the user saw (argus's output) ---"; sed 's/token=[A-Za-z0-9_-]*/token=<redacted>/g' "$logf" | head -40
-  maps_of_root_java "$r" > "$WORK/$label-maps.txt"
-  report_libraries "$r" "$label: argus run" "$WORK/$label-maps.txt" || RESULT_LIBS=1
+  report_libraries "$r" "$label (argus run)" /root/.javacpp/cache || RESULT_LIBS=1
   kill_root_processes "$r"
   wait "$pid" 2>/dev/null || true
   TIMINGS+=("$label: bin/argus run -> /ready ${t_ready} s, first detections ${t_det} s")
 }
 
-loaded_by() {    # ROOT DIR LABEL CMD... -> runs an argus command with LD_DEBUG=files, reports what it loaded
+loaded_by() {    # ROOT DIR LABEL CMD... -> runs an argus command with its own JavaCPP cache, reports what it loaded
   local r="$1" dir="$2" label="$3"; shift 3
-  rm -f "$r"/tmp/ld.*
   chroot "$r" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
-    /bin/bash -c "cd $dir && LD_DEBUG=files LD_DEBUG_OUTPUT=/tmp/ld $*" >"$WORK/$label.log" 2>&1 \
-    || { tail -20 "$WORK/$label.log" >&2; die "$label: argus $* failed in the fresh root"; }
-  # LD_DEBUG writes one file per process (bash, dpkg-query, ... too): keep the JVMs' (those that loaded libjvm.so).
-  grep -l 'libjvm\.so' "$r"/tmp/ld.* | xargs cat | sed -n 's/.*calling init: //p' | sort -u > "$WORK/$label-loaded.txt"
-  report_libraries "$r" "$label" "$WORK/$label-loaded.txt" || RESULT_LIBS=1
+    ARGUS_JAVA_OPTS="-Dorg.bytedeco.javacpp.cachedir=/tmp/javacpp-$label" \
+    /bin/bash -c "cd $dir && $*" >"$WORK/$label.log" 2>&1 \
+    || { tail -20 "$WORK/$label.log" >&2; die "$label: $* failed in the fresh root"; }
+  report_libraries "$r" "$label" "/tmp/javacpp-$label" || RESULT_LIBS=1
 }
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -223,7 +228,7 @@ TIMINGS=(); RESULT_LIBS=0
 # The checkout as it is (tracked files and untracked ones git does not ignore; no build outputs).
 copy_checkout() {  # ROOT DEST
   mkdir -p "$1$2"
-  (cd "$REPO" && git ls-files -z --cached --others --exclude-standard | xargs -0 tar -cf - --no-recursion) | tar -C "$1$2" -xf -
+  (cd "$REPO" && git ls-files -z --cached --others --exclude-standard | tar --null --no-recursion -T - -cf -) | tar -C "$1$2" -xf -
   if [ -d "$REPO/../shared" ]; then mkdir -p "$1$(dirname "$2")/shared" && cp -a "$REPO/../shared/." "$1$(dirname "$2")/shared/"; fi
 }
 
