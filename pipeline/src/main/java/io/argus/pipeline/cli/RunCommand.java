@@ -30,13 +30,17 @@ final class RunCommand implements Callable<Integer> {
                 : System.getenv("ARGUS_CONFIG") != null ? Path.of(System.getenv("ARGUS_CONFIG"))
                 : ProjectPaths.home().resolve("config/argus.yaml");
         ArgusApp app;
+        ConsoleProgress progress = ConsoleProgress.onStandardOutput();
         try {
-            app = ArgusApp.start(file, System.getenv()).get(startTimeout, TimeUnit.SECONDS);
+            app = ArgusApp.start(file, System.getenv(), progress).get(startTimeout, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
+            progress.endOpenLine();
             throw new IllegalArgumentException(e.getCause().getMessage(), e.getCause());
         } catch (TimeoutException e) {
+            progress.endOpenLine();
             throw new IllegalStateException("did not start within " + startTimeout + " s");
         }
+        progress.ready();
         System.out.printf("argus: dashboard http://localhost:%d/  websocket ws://localhost:%d/ws  metrics /metrics%n",
                 app.httpPort(), app.httpPort());
         CountDownLatch stopped = new CountDownLatch(1);
