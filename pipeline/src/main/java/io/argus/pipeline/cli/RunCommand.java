@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
  * {@code --config} it runs the bundled config/argus.yaml: a generated sample video as the camera and a tiny model.
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
-        description = "Run the live pipeline: cameras -> detections -> WebSocket, REST and dashboard.")
+        description = {"Run the live pipeline: cameras, detections, dashboard.", "Cameras -> detections -> WebSocket, REST and the dashboard."})
 final class RunCommand implements Callable<Integer> {
     @Option(names = {"-c", "--config"}, description = "YAML config (default: $ARGUS_CONFIG or config/argus.yaml of the Argus home)")
     Path config;
