@@ -43,28 +43,36 @@ public final class ArgusApp {
     private final ArgusConfig config;
     private final ArgusMetrics metrics;
     private final Snapshots snapshots;
+    private final StartupProgress progress;
     private final List<InferenceVerticle> models = new ArrayList<>();
     private HttpVerticle http;
     private String camerasDeployment;
     private volatile boolean ready;
 
-    private ArgusApp(Vertx vertx, ArgusConfig config, ArgusMetrics metrics) {
+    private ArgusApp(Vertx vertx, ArgusConfig config, ArgusMetrics metrics, StartupProgress progress) {
         this.vertx = vertx;
         this.config = config;
         this.metrics = metrics;
+        this.progress = progress;
         this.snapshots = new Snapshots(config.snapshots(), vertx.eventBus());
     }
 
     /** Reads the YAML config (with environment overrides) and starts. */
     public static CompletableFuture<ArgusApp> start(Path configFile, Map<String, String> env) {
+        return start(configFile, env, StartupProgress.NONE);
+    }
+
+    /** As {@link #start(Path, Map)}, telling {@code progress} about each slow step of the start. */
+    public static CompletableFuture<ArgusApp> start(Path configFile, Map<String, String> env, StartupProgress progress) {
         Runtime rt = newRuntime();
-        return settle(rt, ConfigLoader.load(rt.vertx, configFile, env).compose(cfg -> new ArgusApp(rt.vertx, cfg, rt.metrics).deploy()));
+        return settle(rt, ConfigLoader.load(rt.vertx, configFile, env)
+                .compose(cfg -> new ArgusApp(rt.vertx, cfg, rt.metrics, progress).deploy()));
     }
 
     /** Starts with an already checked configuration (tests, benchmarks). */
     public static CompletableFuture<ArgusApp> start(ArgusConfig config) {
         Runtime rt = newRuntime();
-        return settle(rt, new ArgusApp(rt.vertx, config, rt.metrics).deploy());
+        return settle(rt, new ArgusApp(rt.vertx, config, rt.metrics, StartupProgress.NONE).deploy());
     }
 
     /**
@@ -99,22 +107,22 @@ public final class ArgusApp {
         for (String e : config.unusedEnv()) LOG.log(Level.WARNING, "environment variable {0} matches no config key", e);
         FrameCodec.register(vertx.eventBus());
         return vertx.executeBlocking(() -> {
-                    FFmpegFrameGrabber.tryLoad();
+                    loadFfmpeg();
                     avutil.av_log_set_level(ffmpegLogLevel(config.camera().ffmpegLogLevel()));
                     return null;
                 })
                 .compose(v -> {
                     List<Future<String>> deployments = new ArrayList<>();
                     for (ModelConfig m : config.models()) {
-                        InferenceVerticle iv = new InferenceVerticle(m, snapshots, metrics);
+                        InferenceVerticle iv = new InferenceVerticle(m, snapshots, metrics, progress);
                         models.add(iv);
                         deployments.add(vertx.deployVerticle(iv));
                     }
                     return Future.all(deployments);
                 })
-                .compose(v -> training() ? vertx.deployVerticle(new ModelRegistryVerticle(config.training(), trained()))
+                .compose(v -> training() ? vertx.deployVerticle(new ModelRegistryVerticle(config.training(), trained(), progress))
                         : Future.succeededFuture())
-                .compose(v -> vertx.deployVerticle(new CameraSupervisor(config, metrics)))
+                .compose(v -> vertx.deployVerticle(new CameraSupervisor(config, metrics, progress)))
                 .compose(id -> {
                     camerasDeployment = id;
                     if (!training()) return Future.succeededFuture();
@@ -131,6 +139,24 @@ public final class ArgusApp {
                             config.http().host(), Integer.toString(http.port()), models.size(), config.cameras().size());
                     return this;
                 });
+    }
+
+    /**
+     * Loads FFmpeg's natives (extracted to JavaCPP's cache on a first start). JavaCV's own error says only "Failed to
+     * load class"; the root cause names the missing system library, and {@code argus doctor} names its package.
+     */
+    private void loadFfmpeg() throws FFmpegFrameGrabber.Exception {
+        StartupProgress.Step step = progress.step("loading FFmpeg");
+        try {
+            FFmpegFrameGrabber.tryLoad();
+            step.done();
+        } catch (FFmpegFrameGrabber.Exception | RuntimeException | LinkageError e) {
+            step.failed(e);
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) root = root.getCause();
+            throw new FFmpegFrameGrabber.Exception("cannot load FFmpeg: " + root.getMessage()
+                    + " (`argus doctor` names the system package to install)", e);
+        }
     }
 
     private boolean training() { return config.training().enabled(); }

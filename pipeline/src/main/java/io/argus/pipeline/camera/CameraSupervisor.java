@@ -2,6 +2,7 @@ package io.argus.pipeline.camera;
 
 import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.app.ArgusMetrics;
+import io.argus.pipeline.app.StartupProgress;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.CameraConfig;
 import io.argus.pipeline.config.ConfigException;
@@ -24,6 +25,7 @@ import java.util.Set;
 public final class CameraSupervisor extends VerticleBase {
     private final ArgusConfig config;
     private final ArgusMetrics metrics;
+    private final StartupProgress progress;
     private final Map<String, Deployed> cameras = new LinkedHashMap<>();
     private final Set<String> pending = new HashSet<>();
     private MessageConsumer<JsonObject> consumer;
@@ -31,8 +33,14 @@ public final class CameraSupervisor extends VerticleBase {
     private record Deployed(CameraVerticle verticle, String deploymentId) {}
 
     public CameraSupervisor(ArgusConfig config, ArgusMetrics metrics) {
+        this(config, metrics, StartupProgress.NONE);
+    }
+
+    /** {@code progress}: told when the sample video is generated (the first start of the bundled config). */
+    public CameraSupervisor(ArgusConfig config, ArgusMetrics metrics, StartupProgress progress) {
         this.config = config;
         this.metrics = metrics;
+        this.progress = progress;
     }
 
     @Override
@@ -109,7 +117,7 @@ public final class CameraSupervisor extends VerticleBase {
     private Future<Void> add(CameraConfig c) {
         pending.add(c.id());
         Future<CameraUrl> source = c.source().kind() == CameraUrl.Kind.SAMPLE
-                ? vertx.executeBlocking(() -> c.source().withSampleFile(SampleVideo.ensure(config.cacheDir())))
+                ? vertx.executeBlocking(() -> c.source().withSampleFile(SampleVideo.ensure(config.cacheDir(), progress)))
                 : Future.succeededFuture(c.source());
         return source.compose(src -> {
             CameraVerticle v = new CameraVerticle(c, src, config.camera(), metrics);

@@ -1,5 +1,6 @@
 package io.argus.pipeline.camera;
 
+import io.argus.pipeline.app.StartupProgress;
 import io.argus.trainer.data.SyntheticScenes;
 import io.argus.trainer.loss.Truth;
 import java.awt.Graphics2D;
@@ -42,9 +43,26 @@ public final class SampleVideo {
     private SampleVideo() {}
 
     /** The sample video in {@code cacheDir}, generated first when missing. */
-    public static synchronized Path ensure(Path cacheDir) throws IOException {
+    public static Path ensure(Path cacheDir) throws IOException {
+        return ensure(cacheDir, StartupProgress.NONE);
+    }
+
+    /** As {@link #ensure(Path)}; a generation (first start only, seconds) is a step of {@code progress}. */
+    public static synchronized Path ensure(Path cacheDir, StartupProgress progress) throws IOException {
         Path out = cacheDir.resolve(NAME);
         if (Files.isRegularFile(out) && Files.size(out) > 0) return out;
+        StartupProgress.Step step = progress.step("generating the sample video (first start only, " + SCENES + " scenes)");
+        try {
+            generate(cacheDir, out);
+            step.done();
+        } catch (IOException | RuntimeException e) {
+            step.failed(e);
+            throw e;
+        }
+        return out;
+    }
+
+    private static void generate(Path cacheDir, Path out) throws IOException {
         Files.createDirectories(cacheDir);
         Path tmp = cacheDir.resolve(NAME + "." + ProcessHandle.current().pid() + ".tmp");
         try {
@@ -53,7 +71,6 @@ public final class SampleVideo {
         } finally {
             Files.deleteIfExists(tmp);
         }
-        return out;
     }
 
     /** Length of the video in ms (it loops). */

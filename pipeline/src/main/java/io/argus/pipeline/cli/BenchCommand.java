@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
  * in the same run. Prints ms/image per side and the ratio ours/peer last.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, subcommands = {BenchPipelineCommand.class, BenchTrainCommand.class},
-        description = "Benchmark the detector (and a peer in the same run).")
+        description = {"Benchmark the detector (and a peer in the same run).", "Subcommands benchmark the live pipeline and training."})
 final class BenchCommand implements Callable<Integer> {
     @Mixin
     ModelOptions model = new ModelOptions();

@@ -11,7 +11,7 @@ import picocli.CommandLine.Option;
  * at 30 fps by default) on the CPU backend, measured at a WebSocket client.
  */
 @Command(name = "pipeline", mixinStandardHelpOptions = true,
-        description = "Benchmark the live pipeline: N file cameras -> detections -> WebSocket.")
+        description = {"Benchmark the live pipeline with N file cameras.", "File cameras -> detections -> WebSocket, for 1, 2, ... N cameras in turn."})
 final class BenchPipelineCommand implements Callable<Integer> {
     @Option(names = "--cameras", split = ",", defaultValue = "1", description = "camera counts to run in turn, e.g. 1,2,3,4")
     int[] cameras;

@@ -27,7 +27,7 @@ import picocli.CommandLine.Option;
  * scripts/gpu/torch_train_peer.py, run in the same job by scripts/gpu/run-train.sh.
  */
 @Command(name = "train", mixinStandardHelpOptions = true,
-        description = "Benchmark training on the GPU (mixed precision and FP32), optionally with loss curves.")
+        description = {"Benchmark training on the GPU (mixed precision and FP32).", "Optionally with loss curves."})
 final class BenchTrainCommand implements Callable<Integer> {
     @Option(names = "--cfg", description = "Darknet cfg (default: config/models/cfg/yolov4-tiny.cfg)")
     Path cfg;

@@ -11,9 +11,9 @@ import picocli.CommandLine.Option;
         subcommands = {DatasetCommand.Synth.class})
 final class DatasetCommand {
     @Command(name = "synth", mixinStandardHelpOptions = true,
-            description = "Write the synthetic shapes dataset (circle, square, triangle, star, cross on textured "
-                    + "backgrounds, with occlusion and noise): images, labels, train.txt, val.txt, synth.names, "
-                    + "synth.data. Deterministic for a seed.")
+            description = {"Write the synthetic shapes dataset in Darknet's layout.",
+                    "Circle, square, triangle, star, cross on textured backgrounds, with occlusion and noise: "
+                    + "images, labels, train.txt, val.txt, synth.names, synth.data. Deterministic for a seed."})
     static final class Synth implements Callable<Integer> {
         @Option(names = "--out", required = true, description = "output directory")
         Path out;

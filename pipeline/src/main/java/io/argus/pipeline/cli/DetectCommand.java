@@ -25,7 +25,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code argus detect}: one JSON line per image with its detections. */
 @Command(name = "detect", mixinStandardHelpOptions = true,
-        description = "Detect objects in images; prints one JSON object per line and image.")
+        description = {"Detect objects in images; prints one JSON line per image.", "Optionally draws the boxes into copies of the images (--out)."})
 final class DetectCommand implements Callable<Integer> {
     @Mixin
     ModelOptions model = new ModelOptions();

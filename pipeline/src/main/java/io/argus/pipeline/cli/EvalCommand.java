@@ -16,8 +16,8 @@ import picocli.CommandLine.Option;
 
 /** {@code argus eval}: mAP of a model on the validation list of a dataset. */
 @Command(name = "eval", mixinStandardHelpOptions = true,
-        description = "mAP@0.5 and mAP@0.5:0.95 (COCO 101-point) on the valid list of a .data file; "
-                + "the last line is 'mAP@0.5 = X'.")
+        description = {"Measure a model's mAP on a dataset's validation images.",
+                "mAP@0.5 and mAP@0.5:0.95 (COCO 101-point); the last line is 'mAP@0.5 = X'."})
 final class EvalCommand implements Callable<Integer> {
     @Option(names = "--cfg", required = true, description = "Darknet cfg file")
     Path cfg;

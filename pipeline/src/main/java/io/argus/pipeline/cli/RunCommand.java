@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
  * {@code --config} it runs the bundled config/argus.yaml: a generated sample video as the camera and a tiny model.
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
-        description = "Run the live pipeline: cameras -> detections -> WebSocket, REST and dashboard.")
+        description = {"Run the live pipeline: cameras, detections, dashboard.", "Cameras -> detections -> WebSocket, REST and the dashboard."})
 final class RunCommand implements Callable<Integer> {
     @Option(names = {"-c", "--config"}, description = "YAML config (default: $ARGUS_CONFIG or config/argus.yaml of the Argus home)")
     Path config;
@@ -30,13 +30,17 @@ final class RunCommand implements Callable<Integer> {
                 : System.getenv("ARGUS_CONFIG") != null ? Path.of(System.getenv("ARGUS_CONFIG"))
                 : ProjectPaths.home().resolve("config/argus.yaml");
         ArgusApp app;
+        ConsoleProgress progress = ConsoleProgress.onStandardOutput();
         try {
-            app = ArgusApp.start(file, System.getenv()).get(startTimeout, TimeUnit.SECONDS);
+            app = ArgusApp.start(file, System.getenv(), progress).get(startTimeout, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
+            progress.endOpenLine();
             throw new IllegalArgumentException(e.getCause().getMessage(), e.getCause());
         } catch (TimeoutException e) {
+            progress.endOpenLine();
             throw new IllegalStateException("did not start within " + startTimeout + " s");
         }
+        progress.ready();
         System.out.printf("argus: dashboard http://localhost:%d/  websocket ws://localhost:%d/ws  metrics /metrics%n",
                 app.httpPort(), app.httpPort());
         CountDownLatch stopped = new CountDownLatch(1);

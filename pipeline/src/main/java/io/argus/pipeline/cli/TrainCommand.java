@@ -15,8 +15,8 @@ import picocli.CommandLine.Option;
 
 /** {@code argus train}: trains a Darknet cfg on a Darknet-layout dataset on the CPU or (--backend cuda) a GPU. */
 @Command(name = "train", mixinStandardHelpOptions = true,
-        description = "Train a Darknet cfg on a dataset (.data file) on the CPU or an NVIDIA GPU; writes "
-                + "OUT/<cfg name>_last.weights.")
+        description = {"Train a Darknet cfg on a dataset (.data file), CPU or GPU.",
+                "Runs on the CPU or an NVIDIA GPU; writes OUT/<cfg name>_last.weights."})
 final class TrainCommand implements Callable<Integer> {
     @Option(names = "--cfg", required = true, description = "Darknet cfg file ([net] batch, subdivisions, schedule)")
     Path cfg;

@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
         subcommands = {WeightsCommand.Init.class})
 final class WeightsCommand {
     @Command(name = "init", mixinStandardHelpOptions = true,
-            description = "Write freshly initialised weights (Darknet's init scale) for a cfg.")
+            description = {"Write freshly initialised weights for a Darknet cfg.", "Darknet's initialisation scale, from a seed."})
     static final class Init implements Callable<Integer> {
         @Option(names = "--cfg", required = true, description = "Darknet cfg file")
         Path cfg;

@@ -1,10 +1,10 @@
 package io.argus.pipeline.inference;
 
-import io.argus.detector.BgrImage;
 import io.argus.detector.DetectParams;
 import io.argus.detector.Detector;
 import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.app.ArgusMetrics;
+import io.argus.pipeline.app.StartupProgress;
 import io.argus.pipeline.config.ModelConfig;
 import io.argus.pipeline.frames.VideoFrame;
 import io.argus.pipeline.publish.Snapshots;
@@ -33,6 +33,7 @@ public final class InferenceVerticle extends VerticleBase {
     private final ModelConfig config;
     private final Snapshots snapshots;
     private final ArgusMetrics metrics;
+    private final StartupProgress progress;
     private final ModelStats stats = new ModelStats();
     private final Map<String, ArgusMetrics.Group> cameraMeters = new ConcurrentHashMap<>();
     private final Map<String, Timer> latencies = new ConcurrentHashMap<>();
@@ -45,9 +46,15 @@ public final class InferenceVerticle extends VerticleBase {
     private InferenceWorker worker;
 
     public InferenceVerticle(ModelConfig config, Snapshots snapshots, ArgusMetrics metrics) {
+        this(config, snapshots, metrics, StartupProgress.NONE);
+    }
+
+    /** {@code progress}: told about loading and warming up the model at start. */
+    public InferenceVerticle(ModelConfig config, Snapshots snapshots, ArgusMetrics metrics, StartupProgress progress) {
         this.config = config;
         this.snapshots = snapshots;
         this.metrics = metrics;
+        this.progress = progress;
     }
 
     @Override
@@ -56,7 +63,7 @@ public final class InferenceVerticle extends VerticleBase {
         meters = metrics.group();
         metrics.queueDepth(meters, "batcher", config.id(), queue::depth);
         Promise<Void> ready = Promise.promise();
-        worker = new InferenceWorker(config, queue, vertx.eventBus(), snapshots, stats,
+        worker = new InferenceWorker(config, queue, vertx.eventBus(), snapshots, stats, progress,
                 outcome -> context.runOnContext(v -> {
                     if (outcome instanceof LoadedModel) {
                         ready.complete();
@@ -138,7 +145,7 @@ public final class InferenceVerticle extends VerticleBase {
             Detector d = Detector.open(m.model(), new Detector.Options(config.backend(), config.maxBatch(),
                     new DetectParams(config.threshold(), config.nms(), null)));
             try {
-                warmUp(d, worker.lastFrameWidth(), worker.lastFrameHeight());
+                InferenceWorker.warmUp(d, config.maxBatch(), worker.lastFrameWidth(), worker.lastFrameHeight());
             } catch (RuntimeException e) {
                 d.close();
                 throw e;
@@ -148,17 +155,6 @@ public final class InferenceVerticle extends VerticleBase {
         return loaded.compose(s -> Future.fromCompletionStage(worker.swap(s), context)
                 .map(replaced -> new JsonObject().put("id", config.id()).put("version", s.model().version())
                         .put("replaced", replaced.version())));
-    }
-
-    /**
-     * Runs every batch size once on blank frames of the current size, so the new detector's first real batch does
-     * not pay for building its primitives (oneDNN) or graphs (CUDA) on the inference thread.
-     */
-    private void warmUp(Detector d, int width, int height) {
-        int w = width > 0 ? width : d.model().spec().net().width();
-        int h = height > 0 ? height : d.model().spec().net().height();
-        BgrImage blank = BgrImage.of(w, h, new byte[w * h * 3]);
-        for (int n = 1; n <= config.maxBatch(); n++) d.detect(java.util.Collections.nCopies(n, blank));
     }
 
     /** Shows every processed frame to {@code tap} (null: none). */

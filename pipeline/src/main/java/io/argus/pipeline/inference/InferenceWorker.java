@@ -5,6 +5,7 @@ import io.argus.detector.DetectParams;
 import io.argus.detector.Detection;
 import io.argus.detector.Detector;
 import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.app.StartupProgress;
 import io.argus.pipeline.config.ModelConfig;
 import io.argus.pipeline.frames.VideoFrame;
 import io.argus.pipeline.publish.DetectionMessage;
@@ -15,8 +16,11 @@ import io.micrometer.core.instrument.Timer;
 import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.json.JsonObject;
 import java.lang.System.Logger.Level;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -44,6 +48,7 @@ final class InferenceWorker implements Runnable {
     private final EventBus bus;
     private final Snapshots snapshots;
     private final ModelStats stats;
+    private final StartupProgress progress;
     private final Consumer<Object> onReady;          // the LoadedModel, or the Throwable that prevented it
     private final Function<String, Timer> latency;   // per camera
     private final DistributionSummary batchSize;
@@ -58,13 +63,14 @@ final class InferenceWorker implements Runnable {
     private volatile int lastHeight;
 
     InferenceWorker(ModelConfig config, LatestFrames queue, EventBus bus, Snapshots snapshots, ModelStats stats,
-                    Consumer<Object> onReady, Function<String, Timer> latency, DistributionSummary batchSize,
+                    StartupProgress progress, Consumer<Object> onReady, Function<String, Timer> latency, DistributionSummary batchSize,
                     Timer inference, Counter detections) {
         this.config = config;
         this.queue = queue;
         this.bus = bus;
         this.snapshots = snapshots;
         this.stats = stats;
+        this.progress = progress;
         this.onReady = onReady;
         this.latency = latency;
         this.batchSize = batchSize;
@@ -77,11 +83,27 @@ final class InferenceWorker implements Runnable {
     public void run() {
         LoadedModel model;
         Detector detector;
+        StartupProgress.Step loading = progress.step("loading model \"" + config.id() + "\" (" + shown(config.cfg())
+                + ", backend " + config.backend().name().toLowerCase(Locale.ROOT) + ")");
         try {
             model = LoadedModel.load(config);
             detector = Detector.open(model.model(), new Detector.Options(config.backend(), config.maxBatch(),
                     new DetectParams(config.threshold(), config.nms(), null)));
+            loading.done(detector.backendName());
         } catch (Throwable e) {
+            loading.failed(e);
+            stats.error = e.getMessage();
+            onReady.accept(e);
+            return;
+        }
+        StartupProgress.Step warming = progress.step("warming up \"" + config.id() + "\" (batch sizes "
+                + (config.maxBatch() == 1 ? "1" : "1.." + config.maxBatch()) + ")");
+        try {
+            warmUp(detector, config.maxBatch(), 0, 0);
+            warming.done();
+        } catch (Throwable e) {
+            warming.failed(e);
+            detector.close();
             stats.error = e.getMessage();
             onReady.accept(e);
             return;
@@ -111,6 +133,25 @@ final class InferenceWorker implements Runnable {
             Swap s = pending.getAndSet(null);
             if (s != null) abandon(s);
         }
+    }
+
+    /**
+     * Runs every batch size once on blank frames ({@code width} x {@code height}, or the network's input size when
+     * 0), so the first real batches do not pay for building the detector's primitives (oneDNN) or graphs (CUDA):
+     * without it the first frames of a start, or of a swapped-in model, come late.
+     */
+    static void warmUp(Detector d, int maxBatch, int width, int height) {
+        int w = width > 0 ? width : d.model().spec().net().width();
+        int h = height > 0 ? height : d.model().spec().net().height();
+        BgrImage blank = BgrImage.of(w, h, new byte[w * h * 3]);
+        for (int n = 1; n <= maxBatch; n++) d.detect(Collections.nCopies(n, blank));
+    }
+
+    /** A file as a person finds it: relative to the working directory when inside it. */
+    private static String shown(Path file) {
+        Path cwd = Path.of("").toAbsolutePath();
+        Path abs = file.toAbsolutePath().normalize();
+        return abs.startsWith(cwd) ? cwd.relativize(abs).toString() : abs.toString();
     }
 
     /** The model now serving (null until loaded). */

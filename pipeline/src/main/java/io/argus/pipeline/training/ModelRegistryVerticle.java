@@ -2,6 +2,7 @@ package io.argus.pipeline.training;
 
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.app.StartupProgress;
 import io.argus.pipeline.inference.InferenceVerticle;
 import io.argus.pipeline.inference.LoadedModel;
 import io.vertx.core.Future;
@@ -29,14 +30,21 @@ public final class ModelRegistryVerticle extends VerticleBase {
 
     private final TrainingConfig config;
     private final InferenceVerticle model;
+    private final StartupProgress progress;
     private BlockingLane lane;
     private ModelRegistry registry; // on the lane's thread
     private MessageConsumer<JsonObject> consumer;
     private boolean changing;
 
     public ModelRegistryVerticle(TrainingConfig config, InferenceVerticle model) {
+        this(config, model, StartupProgress.NONE);
+    }
+
+    /** {@code progress}: told about resuming a trained version at start (loading and warming it up). */
+    public ModelRegistryVerticle(TrainingConfig config, InferenceVerticle model, StartupProgress progress) {
         this.config = config;
         this.model = model;
+        this.progress = progress;
     }
 
     @Override
@@ -59,7 +67,10 @@ public final class ModelRegistryVerticle extends VerticleBase {
                     if (!config.resume() || active.version().equals(serving.version())) return Future.succeededFuture();
                     LOG.log(Level.INFO, "model " + config.model() + ": resuming version " + active.version() + " (#"
                             + active.number() + ") from " + dir);
-                    return swap(active.file(), active.version()).mapEmpty();
+                    StartupProgress.Step step = progress.step("resuming version " + active.version() + " (#"
+                            + active.number() + ") of \"" + config.model() + "\"");
+                    return swap(active.file(), active.version())
+                            .onSuccess(r -> step.done()).onFailure(step::failed).mapEmpty();
                 });
     }
 

@@ -1,0 +1,51 @@
+package io.argus.pipeline.doctor;
+
+import io.argus.pipeline.config.ArgusConfig;
+import io.argus.pipeline.config.ConfigLoader;
+import io.vertx.core.Vertx;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The config {@code argus run} would use, read as it reads it (the YAML, then ARGUS_* overrides from the
+ * environment). The HTTP and cache checks look at what it says; when it does not load, they are skipped.
+ */
+final class ConfigCheck implements Check {
+    private final Path file;
+    private final Map<String, String> env;
+    private volatile ArgusConfig config;
+
+    ConfigCheck(Path file, Map<String, String> env) {
+        this.file = file;
+        this.env = env;
+    }
+
+    @Override
+    public String name() { return "Config"; }
+
+    /** The config once {@link #run} read it; null when it did not load. */
+    ArgusConfig config() { return config; }
+
+    @Override
+    public List<Finding> run() throws Exception {
+        // ConfigLoader reads through Vert.x Config; a Vert.x of our own, closed again, is all it needs.
+        Vertx vertx = Vertx.vertx();
+        try {
+            config = ConfigLoader.load(vertx, file, env).toCompletionStage().toCompletableFuture().get(8, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            return List.of(Finding.fail(name(), Doctor.describe(e.getCause()), "fix " + file + " (docs/pipeline.md lists every key)"));
+        } finally {
+            vertx.close();
+        }
+        List<Finding> out = new ArrayList<>();
+        out.add(Finding.ok(name(), file + ": " + config.models().size() + " model(s), " + config.cameras().size() + " camera(s)"));
+        for (String unused : config.unusedEnv()) {
+            out.add(Finding.warn(name(), "environment variable " + unused + " matches no config key (ignored)",
+                    "check its spelling: http.port is ARGUS_HTTP_PORT, models[0].maxBatch is ARGUS_MODELS_0_MAX_BATCH"));
+        }
+        return out;
+    }
+}
