@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "argus", mixinStandardHelpOptions = true, version = "argus 0.1.0",
         description = "Real-time video analytics: Darknet-compatible YOLO on the JVM.",
         subcommands = {DetectCommand.class, BenchCommand.class, WeightsCommand.class, RunCommand.class,
-                TrainCommand.class, EvalCommand.class, DatasetCommand.class})
+                TrainCommand.class, EvalCommand.class, DatasetCommand.class, TokenCommand.class})
 public final class ArgusCli {
     public static void main(String[] args) {
         System.exit(run(args));

@@ -37,8 +37,7 @@ final class RunCommand implements Callable<Integer> {
         } catch (TimeoutException e) {
             throw new IllegalStateException("did not start within " + startTimeout + " s");
         }
-        System.out.printf("argus: dashboard http://localhost:%d/  websocket ws://localhost:%d/ws  metrics /metrics%n",
-                app.httpPort(), app.httpPort());
+        app.dashboard().startLines().forEach(System.out::println); // stdout, not the log: it may carry the token
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
