@@ -109,8 +109,9 @@ public final class HttpVerticle extends VerticleBase {
         router.post("/api/cameras/:id/pause").handler(rc -> control(rc, action("pause", rc), 200));
         router.post("/api/cameras/:id/resume").handler(rc -> control(rc, action("resume", rc), 200));
         router.get("/api/cameras/:id/snapshot.jpg").handler(rc -> jpeg(rc, snapshots.latest(rc.pathParam("id"))));
-        router.getWithRegex("/api/cameras/([^/]+)/snapshots/([0-9]{1,18})\\.jpg").handler(rc ->
-                jpeg(rc, snapshots.get(rc.pathParam("param0"), Long.parseLong(rc.pathParam("param1")))));
+        router.getWithRegex("/api/cameras/([^/]+)/snapshots/([0-9]{1,18})\\.jpg")
+                .setName("/api/cameras/:id/snapshots/:frame.jpg") // regex routes are named after their paths (AuthRoutesTest)
+                .handler(rc -> jpeg(rc, snapshots.get(rc.pathParam("param0"), Long.parseLong(rc.pathParam("param1")))));
         router.get("/api/models").handler(rc -> json(rc, 200, new JsonArray(models.stream().map(InferenceVerticle::status).toList())));
         TrainingRoutes.mount(router, vertx);
         router.get("/api/clients").handler(rc -> json(rc, 200, gateway.clients()));
