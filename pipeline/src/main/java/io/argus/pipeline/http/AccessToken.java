@@ -30,8 +30,13 @@ public record AccessToken(Kind kind, String token, Path file, boolean generatedN
         if (http.token() != null) return new AccessToken(Kind.CONFIGURED, http.token(), null, false);
         if (loopback(http.host())) return new AccessToken(Kind.OPEN, null, null, false);
         Path file = TokenFile.in(cacheDir);
-        TokenFile.Created t = TokenFile.readOrCreate(file);
-        return new AccessToken(Kind.FILE, t.token(), file, t.isNew());
+        try {
+            TokenFile.Created t = TokenFile.readOrCreate(file);
+            return new AccessToken(Kind.FILE, t.token(), file, t.isNew());
+        } catch (IOException e) {
+            throw new IOException("http: listening on " + http.host() + " needs an access token, and the generated one cannot be kept in "
+                    + file + " (" + e.getMessage() + "); make cacheDir writable, or set http.token, or listen on 127.0.0.1", e);
+        }
     }
 
     public boolean open() { return kind == Kind.OPEN; }

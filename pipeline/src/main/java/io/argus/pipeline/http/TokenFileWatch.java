@@ -1,5 +1,6 @@
 package io.argus.pipeline.http;
 
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
@@ -42,7 +43,7 @@ final class TokenFileWatch {
         String path = file.toString();
         vertx.fileSystem().props(path)
                 .compose(props -> {
-                    if (props.lastModifiedTime() == lastModified) return io.vertx.core.Future.succeededFuture();
+                    if (props.lastModifiedTime() == lastModified) return Future.succeededFuture();
                     long modified = props.lastModifiedTime();
                     return vertx.fileSystem().readFile(path).map(b -> {
                         String token = b.toString().strip();
