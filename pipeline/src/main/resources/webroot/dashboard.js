@@ -1,19 +1,37 @@
 // Argus dashboard: a tile per camera (latest snapshot with its boxes), fps and latency, a latency chart.
 // Data: GET /api/cameras every 2 s for the list and rates; /ws for detections and snapshot notices.
-// A token (when the server has one) is read from the page's #token=... and kept in localStorage.
+// Access: when the server has a token, opening the link printed at start (/?token=...) once sets an HttpOnly cookie
+// that the browser sends with every request, WebSocket included; this script never sees the token.
 'use strict';
 
 const WINDOW_MS = 60_000;
 const tiles = new Map();        // camera id -> {el, latency: [[t, ms]], count, lastLatency}
-const token = (() => {
+
+// Earlier versions kept the token in localStorage from a #token= link: log in with it the new way, then forget it.
+(() => {
   const m = /token=([^&]+)/.exec(location.hash);
-  if (m) localStorage.setItem('argus.token', decodeURIComponent(m[1]));
-  return localStorage.getItem('argus.token') || '';
+  const old = m ? decodeURIComponent(m[1]) : localStorage.getItem('argus.token');
+  localStorage.removeItem('argus.token');
+  if (old) location.replace('/?token=' + encodeURIComponent(old));
 })();
 
 function colorOf(i) { return `hsl(${(i * 137.5) % 360} 80% 60%)`; }
 
-function authHeaders() { return token ? { Authorization: 'Bearer ' + token } : {}; }
+// Says why nothing loads when the server refuses us (401: no or wrong token; 429: locked out for a while).
+function checkAccess(r) {
+  const message = document.getElementById('access');
+  if (r.status === 401) {
+    message.textContent = 'This Argus server needs its access token: open the dashboard URL printed at start, '
+      + 'or run `argus token show` and open the link it prints.';
+  } else if (r.status === 429) {
+    message.textContent = `Too many wrong access tokens from this address: try again in ${r.headers.get('retry-after') || 60} s.`;
+  } else {
+    message.hidden = true;
+    return r;
+  }
+  message.hidden = false;
+  throw new Error(`HTTP ${r.status}`);
+}
 
 function tileFor(camera) {
   let t = tiles.get(camera.id);
@@ -31,13 +49,13 @@ function tileFor(camera) {
 async function toggle(id) {
   const t = tiles.get(id);
   const action = t.paused ? 'resume' : 'pause';
-  await fetch(`/api/cameras/${encodeURIComponent(id)}/${action}`, { method: 'POST', headers: authHeaders() });
+  await fetch(`/api/cameras/${encodeURIComponent(id)}/${action}`, { method: 'POST' }).then(checkAccess);
   refreshCameras();
 }
 
 async function refreshCameras() {
   try {
-    const cameras = await (await fetch('/api/cameras')).json();
+    const cameras = await checkAccess(await fetch('/api/cameras')).json();
     const seen = new Set();
     let fps = 0;
     for (const c of cameras) {
@@ -54,7 +72,7 @@ async function refreshCameras() {
     }
     document.getElementById('summary').textContent = `${cameras.length} camera(s), ${fps.toFixed(1)} fps decoded`;
   } catch (e) {
-    document.getElementById('summary').textContent = 'API unreachable';
+    document.getElementById('summary').textContent = document.getElementById('access').hidden ? 'API unreachable' : '';
   }
 }
 
@@ -137,7 +155,7 @@ function drawChart() {
 
 function connect(delay = 500) {
   const proto = location.protocol === 'https:' ? 'wss' : 'ws';
-  const ws = new WebSocket(`${proto}://${location.host}/ws${token ? '?access_token=' + encodeURIComponent(token) : ''}`);
+  const ws = new WebSocket(`${proto}://${location.host}/ws`); // the cookie goes with the upgrade request
   const status = document.getElementById('connection');
   ws.onopen = () => {
     status.textContent = 'live'; status.className = 'status on';

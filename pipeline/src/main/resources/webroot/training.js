@@ -2,7 +2,7 @@
 // (loss and loss-scale curves, held-out mAP before and after), collected frames, and the annotator (accept, correct or
 // delete proposed boxes, draw new ones). Data: GET /api/training, /api/training/dataset, /api/training/frames,
 // /api/training/runs, /api/models/<model>/versions every 3 s; hidden when training is off (404).
-// Uses authHeaders() and colorOf() from dashboard.js.
+// Uses colorOf() and checkAccess() from dashboard.js; the access cookie goes with every request.
 'use strict';
 
 (() => {
@@ -11,9 +11,8 @@
   const state = { model: null, classes: [], framesKey: '', runsKey: '' };
 
   function api(path, options = {}) {
-    const headers = { ...authHeaders() };
-    if (options.body) headers['content-type'] = 'application/json';
-    return fetch(path, { ...options, headers });
+    const headers = options.body ? { 'content-type': 'application/json' } : {};
+    return fetch(path, { ...options, headers }).then(checkAccess);
   }
 
   const fmt = (v, digits = 3) => (v == null ? '–' : Number(v).toFixed(digits));

@@ -188,6 +188,11 @@ public final class ArgusApp {
 
     public HttpVerticle http() { return http; }
 
+    /** The dashboard's address and token policy, for {@code argus run} to print (never log it: it may carry the token). */
+    public io.argus.pipeline.http.DashboardAddress dashboard() {
+        return io.argus.pipeline.http.DashboardAddress.of(config.http().host(), http.port(), http.access());
+    }
+
     public boolean ready() { return ready; }
 
     /** Stops the cameras first (no frame is sent to a stopped batcher), then everything else. */

@@ -41,8 +41,7 @@ final class RunCommand implements Callable<Integer> {
             throw new IllegalStateException("did not start within " + startTimeout + " s");
         }
         progress.ready();
-        System.out.printf("argus: dashboard http://localhost:%d/  websocket ws://localhost:%d/ws  metrics /metrics%n",
-                app.httpPort(), app.httpPort());
+        app.dashboard().startLines().forEach(System.out::println); // stdout, not the log: it may carry the token
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {

@@ -16,10 +16,10 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.bridge.BridgeEventType;
 import io.vertx.ext.bridge.PermittedOptions;
 import io.vertx.ext.healthchecks.HealthChecks;
 import io.vertx.ext.healthchecks.Status;
+import io.vertx.ext.web.Route;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
@@ -28,6 +28,8 @@ import io.vertx.ext.web.handler.sockjs.SockJSBridgeOptions;
 import io.vertx.ext.web.handler.sockjs.SockJSHandler;
 import io.vertx.ext.web.healthchecks.HealthCheckHandler;
 import io.vertx.micrometer.PrometheusScrapingHandler;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
@@ -36,6 +38,12 @@ import java.util.function.BooleanSupplier;
  * {@code /ws} (the WebSocket gateway), {@code /eventbus} (SockJS event-bus bridge, detections and snapshots out),
  * JPEG snapshots and the dashboard (classpath {@code webroot/}). Camera operations are requests to the
  * {@link io.argus.pipeline.camera.CameraSupervisor} over the event bus; nothing here blocks.
+ *
+ * <p>Access (see {@link AccessToken} for when there is a token): open are {@code /health}, {@code /ready},
+ * {@code /metrics} (probes and Prometheus scrapes), {@code GET /api/info} (so the page can tell it needs a token) and
+ * the dashboard's static files, with {@code /?token=} to log a browser in; everything else under {@code /api},
+ * {@code /ws} and {@code /eventbus} needs the token. A route added here is protected unless listed as open;
+ * AuthRoutesTest checks every route against that list.
  */
 public final class HttpVerticle extends VerticleBase {
     private final ArgusConfig config;
@@ -43,7 +51,10 @@ public final class HttpVerticle extends VerticleBase {
     private final Snapshots snapshots;
     private final List<InferenceVerticle> models;
     private final BooleanSupplier ready;
-    private final BearerAuth auth;
+    private final TokenAuth auth = new TokenAuth(null, new FailedAttempts());
+    private AccessToken access;
+    private TokenFileWatch watch;
+    private Router router;
     private WebSocketGateway gateway;
     private HttpServer server;
 
@@ -54,7 +65,6 @@ public final class HttpVerticle extends VerticleBase {
         this.snapshots = snapshots;
         this.models = models;
         this.ready = ready;
-        this.auth = new BearerAuth(config.http().token());
     }
 
     /** The port actually bound (useful with port 0). */
@@ -62,12 +72,36 @@ public final class HttpVerticle extends VerticleBase {
 
     public WebSocketGateway gateway() { return gateway; }
 
+    /** The token policy in force (decided at start). */
+    public AccessToken access() { return access; }
+
+    /** Every route, in order: for the test that checks each one's access. */
+    public List<Route> routes() { return router.getRoutes(); }
+
     @Override
     public Future<?> start() {
+        return vertx.executeBlocking(this::resolveAccess).compose(v -> listen());
+    }
+
+    /** Reads or creates the token file (blocking: on a worker) and starts following it. */
+    private Void resolveAccess() throws IOException {
+        access = AccessToken.resolve(config.http(), config.cacheDir());
+        auth.token(access.token());
+        if (access.kind() == AccessToken.Kind.FILE) {
+            watch = new TokenFileWatch(vertx, access.file(), Files.getLastModifiedTime(access.file()).toMillis(), auth::token);
+        }
+        return null;
+    }
+
+    private Future<?> listen() {
+        if (watch != null) watch.start();
         gateway = new WebSocketGateway(vertx, config.websocket(), metrics);
-        Router router = Router.router(vertx);
+        router = Router.router(vertx);
+        // open: the page's own information, before the guard below
+        router.get("/api/info").handler(rc -> json(rc, 200, new JsonObject().put("auth", auth.enabled())
+                .put("snapshotsFps", config.snapshots().fps())));
+        router.route("/api/*").handler(auth::required);
         router.route("/api/*").handler(BodyHandler.create().setBodyLimit(64 * 1024).setHandleFileUploads(false));
-        router.route("/api/*").handler(auth::mutating);
         router.get("/api/cameras").handler(rc -> control(rc, new JsonObject().put("action", "list"), 200));
         router.post("/api/cameras").handler(this::addCamera);
         router.get("/api/cameras/:id").handler(rc -> control(rc, action("get", rc), 200));
@@ -75,21 +109,22 @@ public final class HttpVerticle extends VerticleBase {
         router.post("/api/cameras/:id/pause").handler(rc -> control(rc, action("pause", rc), 200));
         router.post("/api/cameras/:id/resume").handler(rc -> control(rc, action("resume", rc), 200));
         router.get("/api/cameras/:id/snapshot.jpg").handler(rc -> jpeg(rc, snapshots.latest(rc.pathParam("id"))));
-        router.getWithRegex("/api/cameras/([^/]+)/snapshots/([0-9]{1,18})\\.jpg").handler(rc ->
-                jpeg(rc, snapshots.get(rc.pathParam("param0"), Long.parseLong(rc.pathParam("param1")))));
+        router.getWithRegex("/api/cameras/([^/]+)/snapshots/([0-9]{1,18})\\.jpg")
+                .setName("/api/cameras/:id/snapshots/:frame.jpg") // regex routes are named after their paths (AuthRoutesTest)
+                .handler(rc -> jpeg(rc, snapshots.get(rc.pathParam("param0"), Long.parseLong(rc.pathParam("param1")))));
         router.get("/api/models").handler(rc -> json(rc, 200, new JsonArray(models.stream().map(InferenceVerticle::status).toList())));
         TrainingRoutes.mount(router, vertx);
         router.get("/api/clients").handler(rc -> json(rc, 200, gateway.clients()));
-        router.get("/api/info").handler(rc -> json(rc, 200, new JsonObject().put("auth", auth.enabled())
-                .put("snapshotsFps", config.snapshots().fps())));
         router.route("/api/*").handler(rc -> json(rc, 404, new JsonObject().put("error", "no such endpoint: "
                 + rc.request().method() + " " + rc.request().path())));
 
         router.get("/health").handler(HealthCheckHandler.createWithHealthChecks(liveness()));
         router.get("/ready").handler(HealthCheckHandler.createWithHealthChecks(readiness()));
         router.get("/metrics").handler(PrometheusScrapingHandler.create((PrometheusMeterRegistry) metrics.registry()));
-        router.get("/ws").handler(auth::always).handler(gateway::handle);
+        router.get("/ws").handler(auth::required).handler(gateway::handle);
+        router.route("/eventbus/*").handler(auth::required);
         router.route("/eventbus/*").subRouter(bridge());
+        router.get("/").handler(auth::login);
         router.route("/*").handler(StaticHandler.create("webroot").setIndexPage("index.html"));
         router.route().failureHandler(this::failure);
 
@@ -106,6 +141,7 @@ public final class HttpVerticle extends VerticleBase {
 
     @Override
     public Future<?> stop() {
+        if (watch != null) watch.stop();
         if (gateway != null) gateway.stop();
         return server != null ? server.close() : Future.succeededFuture();
     }
@@ -190,15 +226,6 @@ public final class HttpVerticle extends VerticleBase {
     private Router bridge() {
         SockJSBridgeOptions options = new SockJSBridgeOptions()
                 .addOutboundPermitted(new PermittedOptions().setAddressRegex("argus\\.(detections|snapshots|training)\\..+"));
-        return SockJSHandler.create(vertx).bridge(options, event -> {
-            if (event.type() == BridgeEventType.REGISTER && auth.enabled()) {
-                JsonObject raw = event.getRawMessage();
-                JsonObject headers = raw != null ? raw.getJsonObject("headers") : null;
-                String header = headers != null ? headers.getString("Authorization") : null;
-                event.complete(auth.header(header) || auth.query(event.socket().uri()));
-            } else {
-                event.complete(true);
-            }
-        });
+        return SockJSHandler.create(vertx).bridge(options, event -> event.complete(auth.allows(event)));
     }
 }

@@ -21,7 +21,7 @@ public final class RunningApp implements AutoCloseable {
 
     public RunningApp(ArgusConfig config) throws Exception {
         this.app = ArgusApp.start(config).get(120, TimeUnit.SECONDS);
-        this.token = config.http().token();
+        this.token = app.dashboard().access().token(); // configured or generated
         this.web = WebClient.create(client, new WebClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(app.httpPort()));
     }
 
@@ -32,6 +32,9 @@ public final class RunningApp implements AutoCloseable {
 
         public JsonArray array() { return new JsonArray(body); }
     }
+
+    /** The app's access token (configured or generated), null when it is open. */
+    public String token() { return token; }
 
     /** A request with the app's token (when it has one). */
     public Response call(HttpMethod method, String path, String body) throws Exception {

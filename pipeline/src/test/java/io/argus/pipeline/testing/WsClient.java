@@ -1,5 +1,6 @@
 package io.argus.pipeline.testing;
 
+import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
@@ -32,10 +33,17 @@ public final class WsClient implements AutoCloseable {
 
     /** Connects to {@code uri} (e.g. "/ws?cameras=a"); {@code receiveBuffer} > 0 sets a small socket receive buffer. */
     public static WsClient connect(Vertx vertx, int port, String uri, String token, int receiveBuffer) throws Exception {
+        return connect(vertx, port, uri, token, receiveBuffer, MultiMap.caseInsensitiveMultiMap());
+    }
+
+    /** As above, with more headers on the upgrade request (a cookie, say). */
+    public static WsClient connect(Vertx vertx, int port, String uri, String token, int receiveBuffer, MultiMap headers)
+            throws Exception {
         WebSocketClientOptions o = new WebSocketClientOptions().setMaxFrameSize(1 << 20).setMaxMessageSize(1 << 22);
         if (receiveBuffer > 0) o.setReceiveBufferSize(receiveBuffer);
         WebSocketConnectOptions c = new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port).setURI(uri);
         if (token != null) c.addHeader("Authorization", "Bearer " + token);
+        headers.forEach(c::addHeader);
         WebSocketClient client = vertx.createWebSocketClient(o);
         try {
             WebSocket ws = client.connect(c).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
