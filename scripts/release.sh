@@ -145,8 +145,8 @@ if grep -rIlF --exclude-dir=lib --exclude=modules -e "$ROOT" "$stage" >/dev/null
   die "build path $ROOT found in: $(grep -rIlF --exclude-dir=lib --exclude=modules -e "$ROOT" "$stage" | tr '\n' ' ')"
 fi
 
-# --- Tarball: sorted names, fixed owner and times (the last commit's), no gzip name/time: same input, same bytes
-# (the CDS archive aside, which the JVM writes afresh each time).
+# --- Tarball: sorted names, fixed owner, modes and times (the last commit's), no gzip name or time, so the archive
+# adds no variation of its own (what varies between builds: jar entry times from Maven, the CDS archive).
 epoch="${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct 2>/dev/null || date +%s)}"
 mkdir -p "$ROOT/target"
 tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" --mode='u+rwX,go+rX,go-w' \
