@@ -141,7 +141,7 @@ wait_ready() {   # LOGFILE PID START -> seconds to /ready; fails after READY_LIM
 
 ws_detections() {  # LOGFILE -> prints the probe's line; the token (if the run printed one) comes from the log
   local logf="$1" token
-  token="$(grep -o 'token=[A-Za-z0-9_-]*' "$logf" | head -1 | cut -d= -f2 || true)"
+  token="$(grep -o 'token=[A-Za-z0-9_-]*' "$logf" | sed -n 1p | cut -d= -f2 || true)"
   "$HOST_JDK/bin/java" "$REPO/scripts/fresh/WsProbe.java" "ws://127.0.0.1:8080/ws" "$token" "$DETECT_LIMIT_S"
 }
 
@@ -158,7 +158,7 @@ package_of() {   # ROOT PATH -> the Debian package owning PATH (merged /usr: try
   local r="$1" f="$2" real c
   real="$(chroot "$r" readlink -f "$f" 2>/dev/null || echo "$f")"
   for c in "$f" "$real" "/usr$f" "${f#/usr}" "/usr$real" "${real#/usr}"; do
-    chroot "$r" dpkg -S "$c" 2>/dev/null | head -1 | cut -d: -f1 | grep . && return 0
+    chroot "$r" dpkg -S "$c" 2>/dev/null | sed -n 1p | cut -d: -f1 | grep . && return 0
   done
   echo "?"
 }
@@ -205,10 +205,10 @@ run_command_1() {   # ROOT WORKDIR LABEL -> starts `bin/argus run` in ROOT, chec
   ws_detections "$logf" || { tail -30 "$logf" >&2; die "$label: no detections at a WebSocket client within $DETECT_LIMIT_S s of /ready"; }
   t_det=$((SECONDS - start))
   log "$label: first detections at the WebSocket client ${t_det} s after the command started"
-  echo "--- $label: what the user saw (argus's output) ---"; sed 's/token=[A-Za-z0-9_-]*/token=<redacted>/g' "$logf" | head -40
+  echo "--- $label: what the user saw (argus's output) ---"; sed '41,$d; s/token=[A-Za-z0-9_-]*/token=<redacted>/g' "$logf"
   report_libraries "$r" "$label (argus run)" /root/.javacpp/cache || RESULT_LIBS=1
   kill_root_processes "$r"
-  wait "$pid" 2>/dev/null || true
+  { wait "$pid"; } 2>/dev/null || true
   TIMINGS+=("$label: bin/argus run -> /ready ${t_ready} s, first detections ${t_det} s")
 }
 
@@ -238,7 +238,7 @@ mount_root "$ROOT"
 bind_into "$HOST_JDK" "$ROOT" "$HOST_JDK" ro
 mkdir -p /root/.m2; bind_into /root/.m2 "$ROOT" /root/.m2
 copy_checkout "$ROOT" /root/work/argus
-log "fresh root: $(chroot "$ROOT" sh -c '. /etc/os-release; echo $PRETTY_NAME'); $(chroot "$ROOT" java -version 2>&1 | head -1) default; $(chroot "$ROOT" mvn -v 2>/dev/null | head -1 | sed 's/\x1b\[[0-9;]*m//g')"
+log "fresh root: $(chroot "$ROOT" sh -c '. /etc/os-release; echo $PRETTY_NAME'); $(chroot "$ROOT" java -version 2>&1 | sed -n 1p) default; $(chroot "$ROOT" mvn -v 2>/dev/null | sed -n 1p | sed 's/\x1b\[[0-9;]*m//g')"
 run_command_1 "$ROOT" /root/work/argus command-1
 loaded_by "$ROOT" /root/work/argus detect bin/argus detect --cfg config/models/demo.cfg --weights config/models/demo.weights \
   --names config/models/demo.names --out /tmp/shapes-out.jpg config/samples/shapes.png
@@ -254,12 +254,12 @@ if [ "$RUN_RELEASE" = 1 ]; then
   log "release: scripts/release.sh (on the host)"
   (cd "$REPO" && JAVA_HOME="$HOST_JDK" scripts/release.sh) >"$WORK/release-build.log" 2>&1 \
     || { tail -30 "$WORK/release-build.log" >&2; die "scripts/release.sh failed"; }
-  TARBALL="$(ls -t "$REPO"/target/argus-*-linux-x86_64.tar.gz | head -1)"
+  TARBALL="$(ls -t "$REPO"/target/argus-*-linux-x86_64.tar.gz | sed -n 1p)"
   TIMINGS+=("release: scripts/release.sh $((SECONDS - t0)) s, $(du -h "$TARBALL" | cut -f1) $(basename "$TARBALL")")
   RROOT="$(new_root nojdk minbase)"
   mount_root "$RROOT"
   mkdir -p "$RROOT/opt" && tar -C "$RROOT/opt" -xzf "$TARBALL"
-  RDIR="/opt/$(tar -tzf "$TARBALL" | head -1 | cut -d/ -f1)"
+  RDIR="/opt/$(ls "$RROOT/opt" | sed -n 1p)"   # the tarball's one top folder, argus-<version>
   if chroot "$RROOT" /bin/sh -c 'command -v java || command -v javac || command -v mvn || ls /usr/lib/jvm' >/dev/null 2>&1; then
     die "the no-JDK root has a java, javac, mvn or /usr/lib/jvm"
   fi
