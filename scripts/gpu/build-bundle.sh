@@ -4,7 +4,7 @@
 # bindings, oneDNN's natives for the CPU reference as an xz tarball, the JUnit console), this directory's scripts.
 # No FFmpeg, no OpenCV. The whole must stay under the device tool's 64 MiB.
 #   scripts/gpu/build-bundle.sh [OUT_DIR]       (default: .bundle-cuda in the repository root)
-# Then on the GPU host, from the repository root: OUT_DIR/run-gpu.sh [quick|full]
+# Then on the GPU host, from the repository root: OUT_DIR/run-gpu.sh [PHASES] (tests,bench,torch; pipeline-train)
 # BUNDLE=train: the CUDA trainer's bundle instead (trainer tests, OpenBLAS for their CPU reference instead of
 # oneDNN, scripts/gpu/run-train.sh and the PyTorch training peer): OUT_DIR/run-train.sh
 set -euo pipefail
@@ -54,6 +54,8 @@ rm -rf "$OUT/dnnl-natives" "$dnnl_jar"
 fi
 cp pipeline/target/argus-pipeline-*.jar "$OUT/lib/"
 cp detector/target/argus-detector-*-tests.jar "$OUT/lib/"
+# the pipeline's tests (run-gpu.sh pipeline-train runs its GPU-tagged fine-tune); the module builds no tests jar
+"$JDK/bin/jar" --create --file "$OUT/lib/argus-pipeline-tests.jar" -C pipeline/target/test-classes .
 cp "$console" "$OUT/lib/"
 
 # a Java runtime with only the modules these jars use

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # One command on a GPU host without Java (run from the repository root, the bundle in .bundle-cuda/):
-#   .bundle-cuda/run-gpu.sh [PHASES]      PHASES: comma list of tests,bench,torch (default: all three)
+#   .bundle-cuda/run-gpu.sh [PHASES]      PHASES: comma list of tests,bench,torch (default: all three), and
+#                                         pipeline-train (not in the default): a short online fine-tune through the
+#                                         pipeline's backend factory with training.backend auto (must run on CUDA in
+#                                         mixed precision with a loss scale, on a lowest-priority stream) and the
+#                                         detector's stream priority; log in OUT/pipeline-train.log
 # env: MODELS (default "yolov4-tiny yolov3 yolov4"), BATCHES (1,8,32,64), COMPILE ("yolov4-tiny:64": model:batch
 # pairs timed with torch.compile max-autotune-no-cudagraphs, "" for none), BENCH_SECONDS (0.5), AUTOTUNE (cuDNN
 # engines timed per convolution shape, 2), VERBOSE (plans per layer), TEST_TIMEOUT (s),
@@ -42,6 +46,16 @@ if [[ ",$PHASES," == *",tests,"* ]]; then
     "${SELECT[@]}" --include-tag gpu --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$LOGS/tests.log"
   echo "tests exit: ${PIPESTATUS[0]}"
 fi
+
+if [[ ",$PHASES," == *",pipeline-train,"* ]]; then
+  log "GPU fine-tune in the pipeline (training.backend auto) and stream priorities"
+  timeout "${TEST_TIMEOUT:-480}" "$JAVA" "${JOPTS[@]}" -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
+    --select-class io.argus.pipeline.training.FineTuneBackendTest --select-class io.argus.detector.cuda.GpuStreamPriorityTest \
+    --include-tag gpu --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$LOGS/pipeline-train.log"
+  echo "pipeline-train exit: ${PIPESTATUS[0]}"
+fi
+# the rest is the benchmarks'
+[[ ",$PHASES," == *",bench,"* || ",$PHASES," == *",torch,"* ]] || exit 0
 
 for model in $MODELS; do
   cfg="config/models/cfg/$model.cfg"

@@ -24,14 +24,27 @@ public final class Detector implements AutoCloseable {
     /** Which backend runs the network. AUTO picks CUDA when a usable GPU is present, else the CPU. */
     public enum Backend { CPU, CUDA, AUTO }
 
-    public record Options(Backend backend, int maxBatch, DetectParams params) {
+    /**
+     * How a detector is opened. {@code cuda}: the GPU, memory mode, graphs and autotuning when the backend is CUDA
+     * (or AUTO picks it); ignored on the CPU. Passed in by the caller, never read from system properties, so each
+     * model of a process can have its own.
+     */
+    public record Options(Backend backend, int maxBatch, DetectParams params, CudaOptions cuda) {
         public Options {
             if (maxBatch <= 0) throw new IllegalArgumentException("maxBatch must be positive, got " + maxBatch);
+            if (cuda == null) throw new IllegalArgumentException("cuda options are required (CudaOptions.defaults())");
+        }
+
+        /** With {@link CudaOptions#defaults()}: device 0, memory mode auto. */
+        public Options(Backend backend, int maxBatch, DetectParams params) {
+            this(backend, maxBatch, params, CudaOptions.defaults());
         }
 
         public static Options cpu(int maxBatch) { return new Options(Backend.CPU, maxBatch, DetectParams.DEFAULT); }
 
-        public Options withParams(DetectParams p) { return new Options(backend, maxBatch, p); }
+        public Options withParams(DetectParams p) { return new Options(backend, maxBatch, p, cuda); }
+
+        public Options withCuda(CudaOptions c) { return new Options(backend, maxBatch, params, c); }
     }
 
     private final Model model;
@@ -45,7 +58,7 @@ public final class Detector implements AutoCloseable {
     }
 
     public static Detector open(Model model, Options options) {
-        return new Detector(model, options, Backends.create(model, options.backend(), options.maxBatch()));
+        return new Detector(model, options, Backends.create(model, options));
     }
 
     public static Detector open(Path cfg, Path weights, Path names, Options options) {
@@ -86,22 +99,23 @@ public final class Detector implements AutoCloseable {
     /**
      * Backend selection. CUDA: the GPU or a {@link io.argus.detector.cuda.CudaUnavailableException} naming the
      * missing library or driver. AUTO: the GPU when CUDA is usable, else the CPU after one message on stderr saying
-     * why. CUDA settings (device, memory mode, ...) come from the argus.cuda.* system properties.
+     * why. CUDA settings (device, memory mode, ...) are the options' {@link Options#cuda()}.
      */
     static final class Backends {
         private static volatile boolean fallbackReported;
 
         private Backends() {}
 
-        static InferenceBackend create(Model model, Backend kind, int maxBatch) {
-            return switch (kind) {
+        static InferenceBackend create(Model model, Options options) {
+            int maxBatch = options.maxBatch();
+            return switch (options.backend()) {
                 case CPU -> new CpuBackend(model, maxBatch);
-                case CUDA -> CudaBackend.open(model, maxBatch, CudaOptions.fromSystemProperties());
+                case CUDA -> CudaBackend.open(model, maxBatch, options.cuda());
                 case AUTO -> {
                     String problem = CudaRuntime.problem();
                     if (problem == null) {
                         try {
-                            yield CudaBackend.open(model, maxBatch, CudaOptions.fromSystemProperties());
+                            yield CudaBackend.open(model, maxBatch, options.cuda());
                         } catch (CudaException e) {
                             problem = e.getMessage();
                         }

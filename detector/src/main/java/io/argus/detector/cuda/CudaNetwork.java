@@ -40,7 +40,7 @@ public final class CudaNetwork implements AutoCloseable {
     private final int maxBatch;
     private final CudaOptions options;
     private final DeviceContext ctx;
-    private final GpuStream stream = new GpuStream();
+    private final GpuStream stream;
     private final Workspace workspace = new Workspace();
     private final List<GpuBuffer> buffers = new ArrayList<>();
     private final TensorView input;
@@ -68,6 +68,9 @@ public final class CudaNetwork implements AutoCloseable {
         this.maxBatch = maxBatch;
         this.options = options;
         this.ctx = DeviceContext.of(options.device());
+        // after DeviceContext.of made the device current: a stream belongs to the device current at its creation.
+        // Live detection goes first when a fine-tune shares the GPU (its stream is at the lowest priority).
+        this.stream = new GpuStream(GpuStream.Priority.HIGHEST);
         this.views = new TensorView[spec.layers().size()];
         try {
             this.input = TensorView.own(allocate(8L * in.plane(), "network input"), 3, in.height(), in.width());

@@ -6,28 +6,23 @@ package io.argus.detector.cuda;
  * convolution. {@code graphs}: capture the whole forward per batch size as a CUDA graph. {@code inPlace}: routes
  * concatenate by having their inputs write into place. {@code autotune}: how many cuDNN engine configurations are
  * timed per convolution shape.
+ *
+ * <p>A plain value the caller passes in ({@link io.argus.detector.Detector.Options#cuda()}): the pipeline builds it
+ * from a model's {@code cuda:} section, the command line from the {@code -Dargus.cuda.*} properties. The engine
+ * reads no system properties for it, so two models in one process can run on two devices in two memory modes.
  */
 public record CudaOptions(int device, MemoryMode memory, Fusion fusion, boolean graphs, boolean inPlace,
                           int autotune) {
     public enum Fusion { ALL, EPILOGUE, NONE }
 
     public CudaOptions {
+        if (device < 0) throw new IllegalArgumentException("device: expected an index >= 0, found " + device);
+        if (memory == null || fusion == null) throw new IllegalArgumentException("memory and fusion are required");
         if (autotune < 1) throw new IllegalArgumentException("autotune must be at least 1, got " + autotune);
     }
 
     public static CudaOptions defaults() {
         return new CudaOptions(0, MemoryMode.AUTO, Fusion.ALL, true, true, 4);
-    }
-
-    /** Defaults overridden by system properties argus.cuda.{device,memory,fusion,graphs,inplace,autotune}. */
-    public static CudaOptions fromSystemProperties() {
-        CudaOptions d = defaults();
-        return new CudaOptions(Integer.getInteger("argus.cuda.device", d.device),
-                MemoryMode.parse(System.getProperty("argus.cuda.memory", d.memory.name())),
-                Fusion.valueOf(System.getProperty("argus.cuda.fusion", d.fusion.name()).toUpperCase(java.util.Locale.ROOT)),
-                Boolean.parseBoolean(System.getProperty("argus.cuda.graphs", String.valueOf(d.graphs))),
-                Boolean.parseBoolean(System.getProperty("argus.cuda.inplace", String.valueOf(d.inPlace))),
-                Integer.getInteger("argus.cuda.autotune", d.autotune));
     }
 
     public CudaOptions withDevice(int d) { return new CudaOptions(d, memory, fusion, graphs, inPlace, autotune); }
@@ -39,4 +34,6 @@ public record CudaOptions(int device, MemoryMode memory, Fusion fusion, boolean 
     public CudaOptions withGraphs(boolean g) { return new CudaOptions(device, memory, fusion, g, inPlace, autotune); }
 
     public CudaOptions withInPlace(boolean p) { return new CudaOptions(device, memory, fusion, graphs, p, autotune); }
+
+    public CudaOptions withAutotune(int a) { return new CudaOptions(device, memory, fusion, graphs, inPlace, a); }
 }

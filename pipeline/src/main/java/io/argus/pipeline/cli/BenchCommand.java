@@ -4,7 +4,6 @@ import io.argus.detector.BgrImage;
 import io.argus.detector.Model;
 import io.argus.detector.cpu.CpuNetwork;
 import io.argus.detector.cuda.CudaBench;
-import io.argus.detector.cuda.CudaOptions;
 import io.argus.detector.cuda.CudaRuntime;
 import io.argus.detector.cuda.MemoryMode;
 import io.argus.detector.darknet.WeightsFile;
@@ -124,7 +123,7 @@ final class BenchCommand implements Callable<Integer> {
         Path img = image != null ? image : ProjectPaths.sample("dog.jpg");
         List<MemoryMode> modes = memory.stream().map(MemoryMode::parse).toList();
         new CudaBench(seconds, minIterations, warmup, System.out).run(m, batches, BgrImage.read(img), modes,
-                CudaOptions.fromSystemProperties());
+                CudaSystemProperties.inference());
         return 0;
     }
 

@@ -87,11 +87,11 @@ final class BenchTrainCommand implements Callable<Integer> {
         ModelWeights initial = weights != null ? WeightsFile.read(weights, spec) : WeightsInit.darknet(spec, seed);
         int n = batch > 0 ? batch : spec.net().batch() / spec.net().subdivisions();
         List<CudaTrainingOptions> list = new ArrayList<>();
-        for (String p : precisions) list.add(CudaTrainingOptions.mode(p));
+        for (String p : precisions) list.add(CudaSystemProperties.training(p));
         PrintStream out = System.out;
         out.printf(Locale.ROOT, "model: %s %dx%d, batch %d, %.2f GFLOP/image forward%n", spec.name(),
                 spec.net().width(), spec.net().height(), n, spec.flops() / 1e9);
-        CudaTrainBench bench = new CudaTrainBench(seconds, warmup, profile, out);
+        CudaTrainBench bench = new CudaTrainBench(seconds, warmup, profile, CudaSystemProperties.verbose(), out);
         List<CudaTrainBench.Result> results = new ArrayList<>();
         if (seconds > 0) for (CudaTrainingOptions p : list) results.add(bench.run(spec, initial, n, p));
         for (int i = 1; i < results.size(); i++) {
@@ -115,7 +115,7 @@ final class BenchTrainCommand implements Callable<Integer> {
                 rows.println("precision,iteration,loss,box,objectness,classes,loss_scale,applied,learning_rate");
                 for (long orderSeed : curveSeeds) {
                     for (String p : curvePrecisions) {
-                        LossCurves.run(spec, initial, CudaTrainingOptions.mode(p), curves, scenes, orderSeed, rows, out);
+                        LossCurves.run(spec, initial, CudaSystemProperties.training(p), curves, scenes, orderSeed, rows, out);
                     }
                 }
             }

@@ -53,7 +53,8 @@ final class DetectCommand implements Callable<Integer> {
         Model m = model.load(true);
         DetectParams params = new DetectParams(thresh, nms, null);
         Detector.Backend kind = Detector.Backend.valueOf(backend.toUpperCase(java.util.Locale.ROOT));
-        try (Detector detector = Detector.open(m, new Detector.Options(kind, batch, params))) {
+        try (Detector detector = Detector.open(m, new Detector.Options(kind, batch, params,
+                CudaSystemProperties.inference()))) {
             for (int i = 0; i < images.size(); i += batch) {
                 List<Path> chunk = images.subList(i, Math.min(images.size(), i + batch));
                 List<BgrImage> decoded = chunk.stream().map(BgrImage::read).toList();

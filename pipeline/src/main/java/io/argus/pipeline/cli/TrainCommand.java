@@ -1,7 +1,6 @@
 package io.argus.pipeline.cli;
 
-import io.argus.trainer.cuda.CudaTrainingBackend;
-import io.argus.trainer.cuda.CudaTrainingOptions;
+import io.argus.trainer.backends.TrainingBackends;
 import io.argus.trainer.cuda.Precision;
 import io.argus.trainer.train.IterationStats;
 import io.argus.trainer.train.TrainingRun;
@@ -13,7 +12,11 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code argus train}: trains a Darknet cfg on a Darknet-layout dataset on the CPU or (--backend cuda) a GPU. */
+/**
+ * {@code argus train}: trains a Darknet cfg on a Darknet-layout dataset on the CPU or (--backend cuda, or auto with a
+ * usable GPU) a GPU, through the same {@link TrainingBackends} as the pipeline's fine-tunes; the GPU's settings come
+ * from the -Dargus.cuda.* properties ({@link CudaSystemProperties}).
+ */
 @Command(name = "train", mixinStandardHelpOptions = true,
         description = {"Train a Darknet cfg on a dataset (.data file), CPU or GPU.",
                 "Runs on the CPU or an NVIDIA GPU; writes OUT/<cfg name>_last.weights."})
@@ -52,17 +55,17 @@ final class TrainCommand implements Callable<Integer> {
     String precision;
 
     @Option(names = "--backend", defaultValue = "cpu",
-            description = "cpu, or cuda: FP16/FP32 training on an NVIDIA GPU (-Dargus.cuda.device picks it)")
+            description = "cpu; cuda: FP16/FP32 training on an NVIDIA GPU (-Dargus.cuda.device picks it); auto: cuda "
+                    + "when usable, else cpu (default ${DEFAULT-VALUE})")
     String backend;
 
     @Override
     public Integer call() {
         if (checkpointEvery <= 0) throw new IllegalArgumentException("--checkpoint-every must be positive");
-        boolean cuda = switch (backend.toLowerCase(Locale.ROOT)) {
-            case "cpu" -> false;
-            case "cuda" -> true;
-            default -> throw new IllegalArgumentException("--backend: expected cpu or cuda, found " + backend);
-        };
+        TrainingBackends.Choice device = TrainingBackends.choose(TrainingBackends.Kind.parse(backend, "--backend"),
+                "--backend");
+        if (device.note() != null) System.err.println("argus train: " + device.note());
+        boolean cuda = device.cuda();
         if (precision == null) precision = cuda ? "fp16" : "fp32";
         boolean fp16 = switch (precision.toLowerCase(Locale.ROOT)) {
             case "fp32" -> false;
@@ -75,17 +78,22 @@ final class TrainCommand implements Callable<Integer> {
         }
         Progress progress = new Progress(System.out, System.console() != null);
         TrainingRun.Result r = TrainingRun.run(new TrainingRun.Options(cfg, weights, data, maxBatches, out,
-                checkpointEvery, resume, seed, threads, fp16), progress, cuda ? CUDA : TrainingRun.CPU);
+                checkpointEvery, resume, seed, threads, fp16), progress, backends(device));
         progress.finish();
         System.out.printf(Locale.ROOT, "wrote %s after %d iterations (loss scale %s, %d skipped steps)%n", r.weights(),
                 r.iterations(), Progress.compact(r.lossScale()), r.skipped());
         return 0;
     }
 
-    /** The GPU backend: mixed precision for fp16, FP32 otherwise; the CUDA trainer's options from system properties. */
-    static final TrainingRun.BackendFactory CUDA = (spec, initial, miniBatch, threads, fp16) ->
-            new CudaTrainingBackend(spec, initial, miniBatch, CudaTrainingOptions.defaults(fp16 ? Precision.MIXED
-                    : Precision.FP32));
+    /**
+     * The chosen device's backend: on the GPU mixed precision for fp16, FP32 otherwise, with the options of the
+     * system properties; on the CPU fp16 is emulated.
+     */
+    static TrainingRun.BackendFactory backends(TrainingBackends.Choice device) {
+        return (spec, initial, miniBatch, threads, fp16) -> TrainingBackends.open(device,
+                CudaSystemProperties.training(fp16 ? Precision.MIXED : Precision.FP32), spec, initial, miniBatch,
+                threads, fp16);
+    }
 
     /** One status line per iteration: redrawn in place on a terminal, every tenth iteration as a new line otherwise. */
     static final class Progress implements TrainingRun.Listener {

@@ -1,6 +1,8 @@
 package io.argus.pipeline.config;
 
+import io.argus.detector.DetectParams;
 import io.argus.detector.Detector;
+import io.argus.detector.cuda.CudaOptions;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.regex.Pattern;
@@ -14,10 +16,12 @@ import java.util.regex.Pattern;
  * @param names   null: generic names class0..classN-1
  * @param version null: derived (a hash of the weights file, or "random-seed-N")
  * @param maxDetections at most this many boxes per frame, the most confident (bounds message size)
+ * @param cuda    the GPU it runs on and how ({@code cuda:}, see {@link CudaSections#inference}); used when the backend
+ *                is cuda, or auto and CUDA is usable
  */
 public record ModelConfig(String id, Path cfg, Path weights, Path names, int width, int height, long seed,
                           String version, Detector.Backend backend, int maxBatch, int maxWaitMs, float threshold,
-                          float nms, int maxDetections) {
+                          float nms, int maxDetections, CudaOptions cuda) {
     static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
 
     static ModelConfig read(ConfigNode n) {
@@ -41,8 +45,14 @@ public record ModelConfig(String id, Path cfg, Path weights, Path names, int wid
         double threshold = n.number("threshold", 0.25, 0, 1);
         double nms = n.number("nms", 0.45, 0, 1);
         int maxDetections = n.integer("maxDetections", 100, 1, 100_000);
+        CudaOptions cuda = CudaSections.inference(n.child("cuda"));
         n.finish();
         return new ModelConfig(id, cfg, weights, names, width, height, seed, version == null || version.isBlank() ? null : version,
-                Detector.Backend.valueOf(backend.toUpperCase(Locale.ROOT)), maxBatch, maxWaitMs, (float) threshold, (float) nms, maxDetections);
+                Detector.Backend.valueOf(backend.toUpperCase(Locale.ROOT)), maxBatch, maxWaitMs, (float) threshold, (float) nms, maxDetections, cuda);
+    }
+
+    /** How this model's detector is opened (at start and for every hot swap): backend, batch, thresholds, GPU. */
+    public Detector.Options detectorOptions() {
+        return new Detector.Options(backend, maxBatch, new DetectParams(threshold, nms, null), cuda);
     }
 }

@@ -1,6 +1,5 @@
 package io.argus.pipeline.inference;
 
-import io.argus.detector.DetectParams;
 import io.argus.detector.Detector;
 import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.app.ArgusMetrics;
@@ -142,8 +141,7 @@ public final class InferenceVerticle extends VerticleBase {
     public Future<JsonObject> swap(Path weights, String version) {
         Future<InferenceWorker.Serving> loaded = vertx.executeBlocking(() -> {
             LoadedModel m = LoadedModel.load(config, weights, version);
-            Detector d = Detector.open(m.model(), new Detector.Options(config.backend(), config.maxBatch(),
-                    new DetectParams(config.threshold(), config.nms(), null)));
+            Detector d = Detector.open(m.model(), config.detectorOptions());
             try {
                 InferenceWorker.warmUp(d, config.maxBatch(), worker.lastFrameWidth(), worker.lastFrameHeight());
             } catch (RuntimeException e) {
@@ -174,7 +172,8 @@ public final class InferenceVerticle extends VerticleBase {
     public JsonObject status() {
         LoadedModel m = worker != null ? worker.serving() : null;
         JsonObject j = m != null ? m.toJson() : new JsonObject().put("id", config.id());
-        return j.put("backendRequested", config.backend().name().toLowerCase(java.util.Locale.ROOT)).put("queueDepth", queue.depth())
+        return j.put("backendRequested", config.backend().name().toLowerCase(java.util.Locale.ROOT))
+                .put("cudaDevice", config.cuda().device()).put("queueDepth", queue.depth())
                 .put("stats", stats.toJson());
     }
 }

@@ -1,7 +1,6 @@
 package io.argus.pipeline.inference;
 
 import io.argus.detector.BgrImage;
-import io.argus.detector.DetectParams;
 import io.argus.detector.Detection;
 import io.argus.detector.Detector;
 import io.argus.pipeline.app.Addresses;
@@ -87,8 +86,7 @@ final class InferenceWorker implements Runnable {
                 + ", backend " + config.backend().name().toLowerCase(Locale.ROOT) + ")");
         try {
             model = LoadedModel.load(config);
-            detector = Detector.open(model.model(), new Detector.Options(config.backend(), config.maxBatch(),
-                    new DetectParams(config.threshold(), config.nms(), null)));
+            detector = Detector.open(model.model(), config.detectorOptions());
             loading.done(detector.backendName());
         } catch (Throwable e) {
             loading.failed(e);

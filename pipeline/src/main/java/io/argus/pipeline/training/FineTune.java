@@ -5,6 +5,7 @@ import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetSettings;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
+import io.argus.trainer.backends.TrainingBackends;
 import io.argus.trainer.data.Augmentation;
 import io.argus.trainer.data.Dataset;
 import io.argus.trainer.data.DetectionBatches;
@@ -22,7 +23,8 @@ import java.util.function.BooleanSupplier;
 /**
  * One fine-tune, start to decision, on the calling thread (the trainer's, at low priority): from the serving
  * version's weights, {@code iterations} SGD updates at a constant learning rate on the labelled training frames
- * (Darknet's augmentation of the cfg), with a {@link ThrottledBatches bounded share} of the CPU; then both the
+ * (Darknet's augmentation of the cfg), with a {@link ThrottledBatches bounded share} of the wall time, on the CPU or
+ * on the GPU (mixed precision with the cfg's dynamic loss scaling, on a lowest-priority stream); then both the
  * serving weights and the candidate are scored on the held-out frames with the deployed inference path
  * ({@link Evaluator}). The candidate's weights are written to {@code candidate}.
  */
@@ -33,7 +35,8 @@ final class FineTune {
 
     /** Progress, on the training thread. */
     interface Listener {
-        void onStart(String backend, int trainImages, int valImages);
+        /** The backend is open: {@code backend.kind()} and {@code precision()} say where and how it trains. */
+        void onStart(TrainingBackend backend, int trainImages, int valImages);
 
         void onIteration(IterationStats stats);
     }
@@ -44,7 +47,9 @@ final class FineTune {
 
     private FineTune() {}
 
-    static Result run(TrainingConfig config, Inputs in, Listener listener, BooleanSupplier cancelled) {
+    /** {@code device}: what {@code training.backend} resolved to when the trainer started. */
+    static Result run(TrainingConfig config, TrainingBackends.Choice device, Inputs in, Listener listener,
+                      BooleanSupplier cancelled) {
         NetworkSpec spec = NetworkSpec.load(in.cfg(), in.width(), in.height());
         ModelWeights start = WeightsFile.read(in.startWeights(), spec);
         Dataset train = Dataset.fromList(in.trainList(), spec.classes());
@@ -61,9 +66,10 @@ final class FineTune {
         int done;
         ThrottledBatches batches = new ThrottledBatches(new DetectionBatches(train, Augmentation.of(spec),
                 spec.net().width(), spec.net().height(), plan.miniBatch(), in.seed(), 0), config.cpuShare(), cancelled);
-        try (TrainingBackend backend = TrainingBackends.open(config.backend(), spec, start, plan.miniBatch(), config.threads());
+        try (TrainingBackend backend = TrainingBackends.open(device, config.cuda(), spec, start, plan.miniBatch(),
+                config.threads(), false);
              batches) {
-            listener.onStart(backend.name(), train.size(), val.size());
+            listener.onStart(backend, train.size(), val.size());
             Trainer trainer = new Trainer(backend, batches, plan, scaler, 0);
             trainer.run(listener::onIteration);
             done = trainer.completed();

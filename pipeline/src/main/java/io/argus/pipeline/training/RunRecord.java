@@ -8,7 +8,10 @@ import io.vertx.core.json.JsonObject;
 /**
  * One fine-tune as the API and the dashboard show it ({@code runs/<id>/run.json}): what triggered it, the data, the
  * loss and loss-scale curves (at most {@value #MAX_POINTS} points each), held-out mAP before and after, the decision
- * and the resulting version. Lives on the trainer verticle's event loop.
+ * and the resulting version; where it trained ({@code backend} cpu or cuda, {@code precision} fp32, mixed, tf32 or
+ * mixed-emulated, {@code device} the backend's own description) and the loss scaling's state
+ * ({@code lastLossScale}, {@code skippedSteps}: steps skipped for FP16 overflow). Lives on the trainer verticle's
+ * event loop.
  */
 final class RunRecord {
     static final int MAX_POINTS = 500;
@@ -21,7 +24,8 @@ final class RunRecord {
         every = Math.max(1, (iterations + MAX_POINTS - 1) / MAX_POINTS);
         json = new JsonObject().put("id", id).put("model", model).put("trigger", trigger).put("state", "running")
                 .put("startedAt", System.currentTimeMillis()).put("endedAt", null).put("baseVersion", baseVersion)
-                .put("candidateVersion", null).put("backend", null).put("iterations", 0).put("of", iterations)
+                .put("candidateVersion", null).put("backend", null).put("precision", null).put("device", null)
+                .put("lastLossScale", null).put("skippedSteps", 0L).put("iterations", 0).put("of", iterations)
                 .put("labelsRevision", labelsRevision).put("trainFrames", trainFrames).put("valFrames", valFrames)
                 .put("valObjects", valObjects).put("loss", new JsonArray()).put("lossScale", new JsonArray())
                 .put("learningRate", null).put("mapBefore", null).put("mapAfter", null).put("reason", null)
@@ -41,18 +45,23 @@ final class RunRecord {
 
     long labelsRevision() { return json.getLong("labelsRevision", -1L); }
 
-    void started(String backend) { json.put("backend", backend); }
+    /** {@code kind}: cpu or cuda; {@code precision}: as {@link io.argus.trainer.train.TrainingBackend#precision()}. */
+    void started(String kind, String precision, String device) {
+        json.put("backend", kind).put("precision", precision).put("device", device);
+    }
 
     void iteration(IterationStats s) {
-        json.put("iterations", s.iteration()).put("learningRate", s.learningRate());
+        json.put("iterations", s.iteration()).put("learningRate", s.learningRate()).put("lastLossScale", s.lossScale())
+                .put("skippedSteps", s.skipped());
         if (s.iteration() % every == 0 || s.iteration() == s.maxBatches()) {
             json.getJsonArray("loss").add(new JsonArray().add(s.iteration()).add(round(s.lossPerImage().total())));
             json.getJsonArray("lossScale").add(new JsonArray().add(s.iteration()).add(s.lossScale()));
         }
     }
 
-    void evaluated(Evaluator.Result before, Evaluator.Result after, double busy, double slept) {
-        json.put("state", "evaluated").put("mapBefore", round(before.map50())).put("mapAfter", round(after.map50()))
+    void evaluated(Evaluator.Result before, Evaluator.Result after, double busy, double slept, float lossScale,
+                   long skipped) {
+        json.put("state", "evaluated").put("lastLossScale", lossScale).put("skippedSteps", skipped).put("mapBefore", round(before.map50())).put("mapAfter", round(after.map50()))
                 .put("map50to95Before", round(before.map50to95())).put("map50to95After", round(after.map50to95()))
                 .put("apBefore", ap(before.ap50())).put("apAfter", ap(after.ap50()))
                 .put("trainSeconds", round(busy + slept)).put("computeSeconds", round(busy));

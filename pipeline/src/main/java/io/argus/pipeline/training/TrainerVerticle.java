@@ -3,6 +3,8 @@ package io.argus.pipeline.training;
 import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.inference.InferenceVerticle;
 import io.argus.pipeline.inference.LoadedModel;
+import io.argus.trainer.backends.TrainingBackends;
+import io.argus.trainer.train.TrainingBackend;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -49,6 +51,7 @@ public final class TrainerVerticle extends VerticleBase {
     private BlockingLane lane;
     private MessageConsumer<JsonObject> consumer;
     private RunRecord running;
+    private TrainingBackends.Choice device;
     private long timer = -1;
     private ZonedDateTime nextRunAt;
     private long lastTrainedRevision = -1;
@@ -64,7 +67,9 @@ public final class TrainerVerticle extends VerticleBase {
 
     @Override
     public Future<?> start() {
-        TrainingBackends.check(config.backend());
+        // resolved once, at start: cuda without a usable GPU fails the deployment with the reason
+        device = TrainingBackends.choose(config.backend(), "training.backend");
+        if (device.note() != null) LOG.log(Level.INFO, device.note());
         trainingThread = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "argus-trainer-" + config.model());
             t.setDaemon(true);
@@ -158,7 +163,9 @@ public final class TrainerVerticle extends VerticleBase {
                 .put("scheduleText", config.schedule() != null ? config.schedule().describe() : "on demand only")
                 .put("nextRunAt", nextRunAt != null ? nextRunAt.toInstant().toEpochMilli() : null)
                 .put("running", running != null ? running.json : null)
-                .put("backend", config.backend()).put("iterations", config.iterations()).put("batch", config.batch())
+                .put("backend", config.backendWord()).put("runsOn", device.kind().name().toLowerCase(java.util.Locale.ROOT))
+                .put("precision", device.cuda() ? config.cuda().modeName() : "fp32")
+                .put("iterations", config.iterations()).put("batch", config.batch())
                 .put("learningRate", config.learningRate()).put("cpuShare", config.cpuShare())
                 .put("minTrainFrames", config.minTrainFrames()).put("minValFrames", config.minValFrames())
                 .put("mapTolerance", config.mapTolerance()).put("collecting", config.collect().enabled())
@@ -246,8 +253,9 @@ public final class TrainerVerticle extends VerticleBase {
         Promise<FineTune.Result> done = Promise.promise();
         FineTune.Listener listener = new FineTune.Listener() {
             @Override
-            public void onStart(String backend, int trainImages, int valImages) {
-                context.runOnContext(v -> r.started(backend));
+            public void onStart(TrainingBackend backend, int trainImages, int valImages) {
+                String kind = backend.kind(), precision = backend.precision(), name = backend.name();
+                context.runOnContext(v -> r.started(kind, precision, name));
             }
 
             @Override
@@ -257,14 +265,14 @@ public final class TrainerVerticle extends VerticleBase {
                     publish("iteration", new JsonObject().put("run", r.id()).put("iteration", s.iteration())
                             .put("of", s.maxBatches()).put("loss", RunRecord.round(s.lossPerImage().total()))
                             .put("lossScale", s.lossScale()).put("learningRate", s.learningRate())
-                            .put("applied", s.applied()));
+                            .put("applied", s.applied()).put("skippedSteps", s.skipped()));
                 });
             }
         };
         try {
             trainingThread.execute(() -> {
                 try {
-                    FineTune.Result res = FineTune.run(config, in, listener, cancelled::get);
+                    FineTune.Result res = FineTune.run(config, device, in, listener, cancelled::get);
                     context.runOnContext(v -> done.complete(res));
                 } catch (Throwable e) {
                     context.runOnContext(v -> done.fail(e));
@@ -275,7 +283,7 @@ public final class TrainerVerticle extends VerticleBase {
         }
         done.future()
                 .compose(res -> {
-                    r.evaluated(res.before(), res.after(), res.busySeconds(), res.sleptSeconds());
+                    r.evaluated(res.before(), res.after(), res.busySeconds(), res.sleptSeconds(), res.lossScale(), res.skipped());
                     SwapDecision d = SwapDecision.decide(res.before().map50(), res.after().map50(), config.mapTolerance(),
                             res.before().truths());
                     publish("evaluated", new JsonObject().put("run", r.id()).put("mapBefore", res.before().map50())

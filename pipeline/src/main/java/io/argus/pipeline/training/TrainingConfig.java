@@ -2,6 +2,9 @@ package io.argus.pipeline.training;
 
 import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.config.ConfigNode;
+import io.argus.pipeline.config.CudaSections;
+import io.argus.trainer.backends.TrainingBackends;
+import io.argus.trainer.cuda.CudaTrainingOptions;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -12,21 +15,24 @@ import java.util.List;
  * @param model           the model that learns (its cameras' frames are collected)
  * @param dataDir         dataset store, runs and model versions ({@code <dataDir>/<model>/...})
  * @param schedule        when fine-tunes start by themselves (null: only on demand, POST /api/training/runs)
- * @param backend         training backend: cpu, cuda or auto (see {@link TrainingBackends})
+ * @param backend         training backend: cpu, cuda or auto (CUDA when usable; see {@link TrainingBackends})
+ * @param cuda            the GPU a fine-tune runs on and how ({@code training.cuda}, see {@link CudaSections#training})
  * @param iterations      SGD updates per fine-tune
  * @param batch           images per update, in {@code subdivisions} passes
  * @param learningRate    constant rate of a fine-tune (no burn-in: it starts from trained weights)
  * @param threads         training threads (the CPU backend)
- * @param cpuShare        largest fraction of wall time the training thread computes (it sleeps the rest)
+ * @param cpuShare        largest fraction of wall time the training thread computes (it sleeps the rest; on CUDA the
+ *                        GPU's passes count, as the thread waits for each)
  * @param minTrainFrames  labelled training frames needed before a run
  * @param minValFrames    labelled held-out frames needed before a run
  * @param mapTolerance    a candidate is swapped in when its held-out mAP@0.5 >= the serving one's minus this
  * @param resume          at start, serve the version the registry had active (else the configured weights)
  */
-public record TrainingConfig(boolean enabled, String model, Path dataDir, CronSchedule schedule, String backend,
-                             int iterations, int batch, int subdivisions, float learningRate, int threads,
-                             double cpuShare, int minTrainFrames, int minValFrames, double mapTolerance, boolean resume,
-                             long seed, Collect collect, Teacher teacher) {
+public record TrainingConfig(boolean enabled, String model, Path dataDir, CronSchedule schedule,
+                             TrainingBackends.Kind backend, CudaTrainingOptions cuda, int iterations, int batch,
+                             int subdivisions, float learningRate, int threads, double cpuShare, int minTrainFrames,
+                             int minValFrames, double mapTolerance, boolean resume, long seed, Collect collect,
+                             Teacher teacher) {
 
     /**
      * Frame collection: per camera at most one frame per {@code intervalMs}, chosen among candidates looked at every
@@ -92,6 +98,7 @@ public record TrainingConfig(boolean enabled, String model, Path dataDir, CronSc
             }
         }
         String backend = n.oneOf("backend", "auto", "auto", "cpu", "cuda");
+        CudaTrainingOptions cuda = CudaSections.training(n.child("cuda"));
         int iterations = n.integer("iterations", 100, 1, 1_000_000);
         int batch = n.integer("batch", 16, 1, 1024);
         int subdivisions = n.integer("subdivisions", 4, 1, 1024);
@@ -109,9 +116,13 @@ public record TrainingConfig(boolean enabled, String model, Path dataDir, CronSc
         Collect collect = Collect.read(n.child("collect"));
         Teacher teacher = Teacher.read(n.child("teacher"));
         n.finish();
-        return new TrainingConfig(enabled, model, dataDir, schedule, backend, iterations, batch, subdivisions,
-                (float) rate, threads, share, minTrain, minVal, tolerance, resume, seed, collect, teacher);
+        return new TrainingConfig(enabled, model, dataDir, schedule, TrainingBackends.Kind.parse(backend, n.key("backend")),
+                cuda, iterations, batch, subdivisions, (float) rate, threads, share, minTrain, minVal, tolerance, resume,
+                seed, collect, teacher);
     }
+
+    /** "cpu", "cuda" or "auto", as configured. */
+    public String backendWord() { return backend.name().toLowerCase(java.util.Locale.ROOT); }
 
     /** The store, runs and versions of the trained model. */
     public Path modelDir() { return dataDir.resolve(model); }

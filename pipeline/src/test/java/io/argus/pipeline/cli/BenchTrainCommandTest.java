@@ -32,6 +32,6 @@ class BenchTrainCommandTest {
         DetectCommandTest.Result r = DetectCommandTest.argus("train", "--backend", "tpu", "--cfg", "x.cfg", "--data",
                 "x.data", "--out", "out");
         assertEquals(2, r.code(), r.out());
-        assertTrue(r.err().contains("--backend: expected cpu or cuda, found tpu"), r.err());
+        assertTrue(r.err().contains("--backend: expected cpu, cuda or auto, found tpu"), r.err());
     }
 }

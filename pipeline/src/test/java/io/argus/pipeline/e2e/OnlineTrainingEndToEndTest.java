@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.detector.cuda.CudaRuntime;
 import io.argus.pipeline.camera.SampleVideo;
 import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
@@ -90,6 +91,11 @@ class OnlineTrainingEndToEndTest {
             assertEquals(20, run.getInteger("iterations"));
             assertEquals(20, run.getJsonArray("loss").size(), "a loss point per iteration");
             assertEquals(20, run.getJsonArray("lossScale").size(), "a loss-scale point per iteration");
+            // training.backend auto: CUDA in mixed precision where a GPU is usable, else the CPU in FP32
+            boolean gpu = CudaRuntime.available();
+            assertEquals(gpu ? "cuda" : "cpu", run.getString("backend"), run.encode());
+            assertEquals(gpu ? "mixed" : "fp32", run.getString("precision"), run.encode());
+            assertTrue(run.getDouble("lastLossScale") > 0 && run.getLong("skippedSteps") >= 0, run.encode());
             assertTrue(run.getDouble("mapAfter") >= run.getDouble("mapBefore"), run.encode());
             String candidate = run.getString("candidateVersion");
             assertNotEquals(base, candidate);

@@ -59,6 +59,5 @@ class TrainingConfigTest {
                         .put("cfg", TestMedia.home().resolve("config/models/demo.cfg").toString())), Map.of())).getMessage());
         ConfigException typo = assertThrows(ConfigException.class, () -> read(new JsonObject().put("iteration", 5), Map.of()));
         assertEquals("training.iteration", typo.key());
-        assertThrows(IllegalArgumentException.class, () -> TrainingBackends.check("cuda"));
     }
 }

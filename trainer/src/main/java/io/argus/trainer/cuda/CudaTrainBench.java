@@ -35,13 +35,18 @@ public final class CudaTrainBench {
     private final double seconds;
     private final int warmup;
     private final boolean profile;
+    private final boolean describe;
     private final PrintStream out;
 
-    /** {@code profile}: also print one pass's per-layer device times. */
-    public CudaTrainBench(double seconds, int warmup, boolean profile, PrintStream out) {
+    /**
+     * {@code profile}: also print one pass's per-layer device times; {@code describe}: also print each layer's
+     * cuDNN algorithms (`argus bench train` with -Dargus.cuda.verbose=true).
+     */
+    public CudaTrainBench(double seconds, int warmup, boolean profile, boolean describe, PrintStream out) {
         this.seconds = seconds;
         this.warmup = warmup;
         this.profile = profile;
+        this.describe = describe;
         this.out = out;
     }
 
@@ -59,7 +64,7 @@ public final class CudaTrainBench {
                     (System.nanoTime() - t0) / 1e9, backend.device(), CudaRuntime.versions());
             out.println("device memory (MiB): " + backend.memoryBreakdown());
             out.println("cuDNN: " + backend.graphEngineUse());
-            if (Boolean.getBoolean("argus.cuda.verbose")) out.print(backend.describe());
+            if (describe) out.print(backend.describe());
             LossScaler scaler = new LossScaler(65536f, 1 << 24, 1f / 1024, 1000);
             SgdStep step = new SgdStep(0.001f, 0.9f, 0.0005f, batch, 0f);
             for (int i = 0; i < warmup; i++) iteration(backend, input, scaler, step);

@@ -8,6 +8,7 @@ import static org.bytedeco.cuda.global.cudart.cudaMemcpyHostToDevice;
 import io.argus.detector.cuda.CudaRuntime;
 import io.argus.detector.cuda.GpuBuffer;
 import io.argus.detector.cuda.GpuDevice;
+import io.argus.detector.cuda.GpuStream;
 import io.argus.detector.cuda.Status;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
@@ -100,6 +101,19 @@ public final class CudaTrainingBackend implements TrainingBackend {
     @Override
     public String name() {
         return "cuda " + options.precision() + " on " + ctx.device;
+    }
+
+    @Override
+    public String kind() { return "cuda"; }
+
+    /** mixed, fp32 or tf32 (with "-legacy" when graph engines are off). */
+    @Override
+    public String precision() { return options.modeName(); }
+
+    /** The priority of the stream all its work is enqueued on: the device's lowest ({@link GpuStream#priorityRange()}). */
+    public int streamPriority() {
+        ctx.device.makeCurrent();
+        return ctx.stream.priority();
     }
 
     @Override

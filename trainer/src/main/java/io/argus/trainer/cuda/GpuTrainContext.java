@@ -11,14 +11,14 @@ import org.bytedeco.cuda.cudnn.cudnnContext;
 
 /**
  * What the layers of one training network share: the device, the compiled kernels, the stream everything is
- * enqueued on (in order, so no other synchronization is needed), a cuDNN handle on that stream, the storage
+ * enqueued on (in order, so no other synchronization is needed; at the device's lowest priority), a cuDNN handle on that stream, the storage
  * precision, the memory ledger, cuDNN's workspace and the rows of per-channel reductions, and the parameter arenas'
  * addresses.
  */
 final class GpuTrainContext implements AutoCloseable {
     final GpuDevice device;
     final TrainKernels kernels;
-    final GpuStream stream = new GpuStream();
+    final GpuStream stream;
     final cudnnContext cudnn = new cudnnContext();
     final CudaTrainingOptions options;
     final Precision precision;
@@ -42,6 +42,9 @@ final class GpuTrainContext implements AutoCloseable {
     GpuTrainContext(GpuDevice device, CudaTrainingOptions options, DeviceMemory memory) {
         this.device = device;
         device.makeCurrent();
+        // created once the device is current (a stream belongs to the device current at its creation), at the
+        // lowest priority: a fine-tune beside live detection on the same GPU yields to the detector's stream
+        this.stream = new GpuStream(GpuStream.Priority.LOWEST);
         this.kernels = TrainKernels.of(device);
         this.options = options;
         this.precision = options.precision();

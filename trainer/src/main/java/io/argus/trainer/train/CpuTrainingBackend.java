@@ -57,6 +57,12 @@ public final class CpuTrainingBackend implements TrainingBackend {
     public String name() { return "cpu " + (fp16 ? "fp16 (emulated)" : "fp32") + ", " + workers.threads() + " threads"; }
 
     @Override
+    public String kind() { return "cpu"; }
+
+    @Override
+    public String precision() { return fp16 ? "mixed-emulated" : "fp32"; }
+
+    @Override
     public NetworkSpec spec() { return spec; }
 
     @Override

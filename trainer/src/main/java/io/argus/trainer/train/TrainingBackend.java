@@ -14,6 +14,15 @@ public interface TrainingBackend extends AutoCloseable {
     /** Short name for logs, e.g. "cpu fp32". */
     String name();
 
+    /** Where it computes: "cpu" or "cuda" (what run records and progress events report). */
+    String kind();
+
+    /**
+     * How it stores activations and gradients: "fp32" or "mixed-emulated" on the CPU; "mixed" (FP16 with FP32
+     * masters and loss scaling), "fp32" or "tf32" on CUDA.
+     */
+    String precision();
+
     NetworkSpec spec();
 
     /** Images per pass (Darknet's batch / subdivisions). */

@@ -1,0 +1,62 @@
+package io.argus.pipeline.cli;
+
+import io.argus.detector.cuda.CudaOptions;
+import io.argus.detector.cuda.MemoryMode;
+import io.argus.trainer.cuda.CudaTrainingOptions;
+import io.argus.trainer.cuda.Precision;
+import java.util.Locale;
+
+/**
+ * The command line's CUDA settings: the {@code -Dargus.cuda.*} system properties of {@code argus bench},
+ * {@code argus detect}, {@code argus train} and {@code argus bench train} (and of scripts/gpu/*.sh), mapped onto the
+ * same option records the pipeline builds from argus.yaml's {@code cuda:} sections. The only place that reads them:
+ * the engine and the trainer take the records as arguments.
+ *
+ * <ul>
+ *   <li>inference: {@code argus.cuda.device}, {@code memory} (unified, device, auto), {@code fusion} (all, epilogue,
+ *   none), {@code graphs}, {@code inplace}, {@code autotune} (engines timed per convolution shape);</li>
+ *   <li>training: {@code argus.cuda.device}, {@code argus.cuda.train.tf32} (FP32 runs on TF32 tensor cores),
+ *   {@code .autotune}, {@code .workspace} (bytes), {@code .overwrite}, {@code .graph}.</li>
+ * </ul>
+ */
+final class CudaSystemProperties {
+    private CudaSystemProperties() {}
+
+    /** The detector's options: the defaults overridden by argus.cuda.{device,memory,fusion,graphs,inplace,autotune}. */
+    static CudaOptions inference() {
+        CudaOptions d = CudaOptions.defaults();
+        return new CudaOptions(Integer.getInteger("argus.cuda.device", d.device()),
+                MemoryMode.parse(System.getProperty("argus.cuda.memory", d.memory().name())),
+                CudaOptions.Fusion.valueOf(System.getProperty("argus.cuda.fusion", d.fusion().name())
+                        .strip().toUpperCase(Locale.ROOT)),
+                Boolean.parseBoolean(System.getProperty("argus.cuda.graphs", String.valueOf(d.graphs()))),
+                Boolean.parseBoolean(System.getProperty("argus.cuda.inplace", String.valueOf(d.inPlace()))),
+                Integer.getInteger("argus.cuda.autotune", d.autotune()));
+    }
+
+    /**
+     * The CUDA trainer's options in {@code precision}: the defaults overridden by argus.cuda.device and
+     * argus.cuda.train.*; FP32 is IEEE FP32 unless argus.cuda.train.tf32=true.
+     */
+    static CudaTrainingOptions training(Precision precision) {
+        CudaTrainingOptions d = CudaTrainingOptions.defaults(precision);
+        return d.withDevice(Integer.getInteger("argus.cuda.device", d.device()))
+                .withStrictFp32(!Boolean.getBoolean("argus.cuda.train.tf32"))
+                .withAutotune(Boolean.parseBoolean(System.getProperty("argus.cuda.train.autotune",
+                        String.valueOf(d.autotune()))))
+                .withWorkspaceLimit(Long.getLong("argus.cuda.train.workspace", d.workspaceLimit()))
+                .withOverwriteGradients(Boolean.getBoolean("argus.cuda.train.overwrite"))
+                .withGraphEngines(Boolean.parseBoolean(System.getProperty("argus.cuda.train.graph",
+                        String.valueOf(d.graphEngines()))));
+    }
+
+    /** A mode word of `argus bench train --precision` (mixed, fp32, tf32, with -legacy) on the properties' options. */
+    static CudaTrainingOptions training(String mode) {
+        return training(Precision.MIXED).withMode(mode);
+    }
+
+    /** argus.cuda.verbose: print each layer's cuDNN plans. */
+    static boolean verbose() {
+        return Boolean.getBoolean("argus.cuda.verbose");
+    }
+}

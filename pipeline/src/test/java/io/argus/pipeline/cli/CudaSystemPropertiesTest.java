@@ -1,0 +1,102 @@
+package io.argus.pipeline.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.argus.detector.cuda.CudaOptions;
+import io.argus.detector.cuda.MemoryMode;
+import io.argus.pipeline.testing.TestMedia;
+import io.argus.trainer.cuda.CudaTrainingOptions;
+import io.argus.trainer.cuda.Precision;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The -Dargus.cuda.* properties are read in one place, the command line's {@link CudaSystemProperties}: they map
+ * onto the same records as before (so scripts/gpu keep working), and the engine's and the trainer's main sources read
+ * none of them (a guard: the settings must come in as arguments, or YAML could not give two models two GPUs).
+ */
+class CudaSystemPropertiesTest {
+    /** A system property read whose name starts with argus.cuda, in any of Java's accessors. */
+    static final Pattern READ = Pattern.compile(
+            "(System\\.getProperty|Integer\\.getInteger|Long\\.getLong|Boolean\\.getBoolean)\\(\\s*\"argus\\.cuda");
+    /** Diagnostics only, like a log level (with the ARGUS_CUDA_VERBOSE environment variable): not a setting. */
+    static final String VERBOSE = "\"argus.cuda.verbose\"";
+
+    @Test
+    void libraryCodeReadsNoCudaSystemProperties() throws IOException {
+        List<String> found = new ArrayList<>();
+        for (String module : List.of("detector", "trainer")) {
+            Path src = TestMedia.home().resolve(module).resolve("src/main/java");
+            try (Stream<Path> files = Files.walk(src)) {
+                for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+                    List<String> lines = Files.readAllLines(f);
+                    for (int i = 0; i < lines.size(); i++) {
+                        String line = lines.get(i);
+                        if (READ.matcher(line).find() && !line.contains(VERBOSE)) {
+                            found.add(src.relativize(f) + ":" + (i + 1) + ": " + line.strip());
+                        }
+                    }
+                }
+            }
+        }
+        assertTrue(found.isEmpty(), "CUDA settings must be passed in (CudaOptions, CudaTrainingOptions), found:\n"
+                + String.join("\n", found));
+    }
+
+    @Test
+    void withoutPropertiesTheDefaults() {
+        withProperties(() -> {
+            assertEquals(CudaOptions.defaults(), CudaSystemProperties.inference());
+            assertEquals(CudaTrainingOptions.defaults(Precision.MIXED), CudaSystemProperties.training(Precision.MIXED));
+            assertEquals(CudaTrainingOptions.mode("tf32"), CudaSystemProperties.training("tf32"));
+        });
+    }
+
+    @Test
+    void propertiesMapOntoTheRecords() {
+        withProperties(() -> {
+            System.setProperty("argus.cuda.device", "1");
+            System.setProperty("argus.cuda.memory", "unified");
+            System.setProperty("argus.cuda.fusion", "epilogue");
+            System.setProperty("argus.cuda.graphs", "false");
+            System.setProperty("argus.cuda.inplace", "false");
+            System.setProperty("argus.cuda.autotune", "2");
+            assertEquals(new CudaOptions(1, MemoryMode.UNIFIED, CudaOptions.Fusion.EPILOGUE, false, false, 2),
+                    CudaSystemProperties.inference());
+
+            System.setProperty("argus.cuda.train.tf32", "true");
+            System.setProperty("argus.cuda.train.autotune", "false");
+            System.setProperty("argus.cuda.train.workspace", "4294967296");
+            System.setProperty("argus.cuda.train.overwrite", "true");
+            System.setProperty("argus.cuda.train.graph", "false");
+            CudaTrainingOptions fp32 = CudaSystemProperties.training(Precision.FP32);
+            assertEquals(new CudaTrainingOptions(1, Precision.FP32, false, false, 4L << 30,
+                    CudaTrainingOptions.Loss.YOLO, true, false), fp32);
+            assertEquals("tf32-legacy", fp32.modeName(), "argus train --precision fp32 with -Dargus.cuda.train.tf32");
+            assertEquals("fp32-legacy", CudaSystemProperties.training("fp32").modeName(), "bench's fp32 is IEEE FP32");
+            assertEquals(1, CudaSystemProperties.training("mixed").device());
+            assertFalse(CudaSystemProperties.training("mixed").graphEngines());
+        });
+    }
+
+    /** Runs {@code body}, then clears every argus.cuda.* property it may have set. */
+    static void withProperties(Runnable body) {
+        List<String> names = List.of("argus.cuda.device", "argus.cuda.memory", "argus.cuda.fusion", "argus.cuda.graphs",
+                "argus.cuda.inplace", "argus.cuda.autotune", "argus.cuda.train.tf32", "argus.cuda.train.autotune",
+                "argus.cuda.train.workspace", "argus.cuda.train.overwrite", "argus.cuda.train.graph");
+        for (String n : names) System.clearProperty(n);
+        try {
+            body.run();
+        } finally {
+            for (String n : names) System.clearProperty(n);
+        }
+    }
+}

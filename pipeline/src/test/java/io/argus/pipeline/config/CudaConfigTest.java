@@ -1,0 +1,132 @@
+package io.argus.pipeline.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.argus.detector.Detector;
+import io.argus.detector.cuda.CudaOptions;
+import io.argus.detector.cuda.MemoryMode;
+import io.argus.pipeline.testing.TestConfig;
+import io.argus.trainer.backends.TrainingBackends;
+import io.argus.trainer.cuda.CudaTrainingOptions;
+import io.argus.trainer.cuda.Precision;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@code cuda:} sections: {@code models[].cuda} and {@code training.cuda} read into the engine's option records
+ * (defaults, ranges, environment overrides, unknown keys named), and a model's options are what its detector is
+ * opened with, so two models can name two GPUs.
+ */
+class CudaConfigTest {
+    @TempDir
+    Path tmp;
+
+    ArgusConfig read(Consumer<JsonObject> edit, Map<String, String> env) throws Exception {
+        JsonObject json = TestConfig.base();
+        edit.accept(json);
+        return ArgusConfig.read(tmp.resolve("x.yaml"), json, env);
+    }
+
+    static JsonObject model(JsonObject json, int i) { return json.getJsonArray("models").getJsonObject(i); }
+
+    ConfigException error(Consumer<JsonObject> edit) {
+        return assertThrows(ConfigException.class, () -> read(edit, Map.of()));
+    }
+
+    @Test
+    void withoutASectionTheDefaults() throws Exception {
+        ArgusConfig c = read(j -> {}, Map.of());
+        assertEquals(CudaOptions.defaults(), c.models().get(0).cuda());
+        CudaTrainingOptions t = c.training().cuda();
+        assertEquals(CudaTrainingOptions.defaults(Precision.MIXED), t);
+        assertEquals(2048L << 20, t.workspaceLimit());
+        assertEquals(TrainingBackends.Kind.AUTO, c.training().backend());
+    }
+
+    @Test
+    void twoModelsOnTwoDevicesInTheirOwnMemoryModes() throws Exception {
+        ArgusConfig c = read(j -> {
+            JsonObject second = model(j, 0).copy().put("id", "second");
+            model(j, 0).put("backend", "cuda").put("cuda", new JsonObject().put("device", 0).put("memory", "unified"));
+            second.put("backend", "cuda").put("cuda", new JsonObject().put("device", 1).put("memory", "device")
+                    .put("graphs", false).put("autotune", 2));
+            j.getJsonArray("models").add(second);
+        }, Map.of());
+        ModelConfig a = c.models().get(0), b = c.models().get(1);
+        assertEquals(new CudaOptions(0, MemoryMode.UNIFIED, CudaOptions.Fusion.ALL, true, true, 4), a.cuda());
+        assertEquals(new CudaOptions(1, MemoryMode.DEVICE, CudaOptions.Fusion.ALL, false, true, 2), b.cuda());
+        // what InferenceWorker and a hot swap open the detector with
+        Detector.Options opened = b.detectorOptions();
+        assertEquals(Detector.Backend.CUDA, opened.backend());
+        assertEquals(b.cuda(), opened.cuda());
+        assertEquals(b.maxBatch(), opened.maxBatch());
+        assertEquals(b.threshold(), opened.params().threshold());
+    }
+
+    @Test
+    void trainingSectionSetsDevicePrecisionAndWorkspace() throws Exception {
+        ArgusConfig c = read(j -> j.put("training", new JsonObject().put("backend", "cuda").put("cuda", new JsonObject()
+                .put("device", 1).put("precision", "tf32").put("workspaceMiB", 512).put("autotune", false)
+                .put("graphEngines", false))), Map.of());
+        CudaTrainingOptions t = c.training().cuda();
+        assertEquals(1, t.device());
+        assertEquals(Precision.FP32, t.precision());
+        assertEquals("tf32-legacy", t.modeName());
+        assertEquals(512L << 20, t.workspaceLimit());
+        assertEquals(false, t.autotune());
+        assertEquals(TrainingBackends.Kind.CUDA, c.training().backend());
+        assertEquals("fp32", read(j -> j.put("training", new JsonObject().put("cuda",
+                new JsonObject().put("precision", "FP32"))), Map.of()).training().cuda().modeName());
+    }
+
+    @Test
+    void environmentOverridesTheCudaKeys() throws Exception {
+        ArgusConfig c = read(j -> j.getJsonArray("models").add(model(j, 0).copy().put("id", "second")), Map.of(
+                "ARGUS_MODELS_0_CUDA_DEVICE", "1",
+                "ARGUS_MODELS_1_CUDA_DEVICE", "2",
+                "ARGUS_MODELS_1_CUDA_MEMORY", "unified",
+                "ARGUS_TRAINING_CUDA_DEVICE", "3",
+                "ARGUS_TRAINING_CUDA_PRECISION", "fp32",
+                "ARGUS_TRAINING_CUDA_WORKSPACE_MI_B", "256"));
+        assertEquals(1, c.models().get(0).cuda().device());
+        assertEquals(2, c.models().get(1).cuda().device());
+        assertEquals(MemoryMode.UNIFIED, c.models().get(1).cuda().memory());
+        assertEquals(3, c.training().cuda().device());
+        assertEquals("fp32", c.training().cuda().modeName());
+        assertEquals(256L << 20, c.training().cuda().workspaceLimit());
+        assertTrue(c.unusedEnv().isEmpty(), c.unusedEnv().toString());
+        assertEquals("ARGUS_TRAINING_CUDA_WORKSPACE_MI_B", ConfigNode.envName("training.cuda.workspaceMiB"));
+    }
+
+    @Test
+    void badValuesAndUnknownKeysNameTheKey() {
+        ConfigException device = error(j -> model(j, 0).put("cuda", new JsonObject().put("device", -1)));
+        assertEquals("models[0].cuda.device", device.key());
+        assertTrue(device.getMessage().contains("expected an integer in 0..63, found -1"), device.getMessage());
+        ConfigException memory = error(j -> model(j, 0).put("cuda", new JsonObject().put("memory", "shared")));
+        assertEquals("models[0].cuda.memory: expected one of auto, device, unified, found \"shared\"", memory.getMessage());
+        assertEquals("models[0].cuda.autotune", error(j -> model(j, 0).put("cuda", new JsonObject().put("autotune", 0))).key());
+        ConfigException typo = error(j -> model(j, 0).put("cuda", new JsonObject().put("devcie", 1)));
+        assertEquals("models[0].cuda.devcie", typo.key());
+        assertTrue(typo.getMessage().contains("unknown key"), typo.getMessage());
+        ConfigException workspace = error(j -> model(j, 0).put("cuda", new JsonObject().put("workspaceMiB", 64)));
+        assertEquals("models[0].cuda.workspaceMiB", workspace.key(), "inference has no workspace limit to configure");
+        assertEquals("models[0].cuda", error(j -> model(j, 0).put("cuda", new JsonArray())).key());
+
+        ConfigException precision = error(j -> j.put("training", new JsonObject().put("cuda",
+                new JsonObject().put("precision", "fp16"))));
+        assertEquals("training.cuda.precision: expected one of mixed, fp32, tf32, found \"fp16\"", precision.getMessage());
+        assertEquals("training.cuda.workspaceMiB", error(j -> j.put("training", new JsonObject().put("cuda",
+                new JsonObject().put("workspaceMiB", -1)))).key());
+        assertEquals("training.cuda.stream", error(j -> j.put("training", new JsonObject().put("cuda",
+                new JsonObject().put("stream", "low")))).key());
+        assertEquals("training.backend", error(j -> j.put("training", new JsonObject().put("backend", "tpu"))).key());
+    }
+}
