@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
  * token is printed once when {@code argus run} generates it; these commands find it again, or replace it.
  */
 @Command(name = "token", mixinStandardHelpOptions = true,
-        description = "Show or rotate the HTTP access token (the dashboard link with it).",
+        description = {"Show or rotate the HTTP access token.", "The token guards the API, /ws and the dashboard's data when the server listens beyond loopback."},
         subcommands = {TokenCommand.Show.class, TokenCommand.Rotate.class})
 final class TokenCommand {
     /** {@code --config}, read as {@code argus run} reads it (with ARGUS_* environment overrides). */
@@ -43,7 +43,7 @@ final class TokenCommand {
     }
 
     @Command(name = "show", mixinStandardHelpOptions = true,
-            description = "Print the access token and the dashboard link with it (generating the token file if the server has not yet).")
+            description = {"Print the access token and the dashboard link with it.", "Generates the token file if the server has not yet."})
     static final class Show implements Callable<Integer> {
         @picocli.CommandLine.Mixin
         ConfigOption options;
@@ -69,7 +69,7 @@ final class TokenCommand {
     }
 
     @Command(name = "rotate", mixinStandardHelpOptions = true,
-            description = "Replace the generated access token; a running server switches to the new one within seconds.")
+            description = {"Replace the generated access token.", "A running server switches to the new one within seconds."})
     static final class Rotate implements Callable<Integer> {
         @picocli.CommandLine.Mixin
         ConfigOption options;

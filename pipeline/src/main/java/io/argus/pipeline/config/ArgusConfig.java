@@ -128,7 +128,10 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
     }
 
     /** ARGUS_* variables that are not configuration keys. */
-    static final Set<String> NOT_CONFIG = Set.of("ARGUS_HOME", "ARGUS_DEBUG", "ARGUS_JAVA_OPTS", "ARGUS_CONFIG");
+    static final Set<String> NOT_CONFIG = Set.of("ARGUS_HOME", "ARGUS_DEBUG", "ARGUS_JAVA_OPTS", "ARGUS_CONFIG",
+            "ARGUS_SKIP_PACKAGES",   // bin/argus: start without installing config/system-packages.txt
+            "ARGUS_REQUIRE_PEERS",   // tests: a missing reference peer fails instead of skipping
+            "ARGUS_CUDA_VERBOSE");   // the CUDA backend's plan log (CudaLog)
 
     public List<String> modelIds() { return models.stream().map(ModelConfig::id).toList(); }
 

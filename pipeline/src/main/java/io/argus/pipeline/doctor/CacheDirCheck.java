@@ -33,7 +33,9 @@ final class CacheDirCheck implements Check {
             return List.of(Finding.fail(name(), dir + " is not writable (" + Doctor.describe(e) + ")",
                     "set cacheDir (or ARGUS_CACHE_DIR) to a directory you can write, or fix its permissions"));
         }
-        long free = Files.getFileStore(existing).getUsableSpace();
+        // File.getUsableSpace (statvfs) rather than Files.getFileStore: the latter looks the path up in /proc/mounts
+        // and fails ("Mount point not found") in a chroot or container whose mount table names other paths.
+        long free = existing.toFile().getUsableSpace();
         String found = dir + (existing.equals(dir) ? "" : " (created on first start)") + ", writable, "
                 + String.format(java.util.Locale.ROOT, "%.1f GiB free", free / (double) (1L << 30));
         if (free < LOW) {
