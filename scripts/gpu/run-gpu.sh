@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One command on a GPU host without Java (run from the repository root, the bundle in .bundle-cuda/):
 #   .bundle-cuda/run-gpu.sh [PHASES]      PHASES: comma list of tests,bench,torch (default: all three), and
+#                                         doctor (not in the default): `argus doctor` on the GPU host
 #                                         pipeline-train (not in the default): a short online fine-tune through the
 #                                         pipeline's backend factory with training.backend auto (must run on CUDA in
 #                                         mixed precision with a loss scale, on a lowest-priority stream) and the
@@ -38,6 +39,10 @@ CP="$B/lib/*:$T/dnnl-natives"
 nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total,utilization.gpu --format=csv,noheader
 "$JAVA" -version 2>&1 | head -1
 
+if [[ ",$PHASES," == *",doctor,"* ]]; then
+  log "argus doctor (what a user's first look at this GPU host says)"
+  "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli doctor 2>&1 | tee "$LOGS/doctor.log"
+fi
 if [[ ",$PHASES," == *",tests,"* ]]; then
   log "GPU tests"
   SELECT=(--select-package io.argus.detector.cuda)

@@ -131,7 +131,8 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
     static final Set<String> NOT_CONFIG = Set.of("ARGUS_HOME", "ARGUS_DEBUG", "ARGUS_JAVA_OPTS", "ARGUS_CONFIG",
             "ARGUS_SKIP_PACKAGES",   // bin/argus: start without installing config/system-packages.txt
             "ARGUS_REQUIRE_PEERS",   // tests: a missing reference peer fails instead of skipping
-            "ARGUS_CUDA_VERBOSE");   // the CUDA backend's plan log (CudaLog)
+            "ARGUS_CUDA_VERBOSE",    // the CUDA backend's plan log (CudaLog)
+            "ARGUS_KERNEL_CACHE");   // where NVRTC's compiled kernels are kept (KernelCompiler)
 
     public List<String> modelIds() { return models.stream().map(ModelConfig::id).toList(); }
 

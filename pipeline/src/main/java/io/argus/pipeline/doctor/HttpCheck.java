@@ -1,6 +1,8 @@
 package io.argus.pipeline.doctor;
 
 import io.argus.pipeline.config.ArgusConfig;
+import io.argus.pipeline.http.AccessToken;
+import io.argus.pipeline.http.TokenFile;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -26,7 +28,7 @@ final class HttpCheck implements Check {
         ArgusConfig config = source.config();
         if (config == null) return List.of(Finding.info("HTTP port", "not checked: the config did not load"));
         ArgusConfig.Http http = config.http();
-        return List.of(port(http, config), access(http));
+        return List.of(port(http, config), access(http, config.cacheDir()));
     }
 
     private static Finding port(ArgusConfig.Http http, ArgusConfig config) {
@@ -44,18 +46,22 @@ final class HttpCheck implements Check {
         return Finding.ok("HTTP port", where + " is free");
     }
 
-    private static Finding access(ArgusConfig.Http http) {
-        boolean loopback;
-        try {
-            loopback = InetAddress.getByName(http.host()).isLoopbackAddress();
-        } catch (IOException e) {
-            return Finding.fail("HTTP access", "http.host " + http.host() + " does not resolve: " + Doctor.describe(e),
-                    "set http.host to 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)");
+    /** The same decision the server makes at start (http.AccessToken), said without creating anything. */
+    private static Finding access(ArgusConfig.Http http, java.nio.file.Path cacheDir) {
+        if (!AccessToken.loopback(http.host())) {
+            try {
+                InetAddress.getByName(http.host());
+            } catch (IOException e) {
+                return Finding.fail("HTTP access", "http.host " + http.host() + " does not resolve: " + Doctor.describe(e),
+                        "set http.host to 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)");
+            }
         }
+        boolean loopback = AccessToken.loopback(http.host());
         String reach = loopback ? "http.host " + http.host() + ": this machine only" : "http.host " + http.host() + ": reachable from the network";
-        if (http.token() != null) return Finding.ok("HTTP access", reach + "; a token guards changes and /ws");
-        if (loopback) return Finding.ok("HTTP access", reach + "; no token (anyone on this machine can change cameras and models)");
-        return Finding.warn("HTTP access", reach + " and no token: anyone who reaches it can change cameras and models",
-                "set http.token (or ARGUS_HTTP_TOKEN=...), or http.host: 127.0.0.1 to keep it on this machine");
+        if (http.token() != null) return Finding.ok("HTTP access", reach + "; http.token guards the API, /ws and camera images");
+        if (loopback) return Finding.ok("HTTP access", reach + "; open (no token needed on loopback)");
+        java.nio.file.Path file = TokenFile.in(cacheDir);
+        return Finding.ok("HTTP access", reach + "; a generated token guards the API, /ws and camera images ("
+                + file + (java.nio.file.Files.exists(file) ? "" : ", made at first start") + "; `argus token show` prints it)");
     }
 }
