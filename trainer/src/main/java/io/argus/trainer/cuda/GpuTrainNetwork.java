@@ -19,10 +19,11 @@ import java.util.Locale;
 
 /**
  * A network instantiated for training on one GPU for up to {@code maxBatch} images: the feature maps (and, per
- * convolution, its pre-normalization output z) in one activation allocation, every layer's gradient in one gradient
- * allocation (so one memset clears them all before a pass), the loss's per-pass scratch in a third. A single-input
- * [route] without groups is the same tensors as its input (its consumers add straight into the input's gradient).
- * All work is enqueued in layer order on the context's stream.
+ * convolution, its pre-normalization output z) in one activation allocation, the layers' gradients in one gradient
+ * allocation laid out by a {@link GradientPlan} (tensors that are never live at the same time in the backward pass
+ * share bytes, and each is cleared just before it becomes live), the loss's per-pass scratch in a third. A
+ * single-input [route] without groups is the same tensors as its input (its consumers add straight into the input's
+ * gradient). All work is enqueued in layer order on the context's stream.
  */
 final class GpuTrainNetwork implements AutoCloseable {
     private final NetworkSpec spec;
@@ -39,8 +40,17 @@ final class GpuTrainNetwork implements AutoCloseable {
     private final GpuBuffer gradientArena;
     private final GpuBuffer scratch;
     private final long lossSums;
+    private final GradientPlan gradientPlan;
 
     GpuTrainNetwork(NetworkSpec spec, int maxBatch, ParameterArena arena, GpuTrainContext ctx) {
+        this(spec, maxBatch, arena, ctx, false);
+    }
+
+    /**
+     * {@code keepGradients}: every layer's gradient in bytes of its own (the whole-network sum), so all of them can be
+     * read after a pass ({@link #gradient}); otherwise the arena is the planned peak of live gradients.
+     */
+    GpuTrainNetwork(NetworkSpec spec, int maxBatch, ParameterArena arena, GpuTrainContext ctx, boolean keepGradients) {
         this.spec = spec;
         this.maxBatch = maxBatch;
         this.ctx = ctx;
@@ -52,9 +62,10 @@ final class GpuTrainNetwork implements AutoCloseable {
         int bytes = ctx.precision.bytes();
         Shape in = spec.inputShape();
 
-        // sizes first: activations (input, z and y), gradients, per-pass scratch, per-layer scalars, head constants
+        // sizes first: activations (input, z and y), gradients (planned), per-pass scratch, per-layer scalars, heads
+        this.gradientPlan = GradientPlan.of(spec, maxBatch, bytes, ctx.options.overwriteGradients(), keepGradients);
         long act = (long) maxBatch * in.plane() * 8 * bytes;
-        long grad = 0;
+        long grad = gradientPlan.bytes();
         long scratchBytes = 64;   // the 5 loss sums (doubles), rounded up
         long scalars = 0;
         int maxStride = 8;
@@ -64,7 +75,6 @@ final class GpuTrainNetwork implements AutoCloseable {
             switch (l) {
                 case ConvolutionalSpec c -> {
                     act += 2 * t;
-                    grad += t;
                     scalars += 5L * 4 * Tensor.padded(c.filters());
                 }
                 case RouteSpec r when isAlias(r) -> { }
@@ -72,10 +82,7 @@ final class GpuTrainNetwork implements AutoCloseable {
                     scratchBytes += align(GpuYoloLoss.scratchBytes(y, maxBatch));
                     heads++;
                 }
-                default -> {
-                    act += t;
-                    grad += t;
-                }
+                default -> act += t;
             }
             maxStride = Math.max(maxStride, Tensor.padded(l.output().channels()));
         }
@@ -88,7 +95,6 @@ final class GpuTrainNetwork implements AutoCloseable {
         ctx.partials = mem.allocate(4L * ctx.reductionBlocks() * 2 * maxStride, "reduction rows").address();
         this.lossSums = scratch.address();
 
-        int[] writers = gradientWriters(spec);
         long actAt = activations.address();
         long gradAt = gradientArena.address();
         long scratchAt = scratch.address() + 64;
@@ -118,15 +124,15 @@ final class GpuTrainNetwork implements AutoCloseable {
             } else {
                 Tensor y = new Tensor(actAt, s.channels(), Tensor.padded(s.channels()), s.height(), s.width(), bytes);
                 actAt += y.bytes(maxBatch);
-                Tensor dy = new Tensor(gradAt, y.channels(), y.stride(), y.height(), y.width(), bytes);
-                gradAt += dy.bytes(maxBatch);
+                Tensor dy = new Tensor(gradAt + gradientPlan.offset(i), y.channels(), y.stride(), y.height(),
+                        y.width(), bytes);
                 outputs[i] = y;
                 gradients[i] = dy;
                 layer = switch (l) {
                     case ConvolutionalSpec c -> {
                         Tensor z = new Tensor(actAt, y.channels(), y.stride(), y.height(), y.width(), bytes);
                         actAt += z.bytes(maxBatch);
-                        boolean sole = ctx.options.overwriteGradients() && i > 0 && writers[owner(spec, i - 1)] == 1;
+                        boolean sole = gradientPlan.soleWriter(i);
                         GpuConvolution conv = new GpuConvolution(c, arena.slot(i), out(i - 1), grad(i - 1), sole, z, y,
                                 dy, scalarAt, ctx);
                         scalarAt += 5L * 4 * y.stride();
@@ -239,13 +245,32 @@ final class GpuTrainNetwork implements AutoCloseable {
         return most;
     }
 
-    /** Clears every layer gradient and the loss scratch (two memsets). */
+    /**
+     * Clears the loss scratch and the gradients the losses add into (with keepGradients: every gradient). The others
+     * share bytes with tensors live earlier in the backward pass, so {@link #backward} clears each just before the
+     * layer that writes it first. Forward touches no gradient, so this may come before it.
+     */
     void clearForPass() {
-        Status.cuda(cudaMemsetAsync(DevicePointer.at(gradientArena.address()), 0, gradientArena.bytes(),
-                ctx.stream.handle()), "cudaMemsetAsync gradients");
+        clearGradients(0);
         Status.cuda(cudaMemsetAsync(DevicePointer.at(scratch.address()), 0, scratch.bytes(), ctx.stream.handle()),
                 "cudaMemsetAsync loss scratch");
     }
+
+    /** Zeroes the gradients first written at backward step s (see {@link GradientPlan}). */
+    private void clearGradients(int step) {
+        for (long[] r : gradientPlan.clears(step)) {
+            Status.cuda(cudaMemsetAsync(DevicePointer.at(gradientArena.address() + r[0]), 0, r[1],
+                    ctx.stream.handle()), "cudaMemsetAsync gradients");
+        }
+    }
+
+    /** Layer i's backward, after clearing the gradients it is the first to add into. */
+    private void clearAndBackward(int i, int n) {
+        clearGradients(gradientPlan.backwardStep(i));
+        layers.get(i).backward(n);
+    }
+
+    GradientPlan gradientPlan() { return gradientPlan; }
 
     void forward(int n) {
         for (GpuLayer l : layers) l.forward(n);
@@ -260,7 +285,7 @@ final class GpuTrainNetwork implements AutoCloseable {
     }
 
     void backward(int n) {
-        for (int i = layers.size() - 1; i >= 0; i--) layers.get(i).backward(n);
+        for (int i = layers.size() - 1; i >= 0; i--) clearAndBackward(i, n);
     }
 
     /**
@@ -287,6 +312,7 @@ final class GpuTrainNetwork implements AutoCloseable {
         float lossMs = ctx.stream.time(loss);
         for (int i = count - 1; i >= 0; i--) {
             GpuLayer l = layers.get(i);
+            clearGradients(gradientPlan.backwardStep(i));   // outside the timed parts, as clearForPass is
             if (l instanceof GpuConvolution c) {
                 float[] p = c.profile(n, true);
                 parts[i][2] = p[0];
@@ -330,9 +356,21 @@ final class GpuTrainNetwork implements AutoCloseable {
         return planar(outputs[index], image);
     }
 
-    /** dLoss/d(output of layer {@code index}) of the last pass, times the loss scale; null where none. */
+    /**
+     * dLoss/d(output of layer {@code index}) of the last pass, times the loss scale; null where none. Only where the
+     * bytes were not reused later in the pass ({@link #gradientKept}; all of them with keepGradients).
+     */
     float[] gradient(int index, int image) {
+        if (gradients[index] != null && !gradientPlan.keptAfterPass(index)) {
+            throw new IllegalStateException("layer " + index + "'s gradient was overwritten by later layers' "
+                    + "gradients in the backward pass; build the network with keepGradients to read it");
+        }
         return planar(gradients[index], image);
+    }
+
+    /** Whether {@link #gradient} can read layer {@code index}'s gradient after a pass. */
+    boolean gradientKept(int index) {
+        return gradients[index] != null && gradientPlan.keptAfterPass(index);
     }
 
     /** The network input of one image, planar. */
