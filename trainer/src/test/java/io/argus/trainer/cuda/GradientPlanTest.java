@@ -149,6 +149,29 @@ class GradientPlanTest {
         }
     }
 
+    /** Which gradients GpuLayerGradientTest can read after a pass (batch 4) in each precision. */
+    @Test
+    void gradientsKeptInTheGpuTestNetworks() {
+        for (NetworkSpec spec : specs().subList(5, 8)) {
+            for (int bytes : new int[] {2, 4}) {
+                GradientPlan plan = GradientPlan.of(spec, 4, bytes, false, false);
+                StringBuilder kept = new StringBuilder();
+                int tensors = 0, readable = 0;
+                for (LayerSpec l : spec.layers()) {
+                    if (!GradientPlan.hasTensor(l)) continue;
+                    tensors++;
+                    if (plan.keptAfterPass(l.index())) {
+                        readable++;
+                        kept.append(' ').append(l.index());
+                    }
+                }
+                System.out.printf(Locale.ROOT, "%s b4 %d-byte: %d of %d gradients readable after a pass:%s%n",
+                        spec.file(), bytes, readable, tensors, kept);
+                assertTrue(readable >= 1);
+            }
+        }
+    }
+
     @Test
     void theHeadGradientOfASmallNetworkIsOverwrittenUnlessKept() {
         NetworkSpec spec = GpuTests.spec("conv", GpuLayerGradientTest.CONV);
