@@ -58,6 +58,17 @@ class GradientPlanTest {
         assertEquals(whole.bytes(), plan.wholeNetworkBytes());
         assertTrue(plan.bytes() <= 0.3 * plan.wholeNetworkBytes(), plan.bytes() / MIB + " MiB");
         assertTrue(plan.bytes() >= plan.liveBound());
+        // the same bytes are cleared per pass as before (each tensor once), in a few dozen memsets instead of one
+        long cleared = 0;
+        int memsets = 0;
+        for (int step = 0; step < plan.steps(); step++) {
+            for (long[] r : plan.clears(step)) {
+                cleared += r[1];
+                memsets++;
+            }
+        }
+        System.out.printf(Locale.ROOT, "  cleared per pass %.1f MiB in %d memsets%n", cleared / MIB, memsets);
+        assertTrue(cleared >= plan.wholeNetworkBytes() && cleared <= plan.wholeNetworkBytes() + 256L * memsets);
     }
 
     @Test
