@@ -21,7 +21,8 @@ import java.util.Locale;
  * A network instantiated for training on one GPU for up to {@code maxBatch} images: the feature maps (and, per
  * convolution, its pre-normalization output z) in one activation allocation, the layers' gradients in one gradient
  * allocation laid out by a {@link GradientPlan} (tensors that are never live at the same time in the backward pass
- * share bytes, and each is cleared just before it becomes live), the loss's per-pass scratch in a third. A
+ * share bytes, and each is cleared just before it becomes live; during the forward pass, the outputs no backward
+ * reads live there instead of with the feature maps), the loss's per-pass scratch in a third. A
  * single-input [route] without groups is the same tensors as its input (its consumers add straight into the input's
  * gradient). All work is enqueued in layer order on the context's stream.
  */
@@ -47,8 +48,9 @@ final class GpuTrainNetwork implements AutoCloseable {
     }
 
     /**
-     * {@code keepGradients}: every layer's gradient in bytes of its own (the whole-network sum), so all of them can be
-     * read after a pass ({@link #gradient}); otherwise the arena is the planned peak of live gradients.
+     * {@code keepGradients}: every layer's gradient in bytes of its own (the whole-network sum), and every output with
+     * the feature maps, so all of them can be read after a pass ({@link #gradient}, {@link #output}); otherwise the
+     * gradient arena is the planned peak of live gradients and also holds the forward-only outputs.
      */
     GpuTrainNetwork(NetworkSpec spec, int maxBatch, ParameterArena arena, GpuTrainContext ctx, boolean keepGradients) {
         this.spec = spec;
@@ -74,7 +76,7 @@ final class GpuTrainNetwork implements AutoCloseable {
             long t = Tensor.bytesFor(l.output(), maxBatch, bytes);
             switch (l) {
                 case ConvolutionalSpec c -> {
-                    act += 2 * t;
+                    act += gradientPlan.forwardOnly(l.index()) ? t : 2 * t;   // z; y unless forward-only
                     scalars += 5L * 4 * Tensor.padded(c.filters());
                 }
                 case RouteSpec r when isAlias(r) -> { }
@@ -82,12 +84,13 @@ final class GpuTrainNetwork implements AutoCloseable {
                     scratchBytes += align(GpuYoloLoss.scratchBytes(y, maxBatch));
                     heads++;
                 }
-                default -> act += t;
+                default -> act += gradientPlan.forwardOnly(l.index()) ? 0 : t;
             }
             maxStride = Math.max(maxStride, Tensor.padded(l.output().channels()));
         }
         DeviceMemory mem = ctx.memory;
         this.activations = mem.allocate(act, "feature maps");
+        // the gradient arena also lends its idle bytes to the forward-only outputs (it is at least as large as they need)
         this.gradientArena = mem.allocate(grad, "feature-map gradients");
         this.scratch = mem.allocate(scratchBytes, "loss scratch");
         GpuBuffer scalarBuffer = mem.allocate(Math.max(16, scalars), "per-channel batch statistics");
@@ -122,8 +125,10 @@ final class GpuTrainNetwork implements AutoCloseable {
                 if (dx != null) standInLosses.add(new GpuStandInLoss(y, x, dx, lossSums, ctx));
                 layer = loss;
             } else {
-                Tensor y = new Tensor(actAt, s.channels(), Tensor.padded(s.channels()), s.height(), s.width(), bytes);
-                actAt += y.bytes(maxBatch);
+                boolean forwardOnly = gradientPlan.forwardOnly(i);
+                Tensor y = new Tensor(forwardOnly ? gradAt + gradientPlan.outputOffset(i) : actAt, s.channels(),
+                        Tensor.padded(s.channels()), s.height(), s.width(), bytes);
+                if (!forwardOnly) actAt += y.bytes(maxBatch);
                 Tensor dy = new Tensor(gradAt + gradientPlan.offset(i), y.channels(), y.stride(), y.height(),
                         y.width(), bytes);
                 outputs[i] = y;
@@ -246,12 +251,11 @@ final class GpuTrainNetwork implements AutoCloseable {
     }
 
     /**
-     * Clears the loss scratch and the gradients the losses add into (with keepGradients: every gradient). The others
-     * share bytes with tensors live earlier in the backward pass, so {@link #backward} clears each just before the
-     * layer that writes it first. Forward touches no gradient, so this may come before it.
+     * Clears the loss scratch. The gradients share bytes with forward-only outputs and with each other: {@link
+     * #forward} ends by clearing those the losses add into (with keepGradients: every gradient), {@link #backward}
+     * clears each other one just before the layer that writes it first.
      */
     void clearForPass() {
-        clearGradients(0);
         Status.cuda(cudaMemsetAsync(DevicePointer.at(scratch.address()), 0, scratch.bytes(), ctx.stream.handle()),
                 "cudaMemsetAsync loss scratch");
     }
@@ -272,8 +276,10 @@ final class GpuTrainNetwork implements AutoCloseable {
 
     GradientPlan gradientPlan() { return gradientPlan; }
 
+    /** The forward pass, then the clearing of the gradients the losses add into (after: see clearForPass). */
     void forward(int n) {
         for (GpuLayer l : layers) l.forward(n);
+        clearGradients(0);
     }
 
     void yoloLoss(int n, long truths, long counts, int maxTruths, float lossScale) {
@@ -309,6 +315,7 @@ final class GpuTrainNetwork implements AutoCloseable {
                 fwd[i] = ctx.stream.time(() -> l.forward(n));
             }
         }
+        clearGradients(0);   // as forward(n) does, untimed
         float lossMs = ctx.stream.time(loss);
         for (int i = count - 1; i >= 0; i--) {
             GpuLayer l = layers.get(i);
@@ -351,9 +358,21 @@ final class GpuTrainNetwork implements AutoCloseable {
         return s.toString();
     }
 
-    /** Layer {@code index}'s output for one image as Darknet's planar floats (C x H x W); null for [yolo]. */
+    /**
+     * Layer {@code index}'s output for one image as Darknet's planar floats (C x H x W); null for [yolo]. Forward-only
+     * outputs only where gradients did not take their bytes later in the pass ({@link #outputKept}).
+     */
     float[] output(int index, int image) {
+        if (!outputKept(index)) {
+            throw new IllegalStateException("layer " + index + "'s output lived in the gradient arena during the "
+                    + "forward pass and was overwritten; build the network with keepGradients to read it");
+        }
         return planar(outputs[index], image);
+    }
+
+    /** Whether {@link #output} can read layer {@code index}'s output after a pass. */
+    boolean outputKept(int index) {
+        return gradientPlan.outputKeptAfterPass(owner(spec, index));
     }
 
     /**

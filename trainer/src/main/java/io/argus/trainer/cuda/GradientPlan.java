@@ -10,8 +10,8 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * Where each layer's output gradient (dy) lives in the network's gradient arena, and when it is cleared (host-side
- * only, no GPU).
+ * Where each layer's output gradient (dy) lives in the network's gradient arena, and when it is cleared; and which
+ * layer outputs live there during the forward pass (host-side only, no GPU).
  *
  * <p>Backward runs in steps: step 0 is the loss (every [yolo] head, or the stand-in loss, adds into its input's
  * gradient before any layer's backward), then step {@code count - i} is layer i's backward, in reverse layer order. A
@@ -28,8 +28,14 @@ import java.util.List;
  * cuDNN beta 0 ({@link #soleWriter}) gets the tensor cleared too: beta 0 need not ignore what was there (a graph
  * engine may compute 0 * old, and a previous occupant may hold Inf from an overflowing FP16 pass).
  *
+ * <p>The forward pass writes no gradient, so during it the arena is free: the outputs that no backward reads
+ * ({@link #forwardOnly}: those consumed only by [route] and [upsample], whose backward reads gradients alone) live
+ * there from their layer's forward to their last consumer's, placed the same way among themselves. The clears of
+ * step 0 (the losses' gradients) therefore come after the forward pass, never before it.
+ *
  * <p>With {@code keepAll} every tensor has its own bytes in layer order (the whole-network layout, cleared at once
- * before the pass), so every layer's gradient can be read after a pass (tests, debugging).
+ * before the losses) and no output lives here, so every layer's gradient and output can be read after a pass (tests,
+ * debugging).
  */
 final class GradientPlan {
     /** Byte alignment of each planned tensor (cudaMalloc's; cuDNN's graph engines read the address alignment). */
@@ -42,6 +48,10 @@ final class GradientPlan {
     private final boolean[] sole;
     private final long[] sizes;
     private final long[] offsets;
+    private final long[] outputSizes;
+    private final long[] outputOffsets;
+    private final int[] produced;
+    private final int[] lastUse;
     private final int[] first;
     private final int[] last;
     private final long bytes;
@@ -94,6 +104,38 @@ final class GradientPlan {
             }
         }
         this.wholeNetwork = whole;
+        // outputs no backward reads: a layer's output is read in backward only by consumers that read their input
+        // there (convolution: backward filter; max-pool: the winners; shortcut: the activation's derivative; the
+        // losses). [route] and [upsample] backward read only gradients, and a layer's own backward reads z (a
+        // convolution) or its inputs, never its own output. Such an output is live from its forward to its last
+        // consumer's forward; the gradient arena is idle all forward long (every gradient is cleared before its first
+        // write, the losses' ones only after the forward: see clearsAfterForward), so these outputs live there.
+        boolean[] readInBackward = new boolean[count];
+        this.lastUse = new int[count];
+        this.produced = new int[count];
+        this.outputSizes = new long[count];
+        this.outputOffsets = new long[count];
+        Arrays.fill(outputOffsets, -1);
+        for (LayerSpec l : layers) {
+            lastUse[l.index()] = l.index();
+            produced[l.index()] = l.index();
+        }
+        for (LayerSpec l : layers) {
+            if (l instanceof RouteSpec r && GpuTrainNetwork.isAlias(r)) continue;   // its consumers read the source
+            boolean readsInput = !(l instanceof RouteSpec || l instanceof io.argus.detector.darknet.UpsampleSpec);
+            for (int in : l.inputs()) {
+                if (in < 0) continue;
+                int o = owner[in];
+                lastUse[o] = Math.max(lastUse[o], l.index());
+                if (readsInput) readInBackward[o] = true;
+            }
+        }
+        for (LayerSpec l : layers) {
+            int i = l.index();
+            if (!keepAll && hasTensor(l) && !readInBackward[i]) {
+                outputSizes[i] = Tensor.bytesFor(l.output(), maxBatch, elementBytes);
+            }
+        }
         this.clears = new ArrayList<>();
         for (int s = 0; s <= count; s++) clears.add(new ArrayList<>());
         if (keepAll) {
@@ -106,8 +148,10 @@ final class GradientPlan {
             this.bytes = at;
             if (at > 0) clears.get(0).add(new long[] {0, at});
         } else {
-            this.bytes = place();
+            long top = place(sizes, first, last, offsets);
             for (int s = 0; s <= count; s++) clears.set(s, merged(s));
+            top = Math.max(top, place(outputSizes, produced, lastUse, outputOffsets));
+            this.bytes = top;
         }
     }
 
@@ -131,17 +175,20 @@ final class GradientPlan {
 
     private static long align(long b) { return (b + ALIGNMENT - 1) & -ALIGNMENT; }
 
-    /** First fit, largest first (ties: lower layer first); returns the arena's size. */
-    private long place() {
+    /**
+     * Offsets for the tensors of nonzero size whose live intervals are [from, to] (inclusive): first fit, largest
+     * first (ties: lower layer first), each aligned; returns the highest end.
+     */
+    static long place(long[] sizes, int[] from, int[] to, long[] offsets) {
         List<Integer> order = new ArrayList<>();
-        for (int i = 0; i < count; i++) if (sizes[i] > 0) order.add(i);
+        for (int i = 0; i < sizes.length; i++) if (sizes[i] > 0) order.add(i);
         order.sort(Comparator.<Integer>comparingLong(i -> -sizes[i]).thenComparingInt(i -> i));
         List<Integer> placed = new ArrayList<>();
         long top = 0;
         for (int t : order) {
             List<long[]> busy = new ArrayList<>();
             for (int p : placed) {
-                if (liveTogether(t, p)) busy.add(new long[] {offsets[p], offsets[p] + align(sizes[p])});
+                if (from[t] <= to[p] && from[p] <= to[t]) busy.add(new long[] {offsets[p], offsets[p] + align(sizes[p])});
             }
             busy.sort(Comparator.comparingLong(r -> r[0]));
             long at = 0;
@@ -198,6 +245,45 @@ final class GradientPlan {
         return most;
     }
 
+    /**
+     * Whether layer i's output (y) lives in this arena during the forward pass, because no backward reads it (never
+     * with keepAll; never for [yolo], alias routes, or outputs a convolution, max-pool, shortcut or loss consumes).
+     */
+    boolean forwardOnly(int i) { return outputSizes[i] > 0; }
+
+    /** Offset of layer i's forward-only output in the arena; -1 where it is not forward-only. */
+    long outputOffset(int i) { return outputOffsets[i]; }
+
+    /** Bytes of layer i's forward-only output (0 where it is not forward-only). */
+    long outputSize(int i) { return outputSizes[i]; }
+
+    /** The forward index of the last layer that reads layer i's output (i itself where none). */
+    int lastUse(int i) { return lastUse[i]; }
+
+    /** Bytes of the forward-only outputs together (what the feature-map arena no longer holds). */
+    long forwardOnlyBytes() {
+        long sum = 0;
+        for (long b : outputSizes) sum += b;
+        return sum;
+    }
+
+    /**
+     * Whether layer i's output still holds its value after a whole pass: always, unless it is forward-only and its
+     * bytes were taken by a gradient or by a forward-only output produced after its last use.
+     */
+    boolean outputKeptAfterPass(int i) {
+        if (outputSizes[i] == 0) return true;
+        long from = outputOffsets[i], to = from + outputSizes[i];
+        for (int j = 0; j < count; j++) {
+            if (sizes[j] > 0 && offsets[j] < to && from < offsets[j] + sizes[j]) return false;
+            if (j != i && outputSizes[j] > 0 && produced[j] > lastUse[i] && outputOffsets[j] < to
+                    && from < outputOffsets[j] + outputSizes[j]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Offset of layer i's gradient tensor in the arena (an alias route's is its source's); -1 for [yolo]. */
     long offset(int i) { return offsets[owner[i]]; }
 
@@ -219,7 +305,10 @@ final class GradientPlan {
     /** Steps: 0 (the losses) to {@code count} (layer 0's backward). */
     int steps() { return count + 1; }
 
-    /** {offset, length} ranges to zero before step s: tensors first written at s, all of maxBatch images. */
+    /**
+     * {offset, length} ranges to zero before step s: tensors first written at s, all of maxBatch images. Step 0's
+     * after the forward pass (forward-only outputs may hold those bytes until then).
+     */
     List<long[]> clears(int s) { return clears.get(s); }
 
     /** Whether convolution i writes its input's gradient with beta 0 (its only writer, overwrite on). */

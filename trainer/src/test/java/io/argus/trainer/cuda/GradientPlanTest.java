@@ -51,8 +51,9 @@ class GradientPlanTest {
         GradientPlan plan = GradientPlan.of(spec, 64, 2, false, false);
         GradientPlan whole = GradientPlan.of(spec, 64, 2, false, true);
         System.out.printf(Locale.ROOT, "yolov4-tiny 416 b64 fp16 gradients: whole network %.1f MiB, planned %.1f MiB "
-                        + "(most live at one step %.1f MiB)%n", plan.wholeNetworkBytes() / MIB, plan.bytes() / MIB,
-                plan.liveBound() / MIB);
+                        + "(most live at one step %.1f MiB); forward-only outputs moved from the feature maps %.1f MiB%n",
+                plan.wholeNetworkBytes() / MIB, plan.bytes() / MIB, plan.liveBound() / MIB,
+                plan.forwardOnlyBytes() / MIB);
         // the old layout: what argus bench train reported as "feature-map gradients" on the H100
         assertEquals(1407.5, whole.bytes() / MIB, 0.05);
         assertEquals(whole.bytes(), plan.wholeNetworkBytes());
@@ -77,9 +78,9 @@ class GradientPlanTest {
             for (int bytes : new int[] {2, 4}) {
                 GradientPlan plan = GradientPlan.of(spec, 64, bytes, false, false);
                 System.out.printf(Locale.ROOT, "%-22s b64 %s gradients: whole network %8.1f MiB, planned %8.1f MiB, "
-                                + "most live at one step %8.1f MiB%n", spec.file().getFileName(),
-                        bytes == 2 ? "fp16" : "fp32", plan.wholeNetworkBytes() / MIB, plan.bytes() / MIB,
-                        plan.liveBound() / MIB);
+                                + "most live at one step %8.1f MiB, forward-only outputs %7.1f MiB%n",
+                        spec.file().getFileName(), bytes == 2 ? "fp16" : "fp32", plan.wholeNetworkBytes() / MIB,
+                        plan.bytes() / MIB, plan.liveBound() / MIB, plan.forwardOnlyBytes() / MIB);
                 assertTrue(plan.bytes() >= plan.liveBound());
                 assertTrue(plan.bytes() <= plan.wholeNetworkBytes() + 256L * spec.layers().size());
             }
@@ -245,13 +246,42 @@ class GradientPlanTest {
                 writes.get(step).add(o);
             }
         }
+        // the forward pass: forward-only outputs (tagged OUTPUT + layer) written by their layer, read by consumers
+        final int output = 1 << 20;
+        for (LayerSpec l : spec.layers()) {
+            int i = l.index();
+            if (l instanceof RouteSpec r && GpuTrainNetwork.isAlias(r) || l instanceof YoloSpec) continue;
+            for (int in : l.inputs()) {
+                if (in < 0) continue;
+                int o = GpuTrainNetwork.owner(spec, in);
+                if (!plan.forwardOnly(o)) continue;
+                for (long c = plan.outputOffset(o) / cell; c < (plan.outputOffset(o) + plan.outputSize(o)) / cell; c++) {
+                    if (holder[(int) c] != output + o) {
+                        fail(what + ": forward " + i + " reads layer " + o + "'s output, byte " + c * cell
+                                + " held by " + holder[(int) c]);
+                    }
+                }
+            }
+            if (plan.forwardOnly(i)) {
+                assertEquals(0, plan.outputOffset(i) % GradientPlan.ALIGNMENT);
+                for (long c = plan.outputOffset(i) / cell; c < (plan.outputOffset(i) + plan.outputSize(i)) / cell; c++) {
+                    int h = holder[(int) c];
+                    if (h >= output && plan.lastUse(h - output) >= i) {
+                        fail(what + ": forward " + i + " writes its output over layer " + (h - output) + "'s, read "
+                                + "until forward " + plan.lastUse(h - output));
+                    }
+                    holder[(int) c] = output + i;
+                }
+            }
+        }
+        int[] outputHolder = holder.clone();
         for (int s = 0; s <= count; s++) {
             for (long[] r : plan.clears(s)) {
                 assertEquals(0, r[0] % cell);
                 assertEquals(0, r[1] % cell);
                 for (long c = r[0] / cell; c < (r[0] + r[1]) / cell; c++) {
                     int h = holder[(int) c];
-                    if (h >= 0 && interval[h][1] >= s) {
+                    if (h >= 0 && h < output && interval[h][1] >= s) {   // outputs: dead after the forward
                         fail(what + ": step " + s + " clears byte " + c * cell + " of layer " + h + ", live "
                                 + Arrays.toString(interval[h]));
                     }
@@ -288,6 +318,54 @@ class GradientPlanTest {
                 kept &= holder[(int) c] == i || holder[(int) c] == zero && interval[i][0] == interval[i][1];
             }
             assertEquals(kept, plan.keptAfterPass(i), what + ": layer " + i + " kept after the pass");
+        }
+        for (int i = 0; i < count; i++) {
+            if (!plan.forwardOnly(i)) continue;
+            boolean kept = true;
+            for (long c = plan.outputOffset(i) / cell; c < (plan.outputOffset(i) + plan.outputSize(i)) / cell; c++) {
+                kept &= holder[(int) c] == output + i;
+            }
+            assertEquals(kept, plan.outputKeptAfterPass(i), what + ": layer " + i + "'s output kept after the pass");
+        }
+        assertTrue(outputHolder.length == holder.length);
+    }
+
+    /**
+     * Forward-only outputs are exactly those of layers with a tensor whose every consumer (through alias routes) is a
+     * [route] or an [upsample]: their backward reads gradients only.
+     */
+    @Test
+    void forwardOnlyOutputsAreReadByNoBackward() {
+        for (NetworkSpec spec : specs()) {
+            GradientPlan plan = GradientPlan.of(spec, 2, 2, false, false);
+            GradientPlan keep = GradientPlan.of(spec, 2, 2, false, true);
+            int count = spec.layers().size();
+            boolean[] readByBackward = new boolean[count];
+            for (LayerSpec l : spec.layers()) {
+                if (l instanceof RouteSpec r && GpuTrainNetwork.isAlias(r)) continue;
+                boolean gradientsOnly = l instanceof RouteSpec || l instanceof io.argus.detector.darknet.UpsampleSpec;
+                for (int in : l.inputs()) {
+                    if (in >= 0 && !gradientsOnly) readByBackward[GpuTrainNetwork.owner(spec, in)] = true;
+                }
+            }
+            for (LayerSpec l : spec.layers()) {
+                int i = l.index();
+                boolean expected = GradientPlan.hasTensor(l) && !readByBackward[i];
+                assertEquals(expected, plan.forwardOnly(i), spec.file() + " layer " + i + " " + l.kind());
+                assertFalse(keep.forwardOnly(i));
+                assertTrue(keep.outputKeptAfterPass(i));
+                if (expected) {
+                    assertEquals(Tensor.bytesFor(l.output(), 2, 2), plan.outputSize(i));
+                    assertTrue(plan.outputOffset(i) + plan.outputSize(i) <= plan.bytes());
+                }
+                for (int j = i + 1; j < count; j++) {
+                    if (!plan.forwardOnly(i) || !plan.forwardOnly(j)) continue;
+                    boolean together = i <= plan.lastUse(j) && j <= plan.lastUse(i);
+                    boolean share = plan.outputOffset(i) < plan.outputOffset(j) + plan.outputSize(j)
+                            && plan.outputOffset(j) < plan.outputOffset(i) + plan.outputSize(i);
+                    assertFalse(together && share, spec.file() + " outputs " + i + " and " + j);
+                }
+            }
         }
     }
 }
