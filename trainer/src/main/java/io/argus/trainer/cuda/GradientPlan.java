@@ -1,8 +1,10 @@
 package io.argus.trainer.cuda;
 
+import io.argus.detector.darknet.ConvolutionalSpec;
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.RouteSpec;
+import io.argus.detector.darknet.UpsampleSpec;
 import io.argus.detector.darknet.YoloSpec;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -81,7 +83,7 @@ final class GradientPlan {
                 last[i] = step(spec, i);
             }
             // the convolution at i is the only writer of its input's gradient: with overwrite it writes (beta 0)
-            if (l instanceof io.argus.detector.darknet.ConvolutionalSpec && i > 0) {
+            if (l instanceof ConvolutionalSpec && i > 0) {
                 sole[i] = overwrite && writers[owner[i - 1]] == 1;
             }
         }
@@ -109,7 +111,7 @@ final class GradientPlan {
         // losses). [route] and [upsample] backward read only gradients, and a layer's own backward reads z (a
         // convolution) or its inputs, never its own output. Such an output is live from its forward to its last
         // consumer's forward; the gradient arena is idle all forward long (every gradient is cleared before its first
-        // write, the losses' ones only after the forward: see clearsAfterForward), so these outputs live there.
+        // write, the losses' ones only after the forward: see clears), so these outputs live there.
         boolean[] readInBackward = new boolean[count];
         this.lastUse = new int[count];
         this.produced = new int[count];
@@ -122,7 +124,7 @@ final class GradientPlan {
         }
         for (LayerSpec l : layers) {
             if (l instanceof RouteSpec r && GpuTrainNetwork.isAlias(r)) continue;   // its consumers read the source
-            boolean readsInput = !(l instanceof RouteSpec || l instanceof io.argus.detector.darknet.UpsampleSpec);
+            boolean readsInput = !(l instanceof RouteSpec || l instanceof UpsampleSpec);
             for (int in : l.inputs()) {
                 if (in < 0) continue;
                 int o = owner[in];
@@ -221,11 +223,6 @@ final class GradientPlan {
         List<long[]> result = new ArrayList<>();
         for (long[] r : out) result.add(new long[] {r[0], r[1] - r[0]});
         return result;
-    }
-
-    /** Whether the live intervals of the tensors of layers a and b overlap (both tensors; keepAll: always). */
-    boolean liveTogether(int a, int b) {
-        return keepAll || (first[a] <= last[b] && first[b] <= last[a]);
     }
 
     /** Bytes of the gradient arena. */
