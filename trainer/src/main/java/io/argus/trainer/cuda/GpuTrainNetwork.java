@@ -161,6 +161,11 @@ final class GpuTrainNetwork implements AutoCloseable {
             }
             layers.add(layer);
         }
+        // the sizing above and the carving must agree: forward-only outputs are sized out of the feature maps
+        if (actAt != activations.address() + act) {
+            throw new IllegalStateException("feature maps: carved " + (actAt - activations.address()) + " bytes of "
+                    + act);
+        }
     }
 
     private static long align(long bytes) { return (bytes + 255) & ~255L; }
