@@ -52,6 +52,15 @@ public final class CudaTrainingBackend implements TrainingBackend {
     private int truthCapacity;
 
     public CudaTrainingBackend(NetworkSpec spec, ModelWeights initial, int maxBatch, CudaTrainingOptions options) {
+        this(spec, initial, maxBatch, options, false);
+    }
+
+    /**
+     * {@code keepGradients}: every layer's feature-map gradient in bytes of its own, so tests can read each one after a
+     * pass ({@link GpuTrainNetwork#gradient}); training shares bytes between gradients never live at once.
+     */
+    CudaTrainingBackend(NetworkSpec spec, ModelWeights initial, int maxBatch, CudaTrainingOptions options,
+                        boolean keepGradients) {
         CudaRuntime.require();
         if (maxBatch <= 0) throw new IllegalArgumentException("maxBatch must be positive, got " + maxBatch);
         this.spec = spec;
@@ -64,7 +73,7 @@ public final class CudaTrainingBackend implements TrainingBackend {
             this.ctx = c;
             this.arena = new ParameterArena(spec);
             this.parameters = new GpuParameters(arena, initial, ctx);
-            this.network = new GpuTrainNetwork(spec, maxBatch, arena, ctx);
+            this.network = new GpuTrainNetwork(spec, maxBatch, arena, ctx, keepGradients);
             this.lossHost = GpuBuffer.pinned(64, "loss readback");
             inputKernel = ctx.kernel("train_input.cu", "input_nhwc");
             inputKernel.ptr(0);

@@ -19,10 +19,12 @@ import java.util.Locale;
 
 /**
  * A network instantiated for training on one GPU for up to {@code maxBatch} images: the feature maps (and, per
- * convolution, its pre-normalization output z) in one activation allocation, every layer's gradient in one gradient
- * allocation (so one memset clears them all before a pass), the loss's per-pass scratch in a third. A single-input
- * [route] without groups is the same tensors as its input (its consumers add straight into the input's gradient).
- * All work is enqueued in layer order on the context's stream.
+ * convolution, its pre-normalization output z) in one activation allocation, the layers' gradients in one gradient
+ * allocation laid out by a {@link GradientPlan} (tensors that are never live at the same time in the backward pass
+ * share bytes, and each is cleared just before it becomes live; during the forward pass, the outputs no backward
+ * reads live there instead of with the feature maps), the loss's per-pass scratch in a third. A
+ * single-input [route] without groups is the same tensors as its input (its consumers add straight into the input's
+ * gradient). All work is enqueued in layer order on the context's stream.
  */
 final class GpuTrainNetwork implements AutoCloseable {
     private final NetworkSpec spec;
@@ -39,8 +41,18 @@ final class GpuTrainNetwork implements AutoCloseable {
     private final GpuBuffer gradientArena;
     private final GpuBuffer scratch;
     private final long lossSums;
+    private final GradientPlan gradientPlan;
 
     GpuTrainNetwork(NetworkSpec spec, int maxBatch, ParameterArena arena, GpuTrainContext ctx) {
+        this(spec, maxBatch, arena, ctx, false);
+    }
+
+    /**
+     * {@code keepGradients}: every layer's gradient in bytes of its own (the whole-network sum), and every output with
+     * the feature maps, so all of them can be read after a pass ({@link #gradient}, {@link #output}); otherwise the
+     * gradient arena is the planned peak of live gradients and also holds the forward-only outputs.
+     */
+    GpuTrainNetwork(NetworkSpec spec, int maxBatch, ParameterArena arena, GpuTrainContext ctx, boolean keepGradients) {
         this.spec = spec;
         this.maxBatch = maxBatch;
         this.ctx = ctx;
@@ -52,9 +64,10 @@ final class GpuTrainNetwork implements AutoCloseable {
         int bytes = ctx.precision.bytes();
         Shape in = spec.inputShape();
 
-        // sizes first: activations (input, z and y), gradients, per-pass scratch, per-layer scalars, head constants
+        // sizes first: activations (input, z and y), gradients (planned), per-pass scratch, per-layer scalars, heads
+        this.gradientPlan = GradientPlan.of(spec, maxBatch, bytes, ctx.options.overwriteGradients(), keepGradients);
         long act = (long) maxBatch * in.plane() * 8 * bytes;
-        long grad = 0;
+        long grad = gradientPlan.bytes();
         long scratchBytes = 64;   // the 5 loss sums (doubles), rounded up
         long scalars = 0;
         int maxStride = 8;
@@ -63,8 +76,7 @@ final class GpuTrainNetwork implements AutoCloseable {
             long t = Tensor.bytesFor(l.output(), maxBatch, bytes);
             switch (l) {
                 case ConvolutionalSpec c -> {
-                    act += 2 * t;
-                    grad += t;
+                    act += gradientPlan.forwardOnly(l.index()) ? t : 2 * t;   // z; y unless forward-only
                     scalars += 5L * 4 * Tensor.padded(c.filters());
                 }
                 case RouteSpec r when isAlias(r) -> { }
@@ -72,15 +84,13 @@ final class GpuTrainNetwork implements AutoCloseable {
                     scratchBytes += align(GpuYoloLoss.scratchBytes(y, maxBatch));
                     heads++;
                 }
-                default -> {
-                    act += t;
-                    grad += t;
-                }
+                default -> act += gradientPlan.forwardOnly(l.index()) ? 0 : t;
             }
             maxStride = Math.max(maxStride, Tensor.padded(l.output().channels()));
         }
         DeviceMemory mem = ctx.memory;
         this.activations = mem.allocate(act, "feature maps");
+        // the gradient arena also lends its idle bytes to the forward-only outputs (it is at least as large as they need)
         this.gradientArena = mem.allocate(grad, "feature-map gradients");
         this.scratch = mem.allocate(scratchBytes, "loss scratch");
         GpuBuffer scalarBuffer = mem.allocate(Math.max(16, scalars), "per-channel batch statistics");
@@ -88,7 +98,6 @@ final class GpuTrainNetwork implements AutoCloseable {
         ctx.partials = mem.allocate(4L * ctx.reductionBlocks() * 2 * maxStride, "reduction rows").address();
         this.lossSums = scratch.address();
 
-        int[] writers = gradientWriters(spec);
         long actAt = activations.address();
         long gradAt = gradientArena.address();
         long scratchAt = scratch.address() + 64;
@@ -116,17 +125,19 @@ final class GpuTrainNetwork implements AutoCloseable {
                 if (dx != null) standInLosses.add(new GpuStandInLoss(y, x, dx, lossSums, ctx));
                 layer = loss;
             } else {
-                Tensor y = new Tensor(actAt, s.channels(), Tensor.padded(s.channels()), s.height(), s.width(), bytes);
-                actAt += y.bytes(maxBatch);
-                Tensor dy = new Tensor(gradAt, y.channels(), y.stride(), y.height(), y.width(), bytes);
-                gradAt += dy.bytes(maxBatch);
+                boolean forwardOnly = gradientPlan.forwardOnly(i);
+                Tensor y = new Tensor(forwardOnly ? gradAt + gradientPlan.outputOffset(i) : actAt, s.channels(),
+                        Tensor.padded(s.channels()), s.height(), s.width(), bytes);
+                if (!forwardOnly) actAt += y.bytes(maxBatch);
+                Tensor dy = new Tensor(gradAt + gradientPlan.offset(i), y.channels(), y.stride(), y.height(),
+                        y.width(), bytes);
                 outputs[i] = y;
                 gradients[i] = dy;
                 layer = switch (l) {
                     case ConvolutionalSpec c -> {
                         Tensor z = new Tensor(actAt, y.channels(), y.stride(), y.height(), y.width(), bytes);
                         actAt += z.bytes(maxBatch);
-                        boolean sole = ctx.options.overwriteGradients() && i > 0 && writers[owner(spec, i - 1)] == 1;
+                        boolean sole = gradientPlan.soleWriter(i);
                         GpuConvolution conv = new GpuConvolution(c, arena.slot(i), out(i - 1), grad(i - 1), sole, z, y,
                                 dy, scalarAt, ctx);
                         scalarAt += 5L * 4 * y.stride();
@@ -149,6 +160,11 @@ final class GpuTrainNetwork implements AutoCloseable {
                 };
             }
             layers.add(layer);
+        }
+        // the sizing above and the carving must agree: forward-only outputs are sized out of the feature maps
+        if (actAt != activations.address() + act) {
+            throw new IllegalStateException("feature maps: carved " + (actAt - activations.address()) + " bytes of "
+                    + act);
         }
     }
 
@@ -239,16 +255,36 @@ final class GpuTrainNetwork implements AutoCloseable {
         return most;
     }
 
-    /** Clears every layer gradient and the loss scratch (two memsets). */
+    /**
+     * Clears the loss scratch. The gradients share bytes with forward-only outputs and with each other: {@link
+     * #forward} ends by clearing those the losses add into (with keepGradients: every gradient), {@link #backward}
+     * clears each other one just before the layer that writes it first.
+     */
     void clearForPass() {
-        Status.cuda(cudaMemsetAsync(DevicePointer.at(gradientArena.address()), 0, gradientArena.bytes(),
-                ctx.stream.handle()), "cudaMemsetAsync gradients");
         Status.cuda(cudaMemsetAsync(DevicePointer.at(scratch.address()), 0, scratch.bytes(), ctx.stream.handle()),
                 "cudaMemsetAsync loss scratch");
     }
 
+    /** Zeroes the gradients first written at backward step s (see {@link GradientPlan}). */
+    private void clearGradients(int step) {
+        for (long[] r : gradientPlan.clears(step)) {
+            Status.cuda(cudaMemsetAsync(DevicePointer.at(gradientArena.address() + r[0]), 0, r[1],
+                    ctx.stream.handle()), "cudaMemsetAsync gradients");
+        }
+    }
+
+    /** Layer i's backward, after clearing the gradients it is the first to add into. */
+    private void clearAndBackward(int i, int n) {
+        clearGradients(gradientPlan.backwardStep(i));
+        layers.get(i).backward(n);
+    }
+
+    GradientPlan gradientPlan() { return gradientPlan; }
+
+    /** The forward pass, then the clearing of the gradients the losses add into (after: see clearForPass). */
     void forward(int n) {
         for (GpuLayer l : layers) l.forward(n);
+        clearGradients(0);
     }
 
     void yoloLoss(int n, long truths, long counts, int maxTruths, float lossScale) {
@@ -260,7 +296,7 @@ final class GpuTrainNetwork implements AutoCloseable {
     }
 
     void backward(int n) {
-        for (int i = layers.size() - 1; i >= 0; i--) layers.get(i).backward(n);
+        for (int i = layers.size() - 1; i >= 0; i--) clearAndBackward(i, n);
     }
 
     /**
@@ -284,9 +320,11 @@ final class GpuTrainNetwork implements AutoCloseable {
                 fwd[i] = ctx.stream.time(() -> l.forward(n));
             }
         }
+        clearGradients(0);   // as forward(n) does, untimed
         float lossMs = ctx.stream.time(loss);
         for (int i = count - 1; i >= 0; i--) {
             GpuLayer l = layers.get(i);
+            clearGradients(gradientPlan.backwardStep(i));   // outside the timed parts, as clearForPass is
             if (l instanceof GpuConvolution c) {
                 float[] p = c.profile(n, true);
                 parts[i][2] = p[0];
@@ -325,14 +363,38 @@ final class GpuTrainNetwork implements AutoCloseable {
         return s.toString();
     }
 
-    /** Layer {@code index}'s output for one image as Darknet's planar floats (C x H x W); null for [yolo]. */
+    /**
+     * Layer {@code index}'s output for one image as Darknet's planar floats (C x H x W); null for [yolo]. Forward-only
+     * outputs only where gradients did not take their bytes later in the pass ({@link #outputKept}).
+     */
     float[] output(int index, int image) {
+        if (!outputKept(index)) {
+            throw new IllegalStateException("layer " + index + "'s output lived in the gradient arena during the "
+                    + "forward pass and was overwritten; build the network with keepGradients to read it");
+        }
         return planar(outputs[index], image);
     }
 
-    /** dLoss/d(output of layer {@code index}) of the last pass, times the loss scale; null where none. */
+    /** Whether {@link #output} can read layer {@code index}'s output after a pass. */
+    boolean outputKept(int index) {
+        return gradientPlan.outputKeptAfterPass(owner(spec, index));
+    }
+
+    /**
+     * dLoss/d(output of layer {@code index}) of the last pass, times the loss scale; null where none. Only where the
+     * bytes were not reused later in the pass ({@link #gradientKept}; all of them with keepGradients).
+     */
     float[] gradient(int index, int image) {
+        if (gradients[index] != null && !gradientPlan.keptAfterPass(index)) {
+            throw new IllegalStateException("layer " + index + "'s gradient was overwritten by later layers' "
+                    + "gradients in the backward pass; build the network with keepGradients to read it");
+        }
         return planar(gradients[index], image);
+    }
+
+    /** Whether {@link #gradient} can read layer {@code index}'s gradient after a pass. */
+    boolean gradientKept(int index) {
+        return gradients[index] != null && gradientPlan.keptAfterPass(index);
     }
 
     /** The network input of one image, planar. */

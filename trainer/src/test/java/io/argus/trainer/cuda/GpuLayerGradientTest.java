@@ -36,7 +36,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * itself against FP32 (+0.05): batch-norm backward cancels in FP16, so small layers deviate by tens of percent on
  * either path (pool-route layer 17, a 1x1 batch-norm layer over 144 values: 0.37 for the emulation), and a max-pool
  * over an upsampled map (equal values side by side) may pick another winner when FP16 rounds two neighbours
- * differently (shortcut-upsample layer 5: 0.031 on the GPU, 0.003 for the emulation, on the H100).
+ * differently (shortcut-upsample layer 5: 0.031 on the GPU, 0.003 for the emulation, on the H100). In training,
+ * feature-map gradients that are never live together share bytes, and outputs no backward reads live among them
+ * during the forward pass ({@link GradientPlan}): those cases compare the outputs and gradients still intact after
+ * the pass and every parameter gradient (each needs the gradients of all layers after it, and the outputs their
+ * forward passes read); the "keep gradients" cases give every output and gradient bytes of its own and compare all.
  */
 @Tag("gpu")
 class GpuLayerGradientTest {
@@ -268,9 +272,13 @@ class GpuLayerGradientTest {
         List<Arguments> out = new ArrayList<>();
         String[][] nets = {{"conv", CONV}, {"pool-route", POOL_ROUTE}, {"shortcut-upsample", SHORTCUT_UPSAMPLE}};
         for (String[] n : nets) {
-            out.add(Arguments.of(n[0], n[1], Precision.FP32, false));
-            out.add(Arguments.of(n[0], n[1], Precision.MIXED, false));
-            out.add(Arguments.of(n[0], n[1], Precision.FP32, true));   // sole consumers write input gradients
+            // as training runs: gradients that are never live together share bytes, so only those not reused later in
+            // the pass can be read afterwards; every parameter gradient (which needs every layer's) is compared
+            out.add(Arguments.of(n[0], n[1], Precision.FP32, false, false));
+            out.add(Arguments.of(n[0], n[1], Precision.MIXED, false, false));
+            out.add(Arguments.of(n[0], n[1], Precision.FP32, true, false));   // sole consumers write input gradients
+            // every gradient in bytes of its own: all of them compared
+            out.add(Arguments.of(n[0], n[1], Precision.FP32, false, true));
         }
         return out.stream();
     }
@@ -285,22 +293,25 @@ class GpuLayerGradientTest {
         return p == Precision.FP32 ? tolerance : 2 * emulationError + tolerance;
     }
 
-    @ParameterizedTest(name = "{0} {2} overwrite {3}")
+    @ParameterizedTest(name = "{0} {2} overwrite {3} keep gradients {4}")
     @MethodSource("cases")
-    void gpuMatchesTheCpu(String name, String cfg, Precision precision, boolean overwrite) {
+    void gpuMatchesTheCpu(String name, String cfg, Precision precision, boolean overwrite, boolean keep) {
         NetworkSpec spec = GpuTests.spec(name, cfg);
         int n = 4;
         ModelWeights weights = WeightsInit.darknet(spec, 7);
         TrainingBatch batch = GpuTests.batch(spec, n, 3);
         double[] tol = tolerances(precision);
         List<String> failures = new ArrayList<>();
-        StringBuilder table = new StringBuilder(String.format(Locale.ROOT, "%s %s: layer, kind, rel L2 of output, "
-                + "gradient, [weights, biases, scales gradients], [batch mean, variance]%n", name, precision));
+        StringBuilder table = new StringBuilder(String.format(Locale.ROOT, "%s %s overwrite %s keep %s: layer, kind, "
+                + "rel L2 of output, gradient (- where its bytes were reused), [weights, biases, scales gradients], "
+                + "[batch mean, variance]%n", name, precision, overwrite, keep));
+        int compared = 0;
+        int outputs = 0;
         boolean mixed = precision == Precision.MIXED;
         try (CpuTrainingBackend cpu = new CpuTrainingBackend(spec, weights, n, 2, mixed);
              CpuTrainingBackend exact = new CpuTrainingBackend(spec, weights, n, 2, false);
              CudaTrainingBackend gpu = new CudaTrainingBackend(spec, weights, n,
-                     GpuTests.options(precision).withOverwriteGradients(overwrite))) {
+                     GpuTests.options(precision).withOverwriteGradients(overwrite), keep)) {
             LossParts lc = cpu.forwardBackward(batch, 1f);
             LossParts lg = gpu.forwardBackward(batch, 1f);
             exact.forwardBackward(batch, 1f);
@@ -314,8 +325,13 @@ class GpuLayerGradientTest {
                 StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%3d %-14s", i, l.kind()));
                 double out = 0, grad = 0, emu = 0, vsEmu = 0;
                 for (int b : new int[] {0, n - 1}) {
-                    out = Math.max(out, GpuTests.relL2(gpu.network().output(i, b), GpuTests.image(net.output(i), b, size)));
-                    if (!(l instanceof RouteSpec r && GpuTrainNetwork.isAlias(r))) {
+                    if (gpu.network().outputKept(i)) {
+                        if (b == 0) outputs++;
+                        out = Math.max(out, GpuTests.relL2(gpu.network().output(i, b),
+                                GpuTests.image(net.output(i), b, size)));
+                    }
+                    if (!(l instanceof RouteSpec r && GpuTrainNetwork.isAlias(r)) && gpu.network().gradientKept(i)) {
+                        if (b == 0) compared++;
                         float[] g = gpu.network().gradient(i, b);
                         float[] truth = GpuTests.image(ref.gradient(i), b, size);
                         grad = Math.max(grad, GpuTests.relL2(g, truth));
@@ -323,7 +339,10 @@ class GpuLayerGradientTest {
                         vsEmu = Math.max(vsEmu, GpuTests.relL2(g, GpuTests.image(net.gradient(i), b, size)));
                     }
                 }
-                row.append(String.format(Locale.ROOT, " out %.2e grad %.2e", out, grad));
+                boolean kept = gpu.network().gradientKept(i);
+                row.append(String.format(Locale.ROOT, " out %s grad %s",
+                        gpu.network().outputKept(i) ? String.format(Locale.ROOT, "%.2e", out) : "-",
+                        kept ? String.format(Locale.ROOT, "%.2e", grad) : "-"));
                 if (mixed) row.append(String.format(Locale.ROOT, " (emulation %.2e, gpu vs emulation %.2e)", emu, vsEmu));
                 check(failures, "layer " + i + " output", out, tol[0]);
                 check(failures, "layer " + i + " gradient", grad, allowed(precision, emu, tol[1]));
@@ -362,6 +381,14 @@ class GpuLayerGradientTest {
             check(failures, "objectness loss", GpuTests.relative(lg.objectness(), lc.objectness()), tol[3]);
             check(failures, "class loss", GpuTests.relative(lg.classification(), lc.classification()), tol[3]);
             check(failures, "assigned truths", lg.assigned() == lc.assigned() ? 0 : 1, 0.5);
+            table.append(String.format(Locale.ROOT, "outputs compared: %d, feature-map gradients compared: %d, of %d "
+                    + "layers%n", outputs, compared, spec.layers().size()));
+            if (keep && compared != (int) spec.layers().stream().filter(GradientPlan::hasTensor).count()) {
+                failures.add("keep gradients: only " + compared + " layer gradients readable");
+            }
+            if (keep && outputs != (int) spec.layers().stream().filter(l -> !(l instanceof YoloSpec)).count()) {
+                failures.add("keep gradients: only " + outputs + " layer outputs readable");
+            }
         }
         System.out.print(table);
         assertTrue(failures.isEmpty(), name + " " + precision + ": " + failures + "\n" + table);
