@@ -28,8 +28,8 @@ import java.util.function.Supplier;
  * <li>claims cameras that are free, whose owner left the cluster, or whose lease was not renewed for
  *     {@code leaseMs} ({@link LeaseWatch}), up to its {@link FairShare}: putIfAbsent for a camera never leased,
  *     else replace(old, new) with the next epoch, so of two nodes claiming at once exactly one wins;</li>
- * <li>releases one camera when it holds more than its share while another node holds less than its own (a node
- *     joined), so cameras spread again.</li>
+ * <li>releases one camera when it holds more than its share rounded down while another node holds less than its
+ *     own (a node joined), so cameras spread again; it does not claim a camera it released for a lease.</li>
  * </ol>
  * A camera runs here (through the {@link io.argus.pipeline.camera.CameraSupervisor}) only while its lease is in
  * {@link HeldLeases}; one whose renewal has not succeeded for {@code leaseMs} is stopped even when the map cannot be
@@ -56,6 +56,8 @@ public final class CameraOwnership extends VerticleBase {
     private final Set<String> changing = new HashSet<>();
     /** Cameras that failed to start here (a file missing on this node, an unknown model): not retried until then. */
     private final Map<String, Long> unrunnableUntil = new HashMap<>();
+    /** Cameras this node gave up to rebalance, and when: left to the others for a lease. */
+    private final Map<String, Long> releasedAt = new HashMap<>();
     private AsyncMap<String, String> leases;
     private CameraCatalog catalog;
     private NodeDirectory nodes;
@@ -163,7 +165,7 @@ public final class CameraOwnership extends VerticleBase {
                     int share = FairShare.of(cameras.size(), weights, held.node());
                     List<Claim> claims = claimable(cameras, leaseTexts, live, System.nanoTime());
                     return dropped.compose(v -> claim(claims, share))
-                            .compose(v -> rebalance(cameras.size(), share, leaseTexts, live, weights, claims.isEmpty()))
+                            .compose(v -> rebalance(cameras.size(), leaseTexts, live, weights, claims.isEmpty()))
                             .compose(v -> nodes.prune(live, directory));
                 });
     }
@@ -230,7 +232,8 @@ public final class CameraOwnership extends VerticleBase {
             }
         }
         unrunnableUntil.values().removeIf(until -> until < now);
-        out.removeIf(c -> unrunnableUntil.containsKey(c.camera()) || !runnableHere(c));
+        releasedAt.values().removeIf(at -> now - at >= leaseNanos);
+        out.removeIf(c -> unrunnableUntil.containsKey(c.camera()) || releasedAt.containsKey(c.camera()) || !runnableHere(c));
         // Each node tries the cameras in its own order, so nodes starting together rarely race for the same one.
         String node = held.node();
         out.sort(Comparator.comparingInt(c -> (c.camera() + "@" + node).hashCode()));
@@ -278,12 +281,14 @@ public final class CameraOwnership extends VerticleBase {
     }
 
     /**
-     * Releases one camera when this node holds more than its share and some node holds less than its own: only one
-     * a round, and only once no camera is waiting for an owner, so a joining node takes over gradually.
+     * Releases one camera when this node holds more than its share rounded down and some node holds less than its
+     * own: only one a round, and only once no camera is waiting for an owner, so a joining node takes over gradually.
      */
-    private Future<Void> rebalance(int cameras, int share, Map<String, String> leaseTexts, List<String> live,
+    private Future<Void> rebalance(int cameras, Map<String, String> leaseTexts, List<String> live,
                                    Map<String, Double> weights, boolean noneWaiting) {
-        if (!noneWaiting || held.size() <= share || !changing.isEmpty()) return Future.succeededFuture();
+        if (!noneWaiting || held.size() <= FairShare.floor(cameras, weights, held.node()) || !changing.isEmpty()) {
+            return Future.succeededFuture();
+        }
         Map<String, Integer> owned = new HashMap<>();
         for (String t : leaseTexts.values()) {
             Lease l = Lease.parse(t);
@@ -291,12 +296,13 @@ public final class CameraOwnership extends VerticleBase {
         }
         boolean someoneShort = false;
         for (String m : live) {
-            if (!m.equals(held.node()) && owned.getOrDefault(m, 0) < FairShare.of(cameras, weights, m)) someoneShort = true;
+            if (!m.equals(held.node()) && owned.getOrDefault(m, 0) < FairShare.floor(cameras, weights, m)) someoneShort = true;
         }
         if (!someoneShort) return Future.succeededFuture();
         String camera = held.cameras().stream().sorted().reduce((a, b) -> b).orElseThrow();
         String mine = written.get(camera);
-        stopCamera(camera, "rebalancing: this node holds " + held.size() + ", its share is " + share);
+        releasedAt.put(camera, System.nanoTime());
+        stopCamera(camera, "rebalancing: this node holds " + held.size() + " of " + cameras + " cameras, another node fewer than its share");
         return leases.replaceIfPresent(camera, mine, Lease.parse(mine).released().text()).mapEmpty();
     }
 

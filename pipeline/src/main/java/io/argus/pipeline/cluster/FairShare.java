@@ -18,4 +18,16 @@ final class FairShare {
         // a tiny tolerance: 6 cameras x 1/3 must be 2, not 3 after floating-point rounding
         return Math.min(cameras, (int) Math.ceil(cameras * mine / total - 1e-9));
     }
+
+    /**
+     * The share rounded down: what a node keeps when cameras are rebalanced. A node above it gives a camera up
+     * only while another node is below its own, so 7 cameras on 3 nodes settle at 3/2/2, not 3/3/1.
+     */
+    static int floor(int cameras, Map<String, Double> weights, String node) {
+        double total = 0;
+        for (double w : weights.values()) total += w;
+        double mine = weights.getOrDefault(node, 0.0);
+        if (cameras == 0 || total <= 0 || mine <= 0) return 0;
+        return (int) Math.floor(cameras * mine / total + 1e-9);
+    }
 }

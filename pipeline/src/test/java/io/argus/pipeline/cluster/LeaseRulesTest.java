@@ -21,6 +21,8 @@ class LeaseRulesTest {
         assertEquals(4, FairShare.of(6, weighted, "big"));
         assertEquals(2, FairShare.of(6, weighted, "small"));
         assertEquals(0, FairShare.of(6, weighted, "stranger"), "a node that is not a member runs nothing");
+        assertEquals(2, FairShare.floor(7, three, "a"), "rebalancing keeps 7 cameras on 3 nodes at 3/2/2");
+        assertEquals(2, FairShare.floor(6, three, "a"));
     }
 
     @Test
