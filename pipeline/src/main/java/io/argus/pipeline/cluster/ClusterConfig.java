@@ -20,7 +20,8 @@ import java.util.List;
  * @param maxNoHeartbeatMs   a member silent this long is removed (whole seconds: rounded up)
  * @param minSize            a node that sees fewer members (itself included) runs no camera and is not ready
  * @param weight             this node's share of the cameras relative to the others' weights
- * @param leaseMs            a camera lease not renewed for this long may be taken by another node
+ * @param leaseMs            a camera lease not renewed for this long may be taken by another node (longer than failure
+ *                           detection: the slow path, for a node that lives but cannot renew)
  * @param renewIntervalMs    how often leases are renewed and free cameras claimed
  */
 public record ClusterConfig(boolean enabled, String name, String host, int port, int eventBusPort, List<String> members,
@@ -29,7 +30,7 @@ public record ClusterConfig(boolean enabled, String name, String host, int port,
 
     /** No clustering: the default when the section is absent. */
     public static final ClusterConfig OFF = new ClusterConfig(false, "argus", "127.0.0.1", 5701, 0, List.of(), null,
-            1000, 5000, 1, 1.0, 5000, 500);
+            1000, 5000, 1, 1.0, 8000, 500);
 
     public static ClusterConfig read(ConfigNode n) {
         boolean enabled = n.bool("enabled", false);
@@ -48,9 +49,15 @@ public record ClusterConfig(boolean enabled, String name, String host, int port,
         int minSize = n.integer("minSize", 1, 1, 1000);
         double weight = n.number("weight", 1.0, 0.01, 1000);
         int renew = n.integer("renewIntervalMs", 500, 50, 60_000);
-        int lease = n.integer("leaseMs", 5000, 200, 600_000);
+        int lease = n.integer("leaseMs", 8000, 200, 600_000);
         if (lease < 3 * renew) {
             throw new ConfigException(n.key("leaseMs"), "must be at least 3 x renewIntervalMs (" + 3 * renew + ") so one late renewal loses nothing, found " + lease);
+        }
+        // While a dead member is not yet removed, map calls on its partitions wait: a shorter lease would make every
+        // node stop the cameras whose leases lived there.
+        long detection = HazelcastSettings.seconds(maxNoHeartbeat) * 1000;
+        if (lease <= detection) {
+            throw new ConfigException(n.key("leaseMs"), "must exceed maxNoHeartbeatMs (" + detection + " in whole seconds), found " + lease);
         }
         if (enabled && members.isEmpty()) {
             throw new ConfigException(n.key("members"), "a clustered node needs the members to join (host:port, this node may be one of them)");

@@ -42,7 +42,7 @@ class ClusterConfigTest {
         assertEquals("203.0.113.9", k.announcedHost());
         assertEquals(1000, k.heartbeatIntervalMs());
         assertEquals(5000, k.maxNoHeartbeatMs());
-        assertEquals(5000, k.leaseMs());
+        assertEquals(8000, k.leaseMs());
         assertEquals(500, k.renewIntervalMs());
         assertTrue(c.unusedEnv().isEmpty(), c.unusedEnv().toString());
 
@@ -59,13 +59,14 @@ class ClusterConfigTest {
         assertError(new JsonObject().put("minSize", 0), "cluster.minSize", "expected an integer in 1..1000");
         assertError(new JsonObject().put("heartbeatIntervalMs", 5000).put("maxNoHeartbeatMs", 4000), "cluster.maxNoHeartbeatMs", "must exceed");
         assertError(new JsonObject().put("leaseMs", 1000).put("renewIntervalMs", 500), "cluster.leaseMs", "at least 3 x renewIntervalMs");
+        assertError(new JsonObject().put("leaseMs", 4000).put("maxNoHeartbeatMs", 4500), "cluster.leaseMs", "must exceed maxNoHeartbeatMs (5000");
         assertError(new JsonObject().put("multicast", true), "cluster.multicast", "unknown key");
     }
 
     @Test
     void hazelcastJoinsOnlyTheListedMembersAndDetectsFailuresInSeconds() {
         ClusterConfig c = new ClusterConfig(true, "prod", "127.0.0.1", 5801, 0, List.of("127.0.0.1:5801", "127.0.0.1:5802"),
-                null, 1500, 4200, 2, 1, 5000, 500);
+                null, 1500, 4200, 2, 1, 8000, 500);
         Config h = HazelcastSettings.of(c);
         assertEquals("prod", h.getClusterName());
         assertFalse(h.getNetworkConfig().getJoin().getMulticastConfig().isEnabled());

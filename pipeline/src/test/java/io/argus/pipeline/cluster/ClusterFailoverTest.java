@@ -151,7 +151,7 @@ class ClusterFailoverTest {
         config.put("cluster", new JsonObject().put("enabled", true).put("name", "argus-test-" + dir.getFileName())
                 .put("host", "127.0.0.1").put("port", hazelcastPort).put("members", new JsonArray(all))
                 .put("heartbeatIntervalMs", 1000).put("maxNoHeartbeatMs", 4000).put("minSize", 2)
-                .put("leaseMs", 3000).put("renewIntervalMs", 300));
+                .put("leaseMs", 5000).put("renewIntervalMs", 300));
         return ClusterNode.start(name, config, http, hazelcastPort, dir, client);
     }
 
