@@ -134,6 +134,15 @@ class ClusterFailoverTest {
         assertTrue(n4.waitFor(20), "node 4 exits after SIGTERM");
         await(() -> !n1.ready(), 15_000, "node 1 alone (minSize 2) not ready", n1);
 
+        // a node whose config gives cam1 another address refuses to join with that mismatch
+        JsonArray conflicting = cameras.copy();
+        conflicting.getJsonObject(0).put("url", TestMedia.h264(160, 120, 4, 5).toString());
+        ClusterNode n5 = startNode("node5", ClusterNode.freePort(), conflicting);
+        nodes.add(n5);
+        assertTrue(n5.waitFor(120), "node 5 exits\n" + n5.tail());
+        assertNotEquals(0, n5.exitCode(), n5.tail());
+        assertTrue(n5.output().contains("camera \"cam1\" is already in the cluster with another definition"), n5.tail());
+
         drain.interrupt();
         ws.close();
         checkNoOverlap();

@@ -101,6 +101,10 @@ final class ClusterNode implements AutoCloseable {
 
     boolean waitFor(long seconds) throws InterruptedException { return process.waitFor(seconds, TimeUnit.SECONDS); }
 
+    int exitCode() { return process.exitValue(); }
+
+    String output() throws IOException { return Files.readString(log); }
+
     /** The last lines of the node's output, for failure messages. */
     String tail() {
         try {
