@@ -22,11 +22,11 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.json.JsonObject;
 import io.vertx.micrometer.MetricsDomain;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.micrometer.VertxPrometheusOptions;
-import io.vertx.core.json.JsonObject;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
@@ -106,7 +106,6 @@ public final class ArgusApp {
         VertxOptions options = new VertxOptions().setMetricsOptions(metricsOptions());
         options.getEventBusOptions().setHost(c.host()).setPort(c.eventBusPort());
         if (c.publicHost() != null) options.getEventBusOptions().setClusterPublicHost(c.publicHost());
-        // TODO(cluster TLS): the event bus between nodes is plain TCP (docs/cluster.md, "Not done yet").
         StartupProgress.Step step = progress.step("joining the cluster " + c.name() + " at " + String.join(", ", c.members()));
         CompletableFuture<ArgusApp> result = new CompletableFuture<>();
         Vertx.builder().with(options).withMetrics(new MicrometerMetricsFactory(registry)).withClusterManager(manager)
