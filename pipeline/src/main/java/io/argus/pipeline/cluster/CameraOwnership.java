@@ -29,7 +29,8 @@ import java.util.function.Supplier;
  *     {@code leaseMs} ({@link LeaseWatch}), up to its {@link FairShare}: putIfAbsent for a camera never leased,
  *     else replace(old, new) with the next epoch, so of two nodes claiming at once exactly one wins;</li>
  * <li>releases one camera when it holds more than its share rounded down while another node holds less than its
- *     own (a node joined), so cameras spread again; it does not claim a camera it released for a lease.</li>
+ *     own (a node joined), naming that node its heir: the others leave it to the heir, so cameras spread again
+ *     without bouncing between nodes.</li>
  * </ol>
  * A camera runs here (through the {@link io.argus.pipeline.camera.CameraSupervisor}) only while its lease is in
  * {@link HeldLeases}; one whose renewal has not succeeded for {@code leaseMs} is stopped even when the map cannot be
@@ -56,8 +57,6 @@ public final class CameraOwnership extends VerticleBase {
     private final Set<String> changing = new HashSet<>();
     /** Cameras that failed to start here (a file missing on this node, an unknown model): not retried until then. */
     private final Map<String, Long> unrunnableUntil = new HashMap<>();
-    /** Cameras this node gave up to rebalance, and when: left to the others for a lease. */
-    private final Map<String, Long> releasedAt = new HashMap<>();
     private AsyncMap<String, String> leases;
     private CameraCatalog catalog;
     private NodeDirectory nodes;
@@ -223,7 +222,8 @@ public final class CameraOwnership extends VerticleBase {
             boolean expired = watch.expired(e.getKey(), e.getValue(), now);
             if (!cameras.containsKey(e.getKey()) || held.get(e.getKey()) != null || changing.contains(e.getKey())) continue;
             Lease l = Lease.parse(e.getValue());
-            if (l.free() || !live.contains(l.owner()) || expired) out.add(new Claim(e.getKey(), e.getValue(), cameras.get(e.getKey()).getJsonObject("definition")));
+            boolean leftToAnother = !l.heir().isEmpty() && !l.heir().equals(held.node()) && live.contains(l.heir());
+            if ((l.free() && !leftToAnother) || (!l.free() && !live.contains(l.owner())) || expired) out.add(new Claim(e.getKey(), e.getValue(), cameras.get(e.getKey()).getJsonObject("definition")));
         }
         watch.retain(leaseTexts.keySet());
         for (Map.Entry<String, JsonObject> c : cameras.entrySet()) {
@@ -232,8 +232,7 @@ public final class CameraOwnership extends VerticleBase {
             }
         }
         unrunnableUntil.values().removeIf(until -> until < now);
-        releasedAt.values().removeIf(at -> now - at >= leaseNanos);
-        out.removeIf(c -> unrunnableUntil.containsKey(c.camera()) || releasedAt.containsKey(c.camera()) || !runnableHere(c));
+        out.removeIf(c -> unrunnableUntil.containsKey(c.camera()) || !runnableHere(c));
         // Each node tries the cameras in its own order, so nodes starting together rarely race for the same one.
         String node = held.node();
         out.sort(Comparator.comparingInt(c -> (c.camera() + "@" + node).hashCode()));
@@ -294,16 +293,21 @@ public final class CameraOwnership extends VerticleBase {
             Lease l = Lease.parse(t);
             if (!l.free() && live.contains(l.owner())) owned.merge(l.owner(), 1, Integer::sum);
         }
-        boolean someoneShort = false;
-        for (String m : live) {
-            if (!m.equals(held.node()) && owned.getOrDefault(m, 0) < FairShare.floor(cameras, weights, m)) someoneShort = true;
+        // the heir: the member furthest below its share (ties: the smallest id, so every node picks the same)
+        String heir = null;
+        int deficit = 0;
+        for (String m : new java.util.TreeSet<>(live)) {
+            int d = FairShare.floor(cameras, weights, m) - owned.getOrDefault(m, 0);
+            if (!m.equals(held.node()) && d > deficit) {
+                heir = m;
+                deficit = d;
+            }
         }
-        if (!someoneShort) return Future.succeededFuture();
+        if (heir == null) return Future.succeededFuture();
         String camera = held.cameras().stream().sorted().reduce((a, b) -> b).orElseThrow();
         String mine = written.get(camera);
-        releasedAt.put(camera, System.nanoTime());
-        stopCamera(camera, "rebalancing: this node holds " + held.size() + " of " + cameras + " cameras, another node fewer than its share");
-        return leases.replaceIfPresent(camera, mine, Lease.parse(mine).released().text()).mapEmpty();
+        stopCamera(camera, "rebalancing: this node holds " + held.size() + " of " + cameras + " cameras, node " + heir + " fewer than its share");
+        return leases.replaceIfPresent(camera, mine, Lease.parse(mine).releasedTo(heir).text()).mapEmpty();
     }
 
     private void startCamera(String camera, JsonObject definition, Lease lease) {

@@ -33,7 +33,12 @@ class LeaseRulesTest {
         assertTrue(released.free());
         assertEquals(1, released.epoch());
         Lease next = released.claimedBy("n2", 3000);
-        assertEquals(new Lease("n2", 2, 3000), next);
+        assertEquals(new Lease("n2", 2, 3000, ""), next);
+        Lease handed = next.releasedTo("n3");
+        assertTrue(handed.free());
+        assertEquals("n3", handed.heir());
+        assertEquals(handed, Lease.parse(handed.text()));
+        assertEquals("", handed.claimedBy("n3", 4000).heir(), "a claim clears the heir");
         assertEquals(next, Lease.parse(next.text()));
         assertEquals(next.text(), Lease.parse(next.text()).text(), "the stored text is stable: compare-and-set compares it");
     }
