@@ -29,10 +29,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Three (then four) Argus nodes as separate processes on loopback, six file cameras paced in real time, a WebSocket
+ * Three (then up to four at once) Argus nodes as separate processes on loopback, six file cameras paced in real time, a WebSocket
  * client on node 1. The cluster's promises, measured: every camera owned by exactly one node, every camera visible
- * from any node, a killed node's cameras streaming again on the survivors within seconds, a stopped node handing its
- * cameras over, a REST change on one node seen on another, and no camera published by two nodes at once after the
+ * from any node, a killed node's (kill -9) and a frozen node's (SIGSTOP: heartbeats only) cameras streaming again on
+ * the survivors within seconds, a stopped node (SIGTERM) handing its cameras over, a node with a conflicting camera
+ * refused, a REST change on one node seen on another, and no camera published by two nodes at once after the
  * epoch filter.
  */
 class ClusterFailoverTest {
@@ -101,13 +102,30 @@ class ClusterFailoverTest {
                 ofNode3.size(), failover);
         assertTrue(failover <= FAILOVER_LIMIT_MS, "failover took " + failover + " ms, limit " + FAILOVER_LIMIT_MS);
 
-        // a fourth node joins: cameras spread to it again
-        int hz4 = ClusterNode.freePort();
-        ClusterNode n4 = startNode("node4", hz4, cameras);
+        // two more nodes join: cameras spread to them again
+        ClusterNode n4 = startNode("node4", ClusterNode.freePort(), cameras);
         nodes.add(n4);
+        ClusterNode n5 = startNode("node5", ClusterNode.freePort(), cameras);
+        nodes.add(n5);
         await(n4::ready, 150_000, "node 4 ready", n4);
+        await(n5::ready, 150_000, "node 5 ready", n5);
         String id4 = n4.id();
-        await(() -> !camerasOf(n1, id4).isEmpty(), 30_000, "node 4 taking cameras over (rebalancing)", n1, n4);
+        String id5 = n5.id();
+        await(() -> !camerasOf(n1, id4).isEmpty() && !camerasOf(n1, id5).isEmpty(), 30_000,
+                "nodes 4 and 5 taking cameras over (rebalancing)", n1, n4, n5);
+
+        // SIGSTOP of node 5: a hung machine, connections open; only missing heartbeats tell (maxNoHeartbeatMs)
+        Set<String> ofNode5 = camerasOf(n1, id5);
+        long frozenAt = System.currentTimeMillis();
+        n5.freeze();
+        await(() -> ofNode5.stream().allMatch(c -> firstAfter(c, frozenAt, id5) != null), 30_000,
+                "node 5's cameras " + ofNode5 + " streaming from the others after it froze", n1, n2, n4);
+        long silent = 0;
+        for (String c : ofNode5) silent = Math.max(silent, firstAfter(c, frozenAt, id5).atMs() - frozenAt);
+        System.out.printf("cluster: SIGSTOP of node 5 (heartbeats only) -> its %d camera(s) stream again after %d ms (worst camera)%n",
+                ofNode5.size(), silent);
+        assertTrue(silent <= FAILOVER_LIMIT_MS, "failover of a frozen node took " + silent + " ms, limit " + FAILOVER_LIMIT_MS);
+        n5.kill();
 
         // SIGTERM of node 2: it releases its leases, the others take its cameras at once
         Set<String> ofNode2 = camerasOf(n1, id2);
@@ -137,11 +155,11 @@ class ClusterFailoverTest {
         // a node whose config gives cam1 another address refuses to join with that mismatch
         JsonArray conflicting = cameras.copy();
         conflicting.getJsonObject(0).put("url", TestMedia.h264(160, 120, 4, 5).toString());
-        ClusterNode n5 = startNode("node5", ClusterNode.freePort(), conflicting);
-        nodes.add(n5);
-        assertTrue(n5.waitFor(120), "node 5 exits\n" + n5.tail());
-        assertNotEquals(0, n5.exitCode(), n5.tail());
-        assertTrue(n5.output().contains("camera \"cam1\" is already in the cluster with another definition"), n5.tail());
+        ClusterNode n6 = startNode("node6", ClusterNode.freePort(), conflicting);
+        nodes.add(n6);
+        assertTrue(n6.waitFor(120), "node 6 exits\n" + n6.tail());
+        assertNotEquals(0, n6.exitCode(), n6.tail());
+        assertTrue(n6.output().contains("camera \"cam1\" is already in the cluster with another definition"), n6.tail());
 
         drain.interrupt();
         ws.close();

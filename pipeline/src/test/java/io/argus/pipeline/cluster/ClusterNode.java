@@ -96,6 +96,12 @@ final class ClusterNode implements AutoCloseable {
         process.waitFor(10, TimeUnit.SECONDS);
     }
 
+    /** SIGSTOP: the process freezes with its connections open, as a machine that hangs; only heartbeats tell. */
+    void freeze() throws Exception {
+        Process p = new ProcessBuilder("kill", "-STOP", Long.toString(process.pid())).start();
+        if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) throw new IllegalStateException("kill -STOP failed");
+    }
+
     /** SIGTERM: the node releases its leases and leaves (RunCommand's shutdown hook). */
     void terminate() { process.destroy(); }
 
