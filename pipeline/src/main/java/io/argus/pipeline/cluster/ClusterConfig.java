@@ -21,7 +21,7 @@ import java.util.List;
  * @param minSize            a node that sees fewer members (itself included) runs no camera and is not ready
  * @param weight             this node's share of the cameras relative to the others' weights
  * @param leaseMs            a camera lease not renewed for this long may be taken by another node (longer than failure
- *                           detection: the slow path, for a node that lives but cannot renew)
+ *                           detection, about twice: the slow path, for a node that lives but cannot renew)
  * @param renewIntervalMs    how often leases are renewed and free cameras claimed
  */
 public record ClusterConfig(boolean enabled, String name, String host, int port, int eventBusPort, List<String> members,
@@ -30,7 +30,7 @@ public record ClusterConfig(boolean enabled, String name, String host, int port,
 
     /** No clustering: the default when the section is absent. */
     public static final ClusterConfig OFF = new ClusterConfig(false, "argus", "127.0.0.1", 5701, 0, List.of(), null,
-            1000, 5000, 1, 1.0, 8000, 500);
+            1000, 5000, 1, 1.0, 10_000, 500);
 
     public static ClusterConfig read(ConfigNode n) {
         boolean enabled = n.bool("enabled", false);
@@ -49,7 +49,7 @@ public record ClusterConfig(boolean enabled, String name, String host, int port,
         int minSize = n.integer("minSize", 1, 1, 1000);
         double weight = n.number("weight", 1.0, 0.01, 1000);
         int renew = n.integer("renewIntervalMs", 500, 50, 60_000);
-        int lease = n.integer("leaseMs", 8000, 200, 600_000);
+        int lease = n.integer("leaseMs", 10_000, 200, 600_000);
         if (lease < 3 * renew) {
             throw new ConfigException(n.key("leaseMs"), "must be at least 3 x renewIntervalMs (" + 3 * renew + ") so one late renewal loses nothing, found " + lease);
         }

@@ -42,7 +42,7 @@ class ClusterConfigTest {
         assertEquals("203.0.113.9", k.announcedHost());
         assertEquals(1000, k.heartbeatIntervalMs());
         assertEquals(5000, k.maxNoHeartbeatMs());
-        assertEquals(8000, k.leaseMs());
+        assertEquals(10_000, k.leaseMs());
         assertEquals(500, k.renewIntervalMs());
         assertTrue(c.unusedEnv().isEmpty(), c.unusedEnv().toString());
 
