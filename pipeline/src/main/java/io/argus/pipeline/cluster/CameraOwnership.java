@@ -62,8 +62,10 @@ public final class CameraOwnership extends VerticleBase {
     private NodeDirectory nodes;
     private Set<String> listed = new HashSet<>();
     private long timer = -1;
-    private boolean ticking;
-    private long tickStarted;
+    /** Cameras whose renewal is in flight. */
+    private final Set<String> renewing = new HashSet<>();
+    private boolean surveying;
+    private long surveyStarted;
     private volatile boolean quorum;
     private boolean warnedQuorum;
 
@@ -118,16 +120,22 @@ public final class CameraOwnership extends VerticleBase {
                 .timeout(3, TimeUnit.SECONDS).recover(e -> Future.succeededFuture());
     }
 
-    /** One round, unless the previous one still waits (a map call waiting for a dead member to be removed). */
+    /**
+     * One round: fence, renew (each lease on its own, so a renewal that waits for a hung member holds up no other),
+     * then survey and claim unless the previous survey still waits (reading every lease touches every member).
+     */
     private void round() {
         long now = System.nanoTime();
         fence(now);
-        if (ticking && now - tickStarted < leaseNanos) return;
-        ticking = true;
-        tickStarted = now;
-        tick(now).onComplete(ar -> {
-            ticking = false;
-            if (ar.failed()) LOG.log(Level.DEBUG, "ownership round failed: " + ar.cause());
+        List<String> live = members.get();
+        if (!quorate(live)) return;
+        renewAll(now);
+        if (surveying && now - surveyStarted < leaseNanos) return;
+        surveying = true;
+        surveyStarted = now;
+        survey(live).onComplete(ar -> {
+            surveying = false;
+            if (ar.failed()) LOG.log(Level.DEBUG, "ownership survey failed: " + ar.cause());
         });
     }
 
@@ -139,21 +147,25 @@ public final class CameraOwnership extends VerticleBase {
         }
     }
 
-    private Future<Void> tick(long now) {
-        List<String> live = members.get();
+    /** Enough members in sight to run cameras; otherwise stops every camera here. */
+    private boolean quorate(List<String> live) {
         boolean enough = live.size() >= cluster.minSize();
         quorum = enough;
-        if (!enough) {
-            if (!warnedQuorum) {
-                LOG.log(Level.WARNING, "cluster: {0} member(s) seen, minSize is {1}: running no camera", live.size(), cluster.minSize());
-                warnedQuorum = true;
-            }
-            for (String camera : held.cameras()) stopCamera(camera, "fewer than minSize members");
-            return Future.succeededFuture();
+        if (enough) {
+            warnedQuorum = false;
+            return true;
         }
-        warnedQuorum = false;
-        return renewAll(now)
-                .compose(v -> Future.all(catalog.entries(), leases.entries(), nodes.entries()))
+        if (!warnedQuorum) {
+            LOG.log(Level.WARNING, "cluster: {0} member(s) seen, minSize is {1}: running no camera", live.size(), cluster.minSize());
+            warnedQuorum = true;
+        }
+        for (String camera : held.cameras()) stopCamera(camera, "fewer than minSize members");
+        return false;
+    }
+
+    /** Reads the list, the leases and the directory; claims up to the fair share; rebalances. */
+    private Future<Void> survey(List<String> live) {
+        return Future.all(catalog.entries(), leases.entries(), nodes.entries())
                 .compose(all -> {
                     Map<String, JsonObject> cameras = all.resultAt(0);
                     Map<String, String> leaseTexts = all.resultAt(1);
@@ -169,24 +181,27 @@ public final class CameraOwnership extends VerticleBase {
                 });
     }
 
-    /** Renews every held lease; a lease someone else replaced is lost and its camera stops here. */
-    private Future<Void> renewAll(long now) {
-        List<Future<?>> renewals = new ArrayList<>();
+    /**
+     * Renews every held lease whose previous renewal has completed; a lease someone else replaced is lost and its
+     * camera stops here. A renewal that fails or waits changes nothing: {@link #fence} stops the camera in time.
+     */
+    private void renewAll(long now) {
         long expires = System.currentTimeMillis() + cluster.leaseMs();
         for (String camera : held.cameras()) {
+            if (!renewing.add(camera)) continue;
             String old = written.get(camera);
             String next = Lease.parse(old).renewed(expires).text();
-            renewals.add(leases.replaceIfPresent(camera, old, next).onSuccess(ok -> {
-                if (!old.equals(written.get(camera))) return; // stopped meanwhile
-                if (ok) {
+            leases.replaceIfPresent(camera, old, next).onComplete(ar -> {
+                renewing.remove(camera);
+                if (ar.failed() || !old.equals(written.get(camera))) return; // failed, or stopped meanwhile
+                if (ar.result()) {
                     written.put(camera, next);
                     renewedAt.put(camera, now);
                 } else {
                     stopCamera(camera, "lease taken by another node");
                 }
-            }));
+            });
         }
-        return Future.join(renewals).mapEmpty();
     }
 
     /** Tells this node's WebSocket gateway about cameras added to or removed from the cluster's list. */
