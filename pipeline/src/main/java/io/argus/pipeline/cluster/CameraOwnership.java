@@ -22,9 +22,9 @@ import java.util.function.Supplier;
 /**
  * Decides which cameras this node runs (docs/cluster.md). Every {@code renewIntervalMs} it
  * <ol>
- * <li>renews the leases it holds (compare-and-set against the text it wrote last: a failed renewal means another
- *     node took the camera, which stops here at once);</li>
- * <li>reads the camera list, the leases and the node directory;</li>
+ * <li>renews the leases it holds, each on its own (compare-and-set against the text it wrote last: a failed
+ *     renewal means another node took the camera, which stops here at once);</li>
+ * <li>surveys, unless the previous survey still waits: reads the camera list, the leases and the node directory;</li>
  * <li>claims cameras that are free, whose owner left the cluster, or whose lease was not renewed for
  *     {@code leaseMs} ({@link LeaseWatch}), up to its {@link FairShare}: putIfAbsent for a camera never leased,
  *     else replace(old, new) with the next epoch, so of two nodes claiming at once exactly one wins;</li>
