@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  * client on node 1. The cluster's promises, measured: every camera owned by exactly one node, every camera visible
  * from any node, a killed node's (kill -9) and a frozen node's (SIGSTOP: heartbeats only) cameras streaming again on
  * the survivors within seconds, a stopped node (SIGTERM) handing its cameras over, a node with a conflicting camera
- * refused, a REST change on one node seen on another, and no camera published by two nodes at once after the
+ * refused, a camera added and removed by REST on one node seen on another, and no camera published by two nodes at once after the
  * epoch filter.
  */
 class ClusterFailoverTest {
@@ -151,6 +151,20 @@ class ClusterFailoverTest {
                 + " first, worst camera), %d ms after the signal%n", gap, sinceStop);
         assertTrue(n2.waitFor(20), "node 2 exits after SIGTERM");
         assertTrue(sinceStop <= FAILOVER_LIMIT_MS, "hand-over took " + sinceStop + " ms");
+
+        // REST: a camera removed on node 4 stops on its owner and leaves every node's list
+        assertEquals(200, n4.call(HttpMethod.DELETE, "/api/cameras/cam7", null).status());
+        await(() -> {
+            try {
+                return n1.get("/api/cameras").array().stream().noneMatch(o -> "cam7".equals(((JsonObject) o).getString("id")));
+            } catch (Exception e) {
+                return false;
+            }
+        }, 10_000, "cam7 gone from node 1's list", n1, n4);
+        long removedAt = System.currentTimeMillis();
+        Thread.sleep(3000);
+        assertTrue(received.stream().noneMatch(r -> r.camera().equals("cam7") && r.atMs() > removedAt + 1500),
+                "no detections of cam7 once removed");
 
         // minSize 2: a node left alone claims nothing and is not ready
         n4.terminate();

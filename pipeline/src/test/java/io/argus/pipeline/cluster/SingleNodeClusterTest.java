@@ -41,6 +41,11 @@ class SingleNodeClusterTest {
             JsonObject cam = app.camera("cam");
             assertEquals(node, cam.getString("owner"), cam.encode());
             assertTrue(cam.containsKey("framesDecoded"), "the owner's live status is merged: " + cam.encode());
+            var paused = app.call(io.vertx.core.http.HttpMethod.POST, "/api/cameras/cam/pause", null);
+            assertEquals(200, paused.status(), paused.body());
+            assertTrue(paused.json().getBoolean("paused"), "pause is relayed to the owner: " + paused.body());
+            assertEquals(200, app.call(io.vertx.core.http.HttpMethod.POST, "/api/cameras/cam/resume", null).status());
+            assertEquals(404, app.get("/api/cameras/nosuch").status());
             JsonArray nodes = app.get("/api/nodes").array();
             assertEquals(1, nodes.size(), nodes.encode());
             assertEquals(new JsonArray().add("cam"), nodes.getJsonObject(0).getJsonArray("cameras"));
