@@ -29,12 +29,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Three (then up to four at once) Argus nodes as separate processes on loopback, six file cameras paced in real time, a WebSocket
- * client on node 1. The cluster's promises, measured: every camera owned by exactly one node, every camera visible
- * from any node, a killed node's (kill -9) and a frozen node's (SIGSTOP: heartbeats only) cameras streaming again on
- * the survivors within seconds, a stopped node (SIGTERM) handing its cameras over, a node with a conflicting camera
- * refused, a camera added and removed by REST on one node seen on another, and no camera published by two nodes at once after the
- * epoch filter.
+ * Three (then up to four at once) Argus nodes as separate processes on loopback, six file cameras paced in real
+ * time, a WebSocket client on node 1. The cluster's promises, measured: every camera owned by exactly one node, every
+ * camera visible from any node, a killed node's (kill -9) and a frozen node's (SIGSTOP: heartbeats only) cameras
+ * streaming again on the survivors within seconds, a stopped node (SIGTERM) handing its cameras over, a camera added
+ * and removed by REST on one node seen on another, a node alone below minSize not ready, a node with a conflicting
+ * camera refused, and no camera published by two nodes at once after the epoch filter.
  */
 class ClusterFailoverTest {
     static final int CAMERAS = 6;
