@@ -53,6 +53,8 @@ public final class CameraOwnership extends VerticleBase {
     private final Map<String, String> written = new HashMap<>();
     /** When the last successful renewal (or the claim) of each held camera began. */
     private final Map<String, Long> renewedAt = new HashMap<>();
+    /** Cameras whose renewal is in flight: not renewed again until it completes. */
+    private final Set<String> renewing = new HashSet<>();
     /** Cameras being started or stopped here: not claimed meanwhile. */
     private final Set<String> changing = new HashSet<>();
     /** Cameras that failed to start here (a file missing on this node, an unknown model): not retried until then. */
@@ -62,8 +64,6 @@ public final class CameraOwnership extends VerticleBase {
     private NodeDirectory nodes;
     private Set<String> listed = new HashSet<>();
     private long timer = -1;
-    /** Cameras whose renewal is in flight. */
-    private final Set<String> renewing = new HashSet<>();
     private boolean surveying;
     private long surveyStarted;
     private volatile boolean quorum;
