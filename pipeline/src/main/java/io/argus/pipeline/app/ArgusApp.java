@@ -199,6 +199,9 @@ public final class ArgusApp {
                     JsonObject self = new JsonObject().put("id", cluster.getNodeId()).put("cluster", c.announcedHost() + ":" + c.port())
                             .put("http", httpAddress()).put("weight", c.weight());
                     ownership = new CameraOwnership(c, config, cluster::getNodes, leases, self);
+                    ArgusMetrics.Group g = metrics.group();
+                    metrics.gauge(g, "argus.cluster.members", "Cluster members this node sees (itself included)", () -> cluster.getNodes().size());
+                    metrics.gauge(g, "argus.cluster.cameras.held", "Camera leases this node holds", leases::size);
                     return vertx.deployVerticle(ownership).onSuccess(id -> ownershipDeployment = id);
                 })
                 .map(v -> {

@@ -37,5 +37,5 @@ public final class HeldLeases implements Provenance {
 
     void clear() { held.clear(); }
 
-    int size() { return held.size(); }
+    public int size() { return held.size(); }
 }

@@ -50,6 +50,10 @@ class SingleNodeClusterTest {
             assertEquals(1, nodes.size(), nodes.encode());
             assertEquals(new JsonArray().add("cam"), nodes.getJsonObject(0).getJsonArray("cameras"));
 
+            String metrics = app.get("/metrics").body();
+            assertTrue(metrics.contains("argus_cluster_members 1.0"), "members gauge");
+            assertTrue(metrics.contains("argus_cluster_cameras_held 1.0"), "held leases gauge");
+
             HazelcastClusterManager manager = (HazelcastClusterManager) ((VertxInternal) app.app.vertx()).clusterManager();
             Set<String> clustered = new TreeSet<>();
             for (Object k : manager.getHazelcastInstance().getMultiMap("__vertx.subs").keySet()) clustered.add(String.valueOf(k));
