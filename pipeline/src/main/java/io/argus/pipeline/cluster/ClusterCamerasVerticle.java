@@ -113,33 +113,45 @@ public final class ClusterCamerasVerticle extends VerticleBase {
         List<String> live = members.get();
         Future<JsonArray> local = vertx.eventBus().<JsonArray>request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "list"))
                 .map(Message::body);
-        return Future.all(catalog.entries(), leases.entries(), local).map(all -> {
+        return Future.all(catalog.entries(), leases.entries(), local, nodes.entries()).map(all -> {
             Map<String, JsonObject> cameras = all.resultAt(0);
             Map<String, String> leaseTexts = all.resultAt(1);
             Map<String, JsonObject> running = new java.util.HashMap<>();
             for (Object o : (JsonArray) all.resultAt(2)) running.put(((JsonObject) o).getString("id"), (JsonObject) o);
+            Map<String, JsonObject> directory = all.resultAt(3);
             JsonArray out = new JsonArray();
             cameras.forEach((id, entry) -> {
                 Owned o = owner(leaseTexts.get(id), live);
                 JsonObject shown = entry.getJsonObject("public").copy();
                 if (node.equals(o.owner()) && running.containsKey(id)) shown.mergeIn(running.get(id));
-                out.add(shown.put("owner", o.owner()).put("epoch", o.epoch()));
+                out.add(owned(shown, o, directory));
             });
             return out;
         });
     }
 
+    /**
+     * A camera as listed: with its {@code owner} node (null while none holds it), {@code epoch}, and {@code ownerHttp},
+     * the owner's HTTP address, where its snapshots are served.
+     */
+    private static JsonObject owned(JsonObject shown, Owned o, Map<String, JsonObject> directory) {
+        JsonObject ownerEntry = o.owner() != null ? directory.get(o.owner()) : null;
+        return shown.put("owner", o.owner()).put("epoch", o.epoch())
+                .put("ownerHttp", ownerEntry != null ? ownerEntry.getString("http") : null);
+    }
+
     private Future<JsonObject> get(String id) {
         List<String> live = members.get();
-        return Future.all(catalog.get(id), leases.get(id)).compose(all -> {
+        return Future.all(catalog.get(id), leases.get(id), nodes.entries()).compose(all -> {
             JsonObject entry = all.resultAt(0);
             if (entry == null) return Future.failedFuture(failure(404, "no camera \"" + id + "\""));
             Owned o = owner(all.resultAt(1), live);
-            JsonObject shown = entry.getJsonObject("public").copy().put("owner", o.owner()).put("epoch", o.epoch());
+            Map<String, JsonObject> directory = all.resultAt(2);
+            JsonObject shown = owned(entry.getJsonObject("public").copy(), o, directory);
             if (o.owner() == null) return Future.succeededFuture(shown);
             // the owner's live status (fps, frames...); the list entry alone when the owner cannot answer now
             return vertx.eventBus().<JsonObject>request(Addresses.nodeCameras(o.owner()), new JsonObject().put("action", "get").put("id", id), RELAY)
-                    .map(reply -> shown.mergeIn(reply.body()).put("owner", o.owner()).put("epoch", o.epoch()))
+                    .map(reply -> owned(reply.body().mergeIn(shown), o, directory))
                     .otherwise(shown);
         });
     }

@@ -41,6 +41,8 @@ class SingleNodeClusterTest {
             JsonObject cam = app.camera("cam");
             assertEquals(node, cam.getString("owner"), cam.encode());
             assertTrue(cam.containsKey("framesDecoded"), "the owner's live status is merged: " + cam.encode());
+            assertEquals("127.0.0.1:" + app.port(), cam.getString("ownerHttp"), "where the owner serves snapshots");
+            assertEquals("127.0.0.1:" + app.port(), app.get("/api/cameras").array().getJsonObject(0).getString("ownerHttp"));
             var paused = app.call(io.vertx.core.http.HttpMethod.POST, "/api/cameras/cam/pause", null);
             assertEquals(200, paused.status(), paused.body());
             assertTrue(paused.json().getBoolean("paused"), "pause is relayed to the owner: " + paused.body());
