@@ -22,6 +22,18 @@ public final class Addresses {
     /** Camera added/removed notices: {"event": "added"|"removed", "id": ...}. */
     public static final String CAMERA_EVENTS = "argus.cameras.events";
 
+    /**
+     * The cluster-wide camera list (request/reply, this node's consumer; see cluster/ClusterCamerasVerticle): list,
+     * get, add, remove, pause, resume, nodes. Only in a cluster, where the REST camera routes go here.
+     */
+    public static final String CLUSTER_CAMERAS = "argus.control.cluster.cameras";
+
+    /** Cameras added to or removed from the cluster-wide list, as this node noticed: {"event": "added"|"removed", "id"}. */
+    public static final String CLUSTER_CAMERA_EVENTS = "argus.cluster.cameras.events";
+
+    /** One node's {@link #CAMERA_CONTROL}, reachable from the other nodes (clustered consumer): get, pause, resume. */
+    public static String nodeCameras(String node) { return "argus.control.node." + node + ".cameras"; }
+
     /** Collected frames and labels of the online trainer (request/reply, see training/DatasetVerticle). */
     public static final String DATASET_CONTROL = "argus.control.dataset";
 

@@ -1,12 +1,18 @@
 package io.argus.pipeline.app;
 
 import io.argus.pipeline.camera.CameraSupervisor;
+import io.argus.pipeline.cluster.CameraOwnership;
+import io.argus.pipeline.cluster.ClusterCamerasVerticle;
+import io.argus.pipeline.cluster.ClusterConfig;
+import io.argus.pipeline.cluster.HazelcastSettings;
+import io.argus.pipeline.cluster.HeldLeases;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.ConfigLoader;
 import io.argus.pipeline.frames.FrameCodec;
 import io.argus.pipeline.http.HttpVerticle;
 import io.argus.pipeline.inference.InferenceVerticle;
 import io.argus.pipeline.config.ModelConfig;
+import io.argus.pipeline.publish.Provenance;
 import io.argus.pipeline.publish.Snapshots;
 import io.argus.pipeline.training.DatasetVerticle;
 import io.argus.pipeline.training.ModelRegistryVerticle;
@@ -16,10 +22,12 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.json.JsonObject;
 import io.vertx.micrometer.MetricsDomain;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.micrometer.VertxPrometheusOptions;
+import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -35,6 +43,10 @@ import org.bytedeco.javacv.FFmpegFrameGrabber;
  * (ready once its model is loaded), with online training the {@link ModelRegistryVerticle} (which may resume a
  * fine-tuned version), the {@link CameraSupervisor} (a camera verticle per camera), with online training the
  * {@link DatasetVerticle} and {@link TrainerVerticle}, and the {@link HttpVerticle}. Any failure on the way stops everything and fails the start with the reason.
+ *
+ * <p>With {@code cluster.enabled} (docs/cluster.md) Vert.x runs clustered over Hazelcast; the camera supervisor then
+ * starts no camera by itself: the {@link ClusterCamerasVerticle} adds the configured cameras to the cluster-wide list
+ * and the {@link CameraOwnership} verticle starts those whose lease this node holds.
  */
 public final class ArgusApp {
     private static final System.Logger LOG = System.getLogger("argus");
@@ -45,15 +57,21 @@ public final class ArgusApp {
     private final Snapshots snapshots;
     private final StartupProgress progress;
     private final List<InferenceVerticle> models = new ArrayList<>();
+    private final HazelcastClusterManager cluster; // null on a single node
+    private final HeldLeases leases;               // null on a single node
     private HttpVerticle http;
     private String camerasDeployment;
+    private CameraOwnership ownership;
+    private String ownershipDeployment;
     private volatile boolean ready;
 
-    private ArgusApp(Vertx vertx, ArgusConfig config, ArgusMetrics metrics, StartupProgress progress) {
-        this.vertx = vertx;
+    private ArgusApp(Runtime rt, ArgusConfig config, StartupProgress progress) {
+        this.vertx = rt.vertx;
         this.config = config;
-        this.metrics = metrics;
+        this.metrics = rt.metrics;
         this.progress = progress;
+        this.cluster = rt.cluster;
+        this.leases = rt.cluster != null ? new HeldLeases(rt.cluster.getNodeId()) : null;
         this.snapshots = new Snapshots(config.snapshots(), vertx.eventBus());
     }
 
@@ -65,14 +83,47 @@ public final class ArgusApp {
     /** As {@link #start(Path, Map)}, telling {@code progress} about each slow step of the start. */
     public static CompletableFuture<ArgusApp> start(Path configFile, Map<String, String> env, StartupProgress progress) {
         Runtime rt = newRuntime();
-        return settle(rt, ConfigLoader.load(rt.vertx, configFile, env)
-                .compose(cfg -> new ArgusApp(rt.vertx, cfg, rt.metrics, progress).deploy()));
+        Future<ArgusConfig> loaded = ConfigLoader.load(rt.vertx, configFile, env);
+        // A clustered node reads its config with a plain Vert.x, which then gives way to the clustered one (null here).
+        return settle(rt, loaded.compose(cfg -> cfg.cluster().enabled() ? Future.succeededFuture((ArgusApp) null)
+                        : new ArgusApp(rt, cfg, progress).deploy()))
+                .thenCompose(app -> app != null ? CompletableFuture.completedFuture(app)
+                        : rt.vertx.close().toCompletionStage().thenCompose(v -> startClustered(loaded.result(), progress)));
     }
 
     /** Starts with an already checked configuration (tests, benchmarks). */
     public static CompletableFuture<ArgusApp> start(ArgusConfig config) {
+        if (config.cluster().enabled()) return startClustered(config, StartupProgress.NONE);
         Runtime rt = newRuntime();
-        return settle(rt, new ArgusApp(rt.vertx, config, rt.metrics, StartupProgress.NONE).deploy());
+        return settle(rt, new ArgusApp(rt, config, StartupProgress.NONE).deploy());
+    }
+
+    /** Joins the cluster (a clustered Vert.x over Hazelcast), then deploys as a single node would. */
+    private static CompletableFuture<ArgusApp> startClustered(ArgusConfig config, StartupProgress progress) {
+        ClusterConfig c = config.cluster();
+        HazelcastClusterManager manager = new HazelcastClusterManager(HazelcastSettings.of(c));
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        VertxOptions options = new VertxOptions().setMetricsOptions(metricsOptions());
+        options.getEventBusOptions().setHost(c.host()).setPort(c.eventBusPort());
+        if (c.publicHost() != null) options.getEventBusOptions().setClusterPublicHost(c.publicHost());
+        StartupProgress.Step step = progress.step("joining the cluster " + c.name() + " at " + String.join(", ", c.members()));
+        CompletableFuture<ArgusApp> result = new CompletableFuture<>();
+        Vertx.builder().with(options).withMetrics(new MicrometerMetricsFactory(registry)).withClusterManager(manager)
+                .buildClustered().onComplete(ar -> {
+                    if (ar.failed()) {
+                        step.failed(ar.cause());
+                        result.completeExceptionally(new IllegalStateException("cluster: cannot join " + c.name() + " at "
+                                + String.join(", ", c.members()) + " from " + c.host() + ":" + c.port() + ": " + ar.cause().getMessage(), ar.cause()));
+                        return;
+                    }
+                    step.done();
+                    Runtime rt = new Runtime(ar.result(), new ArgusMetrics(registry), manager);
+                    settle(rt, new ArgusApp(rt, config, progress).deploy()).whenComplete((app, e) -> {
+                        if (e != null) result.completeExceptionally(e);
+                        else result.complete(app);
+                    });
+                });
+        return result;
     }
 
     /**
@@ -91,16 +142,20 @@ public final class ArgusApp {
         return result;
     }
 
-    private record Runtime(Vertx vertx, ArgusMetrics metrics) {}
+    /** {@code cluster}: null on a single node. */
+    private record Runtime(Vertx vertx, ArgusMetrics metrics, HazelcastClusterManager cluster) {}
 
     private static Runtime newRuntime() {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        MicrometerMetricsOptions options = new MicrometerMetricsOptions().setEnabled(true).setJvmMetricsEnabled(true)
+        Vertx vertx = Vertx.builder().with(new VertxOptions().setMetricsOptions(metricsOptions()))
+                .withMetrics(new MicrometerMetricsFactory(registry)).build();
+        return new Runtime(vertx, new ArgusMetrics(registry), null);
+    }
+
+    private static MicrometerMetricsOptions metricsOptions() {
+        return new MicrometerMetricsOptions().setEnabled(true).setJvmMetricsEnabled(true)
                 .setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true))
                 .addDisabledMetricsCategory(MetricsDomain.EVENT_BUS); // 30 frames/s per camera: not worth counting
-        Vertx vertx = Vertx.builder().with(new VertxOptions().setMetricsOptions(options))
-                .withMetrics(new MicrometerMetricsFactory(registry)).build();
-        return new Runtime(vertx, new ArgusMetrics(registry));
     }
 
     private Future<ArgusApp> deploy() {
@@ -114,7 +169,8 @@ public final class ArgusApp {
                 .compose(v -> {
                     List<Future<String>> deployments = new ArrayList<>();
                     for (ModelConfig m : config.models()) {
-                        InferenceVerticle iv = new InferenceVerticle(m, snapshots, metrics, progress);
+                        InferenceVerticle iv = new InferenceVerticle(m, snapshots, metrics, progress,
+                                leases != null ? leases : Provenance.STANDALONE);
                         models.add(iv);
                         deployments.add(vertx.deployVerticle(iv));
                     }
@@ -122,16 +178,31 @@ public final class ArgusApp {
                 })
                 .compose(v -> training() ? vertx.deployVerticle(new ModelRegistryVerticle(config.training(), trained(), progress))
                         : Future.succeededFuture())
-                .compose(v -> vertx.deployVerticle(new CameraSupervisor(config, metrics, progress)))
+                // in a cluster the supervisor runs only the cameras whose lease this node holds (CameraOwnership)
+                .compose(v -> vertx.deployVerticle(new CameraSupervisor(clustered() ? config.withCameras(List.of()) : config,
+                        metrics, progress)))
                 .compose(id -> {
                     camerasDeployment = id;
                     if (!training()) return Future.succeededFuture();
                     return vertx.deployVerticle(new DatasetVerticle(config.training(), trained()))
                             .compose(d -> vertx.deployVerticle(new TrainerVerticle(config.training(), trained())));
                 })
+                .compose(v -> clustered() ? vertx.deployVerticle(new ClusterCamerasVerticle(config, cluster.getNodeId(), cluster::getNodes))
+                        : Future.succeededFuture())
                 .compose(v -> {
-                    http = new HttpVerticle(config, metrics, snapshots, List.copyOf(models), () -> ready);
+                    http = new HttpVerticle(config, metrics, snapshots, List.copyOf(models), this::ready);
                     return vertx.deployVerticle(http);
+                })
+                .compose(v -> {
+                    if (!clustered()) return Future.succeededFuture();
+                    ClusterConfig c = config.cluster();
+                    JsonObject self = new JsonObject().put("id", cluster.getNodeId()).put("cluster", c.announcedHost() + ":" + c.port())
+                            .put("http", httpAddress()).put("weight", c.weight());
+                    ownership = new CameraOwnership(c, config, cluster::getNodes, leases, self);
+                    ArgusMetrics.Group g = metrics.group();
+                    metrics.gauge(g, "argus.cluster.members", "Cluster members this node sees (itself included)", () -> cluster.getNodes().size());
+                    metrics.gauge(g, "argus.cluster.cameras.held", "Camera leases this node holds", leases::size);
+                    return vertx.deployVerticle(ownership).onSuccess(id -> ownershipDeployment = id);
                 })
                 .map(v -> {
                     ready = true;
@@ -160,6 +231,18 @@ public final class ArgusApp {
     }
 
     private boolean training() { return config.training().enabled(); }
+
+    private boolean clustered() { return cluster != null; }
+
+    /** Where other nodes' users reach this node's HTTP: the announced cluster host when HTTP listens on every address. */
+    private String httpAddress() {
+        String host = config.http().host();
+        if (host.equals("0.0.0.0") || host.equals("::")) host = config.cluster().announcedHost();
+        return host + ":" + http.port();
+    }
+
+    /** This node's id in the cluster; null on a single node. */
+    public String nodeId() { return cluster != null ? cluster.getNodeId() : null; }
 
     /** The inference verticle of the model that learns online. */
     private InferenceVerticle trained() {
@@ -193,12 +276,17 @@ public final class ArgusApp {
         return io.argus.pipeline.http.DashboardAddress.of(config.http().host(), http.port(), http.access());
     }
 
-    public boolean ready() { return ready; }
+    /** Started, and in a cluster with at least {@code cluster.minSize} members in sight. */
+    public boolean ready() { return ready && (ownership == null || ownership.quorum()); }
 
-    /** Stops the cameras first (no frame is sent to a stopped batcher), then everything else. */
+    /**
+     * Stops the cameras first (no frame is sent to a stopped batcher), then everything else. In a cluster the camera
+     * leases are released before, so other nodes take the cameras at once, and the node leaves the cluster last.
+     */
     public CompletableFuture<Void> close() {
         ready = false;
-        Future<Void> cameras = camerasDeployment != null ? vertx.undeploy(camerasDeployment) : Future.succeededFuture();
+        Future<Void> released = ownershipDeployment != null ? vertx.undeploy(ownershipDeployment) : Future.succeededFuture();
+        Future<Void> cameras = released.transform(ar -> camerasDeployment != null ? vertx.undeploy(camerasDeployment) : Future.succeededFuture());
         // CompletionStages, not Vert.x continuations: those would be scheduled on event loops that close terminates.
         return cameras.toCompletionStage().toCompletableFuture().handle((v, e) -> (Void) null)
                 .thenCompose(v -> vertx.close().toCompletionStage())

@@ -95,6 +95,14 @@ public record CameraUrl(Kind kind, String input, String format, String transport
         return new CameraUrl(Kind.SAMPLE, "file:" + video.toAbsolutePath().normalize(), null, null, redacted);
     }
 
+    /**
+     * The address that parses back to this URL on any node, credentials included (for the cluster's camera list,
+     * never for logs or the API): files by absolute path, the sample camera as configured.
+     */
+    public String address() {
+        return kind == Kind.FILE ? redacted : input;
+    }
+
     /** FFmpeg protocols this kind may open. */
     public String protocolWhitelist() {
         return switch (kind) {

@@ -1,5 +1,6 @@
 package io.argus.pipeline.config;
 
+import io.argus.pipeline.cluster.ClusterConfig;
 import io.argus.pipeline.training.TrainingConfig;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -16,7 +17,7 @@ import java.util.TreeSet;
  */
 public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<CameraConfig> cameras,
                           CameraSettings camera, WebSocketSettings websocket, SnapshotSettings snapshots,
-                          Path cacheDir, TrainingConfig training, List<String> unusedEnv) {
+                          Path cacheDir, TrainingConfig training, ClusterConfig cluster, List<String> unusedEnv) {
 
     /**
      * HTTP server; {@code token} null when the API is open. sendBufferBytes: the kernel send buffer of each
@@ -118,13 +119,14 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
         String xdg = env.getOrDefault("XDG_CACHE_HOME", System.getProperty("user.home") + "/.cache");
         Path cache = root.path("cacheDir", Path.of(xdg, "argus"), false);
         TrainingConfig training = TrainingConfig.read(root.child("training"), modelIds, cache);
+        ClusterConfig cluster = ClusterConfig.read(root.child("cluster"));
         root.finish();
         Set<String> unused = new TreeSet<>();
         for (String k : env.keySet()) {
             if (k.startsWith("ARGUS_") && !used.contains(k) && !NOT_CONFIG.contains(k)) unused.add(k);
         }
         return new ArgusConfig(file, http, List.copyOf(models), List.copyOf(cameras), camera, ws, snapshots, cache,
-                training, List.copyOf(unused));
+                training, cluster, List.copyOf(unused));
     }
 
     /** ARGUS_* variables that are not configuration keys. */
@@ -138,6 +140,6 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
 
     public ArgusConfig withCameras(List<CameraConfig> cams) {
         return new ArgusConfig(file, http, models, List.copyOf(cams), camera, websocket, snapshots, cacheDir, training,
-                unusedEnv);
+                cluster, unusedEnv);
     }
 }

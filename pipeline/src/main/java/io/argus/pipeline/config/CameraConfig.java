@@ -55,6 +55,17 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
                 .put("transport", source.transport());
     }
 
+    /**
+     * Everything needed to run this camera on another node ({@link #fromJson} reads it back), credentials included:
+     * for the cluster's camera list only, never shown (see {@link #toJson}).
+     */
+    public JsonObject definition() {
+        JsonObject j = new JsonObject().put("id", id).put("url", source.address()).put("model", model).put("loop", loop)
+                .put("realtime", realtime);
+        if (source.transport() != null) j.put("transport", source.transport());
+        return j;
+    }
+
     static void checkUnique(List<CameraConfig> cameras) {
         Set<String> seen = new java.util.HashSet<>();
         for (int i = 0; i < cameras.size(); i++) {

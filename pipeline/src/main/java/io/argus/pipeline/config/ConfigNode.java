@@ -137,6 +137,29 @@ public final class ConfigNode {
         throw new ConfigException(key(name), "expected true or false, found " + describe(v));
     }
 
+    /**
+     * A list of text values: a YAML list in the file; from the environment one comma-separated value
+     * ({@code ARGUS_CLUSTER_MEMBERS=a:5701,b:5701}).
+     */
+    public List<String> strings(String name) {
+        Object v = raw(name);
+        List<String> out = new ArrayList<>();
+        if (v == null) return out;
+        if (v instanceof String s) {
+            for (String part : s.split(",")) if (!part.isBlank()) out.add(part.strip());
+            return out;
+        }
+        if (!(v instanceof JsonArray a)) throw new ConfigException(key(name), "expected a list (- items), found " + describe(v));
+        for (int i = 0; i < a.size(); i++) {
+            Object item = a.getValue(i);
+            if (item == null || item instanceof JsonObject || item instanceof JsonArray) {
+                throw new ConfigException(key(name) + "[" + i + "]", "expected a text value, found " + describe(item));
+            }
+            out.add(item.toString().strip());
+        }
+        return out;
+    }
+
     /** A file path, resolved against the config file's directory when relative; must exist when {@code mustExist}. */
     public Path path(String name, Path def, boolean mustExist) {
         String s = string(name, null);

@@ -2,6 +2,7 @@ package io.argus.pipeline.http;
 
 import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.app.ArgusMetrics;
+import io.argus.pipeline.cluster.EpochFilter;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.inference.InferenceVerticle;
 import io.argus.pipeline.publish.Snapshots;
@@ -95,19 +96,25 @@ public final class HttpVerticle extends VerticleBase {
 
     private Future<?> listen() {
         if (watch != null) watch.start();
-        gateway = new WebSocketGateway(vertx, config.websocket(), metrics);
+        boolean clustered = config.cluster().enabled();
+        // In a cluster the camera routes and the gateway follow the cluster-wide list (docs/cluster.md).
+        String cameras = clustered ? Addresses.CLUSTER_CAMERAS : Addresses.CAMERA_CONTROL;
+        gateway = new WebSocketGateway(vertx, config.websocket(), metrics, cameras,
+                clustered ? Addresses.CLUSTER_CAMERA_EVENTS : Addresses.CAMERA_EVENTS, new EpochFilter(2L * config.cluster().leaseMs()));
         router = Router.router(vertx);
         // open: the page's own information, before the guard below
         router.get("/api/info").handler(rc -> json(rc, 200, new JsonObject().put("auth", auth.enabled())
                 .put("snapshotsFps", config.snapshots().fps())));
         router.route("/api/*").handler(auth::required);
         router.route("/api/*").handler(BodyHandler.create().setBodyLimit(64 * 1024).setHandleFileUploads(false));
-        router.get("/api/cameras").handler(rc -> control(rc, new JsonObject().put("action", "list"), 200));
-        router.post("/api/cameras").handler(this::addCamera);
-        router.get("/api/cameras/:id").handler(rc -> control(rc, action("get", rc), 200));
-        router.delete("/api/cameras/:id").handler(rc -> control(rc, action("remove", rc), 200));
-        router.post("/api/cameras/:id/pause").handler(rc -> control(rc, action("pause", rc), 200));
-        router.post("/api/cameras/:id/resume").handler(rc -> control(rc, action("resume", rc), 200));
+        router.get("/api/cameras").handler(rc -> control(rc, cameras, new JsonObject().put("action", "list"), 200));
+        router.post("/api/cameras").handler(rc -> addCamera(rc, cameras));
+        router.get("/api/cameras/:id").handler(rc -> control(rc, cameras, action("get", rc), 200));
+        router.delete("/api/cameras/:id").handler(rc -> control(rc, cameras, action("remove", rc), 200));
+        router.post("/api/cameras/:id/pause").handler(rc -> control(rc, cameras, action("pause", rc), 200));
+        router.post("/api/cameras/:id/resume").handler(rc -> control(rc, cameras, action("resume", rc), 200));
+        router.get("/api/nodes").handler(clustered ? rc -> control(rc, cameras, new JsonObject().put("action", "nodes"), 200)
+                : this::standaloneNode);
         router.get("/api/cameras/:id/snapshot.jpg").handler(rc -> jpeg(rc, snapshots.latest(rc.pathParam("id"))));
         router.getWithRegex("/api/cameras/([^/]+)/snapshots/([0-9]{1,18})\\.jpg")
                 .setName("/api/cameras/:id/snapshots/:frame.jpg") // regex routes are named after their paths (AuthRoutesTest)
@@ -150,7 +157,21 @@ public final class HttpVerticle extends VerticleBase {
         return new JsonObject().put("action", action).put("id", rc.pathParam("id"));
     }
 
-    private void addCamera(RoutingContext rc) {
+    /** {@code GET /api/nodes} without a cluster: this node alone, with its cameras. */
+    private void standaloneNode(RoutingContext rc) {
+        vertx.eventBus().<JsonArray>request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "list")).onComplete(ar -> {
+            if (ar.failed()) {
+                json(rc, 500, new JsonObject().put("error", String.valueOf(ar.cause().getMessage())));
+                return;
+            }
+            JsonArray ids = new JsonArray();
+            for (Object o : ar.result().body()) ids.add(((JsonObject) o).getString("id"));
+            json(rc, 200, new JsonArray().add(new JsonObject().put("id", "standalone").put("self", true)
+                    .put("http", config.http().host() + ":" + port()).put("cameras", ids)));
+        });
+    }
+
+    private void addCamera(RoutingContext rc, String cameras) {
         JsonObject body;
         try {
             Buffer b = rc.body().buffer();
@@ -161,11 +182,11 @@ public final class HttpVerticle extends VerticleBase {
                     + e.getMessage() + ")"));
             return;
         }
-        control(rc, new JsonObject().put("action", "add").put("camera", body), 201);
+        control(rc, cameras, new JsonObject().put("action", "add").put("camera", body), 201);
     }
 
-    private void control(RoutingContext rc, JsonObject request, int okStatus) {
-        vertx.eventBus().request(Addresses.CAMERA_CONTROL, request).onComplete(ar -> {
+    private void control(RoutingContext rc, String address, JsonObject request, int okStatus) {
+        vertx.eventBus().request(address, request).onComplete(ar -> {
             if (ar.succeeded()) {
                 json(rc, okStatus, ar.result().body());
             } else if (ar.cause() instanceof ReplyException re && re.failureCode() >= 400) {

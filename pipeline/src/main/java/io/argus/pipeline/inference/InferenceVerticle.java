@@ -6,6 +6,7 @@ import io.argus.pipeline.app.ArgusMetrics;
 import io.argus.pipeline.app.StartupProgress;
 import io.argus.pipeline.config.ModelConfig;
 import io.argus.pipeline.frames.VideoFrame;
+import io.argus.pipeline.publish.Provenance;
 import io.argus.pipeline.publish.Snapshots;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
@@ -33,6 +34,7 @@ public final class InferenceVerticle extends VerticleBase {
     private final Snapshots snapshots;
     private final ArgusMetrics metrics;
     private final StartupProgress progress;
+    private final Provenance provenance;
     private final ModelStats stats = new ModelStats();
     private final Map<String, ArgusMetrics.Group> cameraMeters = new ConcurrentHashMap<>();
     private final Map<String, Timer> latencies = new ConcurrentHashMap<>();
@@ -50,6 +52,13 @@ public final class InferenceVerticle extends VerticleBase {
 
     /** {@code progress}: told about loading and warming up the model at start. */
     public InferenceVerticle(ModelConfig config, Snapshots snapshots, ArgusMetrics metrics, StartupProgress progress) {
+        this(config, snapshots, metrics, progress, Provenance.STANDALONE);
+    }
+
+    /** {@code provenance}: in a cluster, which cameras this node may publish for, and the stamp of their messages. */
+    public InferenceVerticle(ModelConfig config, Snapshots snapshots, ArgusMetrics metrics, StartupProgress progress,
+                             Provenance provenance) {
+        this.provenance = provenance;
         this.config = config;
         this.snapshots = snapshots;
         this.metrics = metrics;
@@ -71,7 +80,7 @@ public final class InferenceVerticle extends VerticleBase {
                     }
                 }),
                 this::latency, metrics.batchSize(meters, config.id(), config.maxBatch()),
-                metrics.inference(meters, config.id()), metrics.detections(meters, config.id()));
+                metrics.inference(meters, config.id()), metrics.detections(meters, config.id()), provenance);
         thread = new Thread(worker, "argus-inference-" + config.id());
         thread.setDaemon(true);
         thread.start();

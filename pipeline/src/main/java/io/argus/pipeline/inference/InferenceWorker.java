@@ -8,6 +8,7 @@ import io.argus.pipeline.app.StartupProgress;
 import io.argus.pipeline.config.ModelConfig;
 import io.argus.pipeline.frames.VideoFrame;
 import io.argus.pipeline.publish.DetectionMessage;
+import io.argus.pipeline.publish.Provenance;
 import io.argus.pipeline.publish.Snapshots;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -53,6 +54,7 @@ final class InferenceWorker implements Runnable {
     private final DistributionSummary batchSize;
     private final Timer inference;
     private final Counter detections;
+    private final Provenance provenance;
     private final System.Logger log;
     private final AtomicReference<Swap> pending = new AtomicReference<>();
     private volatile LoadedModel serving;
@@ -63,7 +65,7 @@ final class InferenceWorker implements Runnable {
 
     InferenceWorker(ModelConfig config, LatestFrames queue, EventBus bus, Snapshots snapshots, ModelStats stats,
                     StartupProgress progress, Consumer<Object> onReady, Function<String, Timer> latency, DistributionSummary batchSize,
-                    Timer inference, Counter detections) {
+                    Timer inference, Counter detections, Provenance provenance) {
         this.config = config;
         this.queue = queue;
         this.bus = bus;
@@ -75,6 +77,7 @@ final class InferenceWorker implements Runnable {
         this.batchSize = batchSize;
         this.inference = inference;
         this.detections = detections;
+        this.provenance = provenance;
         this.log = System.getLogger("argus.inference." + config.id());
     }
 
@@ -224,6 +227,7 @@ final class InferenceWorker implements Runnable {
                 long p0 = System.nanoTime();
                 double queueMs = (t0 - f.captureNanos()) / 1e6;
                 JsonObject msg = DetectionMessage.of(f, kept, model.id(), model.version(), queueMs, inferenceMs, frames.size());
+                if (!provenance.stamp(f.cameraId(), msg)) continue; // in a cluster: this node lost the camera's lease
                 bus.publish(Addresses.detections(f.cameraId()), msg);
                 long p1 = System.nanoTime();
                 latency.apply(f.cameraId()).record(p1 - f.captureNanos(), TimeUnit.NANOSECONDS);

@@ -2,6 +2,7 @@ package io.argus.pipeline.publish;
 
 import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.app.ArgusMetrics;
+import io.argus.pipeline.cluster.EpochFilter;
 import io.argus.pipeline.config.ArgusConfig.WebSocketSettings;
 import io.micrometer.core.instrument.Counter;
 import io.vertx.core.Future;
@@ -22,7 +23,9 @@ import java.util.Set;
 /**
  * {@code /ws}: detection messages (and optionally snapshot notices) to WebSocket clients, each with its own filter
  * and bounded queue ({@link ClientSession}). Listens on {@code argus.detections.<id>} / {@code argus.snapshots.<id>}
- * of every camera (following camera added/removed events). Lives on the HTTP verticle's event loop.
+ * of every camera (following camera added/removed events: this node's cameras, or in a cluster the cluster-wide
+ * list, whose detections arrive from every node). In a cluster an {@link EpochFilter} drops a former owner's late
+ * messages. Lives on the HTTP verticle's event loop.
  *
  * <p>Client to server: {@code {"type": "subscribe", ...}} (see {@link Subscription}); server to client:
  * {@code subscribed}, {@code detections}, {@code snapshot}, {@code dropped}, {@code error} messages.
@@ -34,11 +37,26 @@ public final class WebSocketGateway {
     private final Map<String, List<MessageConsumer<JsonObject>>> cameras = new HashMap<>();
     private final Counter dropped;
     private final ArgusMetrics.Group meters;
+    private final String cameraList;
+    private final String cameraEvents;
+    private final EpochFilter epochs;
     private MessageConsumer<JsonObject> events;
     private long pingTimer = -1;
 
     public WebSocketGateway(Vertx vertx, WebSocketSettings settings, ArgusMetrics metrics) {
+        this(vertx, settings, metrics, Addresses.CAMERA_CONTROL, Addresses.CAMERA_EVENTS, new EpochFilter(10_000));
+    }
+
+    /**
+     * @param cameraList   where to ask for the cameras to follow ({@code {"action": "list"}})
+     * @param cameraEvents where cameras added and removed are announced
+     */
+    public WebSocketGateway(Vertx vertx, WebSocketSettings settings, ArgusMetrics metrics, String cameraList,
+                            String cameraEvents, EpochFilter epochs) {
         this.vertx = vertx;
+        this.cameraList = cameraList;
+        this.cameraEvents = cameraEvents;
+        this.epochs = epochs;
         this.settings = settings;
         this.meters = metrics.group();
         this.dropped = metrics.counter(meters, "argus.ws.dropped.messages", "Messages dropped for slow WebSocket clients");
@@ -48,7 +66,7 @@ public final class WebSocketGateway {
 
     /** Call on the owning verticle's context. */
     public Future<Void> start() {
-        events = vertx.eventBus().localConsumer(Addresses.CAMERA_EVENTS, m -> {
+        events = vertx.eventBus().localConsumer(cameraEvents, m -> {
             String id = m.body().getString("id");
             if ("added".equals(m.body().getString("event"))) follow(id);
             else unfollow(id);
@@ -59,7 +77,7 @@ public final class WebSocketGateway {
                 if (!s.ping(now)) sessions.remove(s); // dead: forget it now, whenever its TCP connection goes
             }
         });
-        return vertx.eventBus().<JsonArray>request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "list"))
+        return vertx.eventBus().<JsonArray>request(cameraList, new JsonObject().put("action", "list"))
                 .map(reply -> {
                     for (Object o : reply.body()) follow(((JsonObject) o).getString("id"));
                     return null;
@@ -75,7 +93,9 @@ public final class WebSocketGateway {
 
     private void follow(String camera) {
         if (camera == null || cameras.containsKey(camera)) return;
-        MessageConsumer<JsonObject> d = vertx.eventBus().consumer(Addresses.detections(camera), m -> dispatch(m.body()));
+        MessageConsumer<JsonObject> d = vertx.eventBus().consumer(Addresses.detections(camera), m -> {
+            if (epochs.accept(m.body())) dispatch(m.body());
+        });
         MessageConsumer<JsonObject> s = vertx.eventBus().consumer(Addresses.snapshots(camera), m -> dispatch(m.body()));
         cameras.put(camera, List.of(d, s));
     }
@@ -83,6 +103,7 @@ public final class WebSocketGateway {
     private void unfollow(String camera) {
         List<MessageConsumer<JsonObject>> cs = cameras.remove(camera);
         if (cs != null) cs.forEach(MessageConsumer::unregister);
+        epochs.forget(camera);
     }
 
     private void dispatch(JsonObject message) {

@@ -1,0 +1,359 @@
+package io.argus.pipeline.cluster;
+
+import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.config.ArgusConfig;
+import io.argus.pipeline.config.CameraConfig;
+import io.argus.pipeline.config.ConfigException;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.shareddata.AsyncMap;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Decides which cameras this node runs (docs/cluster.md). Every {@code renewIntervalMs} it
+ * <ol>
+ * <li>renews the leases it holds, each on its own (compare-and-set against the text it wrote last: a failed
+ *     renewal means another node took the camera, which stops here at once);</li>
+ * <li>surveys, unless the previous survey still waits: reads the camera list, the leases and the node directory;</li>
+ * <li>claims cameras that are free, whose owner left the cluster, or whose lease was not renewed for
+ *     {@code leaseMs} ({@link LeaseWatch}), up to its {@link FairShare}: putIfAbsent for a camera never leased,
+ *     else replace(old, new) with the next epoch, so of two nodes claiming at once exactly one wins;</li>
+ * <li>releases one camera when it holds more than its share rounded down while another node holds less than its
+ *     own (a node joined), naming that node its heir: the others leave it to the heir, so cameras spread again
+ *     without bouncing between nodes.</li>
+ * </ol>
+ * A camera runs here (through the {@link io.argus.pipeline.camera.CameraSupervisor}) only while its lease is in
+ * {@link HeldLeases}; one whose renewal has not succeeded for {@code leaseMs} is stopped even when the map cannot be
+ * reached, before any other node may take it. With fewer than {@code minSize} members this node claims nothing and
+ * stops what it runs (it may be the small side of a network split). On stop it releases its leases, so the others
+ * take its cameras at their next round instead of after a lease.
+ */
+public final class CameraOwnership extends VerticleBase {
+    private static final System.Logger LOG = System.getLogger("argus.cluster");
+    private static final long RETRY_UNRUNNABLE_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private final ClusterConfig cluster;
+    private final ArgusConfig config;
+    private final Supplier<List<String>> members;
+    private final HeldLeases held;
+    private final JsonObject self;
+    private final LeaseWatch watch;
+    private final long leaseNanos;
+    /** The lease text last written for each held camera: the expected value of the next compare-and-set. */
+    private final Map<String, String> written = new HashMap<>();
+    /** When the last successful renewal (or the claim) of each held camera began. */
+    private final Map<String, Long> renewedAt = new HashMap<>();
+    /** Cameras whose renewal is in flight: not renewed again until it completes. */
+    private final Set<String> renewing = new HashSet<>();
+    /** Cameras being started or stopped here: not claimed meanwhile. */
+    private final Set<String> changing = new HashSet<>();
+    /** Cameras that failed to start here (a file missing on this node, an unknown model): not retried until then. */
+    private final Map<String, Long> unrunnableUntil = new HashMap<>();
+    private AsyncMap<String, String> leases;
+    private CameraCatalog catalog;
+    private NodeDirectory nodes;
+    private Set<String> listed = new HashSet<>();
+    private long timer = -1;
+    private boolean surveying;
+    private long surveyStarted;
+    private volatile boolean quorum;
+    private boolean warnedQuorum;
+
+    /**
+     * @param members the ids of the cluster's current members (this node's view; Hazelcast's member list)
+     * @param self    this node's directory entry ({@code id}, addresses, {@code weight})
+     */
+    public CameraOwnership(ClusterConfig cluster, ArgusConfig config, Supplier<List<String>> members, HeldLeases held,
+                           JsonObject self) {
+        this.cluster = cluster;
+        this.config = config;
+        this.members = members;
+        this.held = held;
+        this.self = self;
+        this.watch = new LeaseWatch(cluster.leaseMs());
+        this.leaseNanos = TimeUnit.MILLISECONDS.toNanos(cluster.leaseMs());
+    }
+
+    /** Enough members to run cameras (readiness). */
+    public boolean quorum() { return quorum; }
+
+    @Override
+    public Future<?> start() {
+        var shared = vertx.sharedData();
+        return Future.all(shared.<String, String>getAsyncMap(Lease.MAP), shared.<String, String>getAsyncMap(CameraCatalog.MAP),
+                        shared.<String, String>getAsyncMap(NodeDirectory.MAP))
+                .compose(maps -> {
+                    leases = maps.resultAt(0);
+                    catalog = new CameraCatalog(maps.resultAt(1));
+                    nodes = new NodeDirectory(maps.resultAt(2));
+                    return nodes.put(self);
+                })
+                .onSuccess(v -> {
+                    timer = vertx.setPeriodic(1, cluster.renewIntervalMs(), t -> round());
+                });
+    }
+
+    @Override
+    public Future<?> stop() {
+        if (timer >= 0) vertx.cancelTimer(timer);
+        quorum = false;
+        List<Future<?>> releases = new ArrayList<>();
+        for (String camera : held.cameras()) {
+            Lease mine = Lease.parse(written.get(camera));
+            held.remove(camera); // nothing more is published for it from here
+            releases.add(leases.replaceIfPresent(camera, written.get(camera), mine.released().text()));
+            LOG.log(Level.INFO, "camera {0}: released (this node stops)", camera);
+        }
+        written.clear();
+        // Bounded: a map call may wait for a member that died; the leases then expire instead.
+        return Future.join(releases).transform(ar -> nodes.remove(self.getString("id")))
+                .timeout(3, TimeUnit.SECONDS).recover(e -> Future.succeededFuture());
+    }
+
+    /**
+     * One round: fence, renew (each lease on its own, so a renewal that waits for a hung member holds up no other),
+     * then survey and claim unless the previous survey still waits (reading every lease touches every member).
+     */
+    private void round() {
+        long now = System.nanoTime();
+        fence(now);
+        List<String> live = members.get();
+        if (!quorate(live)) return;
+        renewAll(now);
+        if (surveying && now - surveyStarted < leaseNanos) return;
+        surveying = true;
+        surveyStarted = now;
+        survey(live).onComplete(ar -> {
+            surveying = false;
+            if (ar.failed()) LOG.log(Level.DEBUG, "ownership survey failed: " + ar.cause());
+        });
+    }
+
+    /** Stops cameras whose lease was not renewed for a whole lease: another node may take them now. */
+    private void fence(long now) {
+        for (String camera : held.cameras()) {
+            Long at = renewedAt.get(camera);
+            if (at != null && now - at >= leaseNanos) stopCamera(camera, "lease not renewed for " + cluster.leaseMs() + " ms");
+        }
+    }
+
+    /** Enough members in sight to run cameras; otherwise stops every camera here. */
+    private boolean quorate(List<String> live) {
+        boolean enough = live.size() >= cluster.minSize();
+        quorum = enough;
+        if (enough) {
+            warnedQuorum = false;
+            return true;
+        }
+        if (!warnedQuorum) {
+            LOG.log(Level.WARNING, "cluster: {0} member(s) seen, minSize is {1}: running no camera", live.size(), cluster.minSize());
+            warnedQuorum = true;
+        }
+        for (String camera : held.cameras()) stopCamera(camera, "fewer than minSize members");
+        return false;
+    }
+
+    /** Reads the list, the leases and the directory; claims up to the fair share; rebalances. */
+    private Future<Void> survey(List<String> live) {
+        return Future.all(catalog.entries(), leases.entries(), nodes.entries())
+                .compose(all -> {
+                    Map<String, JsonObject> cameras = all.resultAt(0);
+                    Map<String, String> leaseTexts = all.resultAt(1);
+                    Map<String, JsonObject> directory = all.resultAt(2);
+                    noticeListChanges(cameras.keySet());
+                    Future<Void> dropped = dropRemoved(cameras.keySet());
+                    Map<String, Double> weights = NodeDirectory.weights(live, directory);
+                    int share = FairShare.of(cameras.size(), weights, held.node());
+                    List<Claim> claims = claimable(cameras, leaseTexts, live, System.nanoTime());
+                    return dropped.compose(v -> claim(claims, share))
+                            .compose(v -> rebalance(cameras.size(), leaseTexts, live, weights, claims.isEmpty()))
+                            .compose(v -> nodes.prune(live, directory));
+                });
+    }
+
+    /**
+     * Renews every held lease whose previous renewal has completed; a lease someone else replaced is lost and its
+     * camera stops here. A renewal that fails or waits changes nothing: {@link #fence} stops the camera in time.
+     */
+    private void renewAll(long now) {
+        long expires = System.currentTimeMillis() + cluster.leaseMs();
+        for (String camera : held.cameras()) {
+            if (!renewing.add(camera)) continue;
+            String old = written.get(camera);
+            String next = Lease.parse(old).renewed(expires).text();
+            leases.replaceIfPresent(camera, old, next).onComplete(ar -> {
+                renewing.remove(camera);
+                if (ar.failed() || !old.equals(written.get(camera))) return; // failed, or stopped meanwhile
+                if (ar.result()) {
+                    written.put(camera, next);
+                    renewedAt.put(camera, now);
+                } else {
+                    stopCamera(camera, "lease taken by another node");
+                }
+            });
+        }
+    }
+
+    /** Tells this node's WebSocket gateway about cameras added to or removed from the cluster's list. */
+    private void noticeListChanges(Set<String> now) {
+        for (String id : now) {
+            if (!listed.contains(id)) vertx.eventBus().publish(Addresses.CLUSTER_CAMERA_EVENTS, new JsonObject().put("event", "added").put("id", id));
+        }
+        for (String id : listed) {
+            if (!now.contains(id)) vertx.eventBus().publish(Addresses.CLUSTER_CAMERA_EVENTS, new JsonObject().put("event", "removed").put("id", id));
+        }
+        listed = new HashSet<>(now);
+    }
+
+    /** Cameras removed from the list stop here; their leases are released (keeping the epoch, should the id return). */
+    private Future<Void> dropRemoved(Set<String> listedNow) {
+        List<Future<?>> releases = new ArrayList<>();
+        for (String camera : held.cameras()) {
+            if (listedNow.contains(camera)) continue;
+            String mine = written.get(camera);
+            stopCamera(camera, "removed from the cluster's camera list");
+            releases.add(leases.replaceIfPresent(camera, mine, Lease.parse(mine).released().text()));
+        }
+        return Future.join(releases).mapEmpty();
+    }
+
+    /** A camera this node may claim: its current lease text (null: never leased) and its definition. */
+    private record Claim(String camera, String leaseText, JsonObject definition) {}
+
+    private List<Claim> claimable(Map<String, JsonObject> cameras, Map<String, String> leaseTexts, List<String> live, long now) {
+        List<Claim> out = new ArrayList<>();
+        for (Map.Entry<String, String> e : leaseTexts.entrySet()) {
+            // every lease is watched each round, so that expiry is measured from the last change seen
+            boolean expired = watch.expired(e.getKey(), e.getValue(), now);
+            if (!cameras.containsKey(e.getKey()) || held.get(e.getKey()) != null || changing.contains(e.getKey())) continue;
+            Lease l = Lease.parse(e.getValue());
+            boolean leftToAnother = !l.heir().isEmpty() && !l.heir().equals(held.node()) && live.contains(l.heir());
+            if ((l.free() && !leftToAnother) || (!l.free() && !live.contains(l.owner())) || expired) out.add(new Claim(e.getKey(), e.getValue(), cameras.get(e.getKey()).getJsonObject("definition")));
+        }
+        watch.retain(leaseTexts.keySet());
+        for (Map.Entry<String, JsonObject> c : cameras.entrySet()) {
+            if (!leaseTexts.containsKey(c.getKey()) && held.get(c.getKey()) == null && !changing.contains(c.getKey())) {
+                out.add(new Claim(c.getKey(), null, c.getValue().getJsonObject("definition")));
+            }
+        }
+        unrunnableUntil.values().removeIf(until -> until < now);
+        out.removeIf(c -> unrunnableUntil.containsKey(c.camera()) || !runnableHere(c));
+        // Each node tries the cameras in its own order, so nodes starting together rarely race for the same one.
+        String node = held.node();
+        out.sort(Comparator.comparingInt(c -> (c.camera() + "@" + node).hashCode()));
+        return out;
+    }
+
+    /** The camera's model exists here and its source is valid here (a video file on this node's disk, say). */
+    private boolean runnableHere(Claim c) {
+        try {
+            CameraConfig.fromJson(c.definition(), config.modelIds(), config.file().toAbsolutePath().getParent());
+            return true;
+        } catch (ConfigException | ClassCastException e) {
+            LOG.log(Level.DEBUG, "camera {0} cannot run on this node: {1}", c.camera(), e.getMessage());
+            unrunnableUntil.put(c.camera(), System.nanoTime() + RETRY_UNRUNNABLE_NANOS);
+            return false;
+        }
+    }
+
+    /** Claims cameras one after the other until this node holds its share. */
+    private Future<Void> claim(List<Claim> claims, int share) {
+        Future<Void> chain = Future.succeededFuture();
+        for (Claim c : claims) {
+            chain = chain.compose(v -> held.size() >= share ? Future.succeededFuture() : claimOne(c));
+        }
+        return chain;
+    }
+
+    private Future<Void> claimOne(Claim c) {
+        long began = System.nanoTime();
+        long expires = System.currentTimeMillis() + cluster.leaseMs();
+        String node = held.node();
+        Lease next = c.leaseText() == null ? Lease.first(node, expires) : Lease.parse(c.leaseText()).claimedBy(node, expires);
+        String text = next.text();
+        Future<Boolean> won = c.leaseText() == null
+                ? leases.putIfAbsent(c.camera(), text).map(previous -> previous == null)
+                : leases.replaceIfPresent(c.camera(), c.leaseText(), text);
+        return won.compose(ok -> {
+            if (!ok) return Future.succeededFuture(); // another node was faster
+            written.put(c.camera(), text);
+            renewedAt.put(c.camera(), began);
+            held.put(c.camera(), next);
+            startCamera(c.camera(), c.definition(), next);
+            return Future.succeededFuture();
+        });
+    }
+
+    /**
+     * Releases one camera when this node holds more than its share rounded down and some node holds less than its
+     * own: only one a round, and only once no camera is waiting for an owner, so a joining node takes over gradually.
+     */
+    private Future<Void> rebalance(int cameras, Map<String, String> leaseTexts, List<String> live,
+                                   Map<String, Double> weights, boolean noneWaiting) {
+        if (!noneWaiting || held.size() <= FairShare.floor(cameras, weights, held.node()) || !changing.isEmpty()) {
+            return Future.succeededFuture();
+        }
+        Map<String, Integer> owned = new HashMap<>();
+        for (String t : leaseTexts.values()) {
+            Lease l = Lease.parse(t);
+            if (!l.free() && live.contains(l.owner())) owned.merge(l.owner(), 1, Integer::sum);
+        }
+        // the heir: the member furthest below its share (ties: the smallest id, so every node picks the same)
+        String heir = null;
+        int deficit = 0;
+        for (String m : new java.util.TreeSet<>(live)) {
+            int d = FairShare.floor(cameras, weights, m) - owned.getOrDefault(m, 0);
+            if (!m.equals(held.node()) && d > deficit) {
+                heir = m;
+                deficit = d;
+            }
+        }
+        if (heir == null) return Future.succeededFuture();
+        String camera = held.cameras().stream().sorted().reduce((a, b) -> b).orElseThrow();
+        String mine = written.get(camera);
+        stopCamera(camera, "rebalancing: this node holds " + held.size() + " of " + cameras + " cameras, node " + heir + " fewer than its share");
+        return leases.replaceIfPresent(camera, mine, Lease.parse(mine).releasedTo(heir).text()).mapEmpty();
+    }
+
+    private void startCamera(String camera, JsonObject definition, Lease lease) {
+        changing.add(camera);
+        vertx.eventBus().<JsonObject>request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "add").put("camera", definition))
+                .onComplete(ar -> {
+                    changing.remove(camera);
+                    if (ar.succeeded()) {
+                        LOG.log(Level.INFO, "camera {0}: running on this node (epoch {1})", camera, Long.toString(lease.epoch()));
+                        if (held.get(camera) == null) stopCamera(camera, "lease lost while starting");
+                        return;
+                    }
+                    LOG.log(Level.WARNING, "camera {0}: cannot run on this node: {1}", camera, ar.cause().getMessage());
+                    unrunnableUntil.put(camera, System.nanoTime() + RETRY_UNRUNNABLE_NANOS);
+                    String mine = written.remove(camera);
+                    held.remove(camera);
+                    renewedAt.remove(camera);
+                    if (mine != null) leases.replaceIfPresent(camera, mine, Lease.parse(mine).released().text());
+                });
+    }
+
+    /** Stops publishing for {@code camera} at once, then stops the camera verticle. */
+    private void stopCamera(String camera, String reason) {
+        boolean wasHeld = held.get(camera) != null;
+        held.remove(camera);
+        written.remove(camera);
+        renewedAt.remove(camera);
+        if (changing.contains(camera)) return; // still starting: its start completion sees the lease gone and stops it
+        if (wasHeld) LOG.log(Level.INFO, "camera {0}: stopped on this node ({1})", camera, reason);
+        changing.add(camera);
+        vertx.eventBus().request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "remove").put("id", camera))
+                .onComplete(ar -> changing.remove(camera));
+    }
+}

@@ -1,0 +1,53 @@
+package io.argus.pipeline.cluster;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.NetworkConfig;
+import io.vertx.spi.cluster.hazelcast.ConfigUtil;
+
+/**
+ * The Hazelcast configuration of a node: Vert.x's own (its subscription and node maps) plus the {@code cluster:}
+ * section. Members are found only over TCP/IP at the configured addresses: multicast and cloud auto-detection would
+ * let a node join whatever cluster shares its network.
+ */
+public final class HazelcastSettings {
+    private HazelcastSettings() {}
+
+    /** Backups of the Argus maps (camera list, leases, nodes): two nodes may die at once and the epochs survive. */
+    static final int BACKUPS = 2;
+
+    public static Config of(ClusterConfig c) {
+        Config config = ConfigUtil.loadConfig();
+        config.setClusterName(c.name());
+        NetworkConfig net = config.getNetworkConfig();
+        net.setPort(c.port()).setPortAutoIncrement(false);
+        if (c.publicHost() != null) net.setPublicAddress(c.publicHost() + ":" + c.port());
+        JoinConfig join = net.getJoin();
+        join.getMulticastConfig().setEnabled(false);
+        join.getAutoDetectionConfig().setEnabled(false);
+        join.getTcpIpConfig().setEnabled(true).setMembers(c.members());
+        config.setProperty("hazelcast.local.localAddress", c.host());
+        config.setProperty("hazelcast.socket.bind.any", "false");
+        // Failure detection: Hazelcast's default is 60 s without a heartbeat; it counts in whole seconds.
+        config.setProperty("hazelcast.heartbeat.interval.seconds", Long.toString(seconds(c.heartbeatIntervalMs())));
+        config.setProperty("hazelcast.max.no.heartbeat.seconds", Long.toString(seconds(c.maxNoHeartbeatMs())));
+        // After a network split heals, merge the halves within seconds rather than Hazelcast's 5 minutes.
+        // A write waits for its backups' acknowledgements; a member that hangs (not yet removed) would hold every
+        // lease renewal with a backup there for Hazelcast's default 5 s, and the owners would fence their cameras.
+        config.setProperty("hazelcast.operation.backup.timeout.millis", Long.toString(c.heartbeatIntervalMs()));
+        config.setProperty("hazelcast.merge.first.run.delay.seconds", "10");
+        config.setProperty("hazelcast.merge.next.run.delay.seconds", "10");
+        // Argus leaves the cluster itself on SIGTERM, after releasing its camera leases: Hazelcast's own shutdown
+        // hook would leave first and the leases could only expire.
+        config.setProperty("hazelcast.shutdownhook.enabled", "false");
+        config.setProperty("hazelcast.phone.home.enabled", "false");
+        config.setProperty("hazelcast.logging.type", "jdk");
+        config.addMapConfig(new MapConfig("argus.*").setBackupCount(BACKUPS));
+        return config;
+    }
+
+    static long seconds(long ms) {
+        return Math.max(1, (ms + 999) / 1000);
+    }
+}

@@ -1,0 +1,368 @@
+package io.argus.pipeline.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.argus.pipeline.testing.TestConfig;
+import io.argus.pipeline.testing.TestMedia;
+import io.argus.pipeline.testing.WsClient;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Three (then up to four at once) Argus nodes as separate processes on loopback, six file cameras paced in real
+ * time, a WebSocket client on node 1. The cluster's promises, measured: every camera owned by exactly one node, every
+ * camera visible from any node, a killed node's (kill -9) and a frozen node's (SIGSTOP: heartbeats only) cameras
+ * streaming again on the survivors within seconds, a stopped node (SIGTERM) handing its cameras over, a camera added
+ * and removed by REST on one node seen on another, a node alone below minSize not ready, a node with a conflicting
+ * camera refused, and no camera published by two nodes at once after the epoch filter.
+ */
+class ClusterFailoverTest {
+    static final int CAMERAS = 6;
+    static final long FAILOVER_LIMIT_MS = 10_000;
+    /** A frozen node is found only by missing heartbeats: maxNoHeartbeatMs (5 s) plus a round, on a loaded machine. */
+    static final long FROZEN_LIMIT_MS = 15_000;
+
+    final Vertx client = Vertx.vertx();
+    final List<ClusterNode> nodes = new ArrayList<>();
+    final List<Received> received = new CopyOnWriteArrayList<>();
+    Path dir;
+    List<String> members;
+
+    /** A detection message as the client got it (after node 1's epoch filter). */
+    record Received(long atMs, String camera, String node, long epoch, double captureTime) {}
+
+    @AfterEach
+    void stop() throws Exception {
+        for (ClusterNode n : nodes) n.close();
+        client.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void camerasAreOwnedOnceSeenEverywhereAndFailOverInSeconds() throws Exception {
+        long t0 = System.currentTimeMillis();
+        dir = TestMedia.dir().resolve("cluster-" + System.currentTimeMillis());
+        Files.createDirectories(dir);
+        Path video = TestMedia.h264(160, 120, 4, 10);
+        int[] hz = {ClusterNode.freePort(), ClusterNode.freePort(), ClusterNode.freePort()};
+        members = List.of("127.0.0.1:" + hz[0], "127.0.0.1:" + hz[1], "127.0.0.1:" + hz[2]);
+        JsonArray cameras = new JsonArray();
+        for (int i = 1; i <= CAMERAS; i++) cameras.add(TestConfig.camera("cam" + i, video.toString()).put("loop", true).put("realtime", true));
+        for (int i = 0; i < 3; i++) nodes.add(startNode("node" + (i + 1), hz[i], cameras));
+        ClusterNode n1 = nodes.get(0);
+        ClusterNode n2 = nodes.get(1);
+        ClusterNode n3 = nodes.get(2);
+        for (ClusterNode n : nodes) await(n::ready, 150_000, n.name + " ready", n);
+        long readyAt = System.currentTimeMillis();
+        System.out.printf("cluster: 3 nodes ready after %d ms%n", readyAt - t0);
+
+        // every camera owned by exactly one node, the same seen from every node, two each
+        Map<String, String> owners = awaitOwners(Set.of(n1, n2, n3), 30_000, 2);
+        System.out.printf("cluster: every camera owned once, 2 per node, %d ms after that: %s%n", System.currentTimeMillis() - readyAt, owners);
+
+        // a WebSocket client on node 1 sees the cameras of nodes 2 and 3
+        WsClient ws = WsClient.connect(client, n1.httpPort, "/ws?includeEmpty=true", null, 0);
+        Thread drain = collect(ws);
+        String id2 = n2.id();
+        String id3 = n3.id();
+        await(() -> seenFrom(id2) && seenFrom(id3), 20_000, "node 1's WebSocket receiving detections of nodes 2 and 3", n1);
+
+        // REST: a camera added on node 3 is listed on node 1 and gets an owner
+        ClusterNode.Response added = n3.call(HttpMethod.POST, "/api/cameras",
+                TestConfig.camera("cam7", video.toString()).encode());
+        assertEquals(201, added.status(), added.body());
+        await(() -> ownerOf(n1, "cam7") != null, 15_000, "cam7 (added on node 3) owned, as listed on node 1", n1);
+
+        // kill -9 of node 3: its cameras stream again on the survivors
+        Set<String> ofNode3 = camerasOf(n1, id3);
+        assertFalse(ofNode3.isEmpty(), "node 3 owns cameras before it is killed");
+        long killedAt = System.currentTimeMillis();
+        n3.kill();
+        await(() -> ofNode3.stream().allMatch(c -> firstAfter(c, killedAt, id3) != null), 30_000,
+                "node 3's cameras " + ofNode3 + " streaming from survivors", n1, n2);
+        long failover = 0;
+        for (String c : ofNode3) failover = Math.max(failover, firstAfter(c, killedAt, id3).atMs() - killedAt);
+        System.out.printf("cluster: kill -9 of node 3 -> its %d camera(s) stream again on survivors after %d ms (worst camera)%n",
+                ofNode3.size(), failover);
+        assertTrue(failover <= FAILOVER_LIMIT_MS, "failover took " + failover + " ms, limit " + FAILOVER_LIMIT_MS);
+
+        // two more nodes join: cameras spread to them again
+        ClusterNode n4 = startNode("node4", ClusterNode.freePort(), cameras);
+        nodes.add(n4);
+        ClusterNode n5 = startNode("node5", ClusterNode.freePort(), cameras);
+        nodes.add(n5);
+        await(n4::ready, 150_000, "node 4 ready", n4);
+        await(n5::ready, 150_000, "node 5 ready", n5);
+        String id4 = n4.id();
+        String id5 = n5.id();
+        await(() -> !camerasOf(n1, id4).isEmpty() && !camerasOf(n1, id5).isEmpty(), 30_000,
+                "nodes 4 and 5 taking cameras over (rebalancing)", n1, n4, n5);
+
+        // SIGSTOP of node 5: a hung machine, connections open; only missing heartbeats tell (maxNoHeartbeatMs)
+        Set<String> ofNode5 = camerasOf(n1, id5);
+        long frozenAt = System.currentTimeMillis();
+        n5.freeze();
+        await(() -> ofNode5.stream().allMatch(c -> firstAfter(c, frozenAt, id5) != null), 30_000,
+                "node 5's cameras " + ofNode5 + " streaming from the others after it froze", n1, n2, n4);
+        long silent = 0;
+        for (String c : ofNode5) silent = Math.max(silent, firstAfter(c, frozenAt, id5).atMs() - frozenAt);
+        System.out.printf("cluster: SIGSTOP of node 5 (heartbeats only) -> its %d camera(s) stream again after %d ms (worst camera)%n",
+                ofNode5.size(), silent);
+        assertTrue(silent <= FROZEN_LIMIT_MS, "failover of a frozen node took " + silent + " ms, limit " + FROZEN_LIMIT_MS);
+        n5.kill();
+
+        // SIGTERM of node 2: it releases its leases, the others take its cameras at once
+        await(() -> allOwned(n1) && !camerasOf(n1, id2).isEmpty()
+                        && camerasOf(n1, id2).stream().allMatch(c -> streamingFrom(c, id2)), 30_000,
+                "every camera owned again, some by node 2 and streaming from it", n1, n2, n4);
+        Set<String> ofNode2 = camerasOf(n1, id2);
+        long stoppedAt = System.currentTimeMillis();
+        n2.terminate();
+        await(() -> ofNode2.stream().allMatch(c -> firstAfter(c, stoppedAt, id2) != null), 30_000,
+                "node 2's cameras " + ofNode2 + " streaming from the others", n1, n4);
+        long gap = 0;
+        long sinceStop = 0;
+        for (String c : ofNode2) {
+            Received first = firstAfter(c, stoppedAt, id2);
+            Received last = lastBefore(c, first.atMs());
+            gap = Math.max(gap, first.atMs() - (last != null ? last.atMs() : stoppedAt));
+            sinceStop = Math.max(sinceStop, first.atMs() - stoppedAt);
+        }
+        System.out.printf("cluster: SIGTERM of node 2 -> hand-over gap %d ms (the camera's last message before the new owner's"
+                + " first, worst camera), %d ms after the signal%n", gap, sinceStop);
+        assertTrue(n2.waitFor(20), "node 2 exits after SIGTERM");
+        assertTrue(sinceStop <= FAILOVER_LIMIT_MS, "hand-over took " + sinceStop + " ms");
+
+        // REST: a camera removed on node 4 stops on its owner and leaves every node's list
+        assertEquals(200, n4.call(HttpMethod.DELETE, "/api/cameras/cam7", null).status());
+        await(() -> {
+            try {
+                return n1.get("/api/cameras").array().stream().noneMatch(o -> "cam7".equals(((JsonObject) o).getString("id")));
+            } catch (Exception e) {
+                return false;
+            }
+        }, 10_000, "cam7 gone from node 1's list", n1, n4);
+        long removedAt = System.currentTimeMillis();
+        Thread.sleep(3000);
+        assertTrue(received.stream().noneMatch(r -> r.camera().equals("cam7") && r.atMs() > removedAt + 1500),
+                "no detections of cam7 once removed");
+
+        // minSize 2: a node left alone claims nothing and is not ready
+        n4.terminate();
+        assertTrue(n4.waitFor(20), "node 4 exits after SIGTERM");
+        await(() -> !n1.ready(), 15_000, "node 1 alone (minSize 2) not ready", n1);
+
+        // a node whose config gives cam1 another address refuses to join with that mismatch
+        JsonArray conflicting = cameras.copy();
+        conflicting.getJsonObject(0).put("url", TestMedia.h264(160, 120, 4, 5).toString());
+        ClusterNode n6 = startNode("node6", ClusterNode.freePort(), conflicting);
+        nodes.add(n6);
+        assertTrue(n6.waitFor(120), "node 6 exits\n" + n6.tail());
+        assertNotEquals(0, n6.exitCode(), n6.tail());
+        assertTrue(n6.output().contains("camera \"cam1\" is already in the cluster with another definition"), n6.tail());
+
+        drain.interrupt();
+        ws.close();
+        checkNoOverlap();
+        System.out.printf("cluster: whole test %d ms, %d messages received%n", System.currentTimeMillis() - t0, received.size());
+    }
+
+    private ClusterNode startNode(String name, int hazelcastPort, JsonArray cameras) throws Exception {
+        JsonObject config = TestConfig.base();
+        int http = ClusterNode.freePort();
+        config.getJsonObject("http").put("port", http);
+        config.put("cameras", cameras.copy());
+        config.put("snapshots", new JsonObject().put("fps", 0));
+        List<String> all = new ArrayList<>(members);
+        if (!all.contains("127.0.0.1:" + hazelcastPort)) all.add("127.0.0.1:" + hazelcastPort);
+        config.put("cluster", new JsonObject().put("enabled", true).put("name", "argus-test-" + dir.getFileName())
+                .put("host", "127.0.0.1").put("port", hazelcastPort).put("members", new JsonArray(all))
+                .put("heartbeatIntervalMs", 1000).put("maxNoHeartbeatMs", 5000).put("minSize", 2)
+                .put("leaseMs", 10_000).put("renewIntervalMs", 300));
+        return ClusterNode.start(name, config, http, hazelcastPort, dir, client);
+    }
+
+    /** Waits until every node lists every camera with the same live owner, each owning {@code each}. */
+    private Map<String, String> awaitOwners(Set<ClusterNode> from, long timeoutMs, int each) throws Exception {
+        long end = System.currentTimeMillis() + timeoutMs;
+        String last = "";
+        while (System.currentTimeMillis() < end) {
+            Map<String, String> agreed = null;
+            boolean ok = true;
+            for (ClusterNode n : from) {
+                Map<String, String> owners = new TreeMap<>();
+                for (Object o : n.get("/api/cameras").array()) {
+                    JsonObject c = (JsonObject) o;
+                    owners.put(c.getString("id"), c.getString("owner"));
+                }
+                last = n.name + ": " + owners;
+                if (owners.size() != CAMERAS || owners.containsValue(null) || (agreed != null && !agreed.equals(owners))) ok = false;
+                agreed = owners;
+            }
+            if (ok) {
+                Map<String, Integer> counts = new HashMap<>();
+                agreed.values().forEach(v -> counts.merge(v, 1, Integer::sum));
+                Set<String> ids = new HashSet<>();
+                for (ClusterNode n : from) ids.add(n.id());
+                // /api/nodes agrees: the cameras each node owns are disjoint and cover all
+                Set<String> union = new HashSet<>();
+                int total = 0;
+                for (Object o : from.iterator().next().get("/api/nodes").array()) {
+                    JsonArray owned = ((JsonObject) o).getJsonArray("cameras");
+                    total += owned.size();
+                    owned.forEach(c -> union.add((String) c));
+                }
+                if (counts.keySet().equals(ids) && counts.values().stream().allMatch(c -> c == each) && total == CAMERAS && union.size() == CAMERAS) {
+                    return agreed;
+                }
+                last += " counts " + counts;
+            }
+            Thread.sleep(250);
+        }
+        fail("cameras not owned once each within " + timeoutMs + " ms; last: " + last + "\n" + tails(from.toArray(new ClusterNode[0])));
+        return null;
+    }
+
+    private Thread collect(WsClient ws) {
+        Thread t = new Thread(() -> {
+            try {
+                while (!Thread.currentThread().isInterrupted()) {
+                    JsonObject m = ws.messages.poll(100, TimeUnit.MILLISECONDS);
+                    if (m == null || !"detections".equals(m.getString("type"))) continue;
+                    received.add(new Received(System.currentTimeMillis(), m.getString("cameraId"), m.getString("node"),
+                            m.getLong("epoch", -1L), m.getDouble("captureTime")));
+                }
+            } catch (InterruptedException ignored) {
+                // done
+            }
+        }, "cluster-test-ws");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    private boolean seenFrom(String node) {
+        return received.stream().anyMatch(r -> node.equals(r.node()));
+    }
+
+    private Received firstAfter(String camera, long afterMs, String notFrom) {
+        for (Received r : received) {
+            if (r.camera().equals(camera) && r.atMs() >= afterMs && !notFrom.equals(r.node())) return r;
+        }
+        return null;
+    }
+
+    /** The camera's last message received before {@code beforeMs}, from any node. */
+    private Received lastBefore(String camera, long beforeMs) {
+        Received last = null;
+        for (Received r : received) if (r.camera().equals(camera) && r.atMs() < beforeMs) last = r;
+        return last;
+    }
+
+    /** A message of {@code camera} from {@code node} within the last two seconds. */
+    private boolean streamingFrom(String camera, String node) {
+        long since = System.currentTimeMillis() - 2000;
+        for (Received r : received) if (r.camera().equals(camera) && node.equals(r.node()) && r.atMs() >= since) return true;
+        return false;
+    }
+
+    private static String ownerOf(ClusterNode n, String camera) {
+        try {
+            return n.get("/api/cameras/" + camera).json().getString("owner");
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    private static boolean allOwned(ClusterNode n) {
+        try {
+            return n.get("/api/cameras").array().stream().allMatch(o -> ((JsonObject) o).getString("owner") != null);
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    private static Set<String> camerasOf(ClusterNode n, String node) {
+        Set<String> out = new HashSet<>();
+        try {
+            for (Object o : n.get("/api/cameras").array()) {
+                JsonObject c = (JsonObject) o;
+                if (node.equals(c.getString("owner"))) out.add(c.getString("id"));
+            }
+        } catch (Exception e) {
+            // not reachable this time
+        }
+        return out;
+    }
+
+    /**
+     * After the epoch filter, per camera: epochs never go back in arrival order, one epoch comes from one node, and the
+     * frames of two owners do not interleave in capture time.
+     */
+    private void checkNoOverlap() {
+        Map<String, List<Received>> byCamera = new TreeMap<>();
+        for (Received r : received) byCamera.computeIfAbsent(r.camera(), k -> new ArrayList<>()).add(r);
+        for (var e : byCamera.entrySet()) {
+            long epoch = -1;
+            Map<Long, String> nodeOf = new HashMap<>();
+            Map<Long, double[]> span = new TreeMap<>();
+            for (Received r : e.getValue()) {
+                assertNotEquals(-1, r.epoch(), "every message carries an epoch");
+                assertTrue(r.epoch() >= epoch, e.getKey() + ": epoch " + r.epoch() + " after " + epoch);
+                epoch = r.epoch();
+                String prev = nodeOf.putIfAbsent(r.epoch(), r.node());
+                assertEquals(prev == null ? r.node() : prev, r.node(), e.getKey() + ": epoch " + r.epoch() + " from two nodes");
+                span.computeIfAbsent(r.epoch(), k -> new double[]{Double.MAX_VALUE, -Double.MAX_VALUE});
+                double[] s = span.get(r.epoch());
+                s[0] = Math.min(s[0], r.captureTime());
+                s[1] = Math.max(s[1], r.captureTime());
+            }
+            double[] before = null;
+            for (var s : span.entrySet()) {
+                if (before != null) {
+                    assertTrue(before[1] < s.getValue()[0], e.getKey() + ": epoch " + s.getKey() + " starts at capture time "
+                            + s.getValue()[0] + " before the previous owner's last frame " + before[1]);
+                }
+                before = s.getValue();
+            }
+            System.out.println("cluster: " + e.getKey() + " epochs " + nodeOf.keySet() + ", " + e.getValue().size() + " messages");
+        }
+    }
+
+    private void await(BooleanSupplier condition, long timeoutMs, String what, ClusterNode... show) throws Exception {
+        long end = System.currentTimeMillis() + timeoutMs;
+        while (System.currentTimeMillis() < end) {
+            if (condition.getAsBoolean()) return;
+            for (ClusterNode n : nodes) {
+                if (!n.alive() && List.of(show).contains(n)) fail(n.name + " exited while waiting for " + what + "\n" + n.tail());
+            }
+            Thread.sleep(200);
+        }
+        fail("no " + what + " within " + timeoutMs + " ms\n" + tails(show));
+    }
+
+    private static String tails(ClusterNode... show) {
+        StringBuilder sb = new StringBuilder();
+        for (ClusterNode n : show) sb.append(n.tail()).append('\n');
+        return sb.toString();
+    }
+}

@@ -1,0 +1,134 @@
+package io.argus.pipeline.cluster;
+
+import io.argus.pipeline.testing.TestMedia;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One Argus node as a separate JVM process: {@code argus run --config <yaml>} with the test's classpath, on
+ * loopback (so its HTTP needs no token), its output in {@code <name>.log}.
+ */
+final class ClusterNode implements AutoCloseable {
+    final String name;
+    final int httpPort;
+    final int hazelcastPort;
+    final Path log;
+    private final Process process;
+    private final WebClient web;
+    private String id;
+
+    private ClusterNode(String name, int httpPort, int hazelcastPort, Path log, Process process, Vertx client) {
+        this.name = name;
+        this.httpPort = httpPort;
+        this.hazelcastPort = hazelcastPort;
+        this.log = log;
+        this.process = process;
+        this.web = WebClient.create(client, new WebClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(httpPort));
+    }
+
+    /** Starts a node with {@code config} (JSON, which is YAML) written to {@code dir/<name>.yaml}. */
+    static ClusterNode start(String name, JsonObject config, int httpPort, int hazelcastPort, Path dir, Vertx client) throws IOException {
+        Path yaml = dir.resolve(name + ".yaml");
+        Files.writeString(yaml, config.encodePrettily());
+        Path log = dir.resolve(name + ".log");
+        String java = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx768m", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED",
+                "-Djava.awt.headless=true", "-cp", System.getProperty("java.class.path"),
+                "io.argus.pipeline.cli.ArgusCli", "run", "--config", yaml.toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile());
+        // three nodes on a small machine: one oneDNN thread each, sleeping between layers
+        pb.environment().put("OMP_NUM_THREADS", "1");
+        pb.environment().put("OMP_WAIT_POLICY", "PASSIVE");
+        pb.environment().keySet().removeIf(k -> k.startsWith("ARGUS_"));
+        return new ClusterNode(name, httpPort, hazelcastPort, log, pb.start(), client);
+    }
+
+    record Response(int status, String body) {
+        JsonObject json() { return new JsonObject(body); }
+
+        JsonArray array() { return new JsonArray(body); }
+    }
+
+    Response call(HttpMethod method, String path, String body) throws Exception {
+        var req = web.request(method, path).timeout(5000);
+        var f = body != null ? req.sendBuffer(Buffer.buffer(body)) : req.send();
+        HttpResponse<Buffer> r = f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        return new Response(r.statusCode(), r.body() != null ? r.body().toString() : "");
+    }
+
+    Response get(String path) throws Exception { return call(HttpMethod.GET, path, null); }
+
+    boolean ready() {
+        try {
+            return get("/ready").status() == 200;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    boolean alive() { return process.isAlive(); }
+
+    /** This node's id in the cluster (from {@code /api/nodes}). */
+    String id() throws Exception {
+        if (id == null) {
+            for (Object o : get("/api/nodes").array()) {
+                JsonObject n = (JsonObject) o;
+                if (n.getBoolean("self", false)) id = n.getString("id");
+            }
+        }
+        return id;
+    }
+
+    /** kill -9. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    /** SIGSTOP: the process freezes with its connections open, as a machine that hangs; only heartbeats tell. */
+    void freeze() throws Exception {
+        Process p = new ProcessBuilder("kill", "-STOP", Long.toString(process.pid())).start();
+        if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) throw new IllegalStateException("kill -STOP failed");
+    }
+
+    /** SIGTERM: the node releases its leases and leaves (RunCommand's shutdown hook). */
+    void terminate() { process.destroy(); }
+
+    boolean waitFor(long seconds) throws InterruptedException { return process.waitFor(seconds, TimeUnit.SECONDS); }
+
+    int exitCode() { return process.exitValue(); }
+
+    String output() throws IOException { return Files.readString(log); }
+
+    /** The last lines of the node's output, for failure messages. */
+    String tail() {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return name + " log (last 40 lines):\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (IOException e) {
+            return name + ": no log (" + e + ")";
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(15, TimeUnit.SECONDS)) kill();
+        }
+        web.close();
+    }
+
+    static int freePort() throws IOException { return TestMedia.freePort(); }
+}
