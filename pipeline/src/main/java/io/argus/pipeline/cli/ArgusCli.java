@@ -47,7 +47,8 @@ public final class ArgusCli implements Runnable {
         }
         cl.setExecutionExceptionHandler((ex, cmd, parse) -> {
             // Users get the message that names the problem; the stack trace only with ARGUS_DEBUG=1.
-            cmd.getErr().println("argus " + cmd.getCommandName() + ": " + messageOf(ex));
+            String name = cmd.getCommandSpec().qualifiedName(); // "argus token show"; "bench pipeline" is its own root
+            cmd.getErr().println((name.startsWith("argus") ? name : "argus " + name) + ": " + messageOf(ex));
             if (System.getenv("ARGUS_DEBUG") != null) ex.printStackTrace(cmd.getErr());
             return 2;
         });

@@ -21,9 +21,7 @@ final class DoctorCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Path home = home();
-        Path file = config != null ? config
-                : System.getenv("ARGUS_CONFIG") != null ? Path.of(System.getenv("ARGUS_CONFIG"))
-                : home != null ? home.resolve("config/argus.yaml") : Path.of("config/argus.yaml");
+        Path file = ProjectPaths.config(config);
         System.out.println("argus doctor: checking this machine for Argus" + (home != null ? " (Argus home " + home + ")" : ""));
         Doctor doctor = new Doctor(System.out);
         doctor.run(Checks.all(home, file, System.getenv()));

@@ -26,9 +26,7 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         configureLogging();
-        Path file = config != null ? config
-                : System.getenv("ARGUS_CONFIG") != null ? Path.of(System.getenv("ARGUS_CONFIG"))
-                : ProjectPaths.home().resolve("config/argus.yaml");
+        Path file = ProjectPaths.config(config);
         ArgusApp app;
         ConsoleProgress progress = ConsoleProgress.onStandardOutput();
         try {

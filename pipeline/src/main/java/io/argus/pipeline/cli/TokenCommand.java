@@ -5,11 +5,8 @@ import io.argus.pipeline.config.ConfigLoader;
 import io.argus.pipeline.http.AccessToken;
 import io.argus.pipeline.http.DashboardAddress;
 import io.argus.pipeline.http.TokenFile;
-import io.vertx.core.Vertx;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -27,18 +24,7 @@ final class TokenCommand {
         Path config;
 
         ArgusConfig load() throws Exception {
-            Path file = config != null ? config
-                    : System.getenv("ARGUS_CONFIG") != null ? Path.of(System.getenv("ARGUS_CONFIG"))
-                    : ProjectPaths.home().resolve("config/argus.yaml");
-            Vertx vertx = Vertx.vertx();
-            try {
-                return ConfigLoader.load(vertx, file, System.getenv()).toCompletionStage().toCompletableFuture()
-                        .get(60, TimeUnit.SECONDS);
-            } catch (ExecutionException e) {
-                throw new IllegalArgumentException(e.getCause().getMessage(), e.getCause());
-            } finally {
-                vertx.close();
-            }
+            return ConfigLoader.loadBlocking(ProjectPaths.config(config), System.getenv(), 60);
         }
     }
 

@@ -9,6 +9,8 @@ import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 
 /** Reads the YAML file with Vert.x Config, then applies environment overrides and checks it ({@link ArgusConfig}). */
 public final class ConfigLoader {
@@ -29,6 +31,21 @@ public final class ConfigLoader {
                         return Future.failedFuture(new ConfigException(file + ": " + e.key(), reason(e)));
                     }
                 });
+    }
+
+    /**
+     * For command-line tools outside Vert.x: reads the config with a Vert.x of its own, closed again. A bad config
+     * fails with its {@link ConfigException}; no answer within {@code seconds} with a TimeoutException.
+     */
+    public static ArgusConfig loadBlocking(Path file, Map<String, String> env, int seconds) throws Exception {
+        Vertx vertx = Vertx.vertx();
+        try {
+            return load(vertx, file, env).toCompletionStage().toCompletableFuture().get(seconds, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        } finally {
+            vertx.close();
+        }
     }
 
     private static String reason(ConfigException e) {

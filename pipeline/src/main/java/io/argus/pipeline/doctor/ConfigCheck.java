@@ -2,12 +2,10 @@ package io.argus.pipeline.doctor;
 
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.ConfigLoader;
-import io.vertx.core.Vertx;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The config {@code argus run} would use, read as it reads it (the YAML, then ARGUS_* overrides from the
@@ -31,14 +29,12 @@ final class ConfigCheck implements Check {
 
     @Override
     public List<Finding> run() throws Exception {
-        // ConfigLoader reads through Vert.x Config; a Vert.x of our own, closed again, is all it needs.
-        Vertx vertx = Vertx.vertx();
         try {
-            config = ConfigLoader.load(vertx, file, env).toCompletionStage().toCompletableFuture().get(8, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
-            return List.of(Finding.fail(name(), Doctor.describe(e.getCause()), "fix " + file + " (docs/pipeline.md lists every key)"));
-        } finally {
-            vertx.close();
+            config = ConfigLoader.loadBlocking(file, env, 8);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw e;
+        } catch (Exception e) {
+            return List.of(Finding.fail(name(), Doctor.describe(e), "fix " + file + " (docs/pipeline.md lists every key)"));
         }
         List<Finding> out = new ArrayList<>();
         out.add(Finding.ok(name(), file + ": " + config.models().size() + " model(s), " + config.cameras().size() + " camera(s)"));
