@@ -1,4 +1,4 @@
-// Shared by the training kernels (kernels/train_*.cu; io.argus.trainer.cuda.TrainKernels loads them). Tensors are
+// Shared by the training kernels (kernels/train_*.cu; io.argus.gpu.KernelLibrary loads them). Tensors are
 // NHWC with the channels padded to a multiple of 8 ("stride"), stored as T: half_t for mixed precision, float for
 // FP32. Each kernel is a template over T with two extern "C" instances, NAME_h and NAME_f (see INSTANTIATE below).
 // Padded channels always hold 0: every kernel that writes a whole pixel writes zeros there.

@@ -2,10 +2,10 @@ package io.argus.detector;
 
 import io.argus.detector.cpu.CpuBackend;
 import io.argus.detector.cuda.CudaBackend;
-import io.argus.detector.cuda.CudaException;
 import io.argus.detector.cuda.CudaOptions;
-import io.argus.detector.cuda.CudaRuntime;
 import io.argus.detector.nn.InferenceBackend;
+import io.argus.gpu.CudaException;
+import io.argus.gpu.CudaRuntime;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -97,7 +97,7 @@ public final class Detector implements AutoCloseable {
     public void close() { backend.close(); }
 
     /**
-     * Backend selection. CUDA: the GPU or a {@link io.argus.detector.cuda.CudaUnavailableException} naming the
+     * Backend selection. CUDA: the GPU or a {@link io.argus.gpu.CudaUnavailableException} naming the
      * missing library or driver. AUTO: the GPU when CUDA is usable, else the CPU after one message on stderr saying
      * why. CUDA settings (device, memory mode, ...) are the options' {@link Options#cuda()}.
      */

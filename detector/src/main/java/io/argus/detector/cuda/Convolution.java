@@ -1,10 +1,19 @@
 package io.argus.detector.cuda;
 
+import io.argus.detector.cuda.ConvolutionPlan.Epilogue;
 import io.argus.detector.darknet.Activation;
 import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ConvolutionalSpec;
 import io.argus.detector.darknet.LayerSpec;
-import io.argus.detector.cuda.ConvolutionPlan.Epilogue;
+import io.argus.gpu.CudaException;
+import io.argus.gpu.CudnnDescriptor;
+import io.argus.gpu.DeviceContext;
+import io.argus.gpu.GpuBuffer;
+import io.argus.gpu.GpuStream;
+import io.argus.gpu.KernelLaunch;
+import io.argus.gpu.TensorView;
+import io.argus.gpu.Transfers;
+import io.argus.gpu.Workspace;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -114,8 +123,7 @@ final class Convolution implements CudaLayer {
         plans.put(n, p);
         packVersion = -1;
         if (e == Epilogue.NONE) {
-            biasActivation = new KernelLaunch(ctx.kernels(), "bias_activation.cu",
-                    vectorOut() ? "bias_activation_vec8" : "bias_activation_scalar", 9);
+            biasActivation = KernelLaunch.of(ctx.kernels(), "bias_activation.cu", vectorOut() ? "bias_activation_vec8" : "bias_activation_scalar");
             biasActivation.view(y);
             biasActivation.pointer(biasFloat.address());
             biasActivation.i32(outChannels);

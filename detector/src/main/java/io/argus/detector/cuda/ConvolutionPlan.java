@@ -3,6 +3,14 @@ package io.argus.detector.cuda;
 import static org.bytedeco.cuda.global.cudnn.*;
 
 import io.argus.detector.darknet.Activation;
+import io.argus.gpu.CudaException;
+import io.argus.gpu.CudaLog;
+import io.argus.gpu.CudnnDescriptor;
+import io.argus.gpu.DeviceContext;
+import io.argus.gpu.GpuStream;
+import io.argus.gpu.Status;
+import io.argus.gpu.TensorView;
+import io.argus.gpu.Workspace;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -103,7 +111,7 @@ final class ConvolutionPlan {
     static ConvolutionPlan find(DeviceContext ctx, Request req, Workspace ws, GpuStream stream, Packs packs,
                                 int maxCandidates) {
         String key = req.key();
-        ConvolutionPlan cached = ctx.plans().get(key);
+        ConvolutionPlan cached = ctx.cache(ConvolutionPlan.class).get(key);
         if (cached != null) {
             ws.ensure(cached.workspace);
             return cached;
@@ -132,7 +140,7 @@ final class ConvolutionPlan {
             for (Candidate c : found) if (c != best) c.plan.close();
             ConvolutionPlan p = new ConvolutionPlan(best.plan, best.workspace, best.engine, best.ms, found.size());
             ws.ensure(p.workspace);
-            ctx.plans().put(key, p);
+            ctx.cache(ConvolutionPlan.class).put(key, p);
             return p;
         } finally {
             for (CudnnDescriptor d : keep) d.close();

@@ -6,6 +6,8 @@ import io.argus.detector.Detection;
 import io.argus.detector.Model;
 import io.argus.detector.nn.InferenceBackend;
 import io.argus.detector.post.InputGeometry;
+import io.argus.gpu.CudaRuntime;
+import io.argus.gpu.MemoryMode;
 import java.nio.ByteBuffer;
 import java.util.List;
 

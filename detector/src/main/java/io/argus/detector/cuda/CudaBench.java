@@ -3,6 +3,8 @@ package io.argus.detector.cuda;
 import io.argus.detector.BgrImage;
 import io.argus.detector.DetectParams;
 import io.argus.detector.Model;
+import io.argus.gpu.CudaRuntime;
+import io.argus.gpu.MemoryMode;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;

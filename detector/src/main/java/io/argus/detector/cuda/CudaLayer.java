@@ -1,6 +1,8 @@
 package io.argus.detector.cuda;
 
 import io.argus.detector.darknet.LayerSpec;
+import io.argus.gpu.GpuStream;
+import io.argus.gpu.TensorView;
 
 /**
  * One layer of a {@link CudaNetwork}: reads earlier layers' views, writes its own. {@link #prepare} does the

@@ -1,5 +1,7 @@
 package io.argus.detector.cuda;
 
+import io.argus.gpu.MemoryMode;
+
 /**
  * How a CUDA network is built. {@code fusion}: ALL fuses bias, activation and a following [shortcut] into the cuDNN
  * convolution; EPILOGUE fuses bias and activation only; NONE runs our own bias+activation kernel after a plain

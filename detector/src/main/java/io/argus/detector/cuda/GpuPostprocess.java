@@ -8,12 +8,19 @@ import static org.bytedeco.cuda.global.cudart.cudaMemsetAsync;
 import io.argus.detector.Box;
 import io.argus.detector.DetectParams;
 import io.argus.detector.Detection;
-import io.argus.detector.darknet.YoloSpec;
 import io.argus.detector.darknet.YoloSpec.NmsKind;
+import io.argus.detector.darknet.YoloSpec;
 import io.argus.detector.post.Candidate;
 import io.argus.detector.post.Detections;
 import io.argus.detector.post.InputGeometry;
 import io.argus.detector.post.YoloDecoder;
+import io.argus.gpu.DeviceContext;
+import io.argus.gpu.GpuBuffer;
+import io.argus.gpu.GpuStream;
+import io.argus.gpu.KernelLaunch;
+import io.argus.gpu.MemoryMode;
+import io.argus.gpu.Status;
+import io.argus.gpu.Transfers;
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 import java.util.ArrayList;
@@ -87,7 +94,7 @@ final class GpuPostprocess implements AutoCloseable {
             }
             GpuBuffer anchorSizes = keep(GpuBuffer.device(4L * sizes.length, "anchors"));
             Transfers.upload(anchorSizes.address(), sizes);
-            KernelLaunch d = new KernelLaunch(ctx.kernels(), "yolo_decode.cu", "yolo_decode", 17);
+            KernelLaunch d = KernelLaunch.of(ctx.kernels(), "yolo_decode.cu", "yolo_decode");
             d.pointer(h.address());
             d.i32(y.anchorsPerCell());
             d.i32(y.entries());
@@ -109,7 +116,7 @@ final class GpuPostprocess implements AutoCloseable {
             decodeSlots.add(new int[] {thresh, n});
             keyBase += y.anchorsPerCell() * y.output().plane();
         }
-        nms = new KernelLaunch(ctx.kernels(), "nms.cu", "nms_per_class", 13);
+        nms = KernelLaunch.of(ctx.kernels(), "nms.cu", "nms_per_class");
         nms.pointer(boxes.address());
         nms.pointer(probs.address());
         nms.pointer(keys.address());

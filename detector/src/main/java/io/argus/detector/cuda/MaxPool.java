@@ -2,6 +2,11 @@ package io.argus.detector.cuda;
 
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.MaxPoolSpec;
+import io.argus.gpu.DeviceContext;
+import io.argus.gpu.GpuDevice;
+import io.argus.gpu.GpuStream;
+import io.argus.gpu.KernelLaunch;
+import io.argus.gpu.TensorView;
 
 /** [maxpool]: our kernel (maxpool.cu), 8 channels per thread where the views allow 16-byte access. */
 final class MaxPool implements CudaLayer {
@@ -17,7 +22,7 @@ final class MaxPool implements CudaLayer {
         this.y = y;
         this.device = ctx.device();
         this.vector = x.vectorizable() && y.vectorizable();
-        launch = new KernelLaunch(ctx.kernels(), "maxpool.cu", vector ? "maxpool_vec8" : "maxpool_scalar", 18);
+        launch = KernelLaunch.of(ctx.kernels(), "maxpool.cu", vector ? "maxpool_vec8" : "maxpool_scalar");
         launch.view(x);
         launch.view(y);
         launch.i32(spec.input().channels());

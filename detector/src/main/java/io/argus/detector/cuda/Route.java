@@ -2,6 +2,11 @@ package io.argus.detector.cuda;
 
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.RouteSpec;
+import io.argus.gpu.DeviceContext;
+import io.argus.gpu.GpuDevice;
+import io.argus.gpu.GpuStream;
+import io.argus.gpu.KernelLaunch;
+import io.argus.gpu.TensorView;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -33,8 +38,7 @@ final class Route implements CudaLayer {
                 continue;
             }
             boolean vector = src.vectorizable() && dst.vectorizable();
-            KernelLaunch copy = new KernelLaunch(ctx.kernels(), "route.cu",
-                    vector ? "copy_channels_vec8" : "copy_channels_scalar", 11);
+            KernelLaunch copy = KernelLaunch.of(ctx.kernels(), "route.cu", vector ? "copy_channels_vec8" : "copy_channels_scalar");
             copy.view(src);
             copy.view(dst);
             copy.i32(count);

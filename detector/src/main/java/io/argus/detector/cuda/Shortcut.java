@@ -2,6 +2,11 @@ package io.argus.detector.cuda;
 
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.ShortcutSpec;
+import io.argus.gpu.DeviceContext;
+import io.argus.gpu.GpuDevice;
+import io.argus.gpu.GpuStream;
+import io.argus.gpu.KernelLaunch;
+import io.argus.gpu.TensorView;
 
 /**
  * [shortcut]: activation(previous + from). Nothing runs when the convolution before it fused the addition into its
@@ -30,7 +35,7 @@ final class Shortcut implements CudaLayer {
         this.y = y;
         this.device = ctx.device();
         this.vector = a.vectorizable() && b.vectorizable() && y.vectorizable();
-        launch = new KernelLaunch(ctx.kernels(), "shortcut.cu", vector ? "shortcut_vec8" : "shortcut_scalar", 16);
+        launch = KernelLaunch.of(ctx.kernels(), "shortcut.cu", vector ? "shortcut_vec8" : "shortcut_scalar");
         launch.view(a);
         launch.view(b);
         launch.view(y);

@@ -2,6 +2,11 @@ package io.argus.detector.cuda;
 
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.UpsampleSpec;
+import io.argus.gpu.DeviceContext;
+import io.argus.gpu.GpuDevice;
+import io.argus.gpu.GpuStream;
+import io.argus.gpu.KernelLaunch;
+import io.argus.gpu.TensorView;
 
 /** [upsample]: stride 2 reads each input vector once and writes its 2x2 block; other strides one output each. */
 final class Upsample implements CudaLayer {
@@ -20,7 +25,7 @@ final class Upsample implements CudaLayer {
         this.vector = x.vectorizable() && y.vectorizable();
         this.twice = vector && spec.stride() == 2;
         String name = twice ? "upsample2x_vec8" : vector ? "upsample_vec8" : "upsample_scalar";
-        launch = new KernelLaunch(ctx.kernels(), "upsample.cu", name, 14);
+        launch = KernelLaunch.of(ctx.kernels(), "upsample.cu", name);
         launch.view(x);
         launch.view(y);
         launch.i32(spec.input().channels());

@@ -2,6 +2,12 @@ package io.argus.detector.cuda;
 
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.YoloSpec;
+import io.argus.gpu.DeviceContext;
+import io.argus.gpu.GpuBuffer;
+import io.argus.gpu.GpuDevice;
+import io.argus.gpu.GpuStream;
+import io.argus.gpu.KernelLaunch;
+import io.argus.gpu.TensorView;
 
 /**
  * [yolo]: the head convolution's FP16 output to FP32 in Darknet's layout with Darknet's activations (yolo.cu). The
@@ -18,7 +24,7 @@ final class YoloHead implements CudaLayer {
         this.spec = spec;
         this.device = ctx.device();
         this.out = GpuBuffer.device(4L * maxBatch * spec.output().size(), "output of [yolo] layer " + spec.index());
-        launch = new KernelLaunch(ctx.kernels(), "yolo.cu", "yolo_activate", 11);
+        launch = KernelLaunch.of(ctx.kernels(), "yolo.cu", "yolo_activate");
         launch.view(x);
         launch.pointer(out.address());
         launch.i32(spec.anchorsPerCell());

@@ -10,6 +10,8 @@ import io.argus.detector.Detector;
 import io.argus.detector.Model;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
+import io.argus.gpu.CudaRuntime;
+import io.argus.gpu.CudaUnavailableException;
 import org.junit.jupiter.api.Test;
 
 /** Without a usable GPU: CUDA fails with a message naming what is missing; AUTO falls back to the CPU. */

@@ -7,6 +7,8 @@ import io.argus.detector.cpu.CpuNetwork;
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
+import io.argus.gpu.CudaRuntime;
+import io.argus.gpu.MemoryMode;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -18,6 +18,8 @@ import io.argus.detector.post.Candidate;
 import io.argus.detector.post.Detections;
 import io.argus.detector.post.InputGeometry;
 import io.argus.detector.post.YoloDecoder;
+import io.argus.gpu.CudaRuntime;
+import io.argus.gpu.MemoryMode;
 import java.nio.FloatBuffer;
 import java.util.ArrayList;
 import java.util.List;

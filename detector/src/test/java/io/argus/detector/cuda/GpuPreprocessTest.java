@@ -9,6 +9,8 @@ import io.argus.detector.Model;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
 import io.argus.detector.post.Preprocess;
+import io.argus.gpu.CudaRuntime;
+import io.argus.gpu.MemoryMode;
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 import java.nio.file.Files;

@@ -8,6 +8,8 @@ import io.argus.detector.DetectParams;
 import io.argus.detector.Detection;
 import io.argus.detector.Model;
 import io.argus.detector.darknet.NetworkSpec;
+import io.argus.gpu.CudaRuntime;
+import io.argus.gpu.MemoryMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,7 +1,7 @@
 package io.argus.pipeline.cli;
 
 import io.argus.detector.cuda.CudaOptions;
-import io.argus.detector.cuda.MemoryMode;
+import io.argus.gpu.MemoryMode;
 import io.argus.trainer.cuda.CudaTrainingOptions;
 import io.argus.trainer.cuda.Precision;
 import java.util.Locale;

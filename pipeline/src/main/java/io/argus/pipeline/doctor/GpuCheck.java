@@ -1,7 +1,7 @@
 package io.argus.pipeline.doctor;
 
-import io.argus.detector.cuda.CudaRuntime;
-import io.argus.detector.cuda.GpuDevice;
+import io.argus.gpu.CudaRuntime;
+import io.argus.gpu.GpuDevice;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

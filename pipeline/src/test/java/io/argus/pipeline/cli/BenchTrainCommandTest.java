@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
-import io.argus.detector.cuda.CudaRuntime;
+import io.argus.gpu.CudaRuntime;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.cuda.CudaOptions;
-import io.argus.detector.cuda.MemoryMode;
+import io.argus.gpu.MemoryMode;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.trainer.cuda.CudaTrainingOptions;
 import io.argus.trainer.cuda.Precision;

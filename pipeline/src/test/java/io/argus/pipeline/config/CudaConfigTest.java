@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.Detector;
 import io.argus.detector.cuda.CudaOptions;
-import io.argus.detector.cuda.MemoryMode;
+import io.argus.gpu.MemoryMode;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.trainer.backends.TrainingBackends;
 import io.argus.trainer.cuda.CudaTrainingOptions;

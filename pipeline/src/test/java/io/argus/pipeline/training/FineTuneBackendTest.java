@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.argus.detector.Model;
-import io.argus.detector.cuda.CudaRuntime;
-import io.argus.detector.cuda.GpuStream;
+import io.argus.gpu.CudaRuntime;
+import io.argus.gpu.GpuStream;
 import io.argus.pipeline.config.ConfigNode;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.trainer.backends.TrainingBackends;

@@ -1,8 +1,8 @@
 package io.argus.trainer.backends;
 
-import io.argus.detector.cuda.CudaRuntime;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
+import io.argus.gpu.CudaRuntime;
 import io.argus.trainer.cuda.CudaTrainingBackend;
 import io.argus.trainer.cuda.CudaTrainingOptions;
 import io.argus.trainer.train.CpuTrainingBackend;

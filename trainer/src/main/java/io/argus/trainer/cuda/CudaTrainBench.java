@@ -1,9 +1,9 @@
 package io.argus.trainer.cuda;
 
-import io.argus.detector.cuda.CudaRuntime;
-import io.argus.detector.cuda.GpuBuffer;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
+import io.argus.gpu.CudaRuntime;
+import io.argus.gpu.GpuBuffer;
 import io.argus.trainer.loss.LossParts;
 import io.argus.trainer.loss.Truth;
 import io.argus.trainer.optim.SgdStep;

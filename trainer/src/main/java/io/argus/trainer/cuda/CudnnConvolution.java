@@ -2,10 +2,11 @@ package io.argus.trainer.cuda;
 
 import static org.bytedeco.cuda.global.cudnn.*;
 
-import io.argus.detector.cuda.CudaException;
-import io.argus.detector.cuda.GpuStream;
-import io.argus.detector.cuda.Status;
 import io.argus.detector.darknet.ConvolutionalSpec;
+import io.argus.gpu.CudaException;
+import io.argus.gpu.DevicePointer;
+import io.argus.gpu.GpuStream;
+import io.argus.gpu.Status;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;

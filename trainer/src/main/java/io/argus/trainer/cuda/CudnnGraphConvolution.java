@@ -2,10 +2,10 @@ package io.argus.trainer.cuda;
 
 import static org.bytedeco.cuda.global.cudnn.*;
 
-import io.argus.detector.cuda.CudaException;
-import io.argus.detector.cuda.CudnnDescriptor;
-import io.argus.detector.cuda.GpuStream;
-import io.argus.detector.cuda.Status;
+import io.argus.gpu.CudaException;
+import io.argus.gpu.CudnnDescriptor;
+import io.argus.gpu.GpuStream;
+import io.argus.gpu.Status;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

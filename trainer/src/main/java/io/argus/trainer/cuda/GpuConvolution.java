@@ -3,6 +3,7 @@ package io.argus.trainer.cuda;
 import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ConvolutionalSpec;
 import io.argus.detector.darknet.LayerSpec;
+import io.argus.gpu.KernelLaunch;
 
 /**
  * [convolutional] in training on the GPU. Forward: cuDNN writes z = conv(x, W) from the working weights; with batch
@@ -31,7 +32,7 @@ final class GpuConvolution implements GpuLayer {
     private final int act;
     // per-channel FP32 arrays of this layer (stride values each): mean, inv, variance, meanTerm, varianceTerm
     private final long scalars;
-    private final Launch stats, finalize, apply, backReduce, backFinalize, backApply;
+    private final KernelLaunch stats, finalize, apply, backReduce, backFinalize, backApply;
     private final int statsN, finalizeCount, applyN, backReduceN, backFinalizeCount, backApplyN, finalizeBlocks,
             backFinalizeBlocks;
 
@@ -66,75 +67,75 @@ final class GpuConvolution implements GpuLayer {
         int groups = stride / 8;
         if (spec.batchNormalize()) {
             stats = ctx.kernel(BN, "bn_stats");
-            stats.ptr(z.address());
+            stats.pointer(z.address());
             statsN = stats.i64(maxPixels);
             stats.i32(stride);
-            stats.ptr(rollingMean);
-            stats.ptr(ctx.partials);
+            stats.pointer(rollingMean);
+            stats.pointer(ctx.partials);
 
             finalize = ctx.plainKernel(BN, "bn_finalize");
-            finalize.ptr(ctx.partials);
+            finalize.pointer(ctx.partials);
             finalizeBlocks = finalize.i32(1);
             finalize.i32(c);
             finalize.i32(stride);
             finalizeCount = finalize.i64(1);
-            finalize.ptr(rollingMean);
-            finalize.ptr(rollingVariance);
-            finalize.ptr(mean);
-            finalize.ptr(inv);
-            finalize.ptr(variance);
+            finalize.pointer(rollingMean);
+            finalize.pointer(rollingVariance);
+            finalize.pointer(mean);
+            finalize.pointer(inv);
+            finalize.pointer(variance);
             finalize.f32(ConvWeights.BN_EPSILON);
 
             apply = ctx.kernel(BN, "bn_apply");
-            apply.ptr(z.address());
-            apply.ptr(y.address());
+            apply.pointer(z.address());
+            apply.pointer(y.address());
             applyN = apply.i64(maxPixels);
             apply.i32(stride);
             apply.i32(c);
-            apply.ptr(mean);
-            apply.ptr(inv);
-            apply.ptr(gamma);
-            apply.ptr(beta);
+            apply.pointer(mean);
+            apply.pointer(inv);
+            apply.pointer(gamma);
+            apply.pointer(beta);
             apply.i32(act);
 
             backReduce = ctx.kernel(BN, "bn_backward_reduce");
-            backReduce.ptr(dy.address());
-            backReduce.ptr(z.address());
+            backReduce.pointer(dy.address());
+            backReduce.pointer(z.address());
             backReduceN = backReduce.i64(maxPixels);
             backReduce.i32(stride);
             backReduce.i32(c);
-            backReduce.ptr(mean);
-            backReduce.ptr(inv);
-            backReduce.ptr(gamma);
-            backReduce.ptr(beta);
+            backReduce.pointer(mean);
+            backReduce.pointer(inv);
+            backReduce.pointer(gamma);
+            backReduce.pointer(beta);
             backReduce.i32(act);
-            backReduce.ptr(ctx.partials);
+            backReduce.pointer(ctx.partials);
 
             backFinalize = ctx.plainKernel(BN, "bn_backward_finalize");
-            backFinalize.ptr(ctx.partials);
+            backFinalize.pointer(ctx.partials);
             backFinalizeBlocks = backFinalize.i32(1);
             backFinalize.i32(c);
             backFinalize.i32(stride);
             backFinalizeCount = backFinalize.i64(1);
-            backFinalize.ptr(gamma);
-            backFinalize.ptr(ctx.gradient + 4 * slot.biases());
-            backFinalize.ptr(ctx.gradient + 4 * slot.scales());
-            backFinalize.ptr(meanTerm);
-            backFinalize.ptr(varianceTerm);
+            backFinalize.pointer(gamma);
+            backFinalize.pointer(ctx.gradient + 4 * slot.biases());
+            backFinalize.pointer(ctx.gradient + 4 * slot.scales());
+            backFinalize.pointer(meanTerm);
+            backFinalize.pointer(varianceTerm);
 
             backApply = ctx.kernel(BN, "bn_backward_apply");
-            backApply.ptr(dy.address());
-            backApply.ptr(z.address());
+            backApply.pointer(dy.address());
+            backApply.pointer(z.address());
             backApplyN = backApply.i64(maxPixels);
             backApply.i32(stride);
             backApply.i32(c);
-            backApply.ptr(mean);
-            backApply.ptr(inv);
-            backApply.ptr(gamma);
-            backApply.ptr(beta);
+            backApply.pointer(mean);
+            backApply.pointer(inv);
+            backApply.pointer(gamma);
+            backApply.pointer(beta);
             backApply.i32(act);
-            backApply.ptr(meanTerm);
-            backApply.ptr(varianceTerm);
+            backApply.pointer(meanTerm);
+            backApply.pointer(varianceTerm);
         } else {
             stats = null;
             statsN = 0;
@@ -143,30 +144,30 @@ final class GpuConvolution implements GpuLayer {
             finalizeCount = 0;
 
             apply = ctx.kernel(BIAS, "bias_act");
-            apply.ptr(z.address());
-            apply.ptr(y.address());
+            apply.pointer(z.address());
+            apply.pointer(y.address());
             applyN = apply.i64(maxPixels);
             apply.i32(stride);
             apply.i32(c);
-            apply.ptr(beta);
+            apply.pointer(beta);
             apply.i32(act);
 
             backReduce = ctx.kernel(BIAS, "bias_act_backward");
-            backReduce.ptr(dy.address());
-            backReduce.ptr(z.address());
+            backReduce.pointer(dy.address());
+            backReduce.pointer(z.address());
             backReduceN = backReduce.i64(maxPixels);
             backReduce.i32(stride);
             backReduce.i32(c);
-            backReduce.ptr(beta);
+            backReduce.pointer(beta);
             backReduce.i32(act);
-            backReduce.ptr(ctx.partials);
+            backReduce.pointer(ctx.partials);
 
             backFinalize = ctx.plainKernel(BIAS, "bias_backward_finalize");
-            backFinalize.ptr(ctx.partials);
+            backFinalize.pointer(ctx.partials);
             backFinalizeBlocks = backFinalize.i32(1);
             backFinalize.i32(c);
             backFinalize.i32(stride);
-            backFinalize.ptr(ctx.gradient + 4 * slot.biases());
+            backFinalize.pointer(ctx.gradient + 4 * slot.biases());
             backFinalizeCount = -1;
 
             backApply = null;

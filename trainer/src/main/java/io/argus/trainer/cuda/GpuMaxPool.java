@@ -2,6 +2,7 @@ package io.argus.trainer.cuda;
 
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.MaxPoolSpec;
+import io.argus.gpu.KernelLaunch;
 
 /** [maxpool] in training (kernels/train_maxpool.cu): backward gathers each input's share from the windows it won. */
 final class GpuMaxPool implements GpuLayer {
@@ -11,8 +12,8 @@ final class GpuMaxPool implements GpuLayer {
     private final GpuTrainContext ctx;
     private final Tensor y;
     private final Tensor dy;
-    private final Launch forward;
-    private final Launch backward;
+    private final KernelLaunch forward;
+    private final KernelLaunch backward;
     private final int forwardN;
     private final int backwardN;
 
@@ -22,14 +23,14 @@ final class GpuMaxPool implements GpuLayer {
         this.y = y;
         this.dy = dy;
         forward = ctx.kernel(FILE, "maxpool_forward");
-        forward.ptr(x.address());
-        forward.ptr(y.address());
+        forward.pointer(x.address());
+        forward.pointer(y.address());
         forwardN = geometry(forward, x);
         if (dx != null) {
             backward = ctx.kernel(FILE, "maxpool_backward");
-            backward.ptr(x.address());
-            backward.ptr(dy.address());
-            backward.ptr(dx.address());
+            backward.pointer(x.address());
+            backward.pointer(dy.address());
+            backward.pointer(dx.address());
             backwardN = geometry(backward, x);
         } else {
             backward = null;
@@ -38,7 +39,7 @@ final class GpuMaxPool implements GpuLayer {
     }
 
     /** The shared arguments (S, h, w, oh, ow, size, strides, offset, n); returns the slot of n. */
-    private int geometry(Launch l, Tensor x) {
+    private int geometry(KernelLaunch l, Tensor x) {
         l.i32(x.stride());
         l.i32(spec.input().height());
         l.i32(spec.input().width());

@@ -4,9 +4,13 @@ import static org.bytedeco.cuda.global.cudart.cudaMemcpyAsync;
 import static org.bytedeco.cuda.global.cudart.cudaMemcpyDeviceToHost;
 import static org.bytedeco.cuda.global.cudart.cudaMemsetAsync;
 
-import io.argus.detector.cuda.GpuBuffer;
-import io.argus.detector.cuda.Status;
 import io.argus.detector.darknet.ModelWeights;
+import io.argus.gpu.DeviceMemory;
+import io.argus.gpu.DevicePointer;
+import io.argus.gpu.GpuBuffer;
+import io.argus.gpu.KernelLaunch;
+import io.argus.gpu.Status;
+import io.argus.gpu.Transfers;
 import io.argus.trainer.optim.SgdStep;
 import java.nio.ByteBuffer;
 
@@ -33,8 +37,8 @@ final class GpuParameters implements AutoCloseable {
     private final GpuBuffer flagsHost;   // pinned
     private long shadow;
     private boolean emaStarted;
-    private final Launch accumulate;
-    private final Launch sgd;
+    private final KernelLaunch accumulate;
+    private final KernelLaunch sgd;
     private final int sgdUnscale, sgdRate, sgdMomentum, sgdDecay, sgdEmaMode, sgdAlpha, sgdOneMinus, sgdShadow;
 
     GpuParameters(ParameterArena arena, ModelWeights initial, GpuTrainContext ctx) {
@@ -59,18 +63,18 @@ final class GpuParameters implements AutoCloseable {
         ctx.statistics = statistics;
 
         accumulate = ctx.kernel(FILE, "accumulate_check");
-        accumulate.ptr(pass);
-        accumulate.ptr(gradient);
+        accumulate.pointer(pass);
+        accumulate.pointer(gradient);
         accumulate.i64(w);
         accumulate.i64(total);
-        accumulate.ptr(flags.address());
+        accumulate.pointer(flags.address());
 
         sgd = ctx.kernel(FILE, "sgd_step");
-        sgd.ptr(master);
-        sgd.ptr(velocity);
-        sgd.ptr(gradient);
-        sgd.ptr(ctx.precision == Precision.MIXED ? working : 0);
-        sgdShadow = sgd.ptr(0);
+        sgd.pointer(master);
+        sgd.pointer(velocity);
+        sgd.pointer(gradient);
+        sgd.pointer(ctx.precision == Precision.MIXED ? working : 0);
+        sgdShadow = sgd.pointer(0);
         sgd.i64(w);
         sgd.i64(total);
         sgdUnscale = sgd.f32(1f);
@@ -80,7 +84,7 @@ final class GpuParameters implements AutoCloseable {
         sgdEmaMode = sgd.i32(0);
         sgdAlpha = sgd.f32(0f);
         sgdOneMinus = sgd.f32(0f);
-        sgd.ptr(flags.address() + 4);
+        sgd.pointer(flags.address() + 4);
         load(initial);
     }
 
@@ -96,9 +100,9 @@ final class GpuParameters implements AutoCloseable {
         Transfers.upload(gradient, new float[(int) arena.total()]);
         emaStarted = false;
         if (ctx.precision == Precision.MIXED) {
-            Launch refresh = ctx.kernel(FILE, "refresh_working");
-            refresh.ptr(master);
-            refresh.ptr(working);
+            KernelLaunch refresh = ctx.kernel(FILE, "refresh_working");
+            refresh.pointer(master);
+            refresh.pointer(working);
             refresh.i64(arena.weightValues());
             refresh.launch(ctx.grid(arena.weightValues()), ctx.stream.handle());
             ctx.stream.synchronize();
@@ -182,7 +186,7 @@ final class GpuParameters implements AutoCloseable {
     /** The working copy of the weights as floats ([0, W); the masters themselves in FP32). */
     float[] workingCopy() {
         ctx.stream.synchronize();
-        return Transfers.downloadStored(working, arena.weightValues(), ctx.precision);
+        return Transfers.download(working, arena.weightValues(), ctx.precision.storage());
     }
 
     /** Writes gradients (tests: drive the step and the check with known values). */

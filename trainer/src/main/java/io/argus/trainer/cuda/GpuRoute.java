@@ -2,6 +2,7 @@ package io.argus.trainer.cuda;
 
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.RouteSpec;
+import io.argus.gpu.KernelLaunch;
 
 /**
  * [route] that builds a tensor (several inputs, or a group of one input's channels) in training
@@ -16,8 +17,8 @@ final class GpuRoute implements GpuLayer {
     private final GpuTrainContext ctx;
     private final Tensor y;
     private final Tensor dy;
-    private final Launch[] forward;
-    private final Launch[] backward;
+    private final KernelLaunch[] forward;
+    private final KernelLaunch[] backward;
     private final int[] forwardN;
     private final int[] backwardN;
     private final int[] counts;
@@ -29,8 +30,8 @@ final class GpuRoute implements GpuLayer {
         this.y = y;
         this.dy = dy;
         int k = xs.length;
-        forward = new Launch[k];
-        backward = new Launch[k];
+        forward = new KernelLaunch[k];
+        backward = new KernelLaunch[k];
         forwardN = new int[k];
         backwardN = new int[k];
         counts = new int[k];
@@ -51,11 +52,11 @@ final class GpuRoute implements GpuLayer {
         }
     }
 
-    private static int args(Launch l, Tensor src, int srcOffset, Tensor dst, int dstOffset, int count, int accumulate) {
-        l.ptr(src.address());
+    private static int args(KernelLaunch l, Tensor src, int srcOffset, Tensor dst, int dstOffset, int count, int accumulate) {
+        l.pointer(src.address());
         l.i32(src.stride());
         l.i32(srcOffset);
-        l.ptr(dst.address());
+        l.pointer(dst.address());
         l.i32(dst.stride());
         l.i32(dstOffset);
         l.i32(count);

@@ -2,6 +2,7 @@ package io.argus.trainer.cuda;
 
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.ShortcutSpec;
+import io.argus.gpu.KernelLaunch;
 
 /** [shortcut] in training (kernels/train_shortcut.cu): act(previous + from); backward feeds both inputs. */
 final class GpuShortcut implements GpuLayer {
@@ -11,8 +12,8 @@ final class GpuShortcut implements GpuLayer {
     private final GpuTrainContext ctx;
     private final Tensor y;
     private final Tensor dy;
-    private final Launch forward;
-    private final Launch backward;
+    private final KernelLaunch forward;
+    private final KernelLaunch backward;
     private final int forwardN;
     private final int backwardN;
 
@@ -29,19 +30,19 @@ final class GpuShortcut implements GpuLayer {
         this.dy = dy;
         int act = KernelCodes.activation(spec.activation());
         forward = ctx.kernel(FILE, "shortcut_forward");
-        forward.ptr(a.address());
-        forward.ptr(b.address());
-        forward.ptr(y.address());
+        forward.pointer(a.address());
+        forward.pointer(b.address());
+        forward.pointer(y.address());
         forwardN = forward.i64(1);
         forward.i32(y.stride());
         forward.i32(y.channels());
         forward.i32(act);
         backward = ctx.kernel(FILE, "shortcut_backward");
-        backward.ptr(a.address());
-        backward.ptr(b.address());
-        backward.ptr(dy.address());
-        backward.ptr(da == null ? 0 : da.address());
-        backward.ptr(db == null ? 0 : db.address());
+        backward.pointer(a.address());
+        backward.pointer(b.address());
+        backward.pointer(dy.address());
+        backward.pointer(da == null ? 0 : da.address());
+        backward.pointer(db == null ? 0 : db.address());
         backwardN = backward.i64(1);
         backward.i32(y.stride());
         backward.i32(y.channels());

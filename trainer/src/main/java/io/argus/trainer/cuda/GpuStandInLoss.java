@@ -1,6 +1,7 @@
 package io.argus.trainer.cuda;
 
 import io.argus.detector.darknet.YoloSpec;
+import io.argus.gpu.KernelLaunch;
 
 /**
  * The stand-in loss of {@code argus bench train} on one head (kernels/train_standin_loss.cu): mean(x^2) over the
@@ -10,7 +11,7 @@ import io.argus.detector.darknet.YoloSpec;
 final class GpuStandInLoss {
     private final GpuTrainContext ctx;
     private final Tensor x;
-    private final Launch launch;
+    private final KernelLaunch launch;
     private final int pixelsSlot;
     private final int countSlot;
     private final int scaleSlot;
@@ -19,14 +20,14 @@ final class GpuStandInLoss {
         this.ctx = ctx;
         this.x = x;
         launch = ctx.kernel("train_standin_loss.cu", "standin_loss");
-        launch.ptr(x.address());
-        launch.ptr(dx.address());
+        launch.pointer(x.address());
+        launch.pointer(dx.address());
         pixelsSlot = launch.i64(1);
         launch.i32(x.stride());
         launch.i32(x.channels());
         countSlot = launch.f32(1f);
         scaleSlot = launch.f32(1f);
-        launch.ptr(loss);
+        launch.pointer(loss);
     }
 
     void loss(int n, float lossScale) {

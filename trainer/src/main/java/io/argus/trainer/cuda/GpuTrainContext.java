@@ -4,9 +4,13 @@ import static org.bytedeco.cuda.global.cudnn.cudnnCreate;
 import static org.bytedeco.cuda.global.cudnn.cudnnDestroy;
 import static org.bytedeco.cuda.global.cudnn.cudnnSetStream;
 
-import io.argus.detector.cuda.GpuDevice;
-import io.argus.detector.cuda.GpuStream;
-import io.argus.detector.cuda.Status;
+import io.argus.gpu.DeviceContext;
+import io.argus.gpu.DeviceMemory;
+import io.argus.gpu.GpuDevice;
+import io.argus.gpu.GpuStream;
+import io.argus.gpu.KernelLaunch;
+import io.argus.gpu.KernelLibrary;
+import io.argus.gpu.Status;
 import org.bytedeco.cuda.cudnn.cudnnContext;
 
 /**
@@ -17,7 +21,7 @@ import org.bytedeco.cuda.cudnn.cudnnContext;
  */
 final class GpuTrainContext implements AutoCloseable {
     final GpuDevice device;
-    final TrainKernels kernels;
+    final KernelLibrary kernels;
     final GpuStream stream;
     final cudnnContext cudnn = new cudnnContext();
     final CudaTrainingOptions options;
@@ -45,7 +49,7 @@ final class GpuTrainContext implements AutoCloseable {
         // created once the device is current (a stream belongs to the device current at its creation), at the
         // lowest priority: a fine-tune beside live detection on the same GPU yields to the detector's stream
         this.stream = new GpuStream(GpuStream.Priority.LOWEST);
-        this.kernels = TrainKernels.of(device);
+        this.kernels = DeviceContext.of(device.index()).kernels();
         this.options = options;
         this.precision = options.precision();
         this.memory = memory;
@@ -54,19 +58,19 @@ final class GpuTrainContext implements AutoCloseable {
         Status.cudnn(cudnnSetStream(cudnn, stream.handle()), "cudnnSetStream");
     }
 
-    int reductionBlocks() { return Launch.REDUCTION_BLOCKS_PER_SM * multiprocessors; }
+    int reductionBlocks() { return KernelLaunch.REDUCTION_BLOCKS_PER_SM * multiprocessors; }
 
-    Launch kernel(String file, String name) {
-        return Launch.of(kernels, file, name, precision);
+    KernelLaunch kernel(String file, String name) {
+        return KernelLaunch.of(kernels, file, name, precision.storage());
     }
 
-    Launch plainKernel(String file, String name) {
-        return Launch.plain(kernels, file, name);
+    KernelLaunch plainKernel(String file, String name) {
+        return KernelLaunch.of(kernels, file, name);
     }
 
-    int grid(long total) { return Launch.grid(total, multiprocessors); }
+    int grid(long total) { return KernelLaunch.grid(total, device); }
 
-    int reductionGrid(long lanes) { return Launch.reductionGrid(lanes, multiprocessors); }
+    int reductionGrid(long lanes) { return KernelLaunch.reductionGrid(lanes, device); }
 
     /** Address of value {@code index} of an arena of storage-type values. */
     long stored(long base, long index) { return base + index * precision.bytes(); }

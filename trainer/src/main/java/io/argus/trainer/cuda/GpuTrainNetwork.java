@@ -2,8 +2,6 @@ package io.argus.trainer.cuda;
 
 import static org.bytedeco.cuda.global.cudart.cudaMemsetAsync;
 
-import io.argus.detector.cuda.GpuBuffer;
-import io.argus.detector.cuda.Status;
 import io.argus.detector.darknet.ConvolutionalSpec;
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.MaxPoolSpec;
@@ -13,6 +11,11 @@ import io.argus.detector.darknet.Shape;
 import io.argus.detector.darknet.ShortcutSpec;
 import io.argus.detector.darknet.UpsampleSpec;
 import io.argus.detector.darknet.YoloSpec;
+import io.argus.gpu.DeviceMemory;
+import io.argus.gpu.DevicePointer;
+import io.argus.gpu.GpuBuffer;
+import io.argus.gpu.Status;
+import io.argus.gpu.Transfers;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -405,8 +408,7 @@ final class GpuTrainNetwork implements AutoCloseable {
     private float[] planar(Tensor t, int image) {
         if (t == null) return null;
         ctx.stream.synchronize();
-        float[] nhwc = Transfers.downloadStored(t.address() + image * t.imageValues() * t.bytes(), t.imageValues(),
-                ctx.precision);
+        float[] nhwc = Transfers.download(t.address() + image * t.imageValues() * t.bytes(), t.imageValues(), ctx.precision.storage());
         int plane = t.pixels();
         float[] out = new float[t.channels() * plane];
         for (int p = 0; p < plane; p++) {

@@ -2,6 +2,7 @@ package io.argus.trainer.cuda;
 
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.UpsampleSpec;
+import io.argus.gpu.KernelLaunch;
 
 /** [upsample] in training (kernels/train_upsample.cu): nearest neighbour times scale; backward sums the blocks. */
 final class GpuUpsample implements GpuLayer {
@@ -11,8 +12,8 @@ final class GpuUpsample implements GpuLayer {
     private final GpuTrainContext ctx;
     private final Tensor y;
     private final Tensor dy;
-    private final Launch forward;
-    private final Launch backward;
+    private final KernelLaunch forward;
+    private final KernelLaunch backward;
     private final int forwardN;
     private final int backwardN;
 
@@ -22,13 +23,13 @@ final class GpuUpsample implements GpuLayer {
         this.y = y;
         this.dy = dy;
         forward = ctx.kernel(FILE, "upsample_forward");
-        forward.ptr(x.address());
-        forward.ptr(y.address());
+        forward.pointer(x.address());
+        forward.pointer(y.address());
         forwardN = geometry(forward, x);
         if (dx != null) {
             backward = ctx.kernel(FILE, "upsample_backward");
-            backward.ptr(dy.address());
-            backward.ptr(dx.address());
+            backward.pointer(dy.address());
+            backward.pointer(dx.address());
             backwardN = geometry(backward, x);
         } else {
             backward = null;
@@ -36,7 +37,7 @@ final class GpuUpsample implements GpuLayer {
         }
     }
 
-    private int geometry(Launch l, Tensor x) {
+    private int geometry(KernelLaunch l, Tensor x) {
         l.i32(x.stride());
         l.i32(spec.input().height());
         l.i32(spec.input().width());

@@ -2,6 +2,8 @@ package io.argus.trainer.cuda;
 
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.YoloSpec;
+import io.argus.gpu.KernelLaunch;
+import io.argus.gpu.Transfers;
 import io.argus.trainer.loss.IouKind;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -22,9 +24,9 @@ final class GpuYoloLoss implements GpuLayer {
     private final YoloSpec spec;
     private final GpuTrainContext ctx;
     private final long cellsPerImage;
-    private final Launch predictions;
-    private final Launch truths;
-    private final Launch finish;
+    private final KernelLaunch predictions;
+    private final KernelLaunch truths;
+    private final KernelLaunch finish;
     private final int[] predictionSlots;
     private final int[] truthSlots;
     private final int finishN;
@@ -59,32 +61,32 @@ final class GpuYoloLoss implements GpuLayer {
         truths = ctx.kernel(FILE, "yolo_assign_truths");
         truthSlots = assignArgs(truths, x, head, objTarget, objWeight, classBits, boxGrad, loss);
         finish = ctx.kernel(FILE, "yolo_finish");
-        finish.ptr(x.address());
-        finish.ptr(dx.address());
-        finish.ptr(head);
+        finish.pointer(x.address());
+        finish.pointer(dx.address());
+        finish.pointer(head);
         finishN = finish.i32(1);
-        finish.ptr(objTarget);
-        finish.ptr(objWeight);
-        finish.ptr(classBits);
-        finish.ptr(boxGrad);
+        finish.pointer(objTarget);
+        finish.pointer(objWeight);
+        finish.pointer(classBits);
+        finish.pointer(boxGrad);
         finishScale = finish.f32(1f);
-        finish.ptr(loss);
+        finish.pointer(loss);
     }
 
     /** Slots of {truths, counts, maxTruths, n}. */
-    private static int[] assignArgs(Launch l, Tensor x, long head, long objTarget, long objWeight, long classBits,
+    private static int[] assignArgs(KernelLaunch l, Tensor x, long head, long objTarget, long objWeight, long classBits,
                                     long boxGrad, long loss) {
-        l.ptr(x.address());
-        l.ptr(head);
-        int t = l.ptr(0);
-        int c = l.ptr(0);
+        l.pointer(x.address());
+        l.pointer(head);
+        int t = l.pointer(0);
+        int c = l.pointer(0);
         int m = l.i32(0);
         int n = l.i32(0);
-        l.ptr(objTarget);
-        l.ptr(objWeight);
-        l.ptr(classBits);
-        l.ptr(boxGrad);
-        l.ptr(loss);
+        l.pointer(objTarget);
+        l.pointer(objWeight);
+        l.pointer(classBits);
+        l.pointer(boxGrad);
+        l.pointer(loss);
         return new int[] {t, c, m, n};
     }
 
@@ -134,7 +136,7 @@ final class GpuYoloLoss implements GpuLayer {
         finish.setInt(finishN, n).setFloat(finishScale, lossScale).launch(ctx.grid(anchorsCells), ctx.stream.handle());
     }
 
-    private static void set(Launch l, int[] s, long truths, long counts, int maxTruths, int n) {
+    private static void set(KernelLaunch l, int[] s, long truths, long counts, int maxTruths, int n) {
         l.setLong(s[0], truths).setLong(s[1], counts).setInt(s[2], maxTruths).setInt(s[3], n);
     }
 

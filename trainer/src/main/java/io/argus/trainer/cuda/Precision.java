@@ -1,8 +1,6 @@
 package io.argus.trainer.cuda;
 
-import static org.bytedeco.cuda.global.cudnn.CUDNN_DATA_FLOAT;
-import static org.bytedeco.cuda.global.cudnn.CUDNN_DATA_HALF;
-
+import io.argus.gpu.ElementType;
 import java.util.Locale;
 
 /**
@@ -16,26 +14,22 @@ import java.util.Locale;
  * </ul>
  */
 public enum Precision {
-    MIXED(2, CUDNN_DATA_HALF, "_h"),
-    FP32(4, CUDNN_DATA_FLOAT, "_f");
+    MIXED(ElementType.HALF),
+    FP32(ElementType.FLOAT);
 
-    private final int bytes;
-    private final int cudnnType;
-    private final String suffix;
+    private final ElementType storage;
 
-    Precision(int bytes, int cudnnType, String suffix) {
-        this.bytes = bytes;
-        this.cudnnType = cudnnType;
-        this.suffix = suffix;
+    Precision(ElementType storage) {
+        this.storage = storage;
     }
 
+    /** How activations, gradients and working weights are stored. */
+    public ElementType storage() { return storage; }
+
     /** Bytes of one stored value. */
-    public int bytes() { return bytes; }
+    public int bytes() { return storage.bytes(); }
 
-    int cudnnType() { return cudnnType; }
-
-    /** The suffix of a kernel's instance for this storage type (kernels/train_common.cuh INSTANTIATE). */
-    String suffix() { return suffix; }
+    int cudnnType() { return storage.cudnnType(); }
 
     public static Precision parse(String word) {
         return switch (word.toLowerCase(Locale.ROOT)) {

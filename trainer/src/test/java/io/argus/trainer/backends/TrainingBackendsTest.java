@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
-import io.argus.detector.cuda.CudaRuntime;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
+import io.argus.gpu.CudaRuntime;
 import io.argus.trainer.backends.TrainingBackends.Choice;
 import io.argus.trainer.backends.TrainingBackends.Kind;
 import io.argus.trainer.cuda.CudaTrainingOptions;

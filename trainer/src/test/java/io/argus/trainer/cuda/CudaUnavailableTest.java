@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
-import io.argus.detector.cuda.CudaRuntime;
-import io.argus.detector.cuda.CudaUnavailableException;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
+import io.argus.gpu.CudaRuntime;
+import io.argus.gpu.CudaUnavailableException;
 import org.junit.jupiter.api.Test;
 
 /** Without a usable GPU the CUDA trainer refuses to open with the reason (library or driver), not a crash. */

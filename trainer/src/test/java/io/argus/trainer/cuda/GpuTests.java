@@ -2,8 +2,8 @@ package io.argus.trainer.cuda;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.argus.detector.cuda.CudaRuntime;
 import io.argus.detector.darknet.NetworkSpec;
+import io.argus.gpu.CudaRuntime;
 import io.argus.trainer.loss.Truth;
 import io.argus.trainer.train.TrainingBatch;
 import java.nio.FloatBuffer;

@@ -1,4 +1,4 @@
-package io.argus.detector.cuda;
+package io.argus.gpu;
 
 import static org.bytedeco.cuda.global.cudnn.CUDNN_TYPE_BACKEND_DESCRIPTOR;
 import static org.bytedeco.cuda.global.cudnn.CUDNN_TYPE_BOOLEAN;

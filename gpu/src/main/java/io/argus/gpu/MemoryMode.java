@@ -1,4 +1,4 @@
-package io.argus.detector.cuda;
+package io.argus.gpu;
 
 import java.util.Locale;
 

@@ -1,4 +1,4 @@
-package io.argus.detector.cuda;
+package io.argus.gpu;
 
 import static org.bytedeco.cuda.global.cudart.cudaDevAttrConcurrentManagedAccess;
 import static org.bytedeco.cuda.global.cudart.cudaDeviceGetAttribute;

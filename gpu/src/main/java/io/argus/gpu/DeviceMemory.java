@@ -1,6 +1,5 @@
-package io.argus.trainer.cuda;
+package io.argus.gpu;
 
-import io.argus.detector.cuda.GpuBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -8,13 +7,13 @@ import java.util.List;
  * Every device allocation of one training backend, so its footprint can be reported (current and peak bytes) and
  * everything is freed together. Device buffers start zero-filled.
  */
-final class DeviceMemory implements AutoCloseable {
+public final class DeviceMemory implements AutoCloseable {
     private final List<GpuBuffer> buffers = new ArrayList<>();
     private final java.util.Map<GpuBuffer, String> labels = new java.util.HashMap<>();
     private long current;
     private long peak;
 
-    GpuBuffer allocate(long bytes, String what) {
+    public GpuBuffer allocate(long bytes, String what) {
         GpuBuffer b = GpuBuffer.device(Math.max(bytes, 16), what);
         buffers.add(b);
         labels.put(b, what);
@@ -24,7 +23,7 @@ final class DeviceMemory implements AutoCloseable {
     }
 
     /** Frees one buffer early (planning scratch). */
-    void free(GpuBuffer b) {
+    public void free(GpuBuffer b) {
         if (buffers.remove(b)) {
             labels.remove(b);
             current -= b.bytes();
@@ -32,12 +31,12 @@ final class DeviceMemory implements AutoCloseable {
         }
     }
 
-    long currentBytes() { return current; }
+    public long currentBytes() { return current; }
 
-    long peakBytes() { return peak; }
+    public long peakBytes() { return peak; }
 
     /** MiB held now per kind of buffer, largest first ("feature maps 1234, ..."). */
-    String breakdown() {
+    public String breakdown() {
         java.util.Map<String, Long> by = new java.util.TreeMap<>();
         for (GpuBuffer b : buffers) by.merge(labels.get(b), b.bytes(), Long::sum);
         StringBuilder s = new StringBuilder();

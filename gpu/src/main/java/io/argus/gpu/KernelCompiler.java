@@ -1,4 +1,4 @@
-package io.argus.detector.cuda;
+package io.argus.gpu;
 
 import static org.bytedeco.cuda.global.nvrtc.nvrtcCompileProgram;
 import static org.bytedeco.cuda.global.nvrtc.nvrtcCreateProgram;
@@ -65,7 +65,7 @@ public final class KernelCompiler {
     }
 
     /** sm_XY when NVRTC supports the device's architecture, else compute_ of the newest one below it. */
-    static String target(int cc) {
+    public static String target(int cc) {
         int[] count = new int[1];
         Status.nvrtc(nvrtcGetNumSupportedArchs(count), "nvrtcGetNumSupportedArchs");
         int[] archs = new int[count[0]];

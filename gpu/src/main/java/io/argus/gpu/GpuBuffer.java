@@ -1,4 +1,4 @@
-package io.argus.detector.cuda;
+package io.argus.gpu;
 
 import static org.bytedeco.cuda.global.cudart.cudaDeviceSynchronize;
 import static org.bytedeco.cuda.global.cudart.cudaFree;
@@ -98,15 +98,15 @@ public final class GpuBuffer implements AutoCloseable {
     }
 
     /** A pointer for C calls, at a byte offset into this buffer. */
-    Pointer at(long byteOffset) {
-        return new RawPointer(address() + byteOffset, bytes - byteOffset);
+    public Pointer at(long byteOffset) {
+        return new DevicePointer(address() + byteOffset, bytes - byteOffset);
     }
 
     private void check() {
         if (closed) throw new IllegalStateException(what + " was freed");
     }
 
-    static String mib(long bytes) {
+    public static String mib(long bytes) {
         return String.format(java.util.Locale.ROOT, "%.1f MiB", bytes / 1048576.0);
     }
 

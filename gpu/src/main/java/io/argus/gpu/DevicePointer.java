@@ -1,16 +1,16 @@
-package io.argus.detector.cuda;
+package io.argus.gpu;
 
 import org.bytedeco.javacpp.Pointer;
 
 /** A JavaCPP pointer to a raw address (device, managed or pinned memory), for the C calls that take a void*. */
-final class RawPointer extends Pointer {
-    RawPointer(long address, long bytes) {
+public final class DevicePointer extends Pointer {
+    DevicePointer(long address, long bytes) {
         this.address = address;
         this.capacity = bytes;
         this.limit = bytes;
     }
 
-    static RawPointer at(long address) {
-        return new RawPointer(address, 0);
+    public static DevicePointer at(long address) {
+        return new DevicePointer(address, 0);
     }
 }

@@ -1,4 +1,4 @@
-package io.argus.detector.cuda;
+package io.argus.gpu;
 
 /** A CUDA, cuDNN or NVRTC call failed: the message names the call, the status and what it was doing. */
 public class CudaException extends RuntimeException {

@@ -1,4 +1,4 @@
-package io.argus.detector.cuda;
+package io.argus.gpu;
 
 /**
  * The CUDA backend cannot run here: a library (CUDA runtime, cuDNN, NVRTC) or the driver is missing, or there is

@@ -1,14 +1,14 @@
-package io.argus.detector.cuda;
+package io.argus.gpu;
 
 /**
  * cuDNN scratch memory of one network, grown to the largest plan's need. Growing changes the address, so whoever
  * holds it in a variant pack or a captured graph checks {@link #version()}.
  */
-final class Workspace implements AutoCloseable {
+public final class Workspace implements AutoCloseable {
     private GpuBuffer buffer;
     private int version;
 
-    void ensure(long bytes) {
+    public void ensure(long bytes) {
         if (buffer != null && buffer.bytes() >= bytes) return;
         long size = Math.max(bytes, buffer == null ? 1 << 20 : buffer.bytes() * 2);
         if (buffer != null) buffer.close();
@@ -16,12 +16,12 @@ final class Workspace implements AutoCloseable {
         version++;
     }
 
-    long address() {
+    public long address() {
         if (buffer == null) ensure(1 << 20);
         return buffer.address();
     }
 
-    int version() { return version; }
+    public int version() { return version; }
 
     @Override
     public void close() {

@@ -1,0 +1,63 @@
+package io.argus.gpu;
+
+import static org.bytedeco.cuda.global.cudnn.cudnnCreate;
+import static org.bytedeco.cuda.global.cudnn.cudnnSetStream;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.bytedeco.cuda.cudnn.cudnnContext;
+
+/**
+ * Everything one device shares for the life of the process, whoever uses it (inference, training, the video
+ * decoder): the device, our compiled kernels, one cuDNN handle and per-device caches (e.g. the convolution plans
+ * found for each layer shape, so a second network on the device reuses the same algorithms and gives identical
+ * results). The handle is used under {@link #lock()}: set to the caller's stream, then work is enqueued.
+ */
+public final class DeviceContext {
+    private static final Map<Integer, DeviceContext> CONTEXTS = new HashMap<>();
+
+    private final GpuDevice device;
+    private final KernelLibrary kernels;
+    private final cudnnContext cudnn = new cudnnContext();
+    private final Map<Class<?>, Map<String, ?>> caches = new ConcurrentHashMap<>();
+    private final Object lock = new Object();
+
+    private DeviceContext(int index) {
+        this.device = GpuDevice.query(index);
+        device.makeCurrent();
+        this.kernels = new KernelLibrary(device);
+        Status.cudnn(cudnnCreate(cudnn), "cudnnCreate on " + device);
+    }
+
+    /** The context of device {@code index}, created on first use; makes the device current on this thread. */
+    public static synchronized DeviceContext of(int index) {
+        CudaRuntime.require();
+        DeviceContext c = CONTEXTS.get(index);
+        if (c == null) {
+            c = new DeviceContext(index);
+            CONTEXTS.put(index, c);
+        }
+        c.device.makeCurrent();
+        return c;
+    }
+
+    public GpuDevice device() { return device; }
+
+    public KernelLibrary kernels() { return kernels; }
+
+    public cudnnContext cudnn() { return cudnn; }
+
+    /** This device's cache of {@code kind} values by key (thread-safe). */
+    @SuppressWarnings("unchecked")
+    public <T> Map<String, T> cache(Class<T> kind) {
+        return (Map<String, T>) caches.computeIfAbsent(kind, k -> new ConcurrentHashMap<String, T>());
+    }
+
+    public Object lock() { return lock; }
+
+    /** Points the shared cuDNN handle at a stream; call under {@link #lock()}. */
+    public void useStream(GpuStream stream) {
+        Status.cudnn(cudnnSetStream(cudnn, stream.handle()), "cudnnSetStream");
+    }
+}
