@@ -24,10 +24,11 @@ fi
 
 rm -rf "$OUT"
 mkdir -p "$OUT/lib"
-# runtime jars of the CLI (detector, trainer, javacpp, cuda, dnnl for the CPU reference), minus OpenCV (and the
+# runtime jars of the CLI (gpu, detector, trainer, javacpp, cuda, dnnl for the CPU reference), minus Hazelcast (no
+# cluster on the GPU host), OpenCV (and the
 # OpenBLAS it loads) and FFmpeg
 for j in pipeline/target/lib/*.jar; do
-  case "$(basename "$j")" in opencv-*|ffmpeg-*|javacv-*|openblas-*) continue ;; esac
+  case "$(basename "$j")" in opencv-*|ffmpeg-*|javacv-*|openblas-*|hazelcast-*|vertx-hazelcast-*) continue ;; esac
   cp "$j" "$OUT/lib/"
 done
 # oneDNN's native jar is 27 MB deflated, 16 MB as xz: ship its contents as a tarball, unpacked there onto the classpath
@@ -53,7 +54,7 @@ tar -C "$OUT" -cf - dnnl-natives | xz -9 -T0 > "$OUT/dnnl-natives.tar.xz"
 rm -rf "$OUT/dnnl-natives" "$dnnl_jar"
 fi
 cp pipeline/target/argus-pipeline-*.jar "$OUT/lib/"
-cp detector/target/argus-detector-*-tests.jar "$OUT/lib/"
+cp detector/target/argus-detector-*-tests.jar gpu/target/argus-gpu-*-tests.jar "$OUT/lib/"
 # the pipeline's tests (run-gpu.sh pipeline-train runs its GPU-tagged fine-tune); the module builds no tests jar
 "$JDK/bin/jar" --create --file "$OUT/lib/argus-pipeline-tests.jar" -C pipeline/target/test-classes .
 cp "$console" "$OUT/lib/"
