@@ -45,7 +45,7 @@ def main(paths):
     g = lambda d, k, key: float(d[k][key]) if k in d and key in d[k] else float("nan")
     print("| side | precision | images/s | ms/iter | memory MiB (allocated; torch: max_memory_allocated) |")
     print("|---|---|---|---|---|")
-    for k in ("mixed", "fp32", "tf32", "mixed-legacy", "fp32-legacy", "tf32-legacy"):
+    for k in ("mixed", "fp32", "tf32"):
         if k in ours:
             print(f"| argus | {k} | {g(ours, k, 'images/s'):.0f} | {g(ours, k, 'ms/iter'):.2f} | "
                   f"{g(ours, k, 'allocated_mib'):.0f} (peak {g(ours, k, 'peak_allocated_mib'):.0f}, "
@@ -66,12 +66,6 @@ def main(paths):
         ("argus fp32 / pytorch fp32 images/s", g(ours, "fp32", "images/s") / g(torch, "fp32", "images/s")),
         ("argus tf32 / pytorch tf32 images/s", g(ours, "tf32", "images/s") / g(torch, "tf32", "images/s")),
         ("pytorch amp / pytorch fp32 images/s", g(torch, "amp", "images/s") / g(torch, "fp32", "images/s")),
-        ("argus fp32 / argus fp32-legacy images/s (graph engines vs legacy API)",
-         g(ours, "fp32", "images/s") / g(ours, "fp32-legacy", "images/s")),
-        ("argus mixed / argus mixed-legacy images/s (graph engines vs legacy API)",
-         g(ours, "mixed", "images/s") / g(ours, "mixed-legacy", "images/s")),
-        ("argus tf32 / argus tf32-legacy images/s (graph engines vs legacy API)",
-         g(ours, "tf32", "images/s") / g(ours, "tf32-legacy", "images/s")),
         ("argus mixed / pytorch amp memory", g(ours, "mixed", "allocated_mib") / g(torch, "amp", "max_allocated_mib")),
     ]
     for name, v in ratios:

@@ -2,8 +2,8 @@ package io.argus.pipeline.cli;
 
 import io.argus.detector.BgrImage;
 import io.argus.detector.Model;
+import io.argus.detector.bench.CudaBench;
 import io.argus.detector.cpu.CpuNetwork;
-import io.argus.detector.cuda.CudaBench;
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.post.Preprocess;
 import io.argus.gpu.CudaRuntime;

@@ -20,7 +20,9 @@ import io.argus.trainer.train.TrainingBackend;
 import io.argus.trainer.train.TrainingBatch;
 import java.nio.ByteBuffer;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Training on an NVIDIA GPU behind {@link TrainingBackend}: FP16 (or FP32) NHWC activations and gradients, cuDNN
@@ -42,6 +44,8 @@ public final class CudaTrainingBackend implements TrainingBackend {
     private final ParameterArena arena;
     private final GpuParameters parameters;
     private final GpuTrainNetwork network;
+    /** A supplied loss's passes, one per head, in place of the YOLO loss; null when training (the YOLO loss). */
+    private final List<HeadLoss.Pass> headLoss;
     private final GpuBuffer lossHost;
     private final KernelLaunch inputKernel;
     private final int inputTotalSlot;
@@ -54,7 +58,16 @@ public final class CudaTrainingBackend implements TrainingBackend {
     private int truthCapacity;
 
     public CudaTrainingBackend(NetworkSpec spec, ModelWeights initial, int maxBatch, CudaTrainingOptions options) {
-        this(spec, initial, maxBatch, options, false);
+        this(spec, initial, maxBatch, options, null, false);
+    }
+
+    /**
+     * A backend whose passes differentiate {@code loss} instead of the YOLO loss (a benchmark's, see {@link HeadLoss});
+     * the batches' truths are then not read.
+     */
+    public CudaTrainingBackend(NetworkSpec spec, ModelWeights initial, int maxBatch, CudaTrainingOptions options,
+                               HeadLoss loss) {
+        this(spec, initial, maxBatch, options, Objects.requireNonNull(loss, "loss"), false);
     }
 
     /**
@@ -63,6 +76,11 @@ public final class CudaTrainingBackend implements TrainingBackend {
      */
     CudaTrainingBackend(NetworkSpec spec, ModelWeights initial, int maxBatch, CudaTrainingOptions options,
                         boolean keepGradients) {
+        this(spec, initial, maxBatch, options, null, keepGradients);
+    }
+
+    private CudaTrainingBackend(NetworkSpec spec, ModelWeights initial, int maxBatch, CudaTrainingOptions options,
+                                HeadLoss loss, boolean keepGradients) {
         CudaRuntime.require();
         if (maxBatch <= 0) throw new IllegalArgumentException("maxBatch must be positive, got " + maxBatch);
         this.spec = spec;
@@ -76,6 +94,7 @@ public final class CudaTrainingBackend implements TrainingBackend {
             this.arena = new ParameterArena(spec);
             this.parameters = new GpuParameters(arena, initial, ctx);
             this.network = new GpuTrainNetwork(spec, maxBatch, arena, ctx, keepGradients);
+            this.headLoss = loss == null ? null : network.heads().stream().map(loss::attach).toList();
             this.lossHost = GpuBuffer.pinned(64, "loss readback");
             inputKernel = ctx.kernel("train_input.cu", "input_nhwc");
             inputKernel.pointer(0);
@@ -206,11 +225,7 @@ public final class CudaTrainingBackend implements TrainingBackend {
         else uploadImages(batch);
         network.clearForPass();
         network.forward(n);
-        if (options.loss() == CudaTrainingOptions.Loss.YOLO) {
-            lossStep(batch, n, lossScale);
-        } else {
-            network.standInLoss(n, lossScale);
-        }
+        loss(batch, n, lossScale);
         network.backward(n);
         parameters.accumulateAndCheck();
         Status.cuda(cudaMemcpyAsync(DevicePointer.at(lossHost.address()), DevicePointer.at(network.lossSums()), 40,
@@ -221,7 +236,16 @@ public final class CudaTrainingBackend implements TrainingBackend {
                 l.getDouble(32));
     }
 
-    private void lossStep(TrainingBatch batch, int n, float lossScale) {
+    /** Enqueues the loss after the forward pass: the YOLO loss of the batch's truths, or the supplied one. */
+    private void loss(TrainingBatch batch, int n, float lossScale) {
+        if (headLoss == null) {
+            yoloLoss(batch, n, lossScale);
+        } else {
+            for (HeadLoss.Pass head : headLoss) head.run(n, lossScale);
+        }
+    }
+
+    private void yoloLoss(TrainingBatch batch, int n, float lossScale) {
         int maxTruths = TruthPacking.maxTruths(batch.truths(), n);
         if (maxTruths > truthCapacity) {
             if (truthsHost != null) {
@@ -250,10 +274,7 @@ public final class CudaTrainingBackend implements TrainingBackend {
         GpuBuffer kept = resident.get(batch.images());
         if (kept != null) copyDevice(kept.address(), network.input().address(), network.input().bytes(n));
         else uploadImages(batch);
-        String table = network.profile(n, () -> {
-            if (options.loss() == CudaTrainingOptions.Loss.YOLO) lossStep(batch, n, lossScale);
-            else network.standInLoss(n, lossScale);
-        }, parameters::accumulateAndCheck);
+        String table = network.profile(n, () -> loss(batch, n, lossScale), parameters::accumulateAndCheck);
         discardGradients();
         return table;
     }

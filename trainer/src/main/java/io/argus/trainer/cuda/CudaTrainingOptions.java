@@ -11,7 +11,6 @@ package io.argus.trainer.cuda;
  * @param workspaceLimit  the most cuDNN workspace an algorithm may use (bytes; default 2 GiB: IEEE FP32's fast NHWC
  *                        engines need 0.3-1.1 GiB at yolov4-tiny 416 batch 64, and were 4.9x slower under 256 MiB;
  *                        one workspace is shared by all layers and sized to the largest chosen need)
- * @param loss            what the backward starts from
  * @param overwriteGradients a convolution that is its input's only consumer writes the input gradient (cuDNN beta 0)
  *                        instead of adding to the cleared buffer (beta 1). Off by default: added after the last GPU
  *                        run, so not measured on a GPU yet
@@ -19,29 +18,20 @@ package io.argus.trainer.cuda;
  *                        (default on; off keeps to the legacy API)
  */
 public record CudaTrainingOptions(int device, Precision precision, boolean strictFp32, boolean autotune,
-                                  long workspaceLimit, Loss loss, boolean overwriteGradients,
-                                  boolean graphEngines) {
-    /** The loss the backward pass differentiates. */
-    public enum Loss {
-        /** Darknet's YOLO loss of every [yolo] head (io.argus.trainer.loss.YoloLoss). */
-        YOLO,
-        /** `argus bench train`'s stand-in: the mean of the squared head outputs, summed over heads. */
-        MEAN_SQUARED_HEADS
-    }
-
+                                  long workspaceLimit, boolean overwriteGradients, boolean graphEngines) {
     public CudaTrainingOptions {
-        if (precision == null || loss == null) throw new IllegalArgumentException("precision and loss are required");
+        if (precision == null) throw new IllegalArgumentException("precision is required");
         if (device < 0) throw new IllegalArgumentException("device: expected an index >= 0, found " + device);
         if (workspaceLimit < 0) throw new IllegalArgumentException("workspaceLimit must be >= 0");
     }
 
     /**
-     * The defaults: device 0, IEEE FP32 convolutions when FP32, autotuning, a 2 GiB workspace limit, the YOLO loss,
-     * graph engines on. A plain value: the pipeline builds its options from {@code training.cuda}, the command line
+     * The defaults: device 0, IEEE FP32 convolutions when FP32, autotuning, a 2 GiB workspace limit, graph engines
+     * on. A plain value: the pipeline builds its options from {@code training.cuda}, the command line
      * from the {@code -Dargus.cuda.*} properties; this library reads no system properties.
      */
     public static CudaTrainingOptions defaults(Precision precision) {
-        return new CudaTrainingOptions(0, precision, true, true, DEFAULT_WORKSPACE_LIMIT, Loss.YOLO, false, true);
+        return new CudaTrainingOptions(0, precision, true, true, DEFAULT_WORKSPACE_LIMIT, false, true);
     }
 
     /** 2 GiB (see {@code workspaceLimit}). */
@@ -75,35 +65,31 @@ public record CudaTrainingOptions(int device, Precision precision, boolean stric
     }
 
     public CudaTrainingOptions withDevice(int d) {
-        return new CudaTrainingOptions(d, precision, strictFp32, autotune, workspaceLimit, loss, overwriteGradients, graphEngines);
+        return new CudaTrainingOptions(d, precision, strictFp32, autotune, workspaceLimit, overwriteGradients, graphEngines);
     }
 
     public CudaTrainingOptions withPrecision(Precision p) {
-        return new CudaTrainingOptions(device, p, strictFp32, autotune, workspaceLimit, loss, overwriteGradients, graphEngines);
+        return new CudaTrainingOptions(device, p, strictFp32, autotune, workspaceLimit, overwriteGradients, graphEngines);
     }
 
     public CudaTrainingOptions withWorkspaceLimit(long bytes) {
-        return new CudaTrainingOptions(device, precision, strictFp32, autotune, bytes, loss, overwriteGradients, graphEngines);
-    }
-
-    public CudaTrainingOptions withLoss(Loss l) {
-        return new CudaTrainingOptions(device, precision, strictFp32, autotune, workspaceLimit, l, overwriteGradients, graphEngines);
+        return new CudaTrainingOptions(device, precision, strictFp32, autotune, bytes, overwriteGradients, graphEngines);
     }
 
     public CudaTrainingOptions withStrictFp32(boolean strict) {
-        return new CudaTrainingOptions(device, precision, strict, autotune, workspaceLimit, loss, overwriteGradients, graphEngines);
+        return new CudaTrainingOptions(device, precision, strict, autotune, workspaceLimit, overwriteGradients, graphEngines);
     }
 
     public CudaTrainingOptions withAutotune(boolean tune) {
-        return new CudaTrainingOptions(device, precision, strictFp32, tune, workspaceLimit, loss, overwriteGradients, graphEngines);
+        return new CudaTrainingOptions(device, precision, strictFp32, tune, workspaceLimit, overwriteGradients, graphEngines);
     }
 
     public CudaTrainingOptions withOverwriteGradients(boolean overwrite) {
-        return new CudaTrainingOptions(device, precision, strictFp32, autotune, workspaceLimit, loss, overwrite, graphEngines);
+        return new CudaTrainingOptions(device, precision, strictFp32, autotune, workspaceLimit, overwrite, graphEngines);
     }
 
     public CudaTrainingOptions withGraphEngines(boolean graphs) {
-        return new CudaTrainingOptions(device, precision, strictFp32, autotune, workspaceLimit, loss, overwriteGradients,
+        return new CudaTrainingOptions(device, precision, strictFp32, autotune, workspaceLimit, overwriteGradients,
                 graphs);
     }
 }

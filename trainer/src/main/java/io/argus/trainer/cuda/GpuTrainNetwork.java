@@ -15,6 +15,7 @@ import io.argus.gpu.DeviceMemory;
 import io.argus.gpu.DevicePointer;
 import io.argus.gpu.GpuBuffer;
 import io.argus.gpu.Status;
+import io.argus.gpu.TensorView;
 import io.argus.gpu.Transfers;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,7 +40,6 @@ final class GpuTrainNetwork implements AutoCloseable {
     private final Tensor[] gradients;
     private final List<GpuLayer> layers = new ArrayList<>();
     private final List<GpuYoloLoss> yoloLosses = new ArrayList<>();
-    private final List<GpuStandInLoss> standInLosses = new ArrayList<>();
     private final GpuBuffer activations;
     private final GpuBuffer gradientArena;
     private final GpuBuffer scratch;
@@ -125,7 +125,6 @@ final class GpuTrainNetwork implements AutoCloseable {
                 headAt += GpuYoloLoss.HEAD_BYTES;
                 scratchAt += align(GpuYoloLoss.scratchBytes(y, maxBatch));
                 yoloLosses.add(loss);
-                if (dx != null) standInLosses.add(new GpuStandInLoss(y, x, dx, lossSums, ctx));
                 layer = loss;
             } else {
                 boolean forwardOnly = gradientPlan.forwardOnly(i);
@@ -294,8 +293,21 @@ final class GpuTrainNetwork implements AutoCloseable {
         for (GpuYoloLoss l : yoloLosses) l.loss(n, truths, counts, maxTruths, lossScale);
     }
 
-    void standInLoss(int n, float lossScale) {
-        for (GpuStandInLoss l : standInLosses) l.loss(n, lossScale);
+    /** Every [yolo] layer's input and its gradient, for a loss supplied instead of the YOLO loss ({@link HeadLoss}). */
+    List<HeadLoss.Head> heads() {
+        List<HeadLoss.Head> heads = new ArrayList<>();
+        for (LayerSpec l : spec.layers()) {
+            if (l instanceof YoloSpec y) {
+                heads.add(new HeadLoss.Head(y, view(out(y.index() - 1)), view(grad(y.index() - 1)), lossSums,
+                        ctx.kernels, ctx.stream, ctx.device));
+            }
+        }
+        return heads;
+    }
+
+    private TensorView view(Tensor t) {
+        return new TensorView(t.address(), t.imageValues(), t.stride(), 0, t.channels(), t.height(), t.width(),
+                ctx.precision.storage());
     }
 
     void backward(int n) {

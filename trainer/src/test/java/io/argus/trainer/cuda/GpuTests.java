@@ -29,8 +29,7 @@ final class GpuTests {
 
     /** Options for comparisons: cuDNN's heuristic (fast set-up), strict FP32 when FP32. */
     static CudaTrainingOptions options(Precision p) {
-        return new CudaTrainingOptions(0, p, true, false, 64L << 20, CudaTrainingOptions.Loss.YOLO, false,
-                GRAPH_ENGINES);
+        return new CudaTrainingOptions(0, p, true, false, 64L << 20, false, GRAPH_ENGINES);
     }
 
     /** Random images in [0,1] with 1..3 boxes each (sizes 0.1..0.5 of the input, classes 0..classes-1). */

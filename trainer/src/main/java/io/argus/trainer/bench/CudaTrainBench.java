@@ -1,9 +1,11 @@
-package io.argus.trainer.cuda;
+package io.argus.trainer.bench;
 
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.GpuBuffer;
+import io.argus.trainer.cuda.CudaTrainingBackend;
+import io.argus.trainer.cuda.CudaTrainingOptions;
 import io.argus.trainer.loss.LossParts;
 import io.argus.trainer.loss.Truth;
 import io.argus.trainer.optim.SgdStep;
@@ -17,8 +19,8 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
- * What {@code argus bench train} times: whole training iterations (forward, the stand-in loss = mean of the squared
- * head outputs, backward, the overflow check, SGD with momentum and decay on the FP32 masters, the FP16 refresh)
+ * What {@code argus bench train} times: whole training iterations (forward, the {@link StandInLoss} = mean of the
+ * squared head inputs, backward, the overflow check, SGD with momentum and decay on the FP32 masters, the FP16 refresh)
  * on one fixed random batch resident on the GPU, with dynamic loss scaling from 2^16 as PyTorch's GradScaler starts.
  * Images per second from the wall clock over whole iterations (each ends in the host reading the loss, the overflow
  * flag and the largest update, as real training does); device memory as the bytes this backend allocated (feature
@@ -50,15 +52,15 @@ public final class CudaTrainBench {
         this.out = out;
     }
 
-    /** Times one mode (CudaTrainingOptions.mode: mixed, fp32 or tf32); the loss is replaced by the stand-in. */
-    public Result run(NetworkSpec spec, ModelWeights weights, int batch, CudaTrainingOptions mode) {
+    /** Times one mode (CudaTrainingOptions.mode: mixed, fp32 or tf32) on the {@link StandInLoss}. */
+    public Result run(NetworkSpec spec, ModelWeights weights, int batch, CudaTrainingOptions options) {
         CudaRuntime.require();
         TrainingBatch input = randomBatch(spec, batch, 17);
         long freeBefore = GpuBuffer.freeDeviceMemory();
         long t0 = System.nanoTime();
-        CudaTrainingOptions options = mode.withLoss(CudaTrainingOptions.Loss.MEAN_SQUARED_HEADS);
         String name = options.modeName();
-        try (CudaTrainingBackend backend = new CudaTrainingBackend(spec, weights, batch, options)) {
+        try (CudaTrainingBackend backend = new CudaTrainingBackend(spec, weights, batch, options,
+                new StandInLoss())) {
             backend.keepResident(input);
             out.printf(Locale.ROOT, "%s %s batch %d: set up in %.1f s on %s (%s)%n", spec.name(), name, batch,
                     (System.nanoTime() - t0) / 1e9, backend.device(), CudaRuntime.versions());

@@ -1,7 +1,9 @@
-package io.argus.trainer.cuda;
+package io.argus.trainer.bench;
 
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
+import io.argus.trainer.cuda.CudaTrainingBackend;
+import io.argus.trainer.cuda.CudaTrainingOptions;
 import io.argus.trainer.data.SyntheticScenes;
 import io.argus.trainer.loss.Truth;
 import io.argus.trainer.precision.LossScaler;

@@ -1,8 +1,11 @@
-package io.argus.detector.cuda;
+package io.argus.detector.bench;
 
 import io.argus.detector.BgrImage;
 import io.argus.detector.DetectParams;
 import io.argus.detector.Model;
+import io.argus.detector.cuda.CudaBackend;
+import io.argus.detector.cuda.CudaNetwork;
+import io.argus.detector.cuda.CudaOptions;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.MemoryMode;
 import java.io.PrintStream;
