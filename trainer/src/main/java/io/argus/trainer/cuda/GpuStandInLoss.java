@@ -1,5 +1,6 @@
 package io.argus.trainer.cuda;
 
+import io.argus.gpu.TensorView;
 import io.argus.detector.darknet.YoloSpec;
 import io.argus.gpu.KernelLaunch;
 
@@ -10,20 +11,20 @@ import io.argus.gpu.KernelLaunch;
  */
 final class GpuStandInLoss {
     private final GpuTrainContext ctx;
-    private final Tensor x;
+    private final TensorView x;
     private final KernelLaunch launch;
     private final int pixelsSlot;
     private final int countSlot;
     private final int scaleSlot;
 
-    GpuStandInLoss(YoloSpec spec, Tensor x, Tensor dx, long loss, GpuTrainContext ctx) {
+    GpuStandInLoss(YoloSpec spec, TensorView x, TensorView dx, long loss, GpuTrainContext ctx) {
         this.ctx = ctx;
         this.x = x;
         launch = ctx.kernel("train_standin_loss.cu", "standin_loss");
         launch.pointer(x.address());
         launch.pointer(dx.address());
         pixelsSlot = launch.i64(1);
-        launch.i32(x.stride());
+        launch.i32(x.pixelStride());
         launch.i32(x.channels());
         countSlot = launch.f32(1f);
         scaleSlot = launch.f32(1f);
