@@ -1,7 +1,9 @@
-// Shared by the training kernels (kernels/train_*.cu; io.argus.gpu.KernelLibrary loads them). Tensors are
-// NHWC with the channels padded to a multiple of 8 ("stride"), stored as T: half_t for mixed precision, float for
-// FP32. Each kernel is a template over T with two extern "C" instances, NAME_h and NAME_f (see INSTANTIATE below).
-// Padded channels always hold 0: every kernel that writes a whole pixel writes zeros there.
+// Shared by the kernels templated over the storage type: the layer kernels both networks run (maxpool.cu,
+// upsample.cu, route.cu, shortcut.cu, yolo.cu) and the training ones (train_*.cu); io.argus.gpu.KernelLibrary
+// inlines this header. Tensors are NHWC, stored as T: half_t (inference, mixed precision) or float (FP32). Each
+// kernel is a template over T with two extern "C" instances, NAME_h and NAME_f (see INSTANTIATE below). A tensor
+// that owns its pixels has its channels padded to a multiple of 8 ("stride") and the padding always holds 0: every
+// kernel that writes a whole pixel writes zeros there.
 #pragma once
 #include "common.cuh"
 
@@ -57,6 +59,15 @@ __device__ __forceinline__ float activate_grad(float a, int act) {
 #define FOR_EACH_LONG(i, total) \
     for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < (total); \
          i += (long long) gridDim.x * blockDim.x)
+
+// An NHWC view's four kernel arguments (io.argus.gpu.KernelLaunch.view passes them): data, then image stride,
+// pixel stride and channel offset in elements. Element of (image b, pixel p, channel c), in 64 bits: a batch of
+// 64 large maps exceeds 2^31 elements.
+#define VIEW_PARAMS(T, v) T* v, long long v##Image, int v##Pixel, int v##Offset
+__device__ __forceinline__ long long vat(long long b, long long imageStride, int p, int pixelStride, int offset,
+                                         int c) {
+    return b * imageStride + (long long) p * pixelStride + offset + c;
+}
 
 // Block-wide sum of one float per thread (blockDim.x a power of two, at most 1024); the result is valid in thread 0.
 __device__ __forceinline__ float block_sum(float v, float* scratch) {

@@ -10,6 +10,12 @@ import static org.bytedeco.cuda.global.cudart.cudaStreamCaptureModeThreadLocal;
 import static org.bytedeco.cuda.global.cudart.cudaStreamEndCapture;
 
 import io.argus.detector.cuda.ConvolutionPlan.Epilogue;
+import io.argus.detector.cuda.layers.GpuLayer;
+import io.argus.detector.cuda.layers.MaxPool;
+import io.argus.detector.cuda.layers.Route;
+import io.argus.detector.cuda.layers.Shortcut;
+import io.argus.detector.cuda.layers.Upsample;
+import io.argus.detector.cuda.layers.Yolo;
 import io.argus.detector.darknet.ConvolutionalSpec;
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.MaxPoolSpec;
@@ -54,13 +60,13 @@ public final class CudaNetwork implements AutoCloseable {
     private final Workspace workspace = new Workspace();
     private final List<GpuBuffer> buffers = new ArrayList<>();
     private final TensorView input;
-    private final List<CudaLayer> layers = new ArrayList<>();
+    private final List<GpuLayer> layers = new ArrayList<>();
     private final TensorView[] views;
     private final Map<Integer, TensorView> ownViews = new HashMap<>();
     private final Map<Integer, TensorView> routeViews = new HashMap<>();
     private final Map<Integer, TensorView> fusedShortcuts = new HashMap<>();
     private final Set<Integer> fusedAway = new HashSet<>();
-    private final List<YoloHead> heads = new ArrayList<>();
+    private final List<Yolo> heads = new ArrayList<>();
     private final Set<Integer> prepared = new HashSet<>();
     private final Map<Integer, CUgraphExec_st> graphs = new HashMap<>();
     private final BufferPlan plan;
@@ -90,7 +96,7 @@ public final class CudaNetwork implements AutoCloseable {
             synchronized (ctx.lock()) {
                 ctx.useStream(stream);
                 for (LayerSpec l : spec.layers()) {
-                    CudaLayer layer = build(l, weights);
+                    GpuLayer layer = build(l, weights);
                     layers.add(layer);
                     views[l.index()] = layer.output();
                 }
@@ -150,14 +156,14 @@ public final class CudaNetwork implements AutoCloseable {
         return v;
     }
 
-    private CudaLayer build(LayerSpec l, ModelWeights weights) {
+    private GpuLayer build(LayerSpec l, ModelWeights weights) {
         int i = l.index();
         return switch (l) {
             case ConvolutionalSpec c -> convolution(c, weights);
             case MaxPoolSpec m -> new MaxPool(m, viewOf(i - 1, l), placedOrOwn(i), ctx);
             case UpsampleSpec u -> new Upsample(u, viewOf(i - 1, l), placedOrOwn(i), ctx);
             case ShortcutSpec s -> fusedShortcuts.containsKey(i)
-                    ? new Shortcut(s, fusedShortcuts.get(i))
+                    ? Shortcut.fused(s, fusedShortcuts.get(i))
                     : new Shortcut(s, viewOf(i - 1, l), viewOf(s.from(), l), placedOrOwn(i), ctx);
             case RouteSpec r -> {
                 TensorView[] ins = new TensorView[r.layers().length];
@@ -166,7 +172,7 @@ public final class CudaNetwork implements AutoCloseable {
                 yield new Route(r, ins, out, ctx);
             }
             case YoloSpec y -> {
-                YoloHead h = new YoloHead(y, viewOf(i - 1, l), maxBatch, ctx);
+                Yolo h = new Yolo(y, viewOf(i - 1, l), maxBatch, ctx);
                 heads.add(h);
                 yield h;
             }
@@ -233,7 +239,7 @@ public final class CudaNetwork implements AutoCloseable {
 
     DeviceContext context() { return ctx; }
 
-    List<YoloHead> heads() { return heads; }
+    List<Yolo> heads() { return heads; }
 
     /** The input tensor: FP16 NHWC, 8 channels per pixel (RGB + 5 zeros). */
     public TensorView input() { return input; }
@@ -251,7 +257,7 @@ public final class CudaNetwork implements AutoCloseable {
         synchronized (ctx.lock()) {
             ctx.useStream(stream);
             if (!prepared.contains(n)) {
-                for (CudaLayer l : layers) l.prepare(n, stream);
+                for (GpuLayer l : layers) l.prepare(n, stream);
                 prepared.add(n);
             }
             if (options.graphs() && graphProblem == null) {
@@ -278,7 +284,7 @@ public final class CudaNetwork implements AutoCloseable {
         synchronized (ctx.lock()) {
             ctx.useStream(stream);
             if (!prepared.contains(n)) {
-                for (CudaLayer l : layers) l.prepare(n, stream);
+                for (GpuLayer l : layers) l.prepare(n, stream);
                 prepared.add(n);
             }
             runLayers(n);
@@ -287,7 +293,7 @@ public final class CudaNetwork implements AutoCloseable {
 
     /** Enqueues every layer directly (what a graph replays). */
     void runLayers(int n) {
-        for (CudaLayer l : layers) l.forward(n, stream);
+        for (GpuLayer l : layers) l.forward(n, stream);
     }
 
     private CUgraphExec_st capture(int n) {
@@ -377,7 +383,7 @@ public final class CudaNetwork implements AutoCloseable {
     /** Activated output of [yolo] head {@code head} (cfg order) for one image, Darknet layout, FP32. */
     public float[] headOutput(int head, int image) {
         stream.synchronize();
-        YoloHead h = heads.get(head);
+        Yolo h = heads.get(head);
         int size = h.yolo().output().size();
         return Transfers.downloadFloats(h.address() + 4L * image * size, size);
     }
@@ -385,7 +391,7 @@ public final class CudaNetwork implements AutoCloseable {
     /** One line per layer: what runs (cuDNN engine and fusion, our kernels, in-place routes). */
     public String describe() {
         StringBuilder s = new StringBuilder();
-        for (CudaLayer l : layers) {
+        for (GpuLayer l : layers) {
             s.append(String.format("%4d %-14s %s%n", l.spec().index(), l.spec().kind(), l.describe()));
         }
         s.append("routes written in place: ").append(plan.placedCount()).append(" inputs");
@@ -396,7 +402,7 @@ public final class CudaNetwork implements AutoCloseable {
     public void close() {
         for (CUgraphExec_st g : graphs.values()) cudaGraphExecDestroy(g);
         graphs.clear();
-        for (CudaLayer l : layers) l.close();
+        for (GpuLayer l : layers) l.close();
         layers.clear();
         for (GpuBuffer b : buffers) b.close();
         buffers.clear();

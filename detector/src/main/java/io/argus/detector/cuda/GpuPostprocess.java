@@ -8,6 +8,7 @@ import static org.bytedeco.cuda.global.cudart.cudaMemsetAsync;
 import io.argus.detector.Box;
 import io.argus.detector.DetectParams;
 import io.argus.detector.Detection;
+import io.argus.detector.cuda.layers.Yolo;
 import io.argus.detector.darknet.YoloSpec.NmsKind;
 import io.argus.detector.darknet.YoloSpec;
 import io.argus.detector.post.Candidate;
@@ -42,7 +43,7 @@ final class GpuPostprocess implements AutoCloseable {
     private final int classes;
     private final int capacity;         // candidates per image
     private final int recordCapacity;   // detections per image
-    private final List<YoloHead> heads;
+    private final List<Yolo> heads;
     private final List<YoloSpec> specs = new ArrayList<>();
     private final List<GpuBuffer> buffers = new ArrayList<>();
     private final GpuBuffer geometryHost;
@@ -60,12 +61,12 @@ final class GpuPostprocess implements AutoCloseable {
     private int lastCandidates;
     private int lastFallbacks;
 
-    GpuPostprocess(DeviceContext ctx, MemoryMode mode, List<YoloHead> heads, int maxBatch) {
+    GpuPostprocess(DeviceContext ctx, MemoryMode mode, List<Yolo> heads, int maxBatch) {
         this.ctx = ctx;
         this.unified = mode == MemoryMode.UNIFIED;
         this.maxBatch = maxBatch;
         this.heads = heads;
-        for (YoloHead h : heads) specs.add(h.yolo());
+        for (Yolo h : heads) specs.add(h.yolo());
         this.classes = specs.get(0).classes();
         int anchors = 0;
         for (YoloSpec y : specs) anchors += y.anchorsPerCell() * y.output().plane();
@@ -85,7 +86,7 @@ final class GpuPostprocess implements AutoCloseable {
         recordsHost = unified ? records : keep(GpuBuffer.pinned(recordBytes, "detections"));
 
         int keyBase = 0;
-        for (YoloHead h : heads) {
+        for (Yolo h : heads) {
             YoloSpec y = h.yolo();
             float[] sizes = new float[2 * y.anchorsPerCell()];
             for (int a = 0; a < y.anchorsPerCell(); a++) {

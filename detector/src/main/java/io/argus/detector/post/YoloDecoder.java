@@ -24,35 +24,20 @@ public final class YoloDecoder {
         int classes = head.classes();
         for (int n = 0; n < head.anchorsPerCell(); n++) {
             int base = offset + n * entries * plane;
-            float aw = head.anchorWidth(n);
-            float ah = head.anchorHeight(n);
             for (int cell = 0; cell < plane; cell++) {
                 float objectness = out.get(base + 4 * plane + cell);
                 if (!(objectness > thresh)) continue;
                 int col = cell % lw;
                 int row = cell / lw;
-                float tx = out.get(base + cell);
-                float ty = out.get(base + plane + cell);
-                float tw = out.get(base + 2 * plane + cell);
-                float th = out.get(base + 3 * plane + cell);
-                float x = (col + tx) / lw;
-                float y = (row + ty) / lh;
-                float w;
-                float h;
-                if (head.newCoords()) {
-                    w = tw * tw * 4 * aw / netW;
-                    h = th * th * 4 * ah / netH;
-                } else {
-                    w = (float) Math.exp(tw) * aw / netW;
-                    h = (float) Math.exp(th) * ah / netH;
-                }
+                float[] box = YoloBox.decode(head, n, col, row, out.get(base + cell), out.get(base + plane + cell),
+                        out.get(base + 2 * plane + cell), out.get(base + 3 * plane + cell), netW, netH);
                 float[] prob = new float[classes];
                 for (int k = 0; k < classes; k++) {
                     float p = objectness * out.get(base + (5 + k) * plane + cell);
                     prob[k] = p > thresh ? p : 0;
                 }
-                into.add(new Candidate(geometry.toImageX(x), geometry.toImageY(y), geometry.toImageW(w),
-                        geometry.toImageH(h), objectness, prob));
+                into.add(new Candidate(geometry.toImageX(box[0]), geometry.toImageY(box[1]), geometry.toImageW(box[2]),
+                        geometry.toImageH(box[3]), objectness, prob));
             }
         }
     }

@@ -1,5 +1,8 @@
 package io.argus.trainer.cuda;
 
+import io.argus.detector.cuda.layers.GpuLayer;
+import io.argus.gpu.GpuStream;
+import io.argus.gpu.TensorView;
 import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ConvolutionalSpec;
 import io.argus.detector.darknet.LayerSpec;
@@ -21,11 +24,11 @@ final class GpuConvolution implements GpuLayer {
     private final ConvolutionalSpec spec;
     private final ParameterArena.Slot slot;
     private final GpuTrainContext ctx;
-    private final Tensor x;
-    private final Tensor dx;
-    private final Tensor z;
-    private final Tensor y;
-    private final Tensor dy;
+    private final TensorView x;
+    private final TensorView dx;
+    private final TensorView z;
+    private final TensorView y;
+    private final TensorView dy;
     private final CudnnConvolution conv;
     private final int stride;
     private final long pixelsPerImage;
@@ -39,8 +42,8 @@ final class GpuConvolution implements GpuLayer {
     private final boolean accumulateInputGradient;
 
     /** {@code soleWriter}: no other layer adds into dx, so backward-data writes it instead of adding (beta 0). */
-    GpuConvolution(ConvolutionalSpec spec, ParameterArena.Slot slot, Tensor x, Tensor dx, boolean soleWriter, Tensor z,
-                   Tensor y, Tensor dy, long scalars, GpuTrainContext ctx) {
+    GpuConvolution(ConvolutionalSpec spec, ParameterArena.Slot slot, TensorView x, TensorView dx, boolean soleWriter, TensorView z,
+                   TensorView y, TensorView dy, long scalars, GpuTrainContext ctx) {
         this.accumulateInputGradient = !soleWriter;
         this.spec = spec;
         this.slot = slot;
@@ -51,10 +54,10 @@ final class GpuConvolution implements GpuLayer {
         this.y = y;
         this.dy = dy;
         this.scalars = scalars;
-        this.stride = y.stride();
+        this.stride = y.pixelStride();
         this.pixelsPerImage = y.pixels();
         this.act = KernelCodes.activation(spec.activation());
-        this.conv = new CudnnConvolution(spec, x.stride(), slot.filterChannels(), stride, ctx.precision,
+        this.conv = new CudnnConvolution(spec, x.pixelStride(), slot.filterChannels(), stride, ctx.precision,
                 ctx.options.strictFp32(), accumulateInputGradient, ctx.options.graphEngines());
         long gamma = spec.batchNormalize() ? ctx.master + 4 * slot.scales() : 0;
         long beta = ctx.master + 4 * slot.biases();
@@ -183,10 +186,10 @@ final class GpuConvolution implements GpuLayer {
     public LayerSpec spec() { return spec; }
 
     @Override
-    public Tensor output() { return y; }
+    public TensorView output() { return y; }
 
     @Override
-    public Tensor gradient() { return dy; }
+    public TensorView gradient() { return dy; }
 
     ConvolutionalSpec convolution() { return spec; }
 
@@ -210,8 +213,9 @@ final class GpuConvolution implements GpuLayer {
     /** {graph-engine operations, all operations} of batch n's plan. */
     int[] graphOperations(int n) { return conv.graphOperations(n); }
 
+    /** Enqueues on the context's stream ({@code stream} is that stream: its cuDNN handle is bound to it). */
     @Override
-    public void forward(int n) {
+    public void forward(int n, GpuStream stream) {
         convolve(n);
         normalize(n);
     }
@@ -233,7 +237,7 @@ final class GpuConvolution implements GpuLayer {
     }
 
     @Override
-    public void backward(int n) {
+    public void backward(int n, GpuStream stream) {
         normalizeBackward(n);
         backwardData(n);
         backwardFilter(n);

@@ -21,6 +21,8 @@ import org.bytedeco.cuda.cudnn.cudnnContext;
  */
 final class GpuTrainContext implements AutoCloseable {
     final GpuDevice device;
+    /** The device's shared runtime (kernels, caches): the layer classes take it. */
+    final DeviceContext context;
     final KernelLibrary kernels;
     final GpuStream stream;
     final cudnnContext cudnn = new cudnnContext();
@@ -49,7 +51,8 @@ final class GpuTrainContext implements AutoCloseable {
         // created once the device is current (a stream belongs to the device current at its creation), at the
         // lowest priority: a fine-tune beside live detection on the same GPU yields to the detector's stream
         this.stream = new GpuStream(GpuStream.Priority.LOWEST);
-        this.kernels = DeviceContext.of(device.index()).kernels();
+        this.context = DeviceContext.of(device.index());
+        this.kernels = context.kernels();
         this.options = options;
         this.precision = options.precision();
         this.memory = memory;

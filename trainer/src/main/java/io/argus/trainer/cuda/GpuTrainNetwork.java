@@ -11,9 +11,16 @@ import io.argus.detector.darknet.Shape;
 import io.argus.detector.darknet.ShortcutSpec;
 import io.argus.detector.darknet.UpsampleSpec;
 import io.argus.detector.darknet.YoloSpec;
+import io.argus.detector.cuda.layers.GpuLayer;
+import io.argus.detector.cuda.layers.MaxPool;
+import io.argus.detector.cuda.layers.Route;
+import io.argus.detector.cuda.layers.Shortcut;
+import io.argus.detector.cuda.layers.Upsample;
 import io.argus.gpu.DeviceMemory;
 import io.argus.gpu.DevicePointer;
+import io.argus.gpu.ElementType;
 import io.argus.gpu.GpuBuffer;
+import io.argus.gpu.GpuStream;
 import io.argus.gpu.Status;
 import io.argus.gpu.TensorView;
 import io.argus.gpu.Transfers;
@@ -35,9 +42,9 @@ final class GpuTrainNetwork implements AutoCloseable {
     private final int maxBatch;
     private final GpuTrainContext ctx;
     private final ParameterArena arena;
-    private final Tensor input;
-    private final Tensor[] outputs;
-    private final Tensor[] gradients;
+    private final TensorView input;
+    private final TensorView[] outputs;
+    private final TensorView[] gradients;
     private final List<GpuLayer> layers = new ArrayList<>();
     private final List<GpuYoloLoss> yoloLosses = new ArrayList<>();
     private final GpuBuffer activations;
@@ -62,9 +69,10 @@ final class GpuTrainNetwork implements AutoCloseable {
         this.arena = arena;
         validate(spec);
         int count = spec.layers().size();
-        this.outputs = new Tensor[count];
-        this.gradients = new Tensor[count];
+        this.outputs = new TensorView[count];
+        this.gradients = new TensorView[count];
         int bytes = ctx.precision.bytes();
+        ElementType type = ctx.precision.storage();
         Shape in = spec.inputShape();
 
         // sizes first: activations (input, z and y), gradients (planned), per-pass scratch, per-layer scalars, heads
@@ -76,11 +84,11 @@ final class GpuTrainNetwork implements AutoCloseable {
         int maxStride = 8;
         int heads = 0;
         for (LayerSpec l : spec.layers()) {
-            long t = Tensor.bytesFor(l.output(), maxBatch, bytes);
+            long t = GradientPlan.packedBytes(l.output(), maxBatch, bytes);
             switch (l) {
                 case ConvolutionalSpec c -> {
                     act += gradientPlan.forwardOnly(l.index()) ? t : 2 * t;   // z; y unless forward-only
-                    scalars += 5L * 4 * Tensor.padded(c.filters());
+                    scalars += 5L * 4 * TensorView.padded(c.filters());
                 }
                 case RouteSpec r when isAlias(r) -> { }
                 case YoloSpec y -> {
@@ -89,7 +97,7 @@ final class GpuTrainNetwork implements AutoCloseable {
                 }
                 default -> act += gradientPlan.forwardOnly(l.index()) ? 0 : t;
             }
-            maxStride = Math.max(maxStride, Tensor.padded(l.output().channels()));
+            maxStride = Math.max(maxStride, TensorView.padded(l.output().channels()));
         }
         DeviceMemory mem = ctx.memory;
         this.activations = mem.allocate(act, "feature maps");
@@ -106,7 +114,7 @@ final class GpuTrainNetwork implements AutoCloseable {
         long scratchAt = scratch.address() + 64;
         long scalarAt = scalarBuffer.address();
         long headAt = headBuffer.address();
-        this.input = new Tensor(actAt, 3, 8, in.height(), in.width(), bytes);
+        this.input = TensorView.own(actAt, 3, in.height(), in.width(), type);
         actAt += input.bytes(maxBatch);
         for (LayerSpec l : spec.layers()) {
             int i = l.index();
@@ -118,8 +126,8 @@ final class GpuTrainNetwork implements AutoCloseable {
                 gradients[i] = grad(src);
                 layer = new AliasRoute(r, outputs[i], gradients[i]);
             } else if (l instanceof YoloSpec y) {
-                Tensor x = out(i - 1);
-                Tensor dx = grad(i - 1);
+                TensorView x = out(i - 1);
+                TensorView dx = grad(i - 1);
                 GpuYoloLoss loss = new GpuYoloLoss(y, x, dx, spec.net().width(), spec.net().height(), maxBatch,
                         headAt, scratchAt, lossSums, ctx);
                 headAt += GpuYoloLoss.HEAD_BYTES;
@@ -128,35 +136,35 @@ final class GpuTrainNetwork implements AutoCloseable {
                 layer = loss;
             } else {
                 boolean forwardOnly = gradientPlan.forwardOnly(i);
-                Tensor y = new Tensor(forwardOnly ? gradAt + gradientPlan.outputOffset(i) : actAt, s.channels(),
-                        Tensor.padded(s.channels()), s.height(), s.width(), bytes);
+                TensorView y = TensorView.own(forwardOnly ? gradAt + gradientPlan.outputOffset(i) : actAt,
+                        s.channels(), s.height(), s.width(), type);
                 if (!forwardOnly) actAt += y.bytes(maxBatch);
-                Tensor dy = new Tensor(gradAt + gradientPlan.offset(i), y.channels(), y.stride(), y.height(),
-                        y.width(), bytes);
+                TensorView dy = TensorView.own(gradAt + gradientPlan.offset(i), y.channels(), y.height(), y.width(),
+                        type);
                 outputs[i] = y;
                 gradients[i] = dy;
                 layer = switch (l) {
                     case ConvolutionalSpec c -> {
-                        Tensor z = new Tensor(actAt, y.channels(), y.stride(), y.height(), y.width(), bytes);
+                        TensorView z = TensorView.own(actAt, y.channels(), y.height(), y.width(), type);
                         actAt += z.bytes(maxBatch);
                         boolean sole = gradientPlan.soleWriter(i);
                         GpuConvolution conv = new GpuConvolution(c, arena.slot(i), out(i - 1), grad(i - 1), sole, z, y,
                                 dy, scalarAt, ctx);
-                        scalarAt += 5L * 4 * y.stride();
+                        scalarAt += 5L * 4 * y.pixelStride();
                         yield conv;
                     }
-                    case MaxPoolSpec m -> new GpuMaxPool(m, out(i - 1), grad(i - 1), y, dy, ctx);
-                    case UpsampleSpec u -> new GpuUpsample(u, out(i - 1), grad(i - 1), y, dy, ctx);
-                    case ShortcutSpec sc -> new GpuShortcut(sc, out(i - 1), grad(i - 1), out(sc.from()),
-                            grad(sc.from()), y, dy, ctx);
+                    case MaxPoolSpec m -> new MaxPool(m, out(i - 1), grad(i - 1), y, dy, ctx.context);
+                    case UpsampleSpec u -> new Upsample(u, out(i - 1), grad(i - 1), y, dy, ctx.context);
+                    case ShortcutSpec sc -> new Shortcut(sc, out(i - 1), grad(i - 1), out(sc.from()),
+                            grad(sc.from()), y, dy, ctx.context);
                     case RouteSpec r -> {
-                        Tensor[] xs = new Tensor[r.layers().length];
-                        Tensor[] dxs = new Tensor[xs.length];
+                        TensorView[] xs = new TensorView[r.layers().length];
+                        TensorView[] dxs = new TensorView[xs.length];
                         for (int k = 0; k < xs.length; k++) {
                             xs[k] = out(r.layers()[k]);
                             dxs[k] = grad(r.layers()[k]);
                         }
-                        yield new GpuRoute(r, xs, dxs, y, dy, ctx);
+                        yield new Route(r, xs, dxs, y, dy, ctx.context);
                     }
                     default -> throw new IllegalStateException("unexpected layer " + l.kind());
                 };
@@ -209,22 +217,22 @@ final class GpuTrainNetwork implements AutoCloseable {
                             + ") reads the output of [yolo] layer " + from + ": not trainable");
                 }
             }
-            if (Tensor.padded(l.output().channels()) > 2048) {
+            if (TensorView.padded(l.output().channels()) > 2048) {
                 throw new IllegalArgumentException("layer " + l.index() + " (" + l.kind() + ", line " + l.line()
                         + ") has " + l.output().channels() + " channels; the CUDA trainer handles at most 2048");
             }
         }
     }
 
-    private Tensor out(int index) { return index < 0 ? input : outputs[index]; }
+    private TensorView out(int index) { return index < 0 ? input : outputs[index]; }
 
-    private Tensor grad(int index) { return index < 0 ? null : gradients[index]; }
+    private TensorView grad(int index) { return index < 0 ? null : gradients[index]; }
 
     NetworkSpec spec() { return spec; }
 
     int maxBatch() { return maxBatch; }
 
-    Tensor input() { return input; }
+    TensorView input() { return input; }
 
     List<GpuLayer> layers() { return layers; }
 
@@ -278,14 +286,14 @@ final class GpuTrainNetwork implements AutoCloseable {
     /** Layer i's backward, after clearing the gradients it is the first to add into. */
     private void clearAndBackward(int i, int n) {
         clearGradients(gradientPlan.backwardStep(i));
-        layers.get(i).backward(n);
+        layers.get(i).backward(n, ctx.stream);
     }
 
     GradientPlan gradientPlan() { return gradientPlan; }
 
     /** The forward pass, then the clearing of the gradients the losses add into (after: see clearForPass). */
     void forward(int n) {
-        for (GpuLayer l : layers) l.forward(n);
+        for (GpuLayer l : layers) l.forward(n, ctx.stream);
         clearGradients(0);
     }
 
@@ -298,16 +306,11 @@ final class GpuTrainNetwork implements AutoCloseable {
         List<HeadLoss.Head> heads = new ArrayList<>();
         for (LayerSpec l : spec.layers()) {
             if (l instanceof YoloSpec y) {
-                heads.add(new HeadLoss.Head(y, view(out(y.index() - 1)), view(grad(y.index() - 1)), lossSums,
+                heads.add(new HeadLoss.Head(y, out(y.index() - 1), grad(y.index() - 1), lossSums,
                         ctx.kernels, ctx.stream, ctx.device));
             }
         }
         return heads;
-    }
-
-    private TensorView view(Tensor t) {
-        return new TensorView(t.address(), t.imageValues(), t.stride(), 0, t.channels(), t.height(), t.width(),
-                ctx.precision.storage());
     }
 
     void backward(int n) {
@@ -332,7 +335,7 @@ final class GpuTrainNetwork implements AutoCloseable {
                 parts[i] = new float[] {p[0], p[1], 0, 0, 0};
                 fwd[i] = p[0] + p[1];
             } else {
-                fwd[i] = ctx.stream.time(() -> l.forward(n));
+                fwd[i] = ctx.stream.time(() -> l.forward(n, ctx.stream));
             }
         }
         clearGradients(0);   // as forward(n) does, untimed
@@ -348,7 +351,7 @@ final class GpuTrainNetwork implements AutoCloseable {
                 bwd[i] = p[0] + p[1] + p[2];
                 for (int k = 0; k < 5; k++) convParts[k] += parts[i][k];
             } else {
-                bwd[i] = ctx.stream.time(() -> l.backward(n));
+                bwd[i] = ctx.stream.time(() -> l.backward(n, ctx.stream));
             }
         }
         float checkMs = ctx.stream.time(check);
@@ -417,14 +420,14 @@ final class GpuTrainNetwork implements AutoCloseable {
         return planar(input, image);
     }
 
-    private float[] planar(Tensor t, int image) {
+    private float[] planar(TensorView t, int image) {
         if (t == null) return null;
         ctx.stream.synchronize();
-        float[] nhwc = Transfers.download(t.address() + image * t.imageValues() * t.bytes(), t.imageValues(), ctx.precision.storage());
+        float[] nhwc = Transfers.download(t.base() + image * t.imageBytes(), t.imageStride(), t.type());
         int plane = t.pixels();
         float[] out = new float[t.channels() * plane];
         for (int p = 0; p < plane; p++) {
-            for (int c = 0; c < t.channels(); c++) out[c * plane + p] = nhwc[p * t.stride() + c];
+            for (int c = 0; c < t.channels(); c++) out[c * plane + p] = nhwc[p * t.pixelStride() + c];
         }
         return out;
     }
@@ -454,12 +457,12 @@ final class GpuTrainNetwork implements AutoCloseable {
     }
 
     /** A [route] that is its input's tensors: nothing to run. */
-    private record AliasRoute(RouteSpec spec, Tensor output, Tensor gradient) implements GpuLayer {
+    private record AliasRoute(RouteSpec spec, TensorView output, TensorView gradient) implements GpuLayer {
         @Override
-        public void forward(int n) {}
+        public void forward(int n, GpuStream stream) {}
 
         @Override
-        public void backward(int n) {}
+        public void backward(int n, GpuStream stream) {}
 
         @Override
         public String describe() { return "route (same tensors as layer " + spec.layers()[0] + ")"; }

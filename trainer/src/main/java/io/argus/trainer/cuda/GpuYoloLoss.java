@@ -1,5 +1,8 @@
 package io.argus.trainer.cuda;
 
+import io.argus.detector.cuda.layers.GpuLayer;
+import io.argus.gpu.GpuStream;
+import io.argus.gpu.TensorView;
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.YoloSpec;
 import io.argus.gpu.KernelLaunch;
@@ -37,7 +40,7 @@ final class GpuYoloLoss implements GpuLayer {
      * @param scratch per-pass scratch of {@link #scratchBytes} bytes (cleared before each pass)
      * @param loss    the network's 5 loss sums (doubles)
      */
-    GpuYoloLoss(YoloSpec spec, Tensor x, Tensor dx, int netW, int netH, int maxBatch, long head, long scratch,
+    GpuYoloLoss(YoloSpec spec, TensorView x, TensorView dx, int netW, int netH, int maxBatch, long head, long scratch,
                 long loss, GpuTrainContext ctx) {
         if (spec.anchors().length / 2 > MAX_ANCHORS) {
             throw new IllegalArgumentException("layer " + spec.index() + " ([yolo], line " + spec.line() + "): "
@@ -50,7 +53,7 @@ final class GpuYoloLoss implements GpuLayer {
         this.spec = spec;
         this.ctx = ctx;
         this.cellsPerImage = (long) spec.output().width() * spec.output().height();
-        Transfers.upload(head, headBytes(spec, x.stride(), netW, netH));
+        Transfers.upload(head, headBytes(spec, x.pixelStride(), netW, netH));
         long anchorsCells = (long) maxBatch * spec.anchorsPerCell() * cellsPerImage;
         long objTarget = scratch;
         long objWeight = objTarget + 4 * anchorsCells;
@@ -74,7 +77,7 @@ final class GpuYoloLoss implements GpuLayer {
     }
 
     /** Slots of {truths, counts, maxTruths, n}. */
-    private static int[] assignArgs(KernelLaunch l, Tensor x, long head, long objTarget, long objWeight, long classBits,
+    private static int[] assignArgs(KernelLaunch l, TensorView x, long head, long objTarget, long objWeight, long classBits,
                                     long boxGrad, long loss) {
         l.pointer(x.address());
         l.pointer(head);
@@ -118,13 +121,13 @@ final class GpuYoloLoss implements GpuLayer {
     public LayerSpec spec() { return spec; }
 
     @Override
-    public Tensor output() { return null; }
+    public TensorView output() { return null; }
 
     @Override
-    public Tensor gradient() { return null; }
+    public TensorView gradient() { return null; }
 
     @Override
-    public void forward(int n) {}
+    public void forward(int n, GpuStream stream) {}
 
     /** Enqueues the loss of the first n images against the uploaded truths. */
     void loss(int n, long truthsAddress, long countsAddress, int maxTruths, float lossScale) {
@@ -141,5 +144,5 @@ final class GpuYoloLoss implements GpuLayer {
     }
 
     @Override
-    public void backward(int n) {}
+    public void backward(int n, GpuStream stream) {}
 }

@@ -4,8 +4,10 @@ import io.argus.detector.darknet.ConvolutionalSpec;
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.RouteSpec;
+import io.argus.detector.darknet.Shape;
 import io.argus.detector.darknet.UpsampleSpec;
 import io.argus.detector.darknet.YoloSpec;
+import io.argus.gpu.TensorView;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -78,7 +80,7 @@ final class GradientPlan {
         for (LayerSpec l : layers) {
             int i = l.index();
             if (hasTensor(l)) {
-                sizes[i] = Tensor.bytesFor(l.output(), maxBatch, elementBytes);
+                sizes[i] = packedBytes(l.output(), maxBatch, elementBytes);
                 whole += sizes[i];
                 last[i] = step(spec, i);
             }
@@ -135,7 +137,7 @@ final class GradientPlan {
         for (LayerSpec l : layers) {
             int i = l.index();
             if (!keepAll && hasTensor(l) && !readInBackward[i]) {
-                outputSizes[i] = Tensor.bytesFor(l.output(), maxBatch, elementBytes);
+                outputSizes[i] = packedBytes(l.output(), maxBatch, elementBytes);
             }
         }
         this.clears = new ArrayList<>();
@@ -163,6 +165,11 @@ final class GradientPlan {
      */
     static GradientPlan of(NetworkSpec spec, int maxBatch, int elementBytes, boolean overwrite, boolean keepAll) {
         return new GradientPlan(spec, maxBatch, elementBytes, overwrite, keepAll);
+    }
+
+    /** Bytes of {@code maxBatch} packed NHWC tensors of shape {@code s} (channels padded to 8). */
+    static long packedBytes(Shape s, int maxBatch, int elementBytes) {
+        return (long) maxBatch * s.height() * s.width() * TensorView.padded(s.channels()) * elementBytes;
     }
 
     /** Whether layer l has a gradient tensor of its own (not [yolo], not an alias route). */

@@ -1,5 +1,6 @@
 package io.argus.trainer.cuda;
 
+import io.argus.gpu.TensorView;
 import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ConvolutionalSpec;
 import io.argus.detector.darknet.ModelWeights;
@@ -32,8 +33,8 @@ final class ParameterArena {
     ParameterArena(NetworkSpec spec) {
         long w = 0;
         for (ConvolutionalSpec c : spec.convolutionalLayers()) {
-            int inStride = Tensor.padded(c.input().channels());
-            int kp = Tensor.padded(c.filters());
+            int inStride = TensorView.padded(c.input().channels());
+            int kp = TensorView.padded(c.filters());
             if (c.groups() > 1 && (c.input().channels() % 8 != 0 || c.filters() % 8 != 0)) {
                 throw new IllegalArgumentException(spec.file() + " line " + c.line() + ": layer " + c.index()
                         + " is a grouped convolution (groups=" + c.groups() + ") with " + c.input().channels()

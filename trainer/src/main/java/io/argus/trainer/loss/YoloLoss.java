@@ -2,6 +2,7 @@ package io.argus.trainer.loss;
 
 import io.argus.detector.darknet.YoloSpec;
 import io.argus.detector.darknet.YoloSpec.YoloTraining;
+import io.argus.detector.post.YoloBox;
 import java.nio.FloatBuffer;
 import java.util.List;
 
@@ -199,25 +200,10 @@ public final class YoloLoss {
         return false;
     }
 
-    /** Darknet's get_yolo_box: {x, y, w, h} relative to the network input. */
+    /** Darknet's get_yolo_box (the detector's one decode): {x, y, w, h} relative to the network input. */
     private float[] decode(FloatBuffer out, FloatBuffer in, int offset, int a, int cell, int col, int row) {
-        float x = (col + out.get(index(offset, a, 0, cell))) / lw;
-        float y = (row + out.get(index(offset, a, 1, cell))) / lh;
-        float tw = in.get(index(offset, a, 2, cell));
-        float th = in.get(index(offset, a, 3, cell));
-        int n = head.mask()[a];
-        float aw = head.anchors()[2 * n];
-        float ah = head.anchors()[2 * n + 1];
-        float w;
-        float h;
-        if (head.newCoords()) {
-            w = tw * tw * 4 * aw / netW;
-            h = th * th * 4 * ah / netH;
-        } else {
-            w = (float) Math.exp(tw) * aw / netW;
-            h = (float) Math.exp(th) * ah / netH;
-        }
-        return new float[] {x, y, w, h};
+        return YoloBox.decode(head, a, col, row, out.get(index(offset, a, 0, cell)), out.get(index(offset, a, 1, cell)),
+                in.get(index(offset, a, 2, cell)), in.get(index(offset, a, 3, cell)), netW, netH);
     }
 
     /**

@@ -135,7 +135,7 @@ class GradientPlanTest {
         for (LayerSpec l : spec.layers()) {
             if (!GradientPlan.hasTensor(l)) continue;
             assertEquals(at, plan.offset(l.index()));
-            at += Tensor.bytesFor(l.output(), 4, 2);
+            at += GradientPlan.packedBytes(l.output(), 4, 2);
             assertTrue(plan.keptAfterPass(l.index()));
         }
         assertEquals(at, plan.bytes());
@@ -355,7 +355,7 @@ class GradientPlanTest {
                 assertFalse(keep.forwardOnly(i));
                 assertTrue(keep.outputKeptAfterPass(i));
                 if (expected) {
-                    assertEquals(Tensor.bytesFor(l.output(), 2, 2), plan.outputSize(i));
+                    assertEquals(GradientPlan.packedBytes(l.output(), 2, 2), plan.outputSize(i));
                     assertTrue(plan.outputOffset(i) + plan.outputSize(i) <= plan.bytes());
                 }
                 for (int j = i + 1; j < count; j++) {

@@ -1,4 +1,4 @@
-package io.argus.detector.cuda;
+package io.argus.detector.cuda.layers;
 
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.YoloSpec;
@@ -10,21 +10,25 @@ import io.argus.gpu.KernelLaunch;
 import io.argus.gpu.TensorView;
 
 /**
- * [yolo]: the head convolution's FP16 output to FP32 in Darknet's layout with Darknet's activations (yolo.cu). The
- * FP32 buffer feeds the GPU decode and, for tests and the CPU fallback, {@code headOutput}.
+ * [yolo] forward (kernels/yolo.cu): the head convolution's output (half or float) to FP32 in Darknet's layout with
+ * Darknet's activations, as the CPU's YoloLayer. The FP32 buffer feeds inference's GPU decode and, for tests and the
+ * CPU fallback, {@link #address()}. Training's gradient of this layer is the loss's (trainer GpuYoloLoss reads the
+ * raw head input and applies the same activation), so there is no backward here.
  */
-final class YoloHead implements CudaLayer {
+public final class Yolo implements GpuLayer {
+    private static final String FILE = "yolo.cu";
+
     private final YoloSpec spec;
     private final GpuBuffer out;
     private final KernelLaunch launch;
     private final int nSlot;
     private final GpuDevice device;
 
-    YoloHead(YoloSpec spec, TensorView x, int maxBatch, DeviceContext ctx) {
+    public Yolo(YoloSpec spec, TensorView x, int maxBatch, DeviceContext ctx) {
         this.spec = spec;
         this.device = ctx.device();
         this.out = GpuBuffer.device(4L * maxBatch * spec.output().size(), "output of [yolo] layer " + spec.index());
-        launch = KernelLaunch.of(ctx.kernels(), "yolo.cu", "yolo_activate");
+        launch = KernelLaunch.of(ctx.kernels(), FILE, "yolo_activate", x.type());
         launch.view(x);
         launch.pointer(out.address());
         launch.i32(spec.anchorsPerCell());
@@ -35,10 +39,10 @@ final class YoloHead implements CudaLayer {
         nSlot = launch.i32(1);
     }
 
-    YoloSpec yolo() { return spec; }
+    public YoloSpec yolo() { return spec; }
 
     /** Device address of image 0's FP32 output; image i starts {@code spec.output().size()} floats later. */
-    long address() { return out.address(); }
+    public long address() { return out.address(); }
 
     @Override
     public LayerSpec spec() { return spec; }
@@ -48,9 +52,7 @@ final class YoloHead implements CudaLayer {
 
     @Override
     public void forward(int n, GpuStream stream) {
-        launch.setInt(nSlot, n);
-        launch.launch(KernelLaunch.grid((long) n * spec.output().size(), device), 1, KernelLaunch.BLOCK,
-                stream.handle());
+        launch.setInt(nSlot, n).launch(KernelLaunch.grid((long) n * spec.output().size(), device), stream.handle());
     }
 
     @Override
