@@ -6,7 +6,7 @@
 # side), CURVES (2000 iterations of real training per precision), CURVE_PRECISION (mixed,tf32), POOL (512 synthetic
 # scenes), TESTS (JUnit class
 # names in io.argus.trainer.cuda, default: the whole package), TEST_TIMEOUT, BENCH_TIMEOUT, TORCH_TIMEOUT,
-# CURVE_TIMEOUT (s), PRECISIONS (bench modes, default mixed,fp32,tf32; a -legacy suffix keeps cuDNN's legacy API),
+# CURVE_TIMEOUT (s), PRECISIONS (bench modes, default mixed,fp32,tf32),
 # CURVE_SEEDS (batch orders, e.g. 1,2 for a run-to-run noise reference), TEST_JOPTS (extra JVM options for the tests, e.g. -Dargus.cuda.train.graph=false), VERBOSE (cuDNN plans per layer), PROFILE (per-layer device times), OUT (logs). Prints a summary
 # table last.
 set -u
