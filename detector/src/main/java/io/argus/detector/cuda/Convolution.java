@@ -1,6 +1,5 @@
 package io.argus.detector.cuda;
 
-import io.argus.detector.cuda.ConvolutionPlan.Epilogue;
 import io.argus.detector.darknet.Activation;
 import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ConvolutionalSpec;
@@ -14,6 +13,14 @@ import io.argus.gpu.KernelLaunch;
 import io.argus.gpu.TensorView;
 import io.argus.gpu.Transfers;
 import io.argus.gpu.Workspace;
+import io.argus.gpu.cudnn.ConvolutionOperation;
+import io.argus.gpu.cudnn.ConvolutionPlan;
+import io.argus.gpu.cudnn.ConvolutionPlanner;
+import io.argus.gpu.cudnn.ConvolutionProblem;
+import io.argus.gpu.cudnn.Numerics;
+import io.argus.gpu.cudnn.Operands;
+import io.argus.gpu.cudnn.PlanSettings;
+import io.argus.gpu.cudnn.StridedShape;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -24,10 +31,13 @@ import java.util.Map;
  * a route's buffer); when cuDNN has no engine for that, a plain convolution plus our bias+activation kernel.
  */
 final class Convolution implements CudaLayer {
+    /** What runs after the convolution inside the cuDNN kernel. */
+    enum Epilogue { NONE, BIAS_ACTIVATION, BIAS_ACTIVATION_RESIDUAL }
+
     private final ConvolutionalSpec spec;
     private final DeviceContext ctx;
     private final Workspace workspace;
-    private final int autotune;
+    private final PlanSettings settings;
     private final TensorView x;
     private final int inChannels;
     private final int paddedFilters;
@@ -47,11 +57,11 @@ final class Convolution implements CudaLayer {
     private int biasActivationN;
 
     Convolution(ConvolutionalSpec spec, ConvWeights params, TensorView x, DeviceContext ctx, Workspace workspace,
-                int autotune) {
+                PlanSettings settings) {
         this.spec = spec;
         this.ctx = ctx;
         this.workspace = workspace;
-        this.autotune = autotune;
+        this.settings = settings;
         this.x = x;
         if (x.channelOffset() % 8 != 0) {
             throw new CudaException("layer " + spec.index() + " (line " + spec.line() + "): input channels start at "
@@ -110,7 +120,7 @@ final class Convolution implements CudaLayer {
         epilogue = e;
         residual = res;
         shortcutActivation = resActivation;
-        ConvolutionPlan p = ConvolutionPlan.find(ctx, request(n), workspace, stream, this::packFor, autotune);
+        ConvolutionPlan p = plan(n, stream);
         if (p == null) {
             y = oldY;
             outChannels = oldOc;
@@ -138,18 +148,45 @@ final class Convolution implements CudaLayer {
         return outChannels % 8 == 0 && y.channelOffset() % 8 == 0 && y.pixelStride() % 8 == 0;
     }
 
-    private ConvolutionPlan.Request request(int n) {
-        return new ConvolutionPlan.Request(n, x, inChannels, y, outChannels, spec.size(), spec.strideY(),
-                spec.strideX(), spec.pad(), spec.groups(), epilogue, spec.activation(), residual, shortcutActivation);
+    /** The planner's problem for n images in the configured form. */
+    private ConvolutionProblem problem(int n) {
+        io.argus.gpu.cudnn.Epilogue e = switch (epilogue) {
+            case NONE -> io.argus.gpu.cudnn.Epilogue.NONE;
+            case BIAS_ACTIVATION -> io.argus.gpu.cudnn.Epilogue.biasActivation(activation(spec.activation()));
+            case BIAS_ACTIVATION_RESIDUAL -> io.argus.gpu.cudnn.Epilogue.biasActivationResidual(
+                    activation(spec.activation()), activation(shortcutActivation));
+        };
+        Operands o = operands();
+        return new ConvolutionProblem(ConvolutionOperation.FORWARD, Numerics.HALF, StridedShape.of(x, n, inChannels),
+                StridedShape.of(y, n, outChannels), inChannels / spec.groups(), spec.size(), spec.strideY(),
+                spec.strideX(), spec.pad(), e, residual == null ? null : StridedShape.of(residual, n, outChannels), 0f,
+                ConvolutionProblem.alignmentOf(o.input(), o.filter(), o.output(), o.bias(), o.residual()));
+    }
+
+    static io.argus.gpu.cudnn.Epilogue.Activation activation(Activation a) {
+        return io.argus.gpu.cudnn.Epilogue.Activation.valueOf(a.name());
+    }
+
+    private Operands operands() {
+        return new Operands(x.address(), weights.address(), y.address(),
+                epilogue == Epilogue.NONE ? 0 : biasHalf.address(), residual == null ? 0 : residual.address());
+    }
+
+    /** The device planner's plan for n images (null when cuDNN has no engine for this form). */
+    private ConvolutionPlan plan(int n, GpuStream stream) {
+        return ConvolutionPlanner.of(ctx).plan(problem(n), operands(), workspace, stream, ctx.cudnn(), settings);
     }
 
     private CudnnDescriptor packFor(long workspaceAddress) {
-        return ConvolutionPlan.variantPack(x.address(), weights.address(),
-                epilogue == Epilogue.NONE ? 0 : biasHalf.address(), y.address(),
-                residual == null ? 0 : residual.address(), workspaceAddress);
+        return operands().pack(workspaceAddress);
     }
 
     Epilogue epilogue() { return epilogue; }
+
+    /** The most workspace any of this layer's plans needs. */
+    long workspaceNeeded() {
+        return plans.values().stream().mapToLong(ConvolutionPlan::workspaceBytes).max().orElse(0);
+    }
 
     @Override
     public LayerSpec spec() { return spec; }
@@ -160,7 +197,7 @@ final class Convolution implements CudaLayer {
     @Override
     public void prepare(int n, GpuStream stream) {
         if (plans.containsKey(n)) return;
-        ConvolutionPlan p = ConvolutionPlan.find(ctx, request(n), workspace, stream, this::packFor, autotune);
+        ConvolutionPlan p = plan(n, stream);
         if (p == null) {
             throw new CudaException("layer " + spec.index() + " (convolutional, line " + spec.line() + "): cuDNN has no "
                     + "engine for batch " + n + " in the form chosen for the largest batch (" + epilogue + ")");
@@ -177,7 +214,7 @@ final class Convolution implements CudaLayer {
             pack = packFor(workspace.address());
             packVersion = workspace.version();
         }
-        p.execute(ctx, pack);
+        p.execute(ctx.cudnn(), pack);
         if (epilogue == Epilogue.NONE) {
             biasActivation.setInt(biasActivationN, n);
             biasActivation.launch(KernelLaunch.grid((long) n * y.pixels() * (vectorOut() ? outChannels / 8 : outChannels),

@@ -9,7 +9,7 @@ import static org.bytedeco.cuda.global.cudart.cudaStreamBeginCapture;
 import static org.bytedeco.cuda.global.cudart.cudaStreamCaptureModeThreadLocal;
 import static org.bytedeco.cuda.global.cudart.cudaStreamEndCapture;
 
-import io.argus.detector.cuda.ConvolutionPlan.Epilogue;
+import io.argus.detector.cuda.Convolution.Epilogue;
 import io.argus.detector.cuda.layers.GpuLayer;
 import io.argus.detector.cuda.layers.MaxPool;
 import io.argus.detector.cuda.layers.Route;
@@ -36,6 +36,7 @@ import io.argus.gpu.Status;
 import io.argus.gpu.TensorView;
 import io.argus.gpu.Transfers;
 import io.argus.gpu.Workspace;
+import io.argus.gpu.cudnn.ConvolutionPlanner;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -47,9 +48,11 @@ import org.bytedeco.cuda.cudart.CUgraph_st;
 
 /**
  * A network instantiated on one GPU in FP16 NHWC for up to {@code maxBatch} images. Every buffer is allocated here,
- * once; each convolution is planned (and its cuDNN engine timed) for the largest batch here, smaller batches on
- * first use. {@link #forward(int)} enqueues the whole network on the network's stream, replaying a CUDA graph
- * captured per batch size.
+ * once; every convolution is planned here for every batch bucket ({@link BatchBuckets}: powers of two up to
+ * maxBatch), from the device's plans, the disk plan cache or by timing cuDNN's engines, and with graphs on, each
+ * bucket's forward is captured here too: nothing is planned once the network serves. {@link #forward(int)} runs n
+ * images on the smallest bucket holding them, enqueuing the whole network on the network's stream (replaying the
+ * bucket's CUDA graph).
  */
 public final class CudaNetwork implements AutoCloseable {
     private final NetworkSpec spec;
@@ -67,7 +70,7 @@ public final class CudaNetwork implements AutoCloseable {
     private final Map<Integer, TensorView> fusedShortcuts = new HashMap<>();
     private final Set<Integer> fusedAway = new HashSet<>();
     private final List<Yolo> heads = new ArrayList<>();
-    private final Set<Integer> prepared = new HashSet<>();
+    private final int[] buckets;
     private final Map<Integer, CUgraphExec_st> graphs = new HashMap<>();
     private final BufferPlan plan;
     private int graphWorkspaceVersion = -1;
@@ -92,21 +95,40 @@ public final class CudaNetwork implements AutoCloseable {
             this.input = TensorView.own(allocate(8L * in.plane(), "network input"), 3, in.height(), in.width());
             this.plan = BufferPlan.of(spec, options.inPlace());
             planRoutes();
+            this.buckets = BatchBuckets.of(maxBatch);
+            ConvolutionPlanner.Counts before = ConvolutionPlanner.of(ctx).counts();
             long t0 = System.nanoTime();
             synchronized (ctx.lock()) {
                 ctx.useStream(stream);
-                for (LayerSpec l : spec.layers()) {
+                for (LayerSpec l : spec.layers()) {   // each convolution chooses its form at maxBatch
                     GpuLayer layer = build(l, weights);
                     layers.add(layer);
                     views[l.index()] = layer.output();
                 }
+                for (int b : buckets) {
+                    for (GpuLayer l : layers) l.prepare(b, stream);
+                }
                 stream.synchronize();
+                // the timing transient goes: the workspace is what the chosen plans need, before graphs take it
+                long need = 0;
+                for (GpuLayer l : layers) if (l instanceof Convolution c) need = Math.max(need, c.workspaceNeeded());
+                workspace.fit(need);
             }
-            prepared.add(maxBatch);
-            if (CudaLog.verbose()) {
-                CudaLog.info(spec.name() + " on " + ctx.device() + ", batch " + maxBatch + ", built in "
-                        + (System.nanoTime() - t0) / 1_000_000 + " ms:\n" + describe());
+            long planned = System.nanoTime();
+            if (options.graphs()) {
+                synchronized (ctx.lock()) {
+                    ctx.useStream(stream);
+                    for (int b : buckets) if (graphProblem == null) capture(b);
+                    stream.synchronize();
+                }
             }
+            long done = System.nanoTime();
+            CudaLog.info(String.format(java.util.Locale.ROOT, "%s on %s: batch buckets %s planned in %d ms (%s)%s",
+                    spec.name(), ctx.device(), java.util.Arrays.toString(buckets), (planned - t0) / 1_000_000,
+                    ConvolutionPlanner.of(ctx).counts().minus(before).describe(),
+                    options.graphs() ? String.format(java.util.Locale.ROOT, ", graphs captured in %d ms",
+                            (done - planned) / 1_000_000) : ""));
+            if (CudaLog.verbose()) CudaLog.info(spec.name() + " layers:\n" + describe());
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -186,7 +208,8 @@ public final class CudaNetwork implements AutoCloseable {
 
     private Convolution convolution(ConvolutionalSpec c, ModelWeights weights) {
         int i = c.index();
-        Convolution conv = new Convolution(c, weights.conv(i), viewOf(i - 1, c), ctx, workspace, options.autotune());
+        Convolution conv = new Convolution(c, weights.conv(i), viewOf(i - 1, c), ctx, workspace,
+                options.planSettings());
         CudaOptions.Fusion fusion = options.fusion();
         ShortcutSpec next = fusableShortcut(i);
         if (fusion == CudaOptions.Fusion.ALL && next != null) {
@@ -250,44 +273,42 @@ public final class CudaNetwork implements AutoCloseable {
     /** Why CUDA graphs are off for this network, or null while they are used (or not asked for). */
     public String graphProblem() { return graphProblem; }
 
-    /** Enqueues the forward pass of the first {@code n} images on {@link #stream()}; does not wait. */
+    /** The batch sizes planned at open; a batch runs on the smallest one holding it. */
+    public int[] buckets() { return buckets.clone(); }
+
+    /**
+     * Enqueues the forward pass of the first {@code n} images on {@link #stream()}; does not wait. It runs on n's
+     * bucket: images n..bucket-1 are computed from whatever the input holds there and their outputs are ignored.
+     */
     public void forward(int n) {
-        if (n <= 0 || n > maxBatch) throw new IllegalArgumentException("batch " + n + " outside 1.." + maxBatch);
+        int b = BatchBuckets.bucket(n, maxBatch);
         ctx.device().makeCurrent();
         synchronized (ctx.lock()) {
             ctx.useStream(stream);
-            if (!prepared.contains(n)) {
-                for (GpuLayer l : layers) l.prepare(n, stream);
-                prepared.add(n);
-            }
             if (options.graphs() && graphProblem == null) {
                 if (graphWorkspaceVersion != workspace.version()) {
                     for (CUgraphExec_st g : graphs.values()) cudaGraphExecDestroy(g);
                     graphs.clear();
                     graphWorkspaceVersion = workspace.version();
                 }
-                CUgraphExec_st exec = graphs.get(n);
-                if (exec == null) exec = capture(n);
+                CUgraphExec_st exec = graphs.get(b);
+                if (exec == null) exec = capture(b);
                 if (exec != null) {
                     Status.cuda(cudaGraphLaunch(exec, stream.handle()), "cudaGraphLaunch");
                     return;
                 }
             }
-            runLayers(n);
+            runLayers(b);
         }
     }
 
     /** Enqueues the forward pass layer by layer, without a CUDA graph (to measure what graphs save). */
     public void forwardWithoutGraph(int n) {
-        if (n <= 0 || n > maxBatch) throw new IllegalArgumentException("batch " + n + " outside 1.." + maxBatch);
+        int b = BatchBuckets.bucket(n, maxBatch);
         ctx.device().makeCurrent();
         synchronized (ctx.lock()) {
             ctx.useStream(stream);
-            if (!prepared.contains(n)) {
-                for (GpuLayer l : layers) l.prepare(n, stream);
-                prepared.add(n);
-            }
-            runLayers(n);
+            runLayers(b);
         }
     }
 
@@ -328,6 +349,7 @@ public final class CudaNetwork implements AutoCloseable {
             return null;
         }
         graphs.put(n, exec);
+        graphWorkspaceVersion = workspace.version();
         return exec;
     }
 

@@ -1,20 +1,24 @@
 package io.argus.detector.cuda;
 
 import io.argus.gpu.MemoryMode;
+import io.argus.gpu.cudnn.PlanCache;
+import io.argus.gpu.cudnn.PlanSettings;
+import java.nio.file.Path;
 
 /**
  * How a CUDA network is built. {@code fusion}: ALL fuses bias, activation and a following [shortcut] into the cuDNN
  * convolution; EPILOGUE fuses bias and activation only; NONE runs our own bias+activation kernel after a plain
- * convolution. {@code graphs}: capture the whole forward per batch size as a CUDA graph. {@code inPlace}: routes
+ * convolution. {@code graphs}: capture the whole forward per batch bucket as a CUDA graph. {@code inPlace}: routes
  * concatenate by having their inputs write into place. {@code autotune}: how many cuDNN engine configurations are
- * timed per convolution shape.
+ * timed per convolution shape. {@code planCache}: the directory where chosen cuDNN plans are kept between runs
+ * (keyed by GPU, driver, cuDNN and shape), so a restart plans without timing; null keeps none.
  *
  * <p>A plain value the caller passes in ({@link io.argus.detector.Detector.Options#cuda()}): the pipeline builds it
  * from a model's {@code cuda:} section, the command line from the {@code -Dargus.cuda.*} properties. The engine
  * reads no system properties for it, so two models in one process can run on two devices in two memory modes.
  */
 public record CudaOptions(int device, MemoryMode memory, Fusion fusion, boolean graphs, boolean inPlace,
-                          int autotune) {
+                          int autotune, Path planCache) {
     public enum Fusion { ALL, EPILOGUE, NONE }
 
     public CudaOptions {
@@ -23,19 +27,43 @@ public record CudaOptions(int device, MemoryMode memory, Fusion fusion, boolean 
         if (autotune < 1) throw new IllegalArgumentException("autotune must be at least 1, got " + autotune);
     }
 
+    /** Device 0, memory mode by device, everything fused, graphs, in-place routes, 4 engines timed, plans kept in
+     * ~/.cache/argus/plans. */
     public static CudaOptions defaults() {
-        return new CudaOptions(0, MemoryMode.AUTO, Fusion.ALL, true, true, 4);
+        return new CudaOptions(0, MemoryMode.AUTO, Fusion.ALL, true, true, 4, PlanCache.defaultDirectory());
     }
 
-    public CudaOptions withDevice(int d) { return new CudaOptions(d, memory, fusion, graphs, inPlace, autotune); }
+    /** How the convolution planner chooses: {@code autotune} candidates timed, no workspace limit, the plan cache. */
+    public PlanSettings planSettings() {
+        return new PlanSettings(autotune, Long.MAX_VALUE, planCache);
+    }
 
-    public CudaOptions withMemory(MemoryMode m) { return new CudaOptions(device, m, fusion, graphs, inPlace, autotune); }
+    public CudaOptions withDevice(int d) {
+        return new CudaOptions(d, memory, fusion, graphs, inPlace, autotune, planCache);
+    }
 
-    public CudaOptions withFusion(Fusion f) { return new CudaOptions(device, memory, f, graphs, inPlace, autotune); }
+    public CudaOptions withMemory(MemoryMode m) {
+        return new CudaOptions(device, m, fusion, graphs, inPlace, autotune, planCache);
+    }
 
-    public CudaOptions withGraphs(boolean g) { return new CudaOptions(device, memory, fusion, g, inPlace, autotune); }
+    public CudaOptions withFusion(Fusion f) {
+        return new CudaOptions(device, memory, f, graphs, inPlace, autotune, planCache);
+    }
 
-    public CudaOptions withInPlace(boolean p) { return new CudaOptions(device, memory, fusion, graphs, p, autotune); }
+    public CudaOptions withGraphs(boolean g) {
+        return new CudaOptions(device, memory, fusion, g, inPlace, autotune, planCache);
+    }
 
-    public CudaOptions withAutotune(int a) { return new CudaOptions(device, memory, fusion, graphs, inPlace, a); }
+    public CudaOptions withInPlace(boolean p) {
+        return new CudaOptions(device, memory, fusion, graphs, p, autotune, planCache);
+    }
+
+    public CudaOptions withAutotune(int a) {
+        return new CudaOptions(device, memory, fusion, graphs, inPlace, a, planCache);
+    }
+
+    /** Plans kept in {@code dir} (null: no disk cache). */
+    public CudaOptions withPlanCache(Path dir) {
+        return new CudaOptions(device, memory, fusion, graphs, inPlace, autotune, dir);
+    }
 }

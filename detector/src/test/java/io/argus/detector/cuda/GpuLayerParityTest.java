@@ -223,7 +223,7 @@ class GpuLayerParityTest {
     }
 
     static Stream<Arguments> cases() {
-        CudaOptions fused = new CudaOptions(0, MemoryMode.DEVICE, CudaOptions.Fusion.ALL, true, true, 2);
+        CudaOptions fused = new CudaOptions(0, MemoryMode.DEVICE, CudaOptions.Fusion.ALL, true, true, 2, null);
         CudaOptions ours = fused.withFusion(CudaOptions.Fusion.NONE).withInPlace(false);
         CudaOptions noGraphs = fused.withFusion(CudaOptions.Fusion.EPILOGUE).withGraphs(false);
         List<Arguments> out = new ArrayList<>();

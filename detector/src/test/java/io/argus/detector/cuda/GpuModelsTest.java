@@ -60,7 +60,7 @@ class GpuModelsTest {
         List<YoloSpec> heads = spec.yoloLayers();
         StringBuilder report = new StringBuilder(name + ":");
         List<String> failures = new ArrayList<>();
-        CudaOptions options = new CudaOptions(0, MemoryMode.UNIFIED, CudaOptions.Fusion.ALL, true, true, 2);
+        CudaOptions options = new CudaOptions(0, MemoryMode.UNIFIED, CudaOptions.Fusion.ALL, true, true, 2, null);
 
         try (CpuBackend cpu = new CpuBackend(model, n);
              CudaBackend gpu = CudaBackend.open(model, n, options)) {

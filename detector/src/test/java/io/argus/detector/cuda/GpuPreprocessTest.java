@@ -53,7 +53,7 @@ class GpuPreprocessTest {
         images.add(new BgrImage(dog.width(), dog.height(), stride, padded));
         int n = images.size();
         int size = spec.inputShape().size();
-        CudaOptions options = new CudaOptions(0, MemoryMode.UNIFIED, CudaOptions.Fusion.ALL, true, true, 1);
+        CudaOptions options = new CudaOptions(0, MemoryMode.UNIFIED, CudaOptions.Fusion.ALL, true, true, 1, null);
         DetectParams few = new DetectParams(0.999f, 0.45f, null);   // random weights: keep NMS out of the way
         try (CudaBackend gpu = CudaBackend.open(model, n, options)) {
             gpu.detect(images, few);

@@ -34,7 +34,7 @@ class GpuWorkersGpuTest {
         TestWeights.calibrate(spec, weights, images, 6);
         Model model = new Model(spec, weights, Model.genericNames(spec.classes()));
         DetectParams params = new DetectParams(0.25f, 0.45f, null);
-        CudaOptions options = new CudaOptions(0, MemoryMode.DEVICE, CudaOptions.Fusion.ALL, true, true, 2);
+        CudaOptions options = new CudaOptions(0, MemoryMode.DEVICE, CudaOptions.Fusion.ALL, true, true, 2, null);
         List<List<Detection>> expected;
         try (CudaBackend one = CudaBackend.open(model, 2, options)) {
             expected = one.detect(images, params);

@@ -31,7 +31,7 @@ final class CudaSystemProperties {
                         .strip().toUpperCase(Locale.ROOT)),
                 Boolean.parseBoolean(System.getProperty("argus.cuda.graphs", String.valueOf(d.graphs()))),
                 Boolean.parseBoolean(System.getProperty("argus.cuda.inplace", String.valueOf(d.inPlace()))),
-                Integer.getInteger("argus.cuda.autotune", d.autotune()));
+                Integer.getInteger("argus.cuda.autotune", d.autotune()), d.planCache());
     }
 
     /**
@@ -45,12 +45,10 @@ final class CudaSystemProperties {
                 .withAutotune(Boolean.parseBoolean(System.getProperty("argus.cuda.train.autotune",
                         String.valueOf(d.autotune()))))
                 .withWorkspaceLimit(Long.getLong("argus.cuda.train.workspace", d.workspaceLimit()))
-                .withOverwriteGradients(Boolean.getBoolean("argus.cuda.train.overwrite"))
-                .withGraphEngines(Boolean.parseBoolean(System.getProperty("argus.cuda.train.graph",
-                        String.valueOf(d.graphEngines()))));
+                .withOverwriteGradients(Boolean.getBoolean("argus.cuda.train.overwrite"));
     }
 
-    /** A mode word of `argus bench train --precision` (mixed, fp32, tf32, with -legacy) on the properties' options. */
+    /** A mode word of `argus bench train --precision` (mixed, fp32, tf32) on the properties' options. */
     static CudaTrainingOptions training(String mode) {
         return training(Precision.MIXED).withMode(mode);
     }

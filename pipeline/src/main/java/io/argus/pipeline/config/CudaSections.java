@@ -4,6 +4,7 @@ import io.argus.detector.cuda.CudaOptions;
 import io.argus.gpu.MemoryMode;
 import io.argus.trainer.cuda.CudaTrainingOptions;
 import io.argus.trainer.cuda.Precision;
+import java.nio.file.Path;
 
 /**
  * The {@code cuda:} sections of argus.yaml: a model's ({@code models[].cuda}) and the fine-tune's
@@ -20,7 +21,8 @@ public final class CudaSections {
 
     /**
      * {@code models[].cuda}: {@code device}, {@code memory} (auto, device, unified), {@code graphs},
-     * {@code autotune}. No workspace key: the inference backend sizes cuDNN's workspace to the largest plan it
+     * {@code autotune}, {@code planCache} (the directory where chosen cuDNN plans are kept between runs, default
+     * ~/.cache/argus/plans; {@code off} keeps none). No workspace key: the inference backend sizes cuDNN's workspace to the largest plan it
      * chose and has no limit to configure. Fusion and in-place routes keep their defaults (benchmark switches of
      * {@code argus bench}).
      */
@@ -31,14 +33,23 @@ public final class CudaSections {
                 "unified");
         boolean graphs = n.bool("graphs", d.graphs());
         int autotune = n.integer("autotune", d.autotune(), 1, 64);
+        Path planCache = planCache(n, d.planCache());
         n.finish();
-        return d.withDevice(device).withMemory(MemoryMode.parse(memory)).withGraphs(graphs).withAutotune(autotune);
+        return d.withDevice(device).withMemory(MemoryMode.parse(memory)).withGraphs(graphs).withAutotune(autotune)
+                .withPlanCache(planCache);
+    }
+
+    /** {@code planCache}: a directory (relative to the config file), or {@code off} for none. */
+    private static Path planCache(ConfigNode n, Path def) {
+        String s = n.string("planCache", null);
+        if (s != null && s.strip().equalsIgnoreCase("off")) return null;
+        return n.path("planCache", def, false);
     }
 
     /**
      * {@code training.cuda}: {@code device}, {@code precision} (mixed, fp32, tf32), {@code workspaceMiB} (the most
      * cuDNN workspace one convolution algorithm may use), {@code autotune} (time cuDNN's algorithms instead of taking
-     * its heuristic), {@code graphEngines} (also plan through cuDNN's graph API and run the faster).
+     * its heuristic), {@code planCache} (as for a model).
      */
     public static CudaTrainingOptions training(ConfigNode n) {
         CudaTrainingOptions d = CudaTrainingOptions.defaults(Precision.MIXED);
@@ -46,9 +57,9 @@ public final class CudaSections {
         String precision = n.oneOf("precision", "mixed", "mixed", "fp32", "tf32");
         long workspaceMiB = n.longValue("workspaceMiB", d.workspaceLimit() >> 20, 0, 1L << 20);
         boolean autotune = n.bool("autotune", d.autotune());
-        boolean graphEngines = n.bool("graphEngines", d.graphEngines());
+        Path planCache = planCache(n, d.planCache());
         n.finish();
         return d.withDevice(device).withMode(precision).withWorkspaceLimit(workspaceMiB << 20).withAutotune(autotune)
-                .withGraphEngines(graphEngines);
+                .withPlanCache(planCache);
     }
 }

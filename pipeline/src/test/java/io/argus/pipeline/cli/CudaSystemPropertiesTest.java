@@ -69,21 +69,20 @@ class CudaSystemPropertiesTest {
             System.setProperty("argus.cuda.graphs", "false");
             System.setProperty("argus.cuda.inplace", "false");
             System.setProperty("argus.cuda.autotune", "2");
-            assertEquals(new CudaOptions(1, MemoryMode.UNIFIED, CudaOptions.Fusion.EPILOGUE, false, false, 2),
+            assertEquals(new CudaOptions(1, MemoryMode.UNIFIED, CudaOptions.Fusion.EPILOGUE, false, false, 2,
+                            io.argus.gpu.cudnn.PlanCache.defaultDirectory()),
                     CudaSystemProperties.inference());
 
             System.setProperty("argus.cuda.train.tf32", "true");
             System.setProperty("argus.cuda.train.autotune", "false");
             System.setProperty("argus.cuda.train.workspace", "4294967296");
             System.setProperty("argus.cuda.train.overwrite", "true");
-            System.setProperty("argus.cuda.train.graph", "false");
             CudaTrainingOptions fp32 = CudaSystemProperties.training(Precision.FP32);
-            assertEquals(new CudaTrainingOptions(1, Precision.FP32, false, false, 4L << 30, true, false),
-                    fp32);
-            assertEquals("tf32-legacy", fp32.modeName(), "argus train --precision fp32 with -Dargus.cuda.train.tf32");
-            assertEquals("fp32-legacy", CudaSystemProperties.training("fp32").modeName(), "bench's fp32 is IEEE FP32");
+            assertEquals(new CudaTrainingOptions(1, Precision.FP32, false, false, 4L << 30,
+                    true, io.argus.gpu.cudnn.PlanCache.defaultDirectory()), fp32);
+            assertEquals("tf32", fp32.modeName(), "argus train --precision fp32 with -Dargus.cuda.train.tf32");
+            assertEquals("fp32", CudaSystemProperties.training("fp32").modeName(), "bench's fp32 is IEEE FP32");
             assertEquals(1, CudaSystemProperties.training("mixed").device());
-            assertFalse(CudaSystemProperties.training("mixed").graphEngines());
         });
     }
 
@@ -91,7 +90,7 @@ class CudaSystemPropertiesTest {
     static void withProperties(Runnable body) {
         List<String> names = List.of("argus.cuda.device", "argus.cuda.memory", "argus.cuda.fusion", "argus.cuda.graphs",
                 "argus.cuda.inplace", "argus.cuda.autotune", "argus.cuda.train.tf32", "argus.cuda.train.autotune",
-                "argus.cuda.train.workspace", "argus.cuda.train.overwrite", "argus.cuda.train.graph");
+                "argus.cuda.train.workspace", "argus.cuda.train.overwrite");
         for (String n : names) System.clearProperty(n);
         try {
             body.run();

@@ -60,8 +60,10 @@ class CudaConfigTest {
             j.getJsonArray("models").add(second);
         }, Map.of());
         ModelConfig a = c.models().get(0), b = c.models().get(1);
-        assertEquals(new CudaOptions(0, MemoryMode.UNIFIED, CudaOptions.Fusion.ALL, true, true, 4), a.cuda());
-        assertEquals(new CudaOptions(1, MemoryMode.DEVICE, CudaOptions.Fusion.ALL, false, true, 2), b.cuda());
+        assertEquals(new CudaOptions(0, MemoryMode.UNIFIED, CudaOptions.Fusion.ALL, true, true, 4,
+                io.argus.gpu.cudnn.PlanCache.defaultDirectory()), a.cuda());
+        assertEquals(new CudaOptions(1, MemoryMode.DEVICE, CudaOptions.Fusion.ALL, false, true, 2,
+                io.argus.gpu.cudnn.PlanCache.defaultDirectory()), b.cuda());
         // what InferenceWorker and a hot swap open the detector with
         Detector.Options opened = b.detectorOptions();
         assertEquals(Detector.Backend.CUDA, opened.backend());
@@ -74,11 +76,12 @@ class CudaConfigTest {
     void trainingSectionSetsDevicePrecisionAndWorkspace() throws Exception {
         ArgusConfig c = read(j -> j.put("training", new JsonObject().put("backend", "cuda").put("cuda", new JsonObject()
                 .put("device", 1).put("precision", "tf32").put("workspaceMiB", 512).put("autotune", false)
-                .put("graphEngines", false))), Map.of());
+                .put("planCache", "off"))), Map.of());
         CudaTrainingOptions t = c.training().cuda();
         assertEquals(1, t.device());
         assertEquals(Precision.FP32, t.precision());
-        assertEquals("tf32-legacy", t.modeName());
+        assertEquals("tf32", t.modeName());
+        assertEquals(null, t.planCache());
         assertEquals(512L << 20, t.workspaceLimit());
         assertEquals(false, t.autotune());
         assertEquals(TrainingBackends.Kind.CUDA, c.training().backend());

@@ -65,7 +65,7 @@ public final class CudaTrainBench {
             out.printf(Locale.ROOT, "%s %s batch %d: set up in %.1f s on %s (%s)%n", spec.name(), name, batch,
                     (System.nanoTime() - t0) / 1e9, backend.device(), CudaRuntime.versions());
             out.println("device memory (MiB): " + backend.memoryBreakdown());
-            out.println("cuDNN: " + backend.graphEngineUse());
+            out.println("cuDNN plans: " + backend.planning());
             if (describe) out.print(backend.describe());
             LossScaler scaler = new LossScaler(65536f, 1 << 24, 1f / 1024, 1000);
             SgdStep step = new SgdStep(0.001f, 0.9f, 0.0005f, batch, 0f);

@@ -14,6 +14,7 @@ import io.argus.gpu.GpuBuffer;
 import io.argus.gpu.GpuDevice;
 import io.argus.gpu.KernelLaunch;
 import io.argus.gpu.Status;
+import io.argus.gpu.cudnn.ConvolutionPlanner;
 import io.argus.trainer.loss.LossParts;
 import io.argus.trainer.optim.SgdStep;
 import io.argus.trainer.train.TrainingBackend;
@@ -51,6 +52,9 @@ public final class CudaTrainingBackend implements TrainingBackend {
     private final int inputTotalSlot;
     private final Map<float[], GpuBuffer> resident = new IdentityHashMap<>();
     private final long steadyBytes;
+    /** Bytes a planning candidate may need beyond the workspace already chosen (a tenth of the set-up's memory). */
+    private long planningHeadroom;
+    private String planning = "not planned";
     private GpuBuffer stagingHost;
     private GpuBuffer stagingDevice;
     private GpuBuffer truthsHost;
@@ -110,22 +114,19 @@ public final class CudaTrainingBackend implements TrainingBackend {
         }
     }
 
-    /** cuDNN's algorithms for the largest batch, with a planning workspace at the limit, then the workspace they need. */
+    /**
+     * The convolutions' plans for the largest batch, from the device's plans, the disk cache or timed now. Candidates
+     * may use at most a tenth of what is allocated so far beyond the workspace already chosen, so the planning
+     * peak stays within 1.1x of the steady state; the workspace is then fitted to what the plans need.
+     */
     private void planMaxBatch() {
-        GpuBuffer planning = null;
-        ctx.workspaceBytes = options.workspaceLimit();
-        if (options.autotune()) {
-            long free = GpuBuffer.freeDeviceMemory();
-            ctx.workspaceBytes = Math.min(options.workspaceLimit(), Math.max(0, free / 2));
-            planning = memory.allocate(ctx.workspaceBytes, "cuDNN planning workspace");
-            ctx.workspace = planning.address();
-        }
-        network.plan(maxBatch);
-        ctx.stream.synchronize();
-        if (planning != null) memory.free(planning);
-        long need = network.workspaceNeeded();
-        ctx.workspace = memory.allocate(need, "cuDNN workspace").address();
-        ctx.workspaceBytes = need;
+        planningHeadroom = memory.currentBytes() / 10;
+        ConvolutionPlanner.Counts before = ConvolutionPlanner.of(ctx.context).counts();
+        long t0 = System.nanoTime();
+        network.plan(maxBatch, planningHeadroom);
+        planning = String.format(java.util.Locale.ROOT, "batch %d planned in %d ms: %s", maxBatch,
+                (System.nanoTime() - t0) / 1_000_000,
+                ConvolutionPlanner.of(ctx.context).counts().minus(before).describe());
     }
 
     @Override
@@ -168,11 +169,8 @@ public final class CudaTrainingBackend implements TrainingBackend {
     /** Per layer: what runs, and cuDNN's algorithms for the largest batch. */
     public String describe() { return network.describe(maxBatch); }
 
-    /** "41 of 62 convolution operations on graph engines" for the largest batch's plan. */
-    public String graphEngineUse() {
-        int[] use = network.graphOperations(maxBatch);
-        return use[0] + " of " + use[1] + " convolution operations on graph engines";
-    }
+    /** How the largest batch's convolutions were planned: time, and plans from the cache or searched. */
+    public String planning() { return planning; }
 
     /**
      * Uploads a batch's images once and keeps them on the device in the network's input layout: later passes over
@@ -219,7 +217,7 @@ public final class CudaTrainingBackend implements TrainingBackend {
         int n = batch.count();
         if (n <= 0 || n > maxBatch) throw new IllegalArgumentException("batch " + n + " outside 1.." + maxBatch);
         ctx.device.makeCurrent();
-        network.plan(n);
+        network.plan(n, planningHeadroom);
         GpuBuffer kept = resident.get(batch.images());
         if (kept != null) copyDevice(kept.address(), network.input().address(), network.input().bytes(n));
         else uploadImages(batch);
@@ -270,7 +268,7 @@ public final class CudaTrainingBackend implements TrainingBackend {
     public String profile(TrainingBatch batch, float lossScale) {
         int n = batch.count();
         ctx.device.makeCurrent();
-        network.plan(n);
+        network.plan(n, planningHeadroom);
         GpuBuffer kept = resident.get(batch.images());
         if (kept != null) copyDevice(kept.address(), network.input().address(), network.input().bytes(n));
         else uploadImages(batch);

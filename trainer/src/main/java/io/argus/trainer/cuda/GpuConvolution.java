@@ -6,7 +6,19 @@ import io.argus.gpu.TensorView;
 import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ConvolutionalSpec;
 import io.argus.detector.darknet.LayerSpec;
+import io.argus.gpu.CudaException;
+import io.argus.gpu.CudnnDescriptor;
 import io.argus.gpu.KernelLaunch;
+import io.argus.gpu.cudnn.ConvolutionOperation;
+import io.argus.gpu.cudnn.ConvolutionPlan;
+import io.argus.gpu.cudnn.ConvolutionPlanner;
+import io.argus.gpu.cudnn.ConvolutionProblem;
+import io.argus.gpu.cudnn.Numerics;
+import io.argus.gpu.cudnn.Operands;
+import io.argus.gpu.cudnn.PlanSettings;
+import io.argus.gpu.cudnn.StridedShape;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * [convolutional] in training on the GPU. Forward: cuDNN writes z = conv(x, W) from the working weights; with batch
@@ -29,7 +41,11 @@ final class GpuConvolution implements GpuLayer {
     private final TensorView z;
     private final TensorView y;
     private final TensorView dy;
-    private final CudnnConvolution conv;
+    /** Per batch size: the plans of forward, backward data (null without dx) and backward filter. */
+    private final Map<Integer, ConvolutionPlan[]> plans = new HashMap<>();
+    /** Per operation: the variant pack of its (fixed) pointers and the workspace of {@link #packVersion}. */
+    private final CudnnDescriptor[] packs = new CudnnDescriptor[3];
+    private int packVersion = -1;
     private final int stride;
     private final long pixelsPerImage;
     private final int act;
@@ -57,8 +73,6 @@ final class GpuConvolution implements GpuLayer {
         this.stride = y.pixelStride();
         this.pixelsPerImage = y.pixels();
         this.act = KernelCodes.activation(spec.activation());
-        this.conv = new CudnnConvolution(spec, x.pixelStride(), slot.filterChannels(), stride, ctx.precision,
-                ctx.options.strictFp32(), accumulateInputGradient, ctx.options.graphEngines());
         long gamma = spec.batchNormalize() ? ctx.master + 4 * slot.scales() : 0;
         long beta = ctx.master + 4 * slot.biases();
         long mean = scalars, inv = scalars + 4L * stride, variance = scalars + 8L * stride;
@@ -200,18 +214,88 @@ final class GpuConvolution implements GpuLayer {
 
     private long passGradient() { return ctx.stored(ctx.passGradient, slot.weights()); }
 
-    /** Chooses cuDNN's algorithms for batch n (the buffers are scratch while timing). */
-    CudnnConvolution.Choice[] plan(int n) {
-        return conv.plan(ctx.cudnn, n, x.address(), weights(), z.address(), dx == null ? 0 : dx.address(),
-                passGradient(), ctx.workspace, ctx.workspaceBytes, ctx.options.autotune(), ctx.stream);
+    /** How cuDNN may compute: FP16 on tensor cores, IEEE FP32, or FP32 storage on TF32 tensor cores. */
+    private Numerics numerics() {
+        return ctx.precision == Precision.MIXED ? Numerics.HALF
+                : ctx.options.strictFp32() ? Numerics.IEEE_FLOAT : Numerics.TF32;
     }
 
-    boolean planned(int n) { return conv.planned(n); }
+    /** The pointers of one operation by role: input-shaped (x or dx), filter-shaped (W or dW), output-shaped (z or dz). */
+    private Operands operands(ConvolutionOperation op) {
+        return switch (op) {
+            case FORWARD -> Operands.of(x.address(), weights(), z.address());
+            case BACKWARD_DATA -> Operands.of(dx.address(), weights(), dy.address());
+            case BACKWARD_FILTER -> Operands.of(x.address(), passGradient(), dy.address());
+        };
+    }
 
-    long workspaceNeeded() { return conv.workspaceNeeded(); }
+    private ConvolutionProblem problem(ConvolutionOperation op, int n) {
+        Operands o = operands(op);
+        return ConvolutionProblem.plain(op, numerics(),
+                StridedShape.dense(n, x.pixelStride(), spec.input().height(), spec.input().width(), x.pixelStride()),
+                StridedShape.dense(n, stride, spec.output().height(), spec.output().width(), stride), slot.filterChannels(), spec.size(),
+                spec.strideY(), spec.strideX(), spec.pad(),
+                op == ConvolutionOperation.BACKWARD_DATA && accumulateInputGradient ? 1f : 0f,
+                ConvolutionProblem.alignmentOf(o.input(), o.filter(), o.output()));
+    }
 
-    /** {graph-engine operations, all operations} of batch n's plan. */
-    int[] graphOperations(int n) { return conv.graphOperations(n); }
+    /**
+     * Plans forward, backward data (when the input has a gradient) and backward filter for batch n through the
+     * device's planner (the buffers are scratch while timing). Returns the plans' largest workspace.
+     */
+    long plan(int n, PlanSettings settings) {
+        ConvolutionPlan[] p = new ConvolutionPlan[3];
+        ConvolutionPlanner planner = ConvolutionPlanner.of(ctx.context);
+        for (ConvolutionOperation op : ConvolutionOperation.values()) {
+            if (op == ConvolutionOperation.BACKWARD_DATA && dx == null) continue;
+            p[op.ordinal()] = planner.plan(problem(op, n), operands(op), ctx.workspace, ctx.stream, ctx.cudnn,
+                    settings);
+            if (p[op.ordinal()] == null && settings.workspaceLimit() < ctx.options.workspaceLimit()) {
+                // nothing within the planning budget: the configured limit, at the cost of a higher planning peak
+                settings = settings.withWorkspaceLimit(ctx.options.workspaceLimit());
+                p[op.ordinal()] = planner.plan(problem(op, n), operands(op), ctx.workspace, ctx.stream, ctx.cudnn,
+                        settings);
+            }
+            if (p[op.ordinal()] == null) {
+                throw new CudaException("layer " + spec.index() + " (" + spec.size() + "x" + spec.size() + "/"
+                        + spec.strideX() + " " + spec.input().channels() + "->" + spec.filters() + "): cuDNN offers no "
+                        + op + " engine for " + ctx.options.modeName() + " NHWC within "
+                        + io.argus.gpu.GpuBuffer.mib(settings.workspaceLimit()) + " of workspace");
+            }
+        }
+        plans.put(n, p);
+        return workspaceNeeded(p);
+    }
+
+    boolean planned(int n) { return plans.containsKey(n); }
+
+    private static long workspaceNeeded(ConvolutionPlan[] p) {
+        long most = 0;
+        for (ConvolutionPlan c : p) if (c != null) most = Math.max(most, c.workspaceBytes());
+        return most;
+    }
+
+    /** The largest workspace any planned operation needs. */
+    long workspaceNeeded() {
+        long most = 0;
+        for (ConvolutionPlan[] p : plans.values()) most = Math.max(most, workspaceNeeded(p));
+        return most;
+    }
+
+    private void execute(ConvolutionOperation op, int n) {
+        ConvolutionPlan[] p = plans.get(n);
+        if (p == null) throw new IllegalStateException("layer " + spec.index() + ": batch " + n + " not planned");
+        if (packVersion != ctx.workspace.version()) {
+            for (int i = 0; i < 3; i++) {
+                if (packs[i] != null) packs[i].close();
+                packs[i] = null;
+            }
+            packVersion = ctx.workspace.version();
+        }
+        int i = op.ordinal();
+        if (packs[i] == null) packs[i] = operands(op).pack(ctx.workspace.address());
+        p[i].execute(ctx.cudnn, packs[i]);
+    }
 
     /** Enqueues on the context's stream ({@code stream} is that stream: its cuDNN handle is bound to it). */
     @Override
@@ -221,7 +305,7 @@ final class GpuConvolution implements GpuLayer {
     }
 
     private void convolve(int n) {
-        conv.forward(ctx.cudnn, n, x.address(), weights(), z.address(), ctx.workspace, ctx.workspaceBytes);
+        execute(ConvolutionOperation.FORWARD, n);
     }
 
     private void normalize(int n) {
@@ -263,12 +347,11 @@ final class GpuConvolution implements GpuLayer {
     }
 
     private void backwardData(int n) {
-        if (dx != null) conv.backwardData(ctx.cudnn, n, weights(), dy.address(), dx.address(), accumulateInputGradient,
-                ctx.workspace, ctx.workspaceBytes);
+        if (dx != null) execute(ConvolutionOperation.BACKWARD_DATA, n);
     }
 
     private void backwardFilter(int n) {
-        conv.backwardFilter(ctx.cudnn, n, x.address(), dy.address(), passGradient(), ctx.workspace, ctx.workspaceBytes);
+        execute(ConvolutionOperation.BACKWARD_FILTER, n);
     }
 
     @Override
@@ -278,8 +361,19 @@ final class GpuConvolution implements GpuLayer {
                 spec.batchNormalize() ? " bn" : "") + (accumulateInputGradient ? "" : " dx=");
     }
 
-    String describePlan(int n) { return conv.describe(n); }
+    /** "fwd engine 12 tc, 0.1 ms best of 8, ws 1.0 MiB; bwd-data ...; bwd-filter ..." for batch n. */
+    String describePlan(int n) {
+        ConvolutionPlan[] p = plans.get(n);
+        if (p == null) return "not planned";
+        String[] names = {"fwd", "bwd-data", "bwd-filter"};
+        StringBuilder s = new StringBuilder();
+        for (int i = 0; i < 3; i++) if (p[i] != null) s.append(names[i]).append(' ').append(p[i].describe()).append("; ");
+        return s.toString();
+    }
 
+    /** Plans belong to the device's planner (shared by shape); only this layer's variant packs are freed here. */
     @Override
-    public void close() { conv.close(); }
+    public void close() {
+        for (CudnnDescriptor d : packs) if (d != null) d.close();
+    }
 }

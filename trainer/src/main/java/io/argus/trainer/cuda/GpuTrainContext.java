@@ -11,6 +11,7 @@ import io.argus.gpu.GpuStream;
 import io.argus.gpu.KernelLaunch;
 import io.argus.gpu.KernelLibrary;
 import io.argus.gpu.Status;
+import io.argus.gpu.Workspace;
 import org.bytedeco.cuda.cudnn.cudnnContext;
 
 /**
@@ -21,7 +22,7 @@ import org.bytedeco.cuda.cudnn.cudnnContext;
  */
 final class GpuTrainContext implements AutoCloseable {
     final GpuDevice device;
-    /** The device's shared runtime (kernels, caches): the layer classes take it. */
+    /** The device's shared runtime: kernels, caches and the convolution planner with its plans. */
     final DeviceContext context;
     final KernelLibrary kernels;
     final GpuStream stream;
@@ -32,8 +33,8 @@ final class GpuTrainContext implements AutoCloseable {
     final int multiprocessors;
     /** Rows of per-channel partial sums: up to reductionBlocks() blocks x 2 quantities x maxStride floats. */
     long partials;
-    long workspace;
-    long workspaceBytes;
+    /** cuDNN's scratch, counted in the memory ledger: grown while planning, then fitted to the chosen plans. */
+    final Workspace workspace;
     /** FP32 master values of every parameter (ParameterArena layout). */
     long master;
     /** FP32 gradients, accumulated over the passes of one step. */
@@ -53,6 +54,7 @@ final class GpuTrainContext implements AutoCloseable {
         this.stream = new GpuStream(GpuStream.Priority.LOWEST);
         this.context = DeviceContext.of(device.index());
         this.kernels = context.kernels();
+        this.workspace = new Workspace(memory, "cuDNN workspace");
         this.options = options;
         this.precision = options.precision();
         this.memory = memory;
@@ -80,6 +82,7 @@ final class GpuTrainContext implements AutoCloseable {
 
     @Override
     public void close() {
+        workspace.close();
         cudnnDestroy(cudnn);
         stream.close();
     }

@@ -24,6 +24,7 @@ import io.argus.gpu.GpuStream;
 import io.argus.gpu.Status;
 import io.argus.gpu.TensorView;
 import io.argus.gpu.Transfers;
+import io.argus.gpu.cudnn.PlanSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -239,24 +240,27 @@ final class GpuTrainNetwork implements AutoCloseable {
     /** Address of the 5 loss sums (doubles): box, objectness, classes, assigned truths, IoU sum. */
     long lossSums() { return lossSums; }
 
-    /** Chooses cuDNN's algorithms for batch n where not done yet. Call outside a pass (timing scribbles buffers). */
-    void plan(int n) {
+    /**
+     * Plans every convolution's operations for batch n where not done yet; call outside a pass (timing scribbles
+     * buffers). The planning transient is bounded: a candidate may need at most the workspace already chosen plus
+     * {@code headroom} bytes (so the peak stays within headroom of the steady state), and the workspace is fitted to
+     * the chosen plans afterwards.
+     */
+    void plan(int n, long headroom) {
+        CudaTrainingOptions o = ctx.options;
+        PlanSettings settings = new PlanSettings(o.autotune() ? 8 : 1, o.workspaceLimit(), o.planCache());
+        long chosen = workspaceNeeded();
+        boolean any = false;
         for (GpuLayer l : layers) {
-            if (l instanceof GpuConvolution c && !c.planned(n)) c.plan(n);
-        }
-    }
-
-    /** {operations on graph engines, all convolution operations} of batch n's plan. */
-    int[] graphOperations(int n) {
-        int[] total = new int[2];
-        for (GpuLayer l : layers) {
-            if (l instanceof GpuConvolution c && c.planned(n)) {
-                int[] u = c.graphOperations(n);
-                total[0] += u[0];
-                total[1] += u[1];
+            if (l instanceof GpuConvolution c && !c.planned(n)) {
+                long budget = Math.min(o.workspaceLimit(), chosen + headroom);
+                chosen = Math.max(chosen, c.plan(n, settings.withWorkspaceLimit(budget)));
+                any = true;
             }
         }
-        return total;
+        if (!any) return;
+        ctx.stream.synchronize();
+        ctx.workspace.fit(chosen);
     }
 
     long workspaceNeeded() {

@@ -10,10 +10,10 @@ import org.junit.jupiter.api.Test;
 /** The precision words of `argus bench train --precision` and what each sets. */
 class CudaTrainingOptionsTest {
     @Test
-    void modesSetPrecisionMathAndEngines() {
+    void modesSetPrecisionAndMath() {
         CudaTrainingOptions mixed = CudaTrainingOptions.mode("mixed");
         assertEquals(Precision.MIXED, mixed.precision());
-        assertTrue(mixed.graphEngines());
+        assertEquals(io.argus.gpu.cudnn.PlanCache.defaultDirectory(), mixed.planCache());
         assertEquals("mixed", mixed.modeName());
 
         CudaTrainingOptions fp32 = CudaTrainingOptions.mode("FP32");
@@ -25,15 +25,12 @@ class CudaTrainingOptionsTest {
         assertFalse(tf32.strictFp32());
         assertEquals("tf32", tf32.modeName());
 
-        CudaTrainingOptions legacy = CudaTrainingOptions.mode("fp32-legacy");
-        assertFalse(legacy.graphEngines());
-        assertTrue(legacy.strictFp32());
-        assertEquals("fp32-legacy", legacy.modeName());
-        assertEquals("mixed-legacy", CudaTrainingOptions.mode("mixed-legacy").modeName());
     }
 
     @Test
     void unknownWordIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> CudaTrainingOptions.mode("fp8"));
+        // the legacy cuDNN API is gone, and with it the -legacy modes
+        assertThrows(IllegalArgumentException.class, () -> CudaTrainingOptions.mode("fp32-legacy"));
     }
 }

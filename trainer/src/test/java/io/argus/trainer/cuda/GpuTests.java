@@ -16,9 +16,6 @@ import java.util.SplittableRandom;
 final class GpuTests {
     private GpuTests() {}
 
-    /** Convolutions through cuDNN's graph engines (the default), or the legacy API: -Dargus.cuda.train.graph=false. */
-    static final boolean GRAPH_ENGINES = Boolean.parseBoolean(System.getProperty("argus.cuda.train.graph", "true"));
-
     static void assumeGpu() {
         assumeTrue(CudaRuntime.available(), () -> "no CUDA: " + CudaRuntime.problem());
     }
@@ -27,9 +24,9 @@ final class GpuTests {
         return NetworkSpec.parse(Path.of(name + ".cfg"), cfg, 0, 0);
     }
 
-    /** Options for comparisons: cuDNN's heuristic (fast set-up), strict FP32 when FP32. */
+    /** Options for comparisons: cuDNN's heuristic (fast set-up), strict FP32 when FP32, no disk plan cache. */
     static CudaTrainingOptions options(Precision p) {
-        return new CudaTrainingOptions(0, p, true, false, 64L << 20, false, GRAPH_ENGINES);
+        return new CudaTrainingOptions(0, p, true, false, 64L << 20, false, null);
     }
 
     /** Random images in [0,1] with 1..3 boxes each (sizes 0.1..0.5 of the input, classes 0..classes-1). */

@@ -1,0 +1,151 @@
+package io.argus.detector.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.argus.detector.BgrImage;
+import io.argus.detector.DetectParams;
+import io.argus.detector.Detection;
+import io.argus.detector.Model;
+import io.argus.detector.darknet.ModelWeights;
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.gpu.CudaRuntime;
+import io.argus.gpu.DeviceContext;
+import io.argus.gpu.MemoryMode;
+import io.argus.gpu.cudnn.ConvolutionPlanner;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Planning off the hot path: every batch bucket planned when the network opens, a batch runs on its bucket with the
+ * same detections as alone, and a second open of the same network rebuilds its plans from the disk cache without
+ * timing anything, with identical outputs.
+ */
+@Tag("gpu")
+class GpuPlanningTest {
+    static NetworkSpec spec;
+    static ModelWeights weights;
+    static List<BgrImage> images;
+
+    @BeforeAll
+    static void needsGpu() {
+        assumeTrue(CudaRuntime.available(), () -> "no CUDA: " + CudaRuntime.problem());
+        spec = NetworkSpec.load(TestFiles.cfg("yolov4-tiny"), 416, 416);
+        weights = TestWeights.random(spec, 21);
+        images = List.of(BgrImage.read(TestFiles.sample("dog.jpg")), BgrImage.read(TestFiles.sample("horses.jpg")),
+                BgrImage.read(TestFiles.sample("person.jpg")));
+        TestWeights.calibrate(spec, weights, images, 6);
+    }
+
+    static CudaOptions options(Path cache) {
+        return new CudaOptions(0, MemoryMode.DEVICE, CudaOptions.Fusion.ALL, true, true, 2, cache);
+    }
+
+    static ConvolutionPlanner planner() {
+        return ConvolutionPlanner.of(DeviceContext.of(0));
+    }
+
+    @Test
+    void secondOpenReadsPlansFromDisk(@TempDir Path cache) throws Exception {
+        float[] first;
+        ConvolutionPlanner.Counts before = planner().counts();
+        try (CudaNetwork net = new CudaNetwork(spec, weights, 4, options(cache))) {
+            first = forward(net, 3);
+        }
+        ConvolutionPlanner.Counts cold = planner().counts().minus(before);
+        System.out.println("cold open: " + cold.describe());
+        long entries;
+        try (Stream<Path> files = Files.list(cache)) {
+            entries = files.filter(p -> p.toString().endsWith(".plan")).count();
+        }
+        assertTrue(entries > 0, "plans written to " + cache);
+
+        planner().forgetPlans();   // as a restart: nothing in memory, the disk cache only
+        before = planner().counts();
+        float[] second;
+        try (CudaNetwork net = new CudaNetwork(spec, weights, 4, options(cache))) {
+            second = forward(net, 3);
+        }
+        ConvolutionPlanner.Counts warm = planner().counts().minus(before);
+        System.out.println("warm open: " + warm.describe());
+        assertEquals(0, warm.searched(), "nothing searched");
+        assertEquals(0, warm.timedCandidates(), "nothing timed");
+        assertTrue(warm.fromDisk() > 0 && warm.fromDisk() <= entries, warm.describe());
+        assertArrayEquals(first, second, "the same engines give the same outputs");
+    }
+
+    @Test
+    void everyBucketIsPlannedBeforeTheFirstForward() {
+        try (CudaNetwork net = new CudaNetwork(spec, weights, 6, options(null))) {
+            assertArrayEquals(new int[] {1, 2, 4, 6}, net.buckets());
+            ConvolutionPlanner.Counts before = planner().counts();
+            for (int n = 1; n <= 6; n++) {
+                long t0 = System.nanoTime();
+                net.forward(n);
+                net.stream().synchronize();
+                System.out.printf("batch %d: %.1f ms%n", n, (System.nanoTime() - t0) / 1e6);
+            }
+            assertEquals(before, planner().counts(), "no planning once the network serves");
+            assertEquals(null, net.graphProblem());
+        }
+    }
+
+    @Test
+    void aBatchOnALargerBucketGivesWhatItGivesAlone() {
+        DetectParams params = new DetectParams(0.25f, 0.45f, null);
+        Model model = new Model(spec, weights, Model.genericNames(spec.classes()));
+        List<List<Detection>> alone;
+        List<List<Detection>> padded;
+        try (CudaBackend three = CudaBackend.open(model, 3, options(null))) {   // buckets 1, 2, 3
+            alone = three.detect(images, params);
+        }
+        try (CudaBackend four = CudaBackend.open(model, 4, options(null))) {    // 3 images run on bucket 4
+            four.detect(List.of(images.get(2), images.get(1), images.get(0), images.get(0)), params);   // other data
+            padded = four.detect(images, params);
+        }
+        assertEquals(3, padded.size());
+        for (int i = 0; i < 3; i++) {
+            // cuDNN may choose other engines at batch 3 and 4: same boxes, scores within FP16 rounding
+            assertEquals(alone.get(i).size(), padded.get(i).size(), "image " + i);
+            for (int k = 0; k < alone.get(i).size(); k++) {
+                Detection a = alone.get(i).get(k);
+                Detection b = padded.get(i).get(k);
+                assertEquals(a.classId(), b.classId());
+                assertEquals(a.confidence(), b.confidence(), 2e-3);
+            }
+        }
+    }
+
+    /** Forward of n images of a fixed input; the heads' outputs of image 0..n-1 concatenated. */
+    static float[] forward(CudaNetwork net, int n) {
+        float[] image = new float[3 * 416 * 416];
+        for (int i = 0; i < image.length; i++) image[i] = (i * 7919 % 1000) / 1000f;
+        for (int b = 0; b < n; b++) net.setInput(b, image);
+        net.forward(n);
+        net.stream().synchronize();
+        int heads = net.heads().size();
+        float[][] parts = new float[heads * n][];
+        int total = 0;
+        for (int h = 0; h < heads; h++) {
+            for (int b = 0; b < n; b++) {
+                parts[h * n + b] = net.headOutput(h, b);
+                total += parts[h * n + b].length;
+            }
+        }
+        float[] out = new float[total];
+        int at = 0;
+        for (float[] p : parts) {
+            System.arraycopy(p, 0, out, at, p.length);
+            at += p.length;
+        }
+        return out;
+    }
+}

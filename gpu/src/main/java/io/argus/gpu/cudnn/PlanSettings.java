@@ -1,0 +1,19 @@
+package io.argus.gpu.cudnn;
+
+import java.nio.file.Path;
+
+/**
+ * How plans are chosen: {@code candidates} engine configurations timed per problem (1: cuDNN's first choice that
+ * finalizes, run once to prove it, not timed), {@code workspaceLimit} the most workspace a candidate may need (bytes),
+ * {@code cacheDirectory} where chosen plans are kept on disk (null: no disk cache).
+ */
+public record PlanSettings(int candidates, long workspaceLimit, Path cacheDirectory) {
+    public PlanSettings {
+        if (candidates < 1) throw new IllegalArgumentException("candidates must be at least 1, got " + candidates);
+        if (workspaceLimit < 0) throw new IllegalArgumentException("workspaceLimit must be >= 0");
+    }
+
+    public PlanSettings withWorkspaceLimit(long bytes) {
+        return new PlanSettings(candidates, bytes, cacheDirectory);
+    }
+}
