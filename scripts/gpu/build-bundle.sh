@@ -7,15 +7,23 @@
 # Then on the GPU host, from the repository root: OUT_DIR/run-gpu.sh [PHASES] (tests,bench,torch; pipeline-train)
 # BUNDLE=train: the CUDA trainer's bundle instead (trainer tests, OpenBLAS for their CPU reference instead of
 # oneDNN, scripts/gpu/run-train.sh and the PyTorch training peer): OUT_DIR/run-train.sh
+# BUNDLE=live: the live pipeline's bundle (default .bundle-live): `argus run`, `argus bench pipeline [--fine-tune]`
+# and the pipeline's online-training end-to-end test on the GPU host: FFmpeg's natives (as an xz tarball) and JavaCV
+# for the cameras, oneDNN (xz) for the held-out evaluation of a fine-tune, no OpenCV (snapshots off), no Hazelcast
+# (a single node), scripts/gpu/run-live.sh: OUT_DIR/run-live.sh PHASES (run16, live-train, online-e2e)
+# SKIP_BUILD=1: package nothing, take the jars already built under */target.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-OUT="${1:-$ROOT/.bundle-cuda}"
+case "${BUNDLE:-}" in
+  live) OUT="${1:-$ROOT/.bundle-live}" ;;
+  *) OUT="${1:-$ROOT/.bundle-cuda}" ;;
+esac
 JDK="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 JUNIT_CONSOLE=1.14.4
 export JAVA_HOME="$JDK"
 
 cd "$ROOT"
-mvn -B -q package -DskipTests >&2
+[ "${SKIP_BUILD:-0}" = 1 ] || mvn -B -q package -DskipTests >&2
 M2="${MAVEN_REPO:-$HOME/.m2/repository}"
 console="$M2/org/junit/platform/junit-platform-console-standalone/$JUNIT_CONSOLE/junit-platform-console-standalone-$JUNIT_CONSOLE.jar"
 if [ ! -f "$console" ]; then
@@ -24,6 +32,45 @@ fi
 
 rm -rf "$OUT"
 mkdir -p "$OUT/lib"
+# natives jar -> NAME.tar.xz of its libraries, unpacked on the GPU host onto the classpath (as a directory): xz over the
+# uncompressed libraries is about 30% smaller than the jar's deflate. $1 jar, $2 directory name, $3... paths to drop.
+natives_xz() {
+  local jar="$1" name="$2"; shift 2
+  mkdir -p "$OUT/$name"
+  (cd "$OUT/$name" && unzip -q "$jar" && for p in "$@"; do rm -rf "./$p"; done)
+  tar -C "$OUT" -cf - "$name" | xz -9 -T0 > "$OUT/$name.tar.xz"
+  rm -rf "${OUT:?}/$name"
+}
+
+if [ "${BUNDLE:-}" = live ]; then
+  # the CLI's runtime jars minus OpenCV (only JPEG snapshots use it: the runs set snapshots.fps 0) with the OpenBLAS it
+  # loads, and Hazelcast (a clustered start only); FFmpeg's and oneDNN's natives as xz tarballs
+  for j in pipeline/target/lib/*.jar; do
+    case "$(basename "$j")" in
+      opencv-*|openblas-*|hazelcast-*|vertx-hazelcast-*|ffmpeg-*-linux-x86_64.jar|dnnl-*-linux-x86_64.jar) continue ;;
+    esac
+    cp "$j" "$OUT/lib/"
+  done
+  # the ffmpeg and ffprobe programs are not used (JavaCV calls the libraries)
+  natives_xz "$ROOT/$(ls pipeline/target/lib/ffmpeg-*-linux-x86_64.jar)" ffmpeg-natives \
+    org/bytedeco/ffmpeg/linux-x86_64/ffmpeg org/bytedeco/ffmpeg/linux-x86_64/ffprobe
+  natives_xz "$ROOT/$(ls pipeline/target/lib/dnnl-*-linux-x86_64.jar)" dnnl-natives
+  # stand-ins for PulseAudio, ALSA and XCB, which libavdevice links (scripts/gpu/ffmpeg-stubs.sh says why)
+  avdevice_dir="$(mktemp -d)"
+  unzip -q -d "$avdevice_dir" "$ROOT/$(ls pipeline/target/lib/ffmpeg-*-linux-x86_64.jar)" 'org/bytedeco/ffmpeg/linux-x86_64/libavdevice.so.*'
+  scripts/gpu/ffmpeg-stubs.sh "$avdevice_dir"/org/bytedeco/ffmpeg/linux-x86_64/libavdevice.so.* "$OUT/ffmpeg-stubs" >/dev/null
+  rm -rf "$avdevice_dir"
+  cp pipeline/target/argus-pipeline-*.jar "$OUT/lib/"
+  # the pipeline's tests for run-live.sh online-e2e, and what they use beyond the runtime
+  "$JDK/bin/jar" --create --file "$OUT/lib/argus-pipeline-tests.jar" -C pipeline/target/test-classes .
+  cp detector/target/argus-detector-*-tests.jar "$OUT/lib/"
+  for a in vertx-web-client vertx-uri-template; do
+    cp "$(ls "$M2"/io/vertx/$a/*/$a-*.jar | grep -v -- '-sources' | sort | tail -1)" "$OUT/lib/"
+  done
+  cp "$console" "$OUT/lib/"
+  cp scripts/gpu/run-live.sh "$OUT/"
+  chmod +x "$OUT/run-live.sh"
+else
 # runtime jars of the CLI (detector, trainer, javacpp, cuda, dnnl for the CPU reference), minus OpenCV (and the
 # OpenBLAS it loads) and FFmpeg
 for j in pipeline/target/lib/*.jar; do
@@ -57,16 +104,22 @@ cp detector/target/argus-detector-*-tests.jar "$OUT/lib/"
 # the pipeline's tests (run-gpu.sh pipeline-train runs its GPU-tagged fine-tune); the module builds no tests jar
 "$JDK/bin/jar" --create --file "$OUT/lib/argus-pipeline-tests.jar" -C pipeline/target/test-classes .
 cp "$console" "$OUT/lib/"
+cp scripts/gpu/run-gpu.sh scripts/gpu/torch_peer.py scripts/gpu/summarize.py "$OUT/"
+chmod +x "$OUT/run-gpu.sh"
+fi
 
 # a Java runtime with only the modules these jars use
 rm -rf "$OUT/jre"
-"$JDK/bin/jlink" --add-modules java.base,java.desktop,java.logging,java.management,java.naming,java.sql,java.xml,jdk.unsupported,jdk.zipfs \
+# (jdk.management: com.sun.management's process CPU time, which `argus bench pipeline` reports)
+"$JDK/bin/jlink" --add-modules java.base,java.desktop,java.logging,java.management,java.naming,java.sql,java.xml,jdk.management,jdk.unsupported,jdk.zipfs \
   --strip-debug --no-header-files --no-man-pages --compress zip-0 --output "$OUT/jre"
 rm -f "$OUT"/jre/lib/server/*.jsa
 tar -C "$OUT" -cf - jre | xz -9 -T0 > "$OUT/jre.tar.xz"
 rm -rf "$OUT/jre"
 
-cp scripts/gpu/run-gpu.sh scripts/gpu/torch_peer.py scripts/gpu/summarize.py "$OUT/"
-chmod +x "$OUT/run-gpu.sh"
-du -sh "$OUT" >&2
+# the device tool carries at most 64 MiB in all
+size=$(du -sb "$OUT" | cut -f1)
+du -sb "$OUT" >&2
+echo "bundle: $size bytes = $((size / 1048576)) MiB of the 64 MiB the device tool carries" >&2
+[ "$size" -le $((64 * 1048576)) ] || { echo "build-bundle: $OUT is over 64 MiB" >&2; exit 1; }
 echo "$OUT"
