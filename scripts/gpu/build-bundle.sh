@@ -8,9 +8,9 @@
 # BUNDLE=train: the CUDA trainer's bundle instead (trainer tests, OpenBLAS for their CPU reference instead of
 # oneDNN, scripts/gpu/run-train.sh and the PyTorch training peer): OUT_DIR/run-train.sh
 # BUNDLE=live: the live pipeline's bundle (default .bundle-live): `argus run`, `argus bench pipeline [--fine-tune]`
-# and the pipeline's online-training end-to-end test on the GPU host: FFmpeg's natives (as an xz tarball) and JavaCV
-# for the cameras, oneDNN (xz) for the held-out evaluation of a fine-tune, no OpenCV (snapshots off), no Hazelcast
-# (a single node), scripts/gpu/run-live.sh: OUT_DIR/run-live.sh PHASES (run16, live-train, online-e2e)
+# and the pipeline's online-training end-to-end test on the GPU host: the classpath as one xz tarball (FFmpeg's natives
+# and JavaCV for the cameras, oneDNN for the held-out evaluation of a fine-tune, no OpenCV: snapshots off, no
+# Hazelcast: a single node), scripts/gpu/run-live.sh: OUT_DIR/run-live.sh PHASES (run16, live-train, online-e2e)
 # SKIP_BUILD=1: package nothing, take the jars already built under */target.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -32,42 +32,35 @@ fi
 
 rm -rf "$OUT"
 mkdir -p "$OUT/lib"
-# natives jar -> NAME.tar.xz of its libraries, unpacked on the GPU host onto the classpath (as a directory): xz over the
-# uncompressed libraries is about 30% smaller than the jar's deflate. $1 jar, $2 directory name, $3... paths to drop.
-natives_xz() {
-  local jar="$1" name="$2"; shift 2
-  mkdir -p "$OUT/$name"
-  (cd "$OUT/$name" && unzip -q "$jar" && for p in "$@"; do rm -rf "./$p"; done)
-  tar -C "$OUT" -cf - "$name" | xz -9 -T0 > "$OUT/$name.tar.xz"
-  rm -rf "${OUT:?}/$name"
-}
-
 if [ "${BUNDLE:-}" = live ]; then
-  # the CLI's runtime jars minus OpenCV (only JPEG snapshots use it: the runs set snapshots.fps 0) with the OpenBLAS it
-  # loads, and Hazelcast (a clustered start only); FFmpeg's and oneDNN's natives as xz tarballs
+  # Everything on the classpath as one solid xz tarball of the jars' contents, a directory per jar (unpacked there by
+  # run-live.sh): deflated jars made the bundle 77 MiB, xz over their contents 30-40% less. The CLI's runtime jars
+  # minus OpenCV (only JPEG snapshots use it: the runs set snapshots.fps 0) with the OpenBLAS it loads, and Hazelcast
+  # (a clustered start only); FFmpeg (natives, minus the ffmpeg and ffprobe programs) and JavaCV for the cameras;
+  # oneDNN for a fine-tune's held-out evaluation; the pipeline's tests and the JUnit console for online-e2e.
+  stage="$(mktemp -d)"
+  mkdir -p "$stage/classpath"
+  jars=()
   for j in pipeline/target/lib/*.jar; do
-    case "$(basename "$j")" in
-      opencv-*|openblas-*|hazelcast-*|vertx-hazelcast-*|ffmpeg-*-linux-x86_64.jar|dnnl-*-linux-x86_64.jar) continue ;;
-    esac
-    cp "$j" "$OUT/lib/"
+    case "$(basename "$j")" in opencv-*|openblas-*|hazelcast-*|vertx-hazelcast-*) continue ;; esac
+    jars+=("$ROOT/$j")
   done
-  # the ffmpeg and ffprobe programs are not used (JavaCV calls the libraries)
-  natives_xz "$ROOT/$(ls pipeline/target/lib/ffmpeg-*-linux-x86_64.jar)" ffmpeg-natives \
-    org/bytedeco/ffmpeg/linux-x86_64/ffmpeg org/bytedeco/ffmpeg/linux-x86_64/ffprobe
-  natives_xz "$ROOT/$(ls pipeline/target/lib/dnnl-*-linux-x86_64.jar)" dnnl-natives
-  # stand-ins for PulseAudio, ALSA and XCB, which libavdevice links (scripts/gpu/ffmpeg-stubs.sh says why)
-  avdevice_dir="$(mktemp -d)"
-  unzip -q -d "$avdevice_dir" "$ROOT/$(ls pipeline/target/lib/ffmpeg-*-linux-x86_64.jar)" 'org/bytedeco/ffmpeg/linux-x86_64/libavdevice.so.*'
-  scripts/gpu/ffmpeg-stubs.sh "$avdevice_dir"/org/bytedeco/ffmpeg/linux-x86_64/libavdevice.so.* "$OUT/ffmpeg-stubs" >/dev/null
-  rm -rf "$avdevice_dir"
-  cp pipeline/target/argus-pipeline-*.jar "$OUT/lib/"
-  # the pipeline's tests for run-live.sh online-e2e, and what they use beyond the runtime
-  "$JDK/bin/jar" --create --file "$OUT/lib/argus-pipeline-tests.jar" -C pipeline/target/test-classes .
-  cp detector/target/argus-detector-*-tests.jar "$OUT/lib/"
+  jars+=("$ROOT"/pipeline/target/argus-pipeline-*.jar "$ROOT"/detector/target/argus-detector-*-tests.jar "$console")
   for a in vertx-web-client vertx-uri-template; do
-    cp "$(ls "$M2"/io/vertx/$a/*/$a-*.jar | grep -v -- '-sources' | sort | tail -1)" "$OUT/lib/"
+    jars+=("$(ls "$M2"/io/vertx/$a/*/$a-*.jar | grep -v -- '-sources' | sort | tail -1)")
   done
-  cp "$console" "$OUT/lib/"
+  for j in "${jars[@]}"; do
+    unzip -q -o "$j" -d "$stage/classpath/$(basename "$j" .jar)"
+  done
+  cp -r pipeline/target/test-classes "$stage/classpath/argus-pipeline-tests"
+  rm -f "$stage"/classpath/ffmpeg-*-linux-x86_64/org/bytedeco/ffmpeg/linux-x86_64/{ffmpeg,ffprobe}
+  rm -rf "$stage"/classpath/dnnl-*-linux-x86_64/org/bytedeco/dnnl/linux-x86_64/include
+  # stand-ins for PulseAudio, ALSA and XCB, which libavdevice links (scripts/gpu/ffmpeg-stubs.sh says why)
+  scripts/gpu/ffmpeg-stubs.sh "$stage"/classpath/ffmpeg-*-linux-x86_64/org/bytedeco/ffmpeg/linux-x86_64/libavdevice.so.* \
+    "$OUT/ffmpeg-stubs" >/dev/null
+  tar -C "$stage" -cf - classpath | xz -9 -T0 > "$OUT/classpath.tar.xz"
+  rm -rf "$stage"
+  rmdir "$OUT/lib"
   cp scripts/gpu/run-live.sh "$OUT/"
   chmod +x "$OUT/run-live.sh"
 else
@@ -114,6 +107,9 @@ rm -rf "$OUT/jre"
 "$JDK/bin/jlink" --add-modules java.base,java.desktop,java.logging,java.management,java.naming,java.sql,java.xml,jdk.management,jdk.unsupported,jdk.zipfs \
   --strip-debug --no-header-files --no-man-pages --compress zip-0 --output "$OUT/jre"
 rm -f "$OUT"/jre/lib/server/*.jsa
+# headless runs: no splash screen, X11 toolkit or sound; libjvm's symbol table is for debuggers (4 MB of 29)
+rm -f "$OUT"/jre/lib/{libsplashscreen.so,libawt_xawt.so,libjsound.so}
+strip --strip-unneeded "$OUT/jre/lib/server/libjvm.so"
 tar -C "$OUT" -cf - jre | xz -9 -T0 > "$OUT/jre.tar.xz"
 rm -rf "$OUT/jre"
 

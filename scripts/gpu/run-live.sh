@@ -5,34 +5,35 @@
 #     run16       `argus run` with N cameras (16) looping the generated sample video, the demo model on CUDA, started
 #                 twice: cold (kernel cache and cache directory emptied) and warm (the same caches). An outside
 #                 WebSocket client (io.argus.pipeline.perf.LiveRunProbe) reports the time from the process start to
-#                 the first detection, and capture-to-WebSocket p50/p99/worst over the first ARGUS_LIVE_SECONDS (120)
+#                 the first detection, and capture-to-WebSocket p50/p99/worst over the first LIVE_SECONDS (120)
 #                 after it; PASS when the worst < 200 ms. Per-message CSVs beside the logs.
 #     live-train  `argus bench pipeline --fine-tune`: live fps and latency alone and beside a fine-tune of the same
 #                 model (training: of config/argus.yaml, backend auto: CUDA mixed precision on a low-priority
 #                 stream); PASS when p99 with/without <= 1.2.
 #     online-e2e  the online-training end-to-end test (OnlineTrainingEndToEndTest, training.backend auto): its run
 #                 must say cuda, mixed, a loss scale; it prints live latency without and while training.
-# env: ARGUS_LIVE_BACKEND (cuda; cpu for a smoke run of this script on a machine without a GPU), ARGUS_LIVE_CAMERAS
-# (16), ARGUS_LIVE_SECONDS (120: run16's window), ARGUS_LIVE_MAX_BATCH (the camera count), ARGUS_LIVE_MODEL (demo: the
-# shipped demo model; or a cfg path, random weights), ARGUS_LIVE_PORT (18080), ARGUS_LIVE_TRAIN_ARGS (the bench's
-# video and model, default 1280x720 30 fps, yolov4-tiny at 416), ARGUS_LIVE_TRAIN_SECONDS (60 measured per run),
-# ARGUS_LIVE_STUBS (all: use the PulseAudio/ALSA/XCB stand-ins even where the host has the real libraries),
-# OUT (where logs go; the device tool returns it), TEST_TIMEOUT (s, online-e2e).
+# env: LIVE_BACKEND (cuda; cpu for a smoke run of this script on a machine without a GPU), LIVE_CAMERAS
+# (16), LIVE_SECONDS (120: run16's window), LIVE_MAX_BATCH (the camera count), LIVE_MODEL (demo: the
+# shipped demo model; or a cfg path, random weights), LIVE_PORT (18080), LIVE_TRAIN_ARGS (the bench's
+# video and model, default 1280x720 30 fps, yolov4-tiny at 416), LIVE_TRAIN_SECONDS (60 measured per run),
+# LIVE_STUBS (all: use the PulseAudio/ALSA/XCB stand-ins even where the host has the real libraries),
+# OUT (where logs go; the device tool returns it), TEST_TIMEOUT (s, online-e2e). (Not ARGUS_*: argus reads those as
+# config overrides and warns about the rest.)
 set -u
 B="$(cd "$(dirname "$0")" && pwd)"
 cd "$B/.."
 PHASES="${1:-run16,live-train,online-e2e}"
-BACKEND="${ARGUS_LIVE_BACKEND:-cuda}"
-CAMERAS="${ARGUS_LIVE_CAMERAS:-16}"
-WINDOW="${ARGUS_LIVE_SECONDS:-120}"
-PORT="${ARGUS_LIVE_PORT:-18080}"
+BACKEND="${LIVE_BACKEND:-cuda}"
+CAMERAS="${LIVE_CAMERAS:-16}"
+WINDOW="${LIVE_SECONDS:-120}"
+PORT="${LIVE_PORT:-18080}"
 LOGS="${OUT:-/tmp/argus-live-out}"
-T="${ARGUS_LIVE_WORK:-/tmp/argus-live}"
+T="${LIVE_WORK:-/tmp/argus-live}"
 mkdir -p "$LOGS" "$T"
 log() { echo "=== $* ($(date +%T))"; }
 fail() { echo "run-live.sh: $*" >&2; exit 2; }
 
-case "$BACKEND" in cpu|cuda) ;; *) fail "ARGUS_LIVE_BACKEND: expected cuda or cpu, found $BACKEND" ;; esac
+case "$BACKEND" in cpu|cuda) ;; *) fail "LIVE_BACKEND: expected cuda or cpu, found $BACKEND" ;; esac
 for p in ${PHASES//,/ }; do
   case "$p" in run16|live-train|online-e2e) ;; *) fail "unknown phase $p (run16, live-train, online-e2e)" ;; esac
 done
@@ -40,7 +41,7 @@ if [ "$BACKEND" = cuda ]; then
   # these phases measure CUDA: without a GPU they would measure the CPU and say nothing about the acceptance points
   if ! command -v nvidia-smi >/dev/null 2>&1 || ! gpu="$(nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv,noheader 2>&1)"; then
     fail "no usable NVIDIA GPU here (nvidia-smi: ${gpu:-not found}): these phases measure live detection on CUDA.
-  A smoke run of this script on the CPU: ARGUS_LIVE_BACKEND=cpu ARGUS_LIVE_CAMERAS=2 ARGUS_LIVE_SECONDS=20 $0 $PHASES"
+  A smoke run of this script on the CPU: LIVE_BACKEND=cpu LIVE_CAMERAS=2 LIVE_SECONDS=20 $0 $PHASES"
   fi
   echo "$gpu"
   SP="$(python3 -c 'import site; print(site.getsitepackages()[0])' 2>/dev/null || true)"
@@ -48,7 +49,7 @@ if [ "$BACKEND" = cuda ]; then
 fi
 
 # the runtime and the natives, unpacked once per bundle (a newer tarball is unpacked again)
-for x in jre ffmpeg-natives dnnl-natives; do
+for x in jre classpath; do
   if [ ! -d "$T/$x" ] || [ "$B/$x.tar.xz" -nt "$T/$x" ]; then
     rm -rf "${T:?}/$x"
     tar -xJf "$B/$x.tar.xz" -C "$T" || fail "cannot unpack $B/$x.tar.xz"
@@ -56,12 +57,12 @@ for x in jre ffmpeg-natives dnnl-natives; do
   fi
 done
 # FFmpeg's libavdevice links PulseAudio, ALSA and XCB, which the host may lack: stand-ins for the missing ones
-avdevice="$(ls "$T"/ffmpeg-natives/org/bytedeco/ffmpeg/linux-x86_64/libavdevice.so.* | head -1)"
+avdevice="$(ls "$T"/classpath/ffmpeg-*-linux-x86_64/org/bytedeco/ffmpeg/linux-x86_64/libavdevice.so.* | head -1)"
 rm -rf "$T/stubs"
 mkdir -p "$T/stubs"
 for lib in "$B"/ffmpeg-stubs/*; do
   name="$(basename "$lib")"
-  if [ "${ARGUS_LIVE_STUBS:-}" = all ] || LD_LIBRARY_PATH="$T/ffmpeg-natives/org/bytedeco/ffmpeg/linux-x86_64:${LD_LIBRARY_PATH:-}" \
+  if [ "${LIVE_STUBS:-}" = all ] || LD_LIBRARY_PATH="$(dirname "$avdevice"):${LD_LIBRARY_PATH:-}" \
       ldd "$avdevice" 2>/dev/null | grep -q "^[[:space:]]*$name => not found"; then
     ln -s "$lib" "$T/stubs/$name"
     echo "stand-in for $name (not on this host)"
@@ -70,16 +71,17 @@ done
 export LD_LIBRARY_PATH="$T/stubs:${LD_LIBRARY_PATH:-}"
 
 JAVA="$T/jre/bin/java"
-CP="$B/lib/*:$T/ffmpeg-natives:$T/dnnl-natives"
+# a directory per jar (build-bundle.sh packs their contents: xz over them is far smaller than the jars)
+CP="$(ls -d "$T"/classpath/* | tr '\n' ':')"
 export ARGUS_HOME="$PWD" OMP_WAIT_POLICY=PASSIVE
-JOPTS=(-Xmx"${ARGUS_LIVE_HEAP:-8g}" --enable-native-access=ALL-UNNAMED -Djava.awt.headless=true)
+JOPTS=(-Xmx"${LIVE_HEAP:-8g}" --enable-native-access=ALL-UNNAMED -Djava.awt.headless=true)
 "$JAVA" -version 2>&1 | head -1
-argus() { "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli "$@"; }
+ARGUS=("$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli)
 probe() { "$JAVA" "${JOPTS[@]}" -Xmx1g -cp "$CP" io.argus.pipeline.perf.LiveRunProbe "$@"; }
 
 # The model of run16: the shipped demo (trained weights: real boxes), or a cfg with random weights.
 model_yaml() {
-  local m="${ARGUS_LIVE_MODEL:-demo}"
+  local m="${LIVE_MODEL:-demo}"
   if [ "$m" = demo ]; then
     printf '    cfg: %s\n    weights: %s\n    names: %s\n    threshold: 0.25\n' "$PWD/config/models/demo.cfg" \
       "$PWD/config/models/demo.weights" "$PWD/config/models/demo.names"
@@ -101,7 +103,7 @@ run16() {
     echo "  - id: live"
     model_yaml
     echo "    backend: $BACKEND"
-    echo "    maxBatch: ${ARGUS_LIVE_MAX_BATCH:-$CAMERAS}"
+    echo "    maxBatch: ${LIVE_MAX_BATCH:-$CAMERAS}"
     echo "    maxWaitMs: 10"
     echo "    cuda: {device: 0, memory: auto, graphs: true, autotune: 4}"
     echo "cameras:"
@@ -124,7 +126,8 @@ run16() {
     log "run16 $label: argus run with $CAMERAS cameras ($(ls "$kernels" 2>/dev/null | wc -l) cached kernels)"
     local start_ms pid code
     start_ms=$(date +%s%3N)
-    ARGUS_KERNEL_CACHE="$kernels" argus run --config "$W/argus-live.yaml" > "$LOGS/run16-$label-argus.log" 2>&1 &
+    # started directly (no function or subshell between): $! is the JVM, which the TERM below must reach
+    ARGUS_KERNEL_CACHE="$kernels" "${ARGUS[@]}" run --config "$W/argus-live.yaml" > "$LOGS/run16-$label-argus.log" 2>&1 &
     pid=$!
     probe --port "$PORT" --start-ms "$start_ms" --seconds "$WINDOW" --label "$label" --connect-seconds 900 \
       --csv "$LOGS/run16-$label.csv" 2>&1 | tee -a "$LOGS/run16.log"
@@ -147,13 +150,13 @@ run16() {
 live_train() {
   local args
   if [ "$BACKEND" = cuda ]; then
-    args="${ARGUS_LIVE_TRAIN_ARGS:---width 1280 --height 720 --fps 30 --cfg config/models/cfg/yolov4-tiny.cfg --size 416 --max-batch $CAMERAS}"
+    args="${LIVE_TRAIN_ARGS:---width 1280 --height 720 --fps 30 --cfg config/models/cfg/yolov4-tiny.cfg --size 416 --max-batch $CAMERAS}"
   else
-    args="${ARGUS_LIVE_TRAIN_ARGS:---width 320 --height 180 --fps 15 --size 160}"
+    args="${LIVE_TRAIN_ARGS:---width 320 --height 180 --fps 15 --size 160}"
   fi
   log "live-train: argus bench pipeline --fine-tune, $CAMERAS cameras, $args"
   # shellcheck disable=SC2086
-  argus bench pipeline --backend "$BACKEND" --cameras "$CAMERAS" --seconds "${ARGUS_LIVE_TRAIN_SECONDS:-60}" \
+  "${ARGUS[@]}" bench pipeline --backend "$BACKEND" --cameras "$CAMERAS" --seconds "${LIVE_TRAIN_SECONDS:-60}" \
     --warmup 10 --fine-tune --cache-dir "$T/bench" $args 2>&1 | tee "$LOGS/live-train.log"
   local code=${PIPESTATUS[0]}
   echo "live-train exit: $code"
