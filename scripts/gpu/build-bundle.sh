@@ -7,15 +7,23 @@
 # Then on the GPU host, from the repository root: OUT_DIR/run-gpu.sh [PHASES] (tests,bench,torch; pipeline-train)
 # BUNDLE=train: the CUDA trainer's bundle instead (trainer tests, OpenBLAS for their CPU reference instead of
 # oneDNN, scripts/gpu/run-train.sh and the PyTorch training peer): OUT_DIR/run-train.sh
+# BUNDLE=live: the live pipeline's bundle (default .bundle-live): `argus run`, `argus bench pipeline [--fine-tune]`
+# and the pipeline's online-training end-to-end test on the GPU host: the classpath as one xz tarball (FFmpeg's natives
+# and JavaCV for the cameras, oneDNN for the held-out evaluation of a fine-tune, no OpenCV: snapshots off, no
+# Hazelcast: a single node), scripts/gpu/run-live.sh: OUT_DIR/run-live.sh PHASES (run16, live-train, online-e2e)
+# SKIP_BUILD=1: package nothing, take the jars already built under */target.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-OUT="${1:-$ROOT/.bundle-cuda}"
+case "${BUNDLE:-}" in
+  live) OUT="${1:-$ROOT/.bundle-live}" ;;
+  *) OUT="${1:-$ROOT/.bundle-cuda}" ;;
+esac
 JDK="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 JUNIT_CONSOLE=1.14.4
 export JAVA_HOME="$JDK"
 
 cd "$ROOT"
-mvn -B -q package -DskipTests >&2
+[ "${SKIP_BUILD:-0}" = 1 ] || mvn -B -q package -DskipTests >&2
 M2="${MAVEN_REPO:-$HOME/.m2/repository}"
 console="$M2/org/junit/platform/junit-platform-console-standalone/$JUNIT_CONSOLE/junit-platform-console-standalone-$JUNIT_CONSOLE.jar"
 if [ ! -f "$console" ]; then
@@ -24,6 +32,38 @@ fi
 
 rm -rf "$OUT"
 mkdir -p "$OUT/lib"
+if [ "${BUNDLE:-}" = live ]; then
+  # Everything on the classpath as one solid xz tarball of the jars' contents, a directory per jar (unpacked there by
+  # run-live.sh): deflated jars made the bundle 77 MiB, xz over their contents 30-40% less. The CLI's runtime jars
+  # minus OpenCV (only JPEG snapshots use it: the runs set snapshots.fps 0) with the OpenBLAS it loads, and Hazelcast
+  # (a clustered start only); FFmpeg (natives, minus the ffmpeg and ffprobe programs) and JavaCV for the cameras;
+  # oneDNN for a fine-tune's held-out evaluation; the pipeline's tests and the JUnit console for online-e2e.
+  stage="$(mktemp -d)"
+  mkdir -p "$stage/classpath"
+  jars=()
+  for j in pipeline/target/lib/*.jar; do
+    case "$(basename "$j")" in opencv-*|openblas-*|hazelcast-*|vertx-hazelcast-*) continue ;; esac
+    jars+=("$ROOT/$j")
+  done
+  jars+=("$ROOT"/pipeline/target/argus-pipeline-*.jar "$ROOT"/detector/target/argus-detector-*-tests.jar "$console")
+  for a in vertx-web-client vertx-uri-template; do
+    jars+=("$(ls "$M2"/io/vertx/$a/*/$a-*.jar | grep -v -- '-sources' | sort | tail -1)")
+  done
+  for j in "${jars[@]}"; do
+    unzip -q -o "$j" -d "$stage/classpath/$(basename "$j" .jar)"
+  done
+  cp -r pipeline/target/test-classes "$stage/classpath/argus-pipeline-tests"
+  rm -f "$stage"/classpath/ffmpeg-*-linux-x86_64/org/bytedeco/ffmpeg/linux-x86_64/{ffmpeg,ffprobe}
+  rm -rf "$stage"/classpath/dnnl-*-linux-x86_64/org/bytedeco/dnnl/linux-x86_64/include
+  # stand-ins for PulseAudio, ALSA and XCB, which libavdevice links (scripts/gpu/ffmpeg-stubs.sh says why)
+  scripts/gpu/ffmpeg-stubs.sh "$stage"/classpath/ffmpeg-*-linux-x86_64/org/bytedeco/ffmpeg/linux-x86_64/libavdevice.so.* \
+    "$OUT/ffmpeg-stubs" >/dev/null
+  tar -C "$stage" -cf - classpath | xz -9 -T0 > "$OUT/classpath.tar.xz"
+  rm -rf "$stage"
+  rmdir "$OUT/lib"
+  cp scripts/gpu/run-live.sh "$OUT/"
+  chmod +x "$OUT/run-live.sh"
+else
 # runtime jars of the CLI (gpu, detector, trainer, javacpp, cuda, dnnl for the CPU reference), minus Hazelcast (no
 # cluster on the GPU host), OpenCV (and the
 # OpenBLAS it loads) and FFmpeg
@@ -58,16 +98,25 @@ cp detector/target/argus-detector-*-tests.jar gpu/target/argus-gpu-*-tests.jar "
 # the pipeline's tests (run-gpu.sh pipeline-train runs its GPU-tagged fine-tune); the module builds no tests jar
 "$JDK/bin/jar" --create --file "$OUT/lib/argus-pipeline-tests.jar" -C pipeline/target/test-classes .
 cp "$console" "$OUT/lib/"
+cp scripts/gpu/run-gpu.sh scripts/gpu/torch_peer.py scripts/gpu/summarize.py "$OUT/"
+chmod +x "$OUT/run-gpu.sh"
+fi
 
 # a Java runtime with only the modules these jars use
 rm -rf "$OUT/jre"
-"$JDK/bin/jlink" --add-modules java.base,java.desktop,java.logging,java.management,java.naming,java.sql,java.xml,jdk.unsupported,jdk.zipfs \
+# (jdk.management: com.sun.management's process CPU time, which `argus bench pipeline` reports)
+"$JDK/bin/jlink" --add-modules java.base,java.desktop,java.logging,java.management,java.naming,java.sql,java.xml,jdk.management,jdk.unsupported,jdk.zipfs \
   --strip-debug --no-header-files --no-man-pages --compress zip-0 --output "$OUT/jre"
 rm -f "$OUT"/jre/lib/server/*.jsa
+# headless runs: no splash screen, X11 toolkit or sound; libjvm's symbol table is for debuggers (4 MB of 29)
+rm -f "$OUT"/jre/lib/{libsplashscreen.so,libawt_xawt.so,libjsound.so}
+strip --strip-unneeded "$OUT/jre/lib/server/libjvm.so"
 tar -C "$OUT" -cf - jre | xz -9 -T0 > "$OUT/jre.tar.xz"
 rm -rf "$OUT/jre"
 
-cp scripts/gpu/run-gpu.sh scripts/gpu/torch_peer.py scripts/gpu/summarize.py "$OUT/"
-chmod +x "$OUT/run-gpu.sh"
-du -sh "$OUT" >&2
+# the device tool carries at most 64 MiB in all
+size=$(du -sb "$OUT" | cut -f1)
+du -sb "$OUT" >&2
+echo "bundle: $size bytes = $((size / 1048576)) MiB of the 64 MiB the device tool carries" >&2
+[ "$size" -le $((64 * 1048576)) ] || { echo "build-bundle: $OUT is over 64 MiB" >&2; exit 1; }
 echo "$OUT"

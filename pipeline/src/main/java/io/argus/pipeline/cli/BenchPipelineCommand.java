@@ -1,6 +1,9 @@
 package io.argus.pipeline.cli;
 
+import io.argus.pipeline.config.ArgusConfig;
+import io.argus.pipeline.config.ConfigLoader;
 import io.argus.pipeline.perf.PipelineBenchmark;
+import io.argus.pipeline.training.TrainingConfig;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -8,7 +11,9 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code argus bench pipeline --cameras N[,M...]}: the live pipeline end to end with N file cameras (1280x720 H.264
- * at 30 fps by default) on the CPU backend, measured at a WebSocket client.
+ * at 30 fps by default) on the model's {@code --backend} (auto: CUDA when usable), measured at a WebSocket client.
+ * With {@code --fine-tune}, each count runs again beside a fine-tune of the same model with the {@code training:}
+ * settings of {@code --config} (the GPU acceptance: live p99 within 1.2x while training; docs/gpu-runs/README.md).
  */
 @Command(name = "pipeline", mixinStandardHelpOptions = true,
         description = {"Benchmark the live pipeline with N file cameras.", "File cameras -> detections -> WebSocket, for 1, 2, ... N cameras in turn."})
@@ -49,6 +54,15 @@ final class BenchPipelineCommand implements Callable<Integer> {
     @Option(names = "--snapshots-fps", defaultValue = "0", description = "JPEG snapshots per camera and second (default ${DEFAULT-VALUE})")
     double snapshotsFps;
 
+    @Option(names = "--backend", defaultValue = "auto", description = "the model's backend: cpu, cuda or auto (default ${DEFAULT-VALUE})")
+    String backend;
+
+    @Option(names = "--fine-tune", description = "run each camera count again beside a fine-tune of the model (training: of --config)")
+    boolean fineTune;
+
+    @Option(names = {"-c", "--config"}, description = "where --fine-tune's training settings come from (default: $ARGUS_CONFIG or config/argus.yaml)")
+    Path config;
+
     @Option(names = "--cache-dir", description = "where the benchmark video is kept (default: $XDG_CACHE_HOME/argus or ~/.cache/argus)")
     Path cacheDir;
 
@@ -58,8 +72,16 @@ final class BenchPipelineCommand implements Callable<Integer> {
         java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.WARNING);
         Path model = cfg != null ? cfg : ProjectPaths.home().resolve("config/models/cfg/yolov4-tiny.cfg");
         String xdg = System.getenv().getOrDefault("XDG_CACHE_HOME", System.getProperty("user.home") + "/.cache");
+        if (!java.util.List.of("cpu", "cuda", "auto").contains(backend)) {
+            throw new IllegalArgumentException("--backend: expected cpu, cuda or auto, found " + backend);
+        }
+        TrainingConfig training = null;
+        if (fineTune) {
+            ArgusConfig c = ConfigLoader.loadBlocking(ProjectPaths.config(config), System.getenv(), 60);
+            training = c.training();
+        }
         var options = new PipelineBenchmark.Options(width, height, fps, model, size, threshold, maxBatch, maxWaitMs, warmup,
-                seconds, snapshotsFps, cacheDir != null ? cacheDir : Path.of(xdg, "argus"));
+                seconds, snapshotsFps, cacheDir != null ? cacheDir : Path.of(xdg, "argus"), backend, training);
         new PipelineBenchmark(options, System.out).run(cameras);
         return 0;
     }

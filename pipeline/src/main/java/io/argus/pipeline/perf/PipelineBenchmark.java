@@ -7,6 +7,8 @@ import io.argus.pipeline.app.ArgusApp;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.inference.InferenceVerticle;
 import io.argus.pipeline.inference.ModelStats;
+import io.argus.pipeline.training.BackgroundFineTune;
+import io.argus.pipeline.training.TrainingConfig;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
@@ -38,18 +40,40 @@ import org.bytedeco.javacv.Frame;
  * configured backend, measured at a real WebSocket client in the same process. Reports per camera count: decode fps,
  * detections per second, latency from decode start to WebSocket receipt (p50/p99), CPU per camera, and where the
  * time goes (decode, queue, preprocess, network + decode + NMS, publish to receipt).
+ *
+ * <p>With a fine-tune ({@link Options#fineTune}), each camera count runs twice: alone, then beside the trainer
+ * verticle's training of the same model ({@link BackgroundFineTune}: the {@code training:} settings, CUDA in mixed
+ * precision on a lowest-priority stream when the backend is auto and a GPU is usable), measured once training is
+ * past its first update; the last line per count is the p99 ratio with/without against {@value #FINE_TUNE_P99_LIMIT}.
  */
 public final class PipelineBenchmark {
-    /** What to run. */
+    /** Live p99 with a fine-tune beside it may be at most this multiple of the p99 without (the issue's bound). */
+    public static final double FINE_TUNE_P99_LIMIT = 1.2;
+
+    /**
+     * What to run. {@code backend}: the model's (cpu, cuda, auto); {@code fineTune}: training settings to run a
+     * fine-tune beside each camera count with, or null.
+     */
     public record Options(int width, int height, int fps, Path cfg, int netSize, double threshold, int maxBatch,
-                          int maxWaitMs, double warmupSeconds, double seconds, double snapshotFps, Path cacheDir) {}
+                          int maxWaitMs, double warmupSeconds, double seconds, double snapshotFps, Path cacheDir,
+                          String backend, TrainingConfig fineTune) {
+        public Options(int width, int height, int fps, Path cfg, int netSize, double threshold, int maxBatch,
+                       int maxWaitMs, double warmupSeconds, double seconds, double snapshotFps, Path cacheDir) {
+            this(width, height, fps, cfg, netSize, threshold, maxBatch, maxWaitMs, warmupSeconds, seconds, snapshotFps,
+                    cacheDir, "auto", null);
+        }
+    }
+
+    /** The fine-tune beside a step, over the measured window. */
+    public record FineTuneFigures(String backend, String precision, String device, long iterations,
+                                  double imagesPerSecond, float lossScale, long skippedSteps) {}
 
     /** One step's figures. */
     public record Result(int cameras, double decodeFpsMean, double decodeFpsMin, double detectionsPerSecondPerCamera,
                          double p50Ms, double p99Ms, double maxMs, long samples, double cpuPercentPerCamera,
                          double cpuPercentTotal, double decodeMs, double queueMs, double preprocessMs,
                          double inferenceMsPerBatch, double meanBatch, double publishToReceiptMs, double supersededPerSecond,
-                         boolean sustained) {}
+                         boolean sustained, FineTuneFigures fineTune) {}
 
     private final Options o;
     private final PrintStream out;
@@ -70,33 +94,56 @@ public final class PipelineBenchmark {
                 o.cfg.getFileName(), o.netSize, o.netSize, preprocessMs, Runtime.getRuntime().availableProcessors());
         List<Result> results = new ArrayList<>();
         for (int n : cameraCounts) {
-            Result r = step(n, video, preprocessMs);
-            results.add(r);
-            print(r);
+            Result alone = step(n, video, preprocessMs, false);
+            results.add(alone);
+            print(alone);
+            if (o.fineTune == null) continue;
+            Result beside = step(n, video, preprocessMs, true);
+            results.add(beside);
+            print(beside);
+            compare(alone, beside);
         }
         int best = 0;
-        for (Result r : results) if (r.sustained()) best = Math.max(best, r.cameras());
+        for (Result r : results) if (r.sustained() && r.fineTune() == null) best = Math.max(best, r.cameras());
         out.printf(Locale.ROOT, "max cameras sustained at full rate (decode >= 95%% of %d fps, p99 < 150 ms): %d%n", o.fps, best);
         return results;
     }
 
     private void print(Result r) {
-        out.printf(Locale.ROOT, "cameras %d: decode %.1f fps/camera (min %.1f) | detections %.1f/s per camera | latency decode->WebSocket "
+        out.printf(Locale.ROOT, "cameras %d%s: decode %.1f fps/camera (min %.1f) | detections %.1f/s per camera | latency decode->WebSocket "
                         + "p50 %.1f ms p99 %.1f ms max %.1f ms (%d messages) | CPU %.0f%% of a core per camera (%.0f%% total) | %s%n",
-                r.cameras(), r.decodeFpsMean(), r.decodeFpsMin(), r.detectionsPerSecondPerCamera(), r.p50Ms(), r.p99Ms(), r.maxMs(),
+                r.cameras(), r.fineTune() != null ? " with fine-tune" : "", r.decodeFpsMean(), r.decodeFpsMin(), r.detectionsPerSecondPerCamera(), r.p50Ms(), r.p99Ms(), r.maxMs(),
                 r.samples(), r.cpuPercentPerCamera(), r.cpuPercentTotal(), r.sustained() ? "SUSTAINED" : "not sustained");
         out.printf(Locale.ROOT, "  time per processed frame: decode %.2f ms | queue (capture to batch start) %.2f ms | preprocess %.2f ms "
                         + "| network+decode+NMS %.2f ms per batch of %.2f | publish to WebSocket receipt %.2f ms | frames superseded %.1f/s%n",
                 r.decodeMs(), r.queueMs(), r.preprocessMs(), Math.max(0, r.inferenceMsPerBatch() - r.preprocessMs() * r.meanBatch()),
                 r.meanBatch(), r.publishToReceiptMs(), r.supersededPerSecond());
+        FineTuneFigures f = r.fineTune();
+        if (f != null) {
+            out.printf(Locale.ROOT, "  fine-tune beside it: %s %s (%s), %d updates in the window = %.1f images/s, loss scale %s, "
+                            + "%d steps skipped%n", f.backend(), f.precision(), f.device(), f.iterations(), f.imagesPerSecond(),
+                    f.lossScale(), f.skippedSteps());
+        }
     }
 
-    private Result step(int n, Path video, double preprocessMs) throws Exception {
+    /** The figures the issue asks for: live fps and p99 alone and beside a fine-tune, the p99 ratio against the bound. */
+    private void compare(Result alone, Result beside) {
+        double ratio = beside.p99Ms() / alone.p99Ms();
+        boolean trained = beside.fineTune().iterations() > 0;
+        out.printf(Locale.ROOT, "fine-tune cost, cameras %d: fps/camera %.1f -> %.1f | p50 %.1f -> %.1f ms | p99 %.1f -> %.1f ms "
+                        + "| p99 with/without = %.2f (limit %.1f): %s%n", alone.cameras(), alone.decodeFpsMean(),
+                beside.decodeFpsMean(), alone.p50Ms(), beside.p50Ms(), alone.p99Ms(), beside.p99Ms(), ratio,
+                FINE_TUNE_P99_LIMIT, !trained ? "FAIL (no training update in the window)"
+                        : ratio <= FINE_TUNE_P99_LIMIT ? "PASS" : "FAIL");
+    }
+
+    private Result step(int n, Path video, double preprocessMs, boolean withFineTune) throws Exception {
         JsonArray cams = new JsonArray();
         for (int i = 0; i < n; i++) cams.add(new JsonObject().put("id", "bench" + i).put("url", video.toString()));
         JsonObject json = new JsonObject()
                 .put("http", new JsonObject().put("host", "127.0.0.1").put("port", 0))
                 .put("models", new JsonArray().add(new JsonObject().put("id", "bench").put("cfg", o.cfg.toString())
+                        .put("backend", o.backend)
                         .put("width", o.netSize).put("height", o.netSize).put("threshold", o.threshold)
                         .put("maxBatch", o.maxBatch).put("maxWaitMs", o.maxWaitMs).put("maxDetections", 100)))
                 .put("cameras", cams)
@@ -106,19 +153,37 @@ public final class PipelineBenchmark {
         ArgusConfig config = ArgusConfig.read(o.cacheDir.resolve("bench.yaml"), json, Map.of());
         ArgusApp app = ArgusApp.start(config).get(300, TimeUnit.SECONDS);
         Vertx client = Vertx.vertx();
+        BackgroundFineTune training = null;
         try {
             LatencyRecorder rec = new LatencyRecorder();
             WebSocketClient wsc = client.createWebSocketClient(new WebSocketClientOptions().setMaxFrameSize(1 << 20).setMaxMessageSize(1 << 22));
             WebSocket ws = wsc.connect(app.httpPort(), "127.0.0.1", "/ws?includeEmpty=true")
                     .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
             ws.textMessageHandler(rec::accept);
+            if (withFineTune) {
+                // the model's seed: the start weights equal the served ones, as a fine-tune of the serving version
+                training = BackgroundFineTune.start(o.fineTune, o.cfg, o.netSize, o.netSize, 1, o.cacheDir.resolve("bench-fine-tune"));
+                if (!training.awaitFirstIteration(600)) {
+                    throw new IllegalStateException("the fine-tune did not complete an update within 600 s"
+                            + (training.failure() != null ? ": " + training.failure() : ""), training.failure());
+                }
+            }
             Thread.sleep((long) (o.warmupSeconds * 1000));
 
             Snapshot a = snapshot(app);
+            long trainedBefore = training != null ? training.iterations() : 0;
             rec.start();
             Thread.sleep((long) (o.seconds * 1000));
             rec.stop();
             Snapshot b = snapshot(app);
+            FineTuneFigures figures = null;
+            if (training != null) {
+                if (training.failure() != null) throw new IllegalStateException("the fine-tune failed: " + training.failure(), training.failure());
+                long updates = training.iterations() - trainedBefore;
+                figures = new FineTuneFigures(training.backend(), training.precision(), training.device(), updates,
+                        updates * training.imagesPerIteration() / ((b.nanos - a.nanos) / 1e9), training.lossScale(),
+                        training.skippedSteps());
+            }
             ws.close();
             wsc.close();
 
@@ -140,8 +205,9 @@ public final class PipelineBenchmark {
                     preprocessMs,
                     batches > 0 ? (b.model.inferenceNanos() - a.model.inferenceNanos()) / 1e6 / batches : Double.NaN,
                     batches > 0 ? frames / (double) batches : Double.NaN,
-                    rec.meanPublishToReceipt(), (b.superseded - a.superseded) / wall, sustained);
+                    rec.meanPublishToReceipt(), (b.superseded - a.superseded) / wall, sustained, figures);
         } finally {
+            if (training != null) training.close();
             app.closeAndWait();
             client.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         }

@@ -121,6 +121,12 @@ public record TrainingConfig(boolean enabled, String model, Path dataDir, CronSc
                 seed, collect, teacher);
     }
 
+    /** The same settings with another number of SGD updates per fine-tune. */
+    public TrainingConfig withIterations(int n) {
+        return new TrainingConfig(enabled, model, dataDir, schedule, backend, cuda, n, batch, subdivisions, learningRate,
+                threads, cpuShare, minTrainFrames, minValFrames, mapTolerance, resume, seed, collect, teacher);
+    }
+
     /** "cpu", "cuda" or "auto", as configured. */
     public String backendWord() { return backend.name().toLowerCase(java.util.Locale.ROOT); }
 

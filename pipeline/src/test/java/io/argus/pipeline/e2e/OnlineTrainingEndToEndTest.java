@@ -74,6 +74,7 @@ class OnlineTrainingEndToEndTest {
             // legitimate gap is latest-frame-wins under load (a newer frame superseding a waiting one while a batch
             // takes longer than the frame interval, as when other processes hog the 2 cores): the camera counts those.
             long supersededBefore = superseded(app); // read first: a frame superseded before it is older than any kept
+            List<JsonObject> untilLabelled = new ArrayList<>(ws.messages); // live latency before any training
             ws.messages.clear();
             for (JsonObject f : frames) {
                 RunningApp.Response r = app.call(HttpMethod.PUT, "/api/training/frames/" + f.getString("id") + "/labels",
@@ -101,6 +102,23 @@ class OnlineTrainingEndToEndTest {
             assertNotEquals(base, candidate);
             System.out.printf("fine-tune run: held-out mAP@0.5 %.4f -> %.4f, %s%n", run.getDouble("mapBefore"),
                     run.getDouble("mapAfter"), run.getString("reason"));
+            // what the GPU run quotes (scripts/gpu/run-live.sh online-e2e): where and how it trained, and live latency
+            // (capture to publish) of the frames captured before the run and while it trained
+            System.out.printf("fine-tune run: backend %s, precision %s, lastLossScale %s, skippedSteps %d, device %s, "
+                            + "%.1f s training (%.1f s computing)%n", run.getString("backend"), run.getString("precision"),
+                    run.getValue("lastLossScale"), run.getLong("skippedSteps"), run.getString("device"),
+                    run.getDouble("trainSeconds", Double.NaN), run.getDouble("computeSeconds", Double.NaN));
+            long startedAt = run.getLong("startedAt"), endedAt = run.getLong("endedAt");
+            List<JsonObject> queued = new ArrayList<>(ws.messages); // a copy: the checks below still read the queue
+            List<JsonObject> without = new ArrayList<>(untilLabelled), during = new ArrayList<>();
+            for (JsonObject m : queued) {
+                if (!detections(m)) continue;
+                double capture = m.getDouble("captureTime");
+                if (capture < startedAt) without.add(m);
+                else if (capture <= endedAt) during.add(m);
+            }
+            System.out.printf("live latency capture->publish without training %s | while training %s%n",
+                    latencies(without), latencies(during));
 
             // progress on the event bus: the run, each iteration's loss and loss scale, the decision, the swap
             List<String> kinds = events.stream().map(e -> e.getString("event")).toList();
@@ -273,6 +291,16 @@ class OnlineTrainingEndToEndTest {
     }
 
     static boolean detections(JsonObject m) { return "detections".equals(m.getString("type")); }
+
+    /** p50, p99 and the worst of the detection messages' capture-to-publish latency ({@code latency.totalMs}). */
+    static String latencies(List<JsonObject> messages) {
+        double[] ms = messages.stream().filter(OnlineTrainingEndToEndTest::detections)
+                .mapToDouble(m -> m.getJsonObject("latency").getDouble("totalMs")).sorted().toArray();
+        if (ms.length == 0) return "(no messages)";
+        return String.format(java.util.Locale.ROOT, "p50 %.1f ms p99 %.1f ms max %.1f ms (%d messages)",
+                ms[(int) Math.ceil(0.5 * ms.length) - 1], ms[(int) Math.ceil(0.99 * ms.length) - 1], ms[ms.length - 1],
+                ms.length);
+    }
 
     static String version(JsonObject m) { return m.getJsonObject("model").getString("version"); }
 
