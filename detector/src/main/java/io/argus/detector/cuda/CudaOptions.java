@@ -35,7 +35,7 @@ public record CudaOptions(int device, MemoryMode memory, Fusion fusion, boolean 
 
     /** How the convolution planner chooses: {@code autotune} candidates timed, no workspace limit, the plan cache. */
     public PlanSettings planSettings() {
-        return new PlanSettings(autotune, Long.MAX_VALUE, planCache);
+        return new PlanSettings(autotune, Long.MAX_VALUE, planCache, false);
     }
 
     public CudaOptions withDevice(int d) {

@@ -204,7 +204,8 @@ public final class ConvolutionPlanner {
 
     /**
      * Finalized plans for the configurations the heuristics propose (mode A, then the fallback list while fewer than
-     * wanted), in their order, that the filter allows and that fit the workspace limit.
+     * wanted and the settings ask for a wide search, or mode A gave none), in their order, that the filter allows and that
+     * fit the workspace limit.
      */
     private List<Candidate> candidates(ConvolutionGraph graph, ConvolutionProblem problem, cudnnContext handle,
                                        PlanSettings settings) {
@@ -227,7 +228,7 @@ public final class ConvolutionPlanner {
                 if (c != null && out.stream().noneMatch(o -> o.plan.config().equals(c.plan.config()))) out.add(c);
                 else if (c != null) c.plan.close();
             }
-            if (out.size() >= settings.candidates()) break;
+            if (out.size() >= settings.candidates() || !(settings.wideSearch() || out.isEmpty())) break;
         }
         return out;
     }

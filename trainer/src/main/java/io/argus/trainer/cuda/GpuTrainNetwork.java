@@ -248,7 +248,7 @@ final class GpuTrainNetwork implements AutoCloseable {
      */
     void plan(int n, long headroom) {
         CudaTrainingOptions o = ctx.options;
-        PlanSettings settings = new PlanSettings(o.autotune() ? 8 : 1, o.workspaceLimit(), o.planCache());
+        PlanSettings settings = new PlanSettings(o.autotune() ? 8 : 1, o.workspaceLimit(), o.planCache(), true);
         long chosen = workspaceNeeded();
         boolean any = false;
         for (GpuLayer l : layers) {
