@@ -57,6 +57,19 @@ final class LayerParityCases {
             // [yolo]: forward = the loss parts, backward = the head gradient the loss writes
             "yolo", Map.of(Precision.FP32, new Tolerance(1e-4, 2e-3), Precision.MIXED, new Tolerance(2e-2, 5e-2)));
 
+    /**
+     * In a whole network, FP32 gradients pass through every later layer's backward, each summing in another order
+     * than the CPU: the backward tolerance is {@link #NETWORK_FP32_BACKWARD} (yolov4-tiny at 128x128 on the H100:
+     * worst 5.4e-3 at the first layers, falling towards the heads). Mixed precision already allows twice the FP16
+     * emulation's own error.
+     */
+    static final double NETWORK_FP32_BACKWARD = 1e-2;
+
+    static Tolerance inNetwork(Tolerance layer, Precision p) {
+        return p == Precision.FP32 ? new Tolerance(layer.forward(), Math.max(layer.backward(), NETWORK_FP32_BACKWARD))
+                : layer;
+    }
+
     static Tolerance tolerance(String kind, Precision p) {
         Map<Precision, Tolerance> row = TOLERANCES.get(kind);
         if (row == null || row.get(p) == null) throw new IllegalStateException("no tolerance for " + kind + " " + p);
