@@ -2,7 +2,7 @@
 # The CUDA trainer on a GPU host without Java (bundle built with BUNDLE=train scripts/gpu/build-bundle.sh DIR):
 #   DIR/run-train.sh [PHASES]      PHASES: comma list of tests,bench,torch,curves (default: all four)
 # (also reached as DIR/run-gpu.sh train-tests,train-bench,...). Run from the repository root.
-# env: CFG (config/models/cfg/yolov4-tiny.cfg), SIZE (416), BATCH (64), SECONDS (10, timed seconds per precision and
+# env: CFG (config/models/cfg/yolov4-tiny.cfg), SIZE (416), BATCH (64), TIMED_SECONDS (10, timed seconds per precision and
 # side), CURVES (2000 iterations of real training per precision), CURVE_PRECISION (mixed,tf32), POOL (512 synthetic
 # scenes), TESTS (JUnit class
 # names in io.argus.trainer.cuda, default: the whole package), TEST_TIMEOUT, BENCH_TIMEOUT, TORCH_TIMEOUT,
@@ -18,7 +18,7 @@ PHASES="${PHASES//train-/}"
 CFG="${CFG:-config/models/cfg/yolov4-tiny.cfg}"
 SIZE="${SIZE:-416}"
 BATCH="${BATCH:-64}"
-SECONDS_EACH="${SECONDS:-10}"
+SECONDS_EACH="${TIMED_SECONDS:-10}"   # not $SECONDS: bash counts the seconds since the shell started in it
 LOGS="${OUT:-/tmp/argus-out}"
 mkdir -p "$LOGS"
 T=/tmp/argus-run

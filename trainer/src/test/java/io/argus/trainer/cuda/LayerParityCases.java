@@ -64,10 +64,12 @@ final class LayerParityCases {
      * emulation's own error.
      */
     static final double NETWORK_FP32_BACKWARD = 1e-2;
+    /** Copying layers (route, upsample) carry their inputs' accumulated FP32 error: 2.2e-5 seen on the H100. */
+    static final double NETWORK_FP32_FORWARD = 1e-4;
 
     static Tolerance inNetwork(Tolerance layer, Precision p) {
-        return p == Precision.FP32 ? new Tolerance(layer.forward(), Math.max(layer.backward(), NETWORK_FP32_BACKWARD))
-                : layer;
+        return p == Precision.FP32 ? new Tolerance(Math.max(layer.forward(), NETWORK_FP32_FORWARD),
+                Math.max(layer.backward(), NETWORK_FP32_BACKWARD)) : layer;
     }
 
     static Tolerance tolerance(String kind, Precision p) {

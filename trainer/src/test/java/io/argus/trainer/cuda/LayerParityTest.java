@@ -190,19 +190,32 @@ class LayerParityTest {
         try (CpuTrainingBackend cpu = new CpuTrainingBackend(spec, weights, 64, 2, mixed);
              CpuTrainingBackend exact = new CpuTrainingBackend(spec, weights, 64, 2, false);
              CudaTrainingBackend gpu = new CudaTrainingBackend(spec, weights, 64, GpuTests.options(precision), true)) {
-            for (int n : new int[] {1, 32, 64}) {
+            int[] sizes = {1, 32, 64};
+            Errors[][] errors = new Errors[sizes.length][spec.layers().size()];
+            for (int k = 0; k < sizes.length; k++) {
+                int n = sizes[k];
                 TrainingBatch batch = GpuTests.batch(spec, n, 11 + n);
                 LossParts lc = cpu.forwardBackward(batch, 1f);
                 LossParts lg = gpu.forwardBackward(batch, 1f);
                 exact.forwardBackward(batch, 1f);
                 for (LayerSpec l : spec.layers()) {
                     if (l instanceof RouteSpec r && GpuTrainNetwork.isAlias(r)) continue;
-                    Tolerance tol = LayerParityCases.inNetwork(LayerParityCases.tolerance(l.kind(), precision),
-                            precision);
-                    Errors e = measure(spec, l.index(), n, gpu, cpu.network(), exact.network(), lc, lg);
-                    double allowed = mixed ? 2 * e.emulation() + tol.backward() : tol.backward();
+                    errors[k][l.index()] = measure(spec, l.index(), n, gpu, cpu.network(), exact.network(), lc, lg);
+                }
+            }
+            for (LayerSpec l : spec.layers()) {
+                if (l instanceof RouteSpec r && GpuTrainNetwork.isAlias(r)) continue;
+                // FP16 noise of a layer (a small batch-norm layer's backward cancels: tens of percent on either
+                // path) shows in the emulation at some batch sizes and not others: the layer's worst over the sizes
+                double emulation = 0;
+                for (Errors[] e : errors) emulation = Math.max(emulation, e[l.index()].emulation());
+                Tolerance tol = LayerParityCases.inNetwork(LayerParityCases.tolerance(l.kind(), precision),
+                        precision);
+                double allowed = mixed ? 2 * emulation + tol.backward() : tol.backward();
+                for (int k = 0; k < sizes.length; k++) {
+                    Errors e = errors[k][l.index()];
                     boolean pass = e.forward() <= tol.forward() && e.backward() <= allowed;
-                    String row = row(l.kind(), name + " layer " + l.index(), n, precision, e.forward(),
+                    String row = row(l.kind(), name + " layer " + l.index(), sizes[k], precision, e.forward(),
                             e.backward(), tol.forward(), allowed, pass);
                     rows.add(row);
                     if (!pass) failures.add(row);
