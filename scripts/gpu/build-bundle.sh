@@ -38,21 +38,28 @@ if [ "${BUNDLE:-}" = live ]; then
   # minus OpenCV (only JPEG snapshots use it: the runs set snapshots.fps 0) with the OpenBLAS it loads, and Hazelcast
   # (a clustered start only); FFmpeg (natives, minus the ffmpeg and ffprobe programs) and JavaCV for the cameras;
   # oneDNN for a fine-tune's held-out evaluation; the pipeline's tests and the JUnit console for online-e2e.
+  # The device tool carries the working tree (about 6 MB) too, so the whole bundle (63 MiB) does not fit beside it:
+  # LIVE_PHASES=run16,live-train leaves out oneDNN (16 MB as xz; a fine-tune of bench pipeline never ends inside its
+  # window, so never evaluates) and the tests; LIVE_PHASES=online-e2e is the whole bundle.
+  slim=""
+  case "${LIVE_PHASES:-all}" in *online-e2e*|all) ;; *) slim=1 ;; esac
   stage="$(mktemp -d)"
   mkdir -p "$stage/classpath"
   jars=()
   for j in pipeline/target/lib/*.jar; do
     case "$(basename "$j")" in opencv-*|openblas-*|hazelcast-*|vertx-hazelcast-*) continue ;; esac
+    if [ -n "$slim" ]; then case "$(basename "$j")" in dnnl-*) continue ;; esac; fi
     jars+=("$ROOT/$j")
   done
-  jars+=("$ROOT"/pipeline/target/argus-pipeline-*.jar "$ROOT"/detector/target/argus-detector-*-tests.jar "$console")
+  jars+=("$ROOT"/pipeline/target/argus-pipeline-*.jar)
+  [ -n "$slim" ] || jars+=("$ROOT"/detector/target/argus-detector-*-tests.jar "$console")
   for a in vertx-web-client vertx-uri-template; do
     jars+=("$(ls "$M2"/io/vertx/$a/*/$a-*.jar | grep -v -- '-sources' | sort | tail -1)")
   done
   for j in "${jars[@]}"; do
     unzip -q -o "$j" -d "$stage/classpath/$(basename "$j" .jar)"
   done
-  cp -r pipeline/target/test-classes "$stage/classpath/argus-pipeline-tests"
+  [ -n "$slim" ] || cp -r pipeline/target/test-classes "$stage/classpath/argus-pipeline-tests"
   rm -f "$stage"/classpath/ffmpeg-*-linux-x86_64/org/bytedeco/ffmpeg/linux-x86_64/{ffmpeg,ffprobe}
   rm -rf "$stage"/classpath/dnnl-*-linux-x86_64/org/bytedeco/dnnl/linux-x86_64/include
   # stand-ins for PulseAudio, ALSA and XCB, which libavdevice links (scripts/gpu/ffmpeg-stubs.sh says why)
