@@ -70,7 +70,7 @@ final class BenchPipelineCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         RunCommand.configureLogging();
         java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.WARNING);
-        Path model = cfg != null ? cfg : ProjectPaths.home().resolve("config/models/cfg/yolov4-tiny.cfg");
+        Path model = cfg != null ? cfg.toAbsolutePath() : ProjectPaths.home().resolve("config/models/cfg/yolov4-tiny.cfg");
         String xdg = System.getenv().getOrDefault("XDG_CACHE_HOME", System.getProperty("user.home") + "/.cache");
         if (!java.util.List.of("cpu", "cuda", "auto").contains(backend)) {
             throw new IllegalArgumentException("--backend: expected cpu, cuda or auto, found " + backend);
