@@ -28,6 +28,11 @@ import org.bytedeco.javacpp.Pointer;
  * context as given and never destroys it (it destroys only contexts it created itself), and its NVDEC copies of
  * each picture into the frame pool run on our stream, so a kernel enqueued on that stream after a frame arrives
  * reads it complete.
+ *
+ * <p>One consequence, checked against libavutil 60's strings: FFmpeg's private {@code internal->cuda_device} stays 0
+ * (only its create paths set it), and the frame pool asks that device for its texture alignment (the surfaces'
+ * pitch alignment). On device 0 that is exact; on another device it is device 0's value, 512 bytes on every NVIDIA
+ * GPU so far, and our kernel takes any pitch anyway.
  */
 final class CudaHwDevice implements AutoCloseable {
     private final int device;

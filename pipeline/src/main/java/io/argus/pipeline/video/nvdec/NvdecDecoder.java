@@ -114,6 +114,7 @@ public final class NvdecDecoder implements AutoCloseable {
             AVCodec decoder = new AVCodec(null);
             streamIndex = av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, decoder, 0);
             if (streamIndex < 0) throw new NvdecRefusal(camera, NvdecRefusal.Reason.OPEN_FAILED, "no video stream");
+            if (decoder.isNull()) throw new NvdecRefusal(camera, NvdecRefusal.Reason.CODEC_UNSUPPORTED, "no decoder");
             AVStream video = format.streams(streamIndex);
             String codecName = avcodec_get_name(video.codecpar().codec_id()).getString();
             if (!hasCudaConfig(decoder)) {
