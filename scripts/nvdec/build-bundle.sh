@@ -28,7 +28,8 @@ cp pipeline/target/argus-pipeline-*.jar detector/target/argus-detector-*-tests.j
 "$JDK/bin/jar" --create --file "$OUT/lib/argus-pipeline-tests.jar" -C pipeline/target/test-classes .
 # FFmpeg's natives as a class-path directory (JavaCPP finds them there), xz instead of the jar's zip
 natives="$(mktemp -d)"
-(cd "$natives" && unzip -q "$ROOT/$(ls pipeline/target/lib/ffmpeg-*-linux-x86_64.jar)" 'org/*' 'META-INF/*')
+ffmpeg_jar="$ROOT/$(ls pipeline/target/lib/ffmpeg-*-linux-x86_64.jar)"
+(cd "$natives" && unzip -q "$ffmpeg_jar" 'org/*' 'META-INF/*')
 tar -C "$natives" -cf - org META-INF | xz -6 -T0 > "$OUT/ffmpeg-natives.tar.xz"
 rm -rf "$natives"
 "$JDK/bin/jlink" --add-modules java.base,java.desktop,java.logging,java.management,java.naming,java.sql,java.xml,jdk.unsupported,jdk.zipfs \

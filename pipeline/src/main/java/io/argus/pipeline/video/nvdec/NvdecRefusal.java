@@ -8,6 +8,8 @@ public final class NvdecRefusal extends Exception {
     public enum Reason {
         /** No usable CUDA (no driver, no device, runtime missing): {@code CudaRuntime.problem()} says which. */
         NO_CUDA,
+        /** The camera's model runs on the CPU: NVDEC's pictures would only come back over PCIe. */
+        MODEL_ON_CPU,
         /** FFmpeg has no NVDEC hwaccel for the stream's codec (e.g. MJPEG from a USB camera). */
         CODEC_UNSUPPORTED,
         /** NVDEC was offered but did not take the stream: libnvcuvid.so.1 missing, or this GPU's NVDEC lacks the profile, bit depth or size. */
