@@ -6,6 +6,8 @@ import io.argus.pipeline.config.ArgusConfig.CameraSettings;
 import io.argus.pipeline.config.CameraConfig;
 import io.argus.pipeline.frames.FramePool;
 import io.argus.pipeline.frames.VideoFrame;
+import io.argus.pipeline.video.DecoderMode;
+import io.argus.pipeline.video.nvdec.NvdecRefusal;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
@@ -134,6 +136,7 @@ final class CameraReader {
     private void run(int gen, boolean backoffFirst) {
         Backoff backoff = new Backoff(settings.reconnect(), ThreadLocalRandom.current());
         try {
+            if (!decoderChosen()) return;
             if (backoffFirst && !sleepBackoff(gen, backoff)) return;
             while (current(gen)) {
                 if (paused) {
@@ -166,6 +169,27 @@ final class CameraReader {
         } finally {
             liveThreads.decrementAndGet();
         }
+    }
+
+    /**
+     * {@code cameras[].decoder}: the NVDEC decoder (video/nvdec) decodes and converts on the GPU, but its frames do
+     * not reach the live batcher yet, so {@code nvdec} refuses the camera with that reason (rather than pretending),
+     * and {@code auto} takes the CPU decoder and counts the fallback.
+     */
+    private boolean decoderChosen() {
+        NvdecRefusal why = new NvdecRefusal(camera.id(), NvdecRefusal.Reason.NOT_WIRED,
+                "NVDEC frames are not wired into the live batcher yet; use decoder: cpu or auto");
+        if (camera.decoder() == DecoderMode.NVDEC) {
+            stats.lastError = why.getMessage();
+            stats.state = State.STOPPED;
+            log.log(Level.ERROR, why.getMessage());
+            return false;
+        }
+        if (camera.decoder() == DecoderMode.AUTO && stats.decoderNote == null) {
+            stats.nvdecFallbacks.increment();
+            stats.decoderNote = "cpu decoder: " + why.reason().name().toLowerCase(java.util.Locale.ROOT);
+        }
+        return true;
     }
 
     private boolean sleepBackoff(int gen, Backoff backoff) throws InterruptedException {

@@ -18,6 +18,9 @@ public final class CameraStats {
     final LongAdder reconnects = new LongAdder();
     final LongAdder stalls = new LongAdder();
     final AtomicLong decodeNanos = new AtomicLong();
+    /** Times {@code decoder: auto} chose the CPU decoder over NVDEC; {@link #decoderNote} says why (the last reason). */
+    final LongAdder nvdecFallbacks = new LongAdder();
+    volatile String decoderNote;
     volatile State state = State.CONNECTING;
     volatile String lastError;
     volatile int width;
@@ -70,6 +73,10 @@ public final class CameraStats {
     public State state() { return state; }
 
     public String lastError() { return lastError; }
+
+    public long nvdecFallbacks() { return nvdecFallbacks.sum(); }
+
+    public String decoderNote() { return decoderNote; }
 
     public JsonObject toJson() {
         JsonObject j = new JsonObject()

@@ -1,6 +1,7 @@
 package io.argus.pipeline.config;
 
 import io.argus.pipeline.camera.CameraUrl;
+import io.argus.pipeline.video.DecoderMode;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.List;
@@ -16,8 +17,10 @@ import java.util.regex.Pattern;
  * @param loop      file cameras: start again at the end
  * @param realtime  file cameras: pace frames at the file's frame rate (a live camera's behaviour); false decodes as
  *                  fast as possible
+ * @param decoder   auto | cpu | nvdec: who decodes (docs/pipeline.md "Decoders")
  */
-public record CameraConfig(String id, CameraUrl source, String model, boolean loop, boolean realtime) {
+public record CameraConfig(String id, CameraUrl source, String model, boolean loop, boolean realtime,
+                           DecoderMode decoder) {
     static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,63}");
 
     /** Reads one camera (from the config file or a REST body); {@code models}: the known model ids, first = default. */
@@ -30,6 +33,7 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
         String transport = n.oneOf("transport", "tcp", "tcp", "udp");
         boolean loop = n.bool("loop", true);
         boolean realtime = n.bool("realtime", true);
+        DecoderMode decoder = DecoderMode.parse(n.oneOf("decoder", "auto", "auto", "cpu", "nvdec"));
         String model = n.string("model", models.isEmpty() ? null : models.get(0));
         if (model == null || !models.contains(model)) {
             throw new ConfigException(n.key("model"), "unknown model \"" + model + "\" (models: " + String.join(", ", models) + ")");
@@ -41,7 +45,7 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
             throw new ConfigException(n.key("url"), e.getMessage());
         }
         n.finish();
-        return new CameraConfig(id, source, model, loop, realtime);
+        return new CameraConfig(id, source, model, loop, realtime, decoder);
     }
 
     /** A camera from a REST request body; relative file paths resolve against {@code baseDir}. */
@@ -52,7 +56,7 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
     public JsonObject toJson() {
         return new JsonObject().put("id", id).put("url", source.redacted()).put("kind", source.kind().name().toLowerCase(java.util.Locale.ROOT))
                 .put("model", model).put("loop", loop).put("realtime", realtime)
-                .put("transport", source.transport());
+                .put("transport", source.transport()).put("decoder", decoder.configName());
     }
 
     /**
@@ -61,7 +65,7 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
      */
     public JsonObject definition() {
         JsonObject j = new JsonObject().put("id", id).put("url", source.address()).put("model", model).put("loop", loop)
-                .put("realtime", realtime);
+                .put("realtime", realtime).put("decoder", decoder.configName());
         if (source.transport() != null) j.put("transport", source.transport());
         return j;
     }

@@ -1,0 +1,31 @@
+package io.argus.pipeline.video;
+
+import io.argus.detector.Detector;
+import io.argus.pipeline.video.nvdec.NvdecRefusal;
+
+/**
+ * Which decoder a camera gets before any stream is opened, from {@code cameras[].decoder} and where its model runs.
+ * NVDEC only pays when the model runs on CUDA: its pictures stay on the GPU and go straight into the batch; for a
+ * CPU model they would have to come back over PCIe, which the CPU decoder avoids. So AUTO picks NVDEC exactly when
+ * the model runs on CUDA (backend cuda, or auto with CUDA usable), on the model's device; an explicit NVDEC for a
+ * model on the CPU is refused with the reason. Whether NVDEC then takes the stream (codec, profile, libnvcuvid) is
+ * known only when it is opened: an {@link NvdecRefusal} there sends AUTO to the CPU decoder, counted.
+ *
+ * @param nvdec  decode with NVDEC (else the CPU decoder)
+ * @param device the CUDA device NVDEC decodes on (the model's); -1 for the CPU decoder
+ * @param reason why the CPU decoder was chosen (null when NVDEC was, or when the config said cpu)
+ */
+public record DecoderChoice(boolean nvdec, int device, NvdecRefusal.Reason reason, String detail) {
+
+    public static DecoderChoice of(String camera, DecoderMode mode, Detector.Backend modelBackend, int modelDevice,
+                                   String cudaProblem) throws NvdecRefusal {
+        if (mode == DecoderMode.CPU) return new DecoderChoice(false, -1, null, "decoder: cpu");
+        boolean modelOnCuda = modelBackend == Detector.Backend.CUDA
+                || (modelBackend == Detector.Backend.AUTO && cudaProblem == null);
+        if (modelOnCuda && cudaProblem == null) return new DecoderChoice(true, modelDevice, null, "model on CUDA");
+        NvdecRefusal.Reason reason = cudaProblem != null ? NvdecRefusal.Reason.NO_CUDA : NvdecRefusal.Reason.MODEL_ON_CPU;
+        String detail = cudaProblem != null ? cudaProblem : "the camera's model runs on the CPU";
+        if (mode == DecoderMode.NVDEC) throw new NvdecRefusal(camera, reason, detail);
+        return new DecoderChoice(false, -1, reason, detail);
+    }
+}

@@ -1,0 +1,238 @@
+package io.argus.pipeline.video.nvdec;
+
+import static org.bytedeco.ffmpeg.global.avcodec.AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX;
+import static org.bytedeco.ffmpeg.global.avcodec.av_packet_alloc;
+import static org.bytedeco.ffmpeg.global.avcodec.av_packet_free;
+import static org.bytedeco.ffmpeg.global.avcodec.av_packet_unref;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_alloc_context3;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_free_context;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_get_hw_config;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_get_name;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_open2;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_to_context;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_receive_frame;
+import static org.bytedeco.ffmpeg.global.avcodec.avcodec_send_packet;
+import static org.bytedeco.ffmpeg.global.avformat.av_find_best_stream;
+import static org.bytedeco.ffmpeg.global.avformat.av_read_frame;
+import static org.bytedeco.ffmpeg.global.avformat.avformat_close_input;
+import static org.bytedeco.ffmpeg.global.avformat.avformat_find_stream_info;
+import static org.bytedeco.ffmpeg.global.avformat.avformat_open_input;
+import static org.bytedeco.ffmpeg.global.avutil.AVCOL_RANGE_JPEG;
+import static org.bytedeco.ffmpeg.global.avutil.AVCOL_SPC_BT709;
+import static org.bytedeco.ffmpeg.global.avutil.AVERROR_EOF;
+import static org.bytedeco.ffmpeg.global.avutil.AVMEDIA_TYPE_VIDEO;
+import static org.bytedeco.ffmpeg.global.avutil.AV_HWDEVICE_TYPE_CUDA;
+import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_CUDA;
+import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_NONE;
+import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_NV12;
+import static org.bytedeco.ffmpeg.global.avutil.av_buffer_ref;
+import static org.bytedeco.ffmpeg.global.avutil.av_frame_alloc;
+import static org.bytedeco.ffmpeg.global.avutil.av_frame_free;
+import static org.bytedeco.ffmpeg.global.avutil.av_frame_unref;
+import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt_name;
+
+import io.argus.detector.cuda.Nv12Surface;
+import io.argus.detector.yuv.YuvColour;
+import io.argus.gpu.CudaRuntime;
+import io.argus.gpu.DeviceContext;
+import io.argus.gpu.GpuStream;
+import org.bytedeco.ffmpeg.avcodec.AVCodec;
+import org.bytedeco.ffmpeg.avcodec.AVCodecContext;
+import org.bytedeco.ffmpeg.avcodec.AVCodecHWConfig;
+import org.bytedeco.ffmpeg.avcodec.AVPacket;
+import org.bytedeco.ffmpeg.avformat.AVFormatContext;
+import org.bytedeco.ffmpeg.avformat.AVStream;
+import org.bytedeco.ffmpeg.avutil.AVDictionary;
+import org.bytedeco.ffmpeg.avutil.AVFrame;
+import org.bytedeco.ffmpeg.avutil.AVHWFramesContext;
+import org.bytedeco.javacpp.IntPointer;
+
+/**
+ * One camera decoded by NVDEC with its pictures left on the GPU: avformat reads the URL, FFmpeg's NVDEC hwaccel
+ * decodes into a pool of CUDA surfaces on our device's primary context ({@link CudaHwDevice}), and each picture is
+ * handed to a {@link SurfaceConsumer} as an {@link Nv12Surface} (device pointers, pitches, the stream's colour
+ * matrix and range) to enqueue its conversion on {@link #stream()}. The surface goes back to FFmpeg's pool right
+ * after: the decoder waits for the stream, then unrefs the frame.
+ *
+ * <p>Used by one thread. Opening fails with an {@link NvdecRefusal} naming the camera and the reason, so
+ * {@code decoder: auto} can fall back to the CPU decoder and count why.
+ */
+public final class NvdecDecoder implements AutoCloseable {
+    /** Receives each decoded picture; must only enqueue GPU work on {@code stream} (it is synchronised afterwards). */
+    @FunctionalInterface
+    public interface SurfaceConsumer {
+        void accept(Nv12Surface surface, long ptsMicros, GpuStream stream);
+    }
+
+    private final String camera;
+    private final GpuStream stream;
+    private final CudaHwDevice device;
+    private final FormatChoice formats = new FormatChoice();
+    private AVFormatContext format;
+    private AVCodecContext codec;
+    private final AVPacket packet = av_packet_alloc();
+    private final AVFrame frame = av_frame_alloc();
+    private final int streamIndex;
+    private final double microsPerTick;
+    private boolean draining;
+
+    /**
+     * Picks AV_PIX_FMT_CUDA when FFmpeg offers it. Without this callback FFmpeg's default would quietly decode in
+     * software when NVDEC declines the stream (its hwaccel init failed: it then offers only software formats): we
+     * want to know, and refuse, so the caller's fallback is explicit and counted.
+     */
+    private static final class FormatChoice extends AVCodecContext.Get_format_AVCodecContext_IntPointer {
+        volatile boolean declined;
+        volatile String offered = "";
+
+        @Override
+        public int call(AVCodecContext c, IntPointer fmts) {
+            StringBuilder names = new StringBuilder();
+            for (int i = 0; ; i++) {
+                int f = fmts.get(i);
+                if (f == AV_PIX_FMT_NONE) break;
+                if (f == AV_PIX_FMT_CUDA) return f;
+                names.append(names.isEmpty() ? "" : ", ").append(av_get_pix_fmt_name(f).getString());
+            }
+            offered = names.toString();
+            declined = true;
+            return AV_PIX_FMT_NONE;
+        }
+    }
+
+    private NvdecDecoder(String camera, DeviceContext ctx, String url, AVDictionary options) throws NvdecRefusal {
+        this.camera = camera;
+        this.stream = new GpuStream(GpuStream.Priority.HIGHEST);
+        CudaHwDevice dev = null;
+        try {
+            dev = CudaHwDevice.open(ctx, stream);
+            format = new AVFormatContext(null);
+            int r = avformat_open_input(format, url, null, options);
+            if (r < 0) throw new NvdecRefusal(camera, NvdecRefusal.Reason.OPEN_FAILED, "cannot open: " + Ffmpeg.error(r));
+            r = avformat_find_stream_info(format, (AVDictionary) null);
+            if (r < 0) throw new NvdecRefusal(camera, NvdecRefusal.Reason.OPEN_FAILED, "no stream info: " + Ffmpeg.error(r));
+            AVCodec decoder = new AVCodec(null);
+            streamIndex = av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, decoder, 0);
+            if (streamIndex < 0) throw new NvdecRefusal(camera, NvdecRefusal.Reason.OPEN_FAILED, "no video stream");
+            if (decoder.isNull()) throw new NvdecRefusal(camera, NvdecRefusal.Reason.CODEC_UNSUPPORTED, "no decoder");
+            AVStream video = format.streams(streamIndex);
+            String codecName = avcodec_get_name(video.codecpar().codec_id()).getString();
+            if (!hasCudaConfig(decoder)) {
+                throw new NvdecRefusal(camera, NvdecRefusal.Reason.CODEC_UNSUPPORTED,
+                        "FFmpeg has no NVDEC decoding for " + codecName);
+            }
+            codec = avcodec_alloc_context3(decoder);
+            avcodec_parameters_to_context(codec, video.codecpar());
+            codec.hw_device_ctx(av_buffer_ref(dev.ref()));
+            codec.get_format(formats);
+            codec.thread_count(1);   // NVDEC does the work; FFmpeg's threads would only parse
+            r = avcodec_open2(codec, decoder, (AVDictionary) null);
+            if (r < 0) throw new NvdecRefusal(camera, NvdecRefusal.Reason.STREAM_REFUSED, "avcodec_open2: " + Ffmpeg.error(r));
+            microsPerTick = 1e6 * video.time_base().num() / video.time_base().den();
+            device = dev;
+        } catch (NvdecRefusal | RuntimeException e) {
+            release();
+            if (dev != null) dev.close();
+            stream.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Opens {@code url} for NVDEC decoding on CUDA device {@code deviceIndex}; {@code options} are avformat's
+     * (timeouts, RTSP transport), may be null.
+     */
+    public static NvdecDecoder open(String camera, int deviceIndex, String url, AVDictionary options) throws NvdecRefusal {
+        if (!CudaRuntime.available()) {
+            throw new NvdecRefusal(camera, NvdecRefusal.Reason.NO_CUDA, CudaRuntime.problem());
+        }
+        return new NvdecDecoder(camera, DeviceContext.of(deviceIndex), url, options);
+    }
+
+    private static boolean hasCudaConfig(AVCodec decoder) {
+        for (int i = 0; ; i++) {
+            AVCodecHWConfig c = avcodec_get_hw_config(decoder, i);
+            if (c == null) return false;
+            if (c.device_type() == AV_HWDEVICE_TYPE_CUDA && (c.methods() & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX) != 0) {
+                return true;
+            }
+        }
+    }
+
+    /** The stream the decoder's copies run on and conversions must be enqueued on. */
+    public GpuStream stream() { return stream; }
+
+    /**
+     * Decodes until one picture was handed to {@code consumer}; false at the end of the stream. Throws an
+     * {@link NvdecRefusal} when NVDEC declines the stream at its first picture (FFmpeg negotiates the hwaccel
+     * there, not at open).
+     */
+    public boolean next(SurfaceConsumer consumer) throws NvdecRefusal {
+        while (true) {
+            int r = avcodec_receive_frame(codec, frame);
+            if (r >= 0) {
+                try {
+                    deliver(consumer);
+                } finally {
+                    av_frame_unref(frame);
+                }
+                return true;
+            }
+            if (formats.declined) {
+                throw new NvdecRefusal(camera, NvdecRefusal.Reason.STREAM_REFUSED, "NVDEC did not take the stream "
+                        + "(libnvcuvid.so.1 missing, or this GPU cannot decode its profile, bit depth or size; "
+                        + "FFmpeg offered only " + formats.offered + ")");
+            }
+            if (r == AVERROR_EOF) return false;
+            if (draining) return false;
+            r = av_read_frame(format, packet);
+            if (r < 0) {
+                draining = true;
+                avcodec_send_packet(codec, null);   // flush the pictures still inside the decoder
+                continue;
+            }
+            try {
+                if (packet.stream_index() == streamIndex) avcodec_send_packet(codec, packet);
+            } finally {
+                av_packet_unref(packet);
+            }
+        }
+    }
+
+    private void deliver(SurfaceConsumer consumer) throws NvdecRefusal {
+        if (frame.format() != AV_PIX_FMT_CUDA) {
+            throw new NvdecRefusal(camera, NvdecRefusal.Reason.STREAM_REFUSED,
+                    "decoded a " + av_get_pix_fmt_name(frame.format()).getString() + " picture, not a CUDA surface");
+        }
+        int sw = new AVHWFramesContext(frame.hw_frames_ctx().data()).sw_format();
+        if (sw != AV_PIX_FMT_NV12) {
+            throw new NvdecRefusal(camera, NvdecRefusal.Reason.SURFACE_FORMAT, "surfaces are "
+                    + av_get_pix_fmt_name(sw).getString() + "; only 8-bit NV12 is converted");
+        }
+        YuvColour colour = new YuvColour(
+                frame.colorspace() == AVCOL_SPC_BT709 ? YuvColour.Matrix.BT709 : YuvColour.Matrix.BT601,
+                frame.color_range() == AVCOL_RANGE_JPEG ? YuvColour.Range.FULL : YuvColour.Range.LIMITED);
+        Nv12Surface surface = new Nv12Surface(frame.data(0).address(), frame.data(1).address(), frame.linesize(0),
+                frame.linesize(1), frame.width(), frame.height(), colour);
+        long pts = frame.best_effort_timestamp();
+        consumer.accept(surface, pts == Long.MIN_VALUE ? -1 : Math.round(pts * microsPerTick), stream);
+        // first slice: wait for the conversion, then the surface goes back to FFmpeg's pool (frame unref by caller)
+        stream.synchronize();
+    }
+
+    private void release() {
+        if (codec != null) avcodec_free_context(codec);
+        codec = null;
+        if (format != null && !format.isNull()) avformat_close_input(format);
+        format = null;
+    }
+
+    @Override
+    public void close() {
+        av_frame_free(frame);
+        av_packet_free(packet);
+        release();
+        device.close();
+        stream.close();
+    }
+}

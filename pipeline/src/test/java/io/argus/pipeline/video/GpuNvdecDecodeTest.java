@@ -1,0 +1,107 @@
+package io.argus.pipeline.video;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.argus.detector.BgrImage;
+import io.argus.detector.cuda.Nv12Input;
+import io.argus.detector.post.Preprocess;
+import io.argus.gpu.CudaRuntime;
+import io.argus.gpu.DeviceContext;
+import io.argus.gpu.GpuBuffer;
+import io.argus.gpu.TensorView;
+import io.argus.gpu.Transfers;
+import io.argus.pipeline.testing.TestMedia;
+import io.argus.pipeline.video.nvdec.NvdecDecoder;
+import io.argus.pipeline.video.nvdec.NvdecRefusal;
+import java.nio.ByteBuffer;
+import java.nio.FloatBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.bytedeco.ffmpeg.global.avutil;
+import org.bytedeco.javacv.FFmpegFrameGrabber;
+import org.bytedeco.javacv.Frame;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The same H.264 file decoded by NVDEC (surfaces converted on the GPU by kernels/nv12.cu into the FP16 input
+ * tensor) and by the CPU path (FFmpeg software decode to BGR24, then post.Preprocess): the network inputs agree
+ * within the CPU path's swscale rounding and chroma filtering plus FP16. Skips without CUDA or when this host's
+ * NVDEC does not take the stream (the refusal is printed).
+ */
+@Tag("gpu")
+class GpuNvdecDecodeTest {
+    static final int FRAMES = 8;
+    static final int NET = 416;
+
+    @Test
+    void nvdecMatchesCpuDecode() throws Exception {
+        assumeTrue(CudaRuntime.available(), () -> "no CUDA: " + CudaRuntime.problem());
+        Path video = TestMedia.shapes(25);
+        DeviceContext ctx = DeviceContext.of(0);
+        long imageStride = 8L * NET * NET;
+        List<short[]> gpu = new ArrayList<>();
+        try (GpuBuffer input = GpuBuffer.device(2 * imageStride, "test input")) {
+            Nv12Input convert = new Nv12Input(ctx, TensorView.own(input.address(), 3, NET, NET), true);
+            NvdecDecoder decoder;
+            try {
+                decoder = NvdecDecoder.open("test", 0, video.toString(), null);
+            } catch (NvdecRefusal e) {
+                assumeTrue(false, e.getMessage());
+                return;
+            }
+            try (decoder) {
+                for (int i = 0; i < FRAMES; i++) {
+                    boolean got;
+                    try {
+                        got = decoder.next((surface, pts, stream) -> convert.stage(surface, 0, stream));
+                    } catch (NvdecRefusal e) {
+                        assumeTrue(e.reason() != NvdecRefusal.Reason.STREAM_REFUSED, e.getMessage());
+                        throw e;
+                    }
+                    assertTrue(got, "NVDEC ended after " + i + " frames");
+                    gpu.add(Transfers.downloadHalves(input.address(), imageStride));
+                }
+            }
+        }
+
+        List<FloatBuffer> cpu = new ArrayList<>();
+        try (FFmpegFrameGrabber g = new FFmpegFrameGrabber(video.toFile())) {
+            g.setPixelFormat(avutil.AV_PIX_FMT_BGR24);
+            g.start();
+            Preprocess pre = new Preprocess();
+            while (cpu.size() < FRAMES) {
+                Frame f = g.grabImage();
+                assertTrue(f != null, "CPU decode ended early");
+                ByteBuffer px = (ByteBuffer) f.image[0];
+                BgrImage im = new BgrImage(f.imageWidth, f.imageHeight, f.imageStride, px);
+                FloatBuffer out = FloatBuffer.allocate(3 * NET * NET);
+                pre.write(im, NET, NET, true, out, 0);
+                cpu.add(out);
+            }
+        }
+
+        int plane = NET * NET;
+        for (int i = 0; i < FRAMES; i++) {
+            double sum = 0;
+            float worst = 0;
+            for (int p = 0; p < plane; p++) {
+                for (int c = 0; c < 3; c++) {
+                    float d = Math.abs(Float.float16ToFloat(gpu.get(i)[p * 8 + c]) - cpu.get(i).get(c * plane + p));
+                    sum += d;
+                    worst = Math.max(worst, d);
+                }
+            }
+            double mean = sum / (3.0 * plane);
+            System.out.printf("frame %d: NVDEC vs CPU network input, mean |diff| %.5f, max %.4f%n", i, mean, worst);
+            // the CPU path's swscale (yuv420p -> BGR24, JavaCV's default flags) filters chroma and rounds its own
+            // way; edges of coloured shapes differ by more than a byte, flat areas by at most about one
+            assertTrue(mean <= 2.0 / 255, "frame " + i + ": mean difference " + mean);
+            assertTrue(worst <= 40f / 255, "frame " + i + ": max difference " + worst);
+        }
+        assertEquals(FRAMES, gpu.size());
+    }
+}
