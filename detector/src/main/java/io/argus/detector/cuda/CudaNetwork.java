@@ -9,7 +9,8 @@ import static org.bytedeco.cuda.global.cudart.cudaStreamBeginCapture;
 import static org.bytedeco.cuda.global.cudart.cudaStreamCaptureModeThreadLocal;
 import static org.bytedeco.cuda.global.cudart.cudaStreamEndCapture;
 
-import io.argus.detector.cuda.Convolution.Epilogue;
+import io.argus.detector.cuda.layers.Convolutional;
+import io.argus.detector.cuda.layers.Convolutional.Epilogue;
 import io.argus.detector.cuda.layers.GpuLayer;
 import io.argus.detector.cuda.layers.MaxPool;
 import io.argus.detector.cuda.layers.Route;
@@ -111,7 +112,7 @@ public final class CudaNetwork implements AutoCloseable {
                 stream.synchronize();
                 // the timing transient goes: the workspace is what the chosen plans need, before graphs take it
                 long need = 0;
-                for (GpuLayer l : layers) if (l instanceof Convolution c) need = Math.max(need, c.workspaceNeeded());
+                for (GpuLayer l : layers) if (l instanceof Convolutional c) need = Math.max(need, c.workspaceNeeded());
                 workspace.fit(need);
             }
             long planned = System.nanoTime();
@@ -206,9 +207,9 @@ public final class CudaNetwork implements AutoCloseable {
         return slot != null ? slot : own(layer);
     }
 
-    private Convolution convolution(ConvolutionalSpec c, ModelWeights weights) {
+    private Convolutional convolution(ConvolutionalSpec c, ModelWeights weights) {
         int i = c.index();
-        Convolution conv = new Convolution(c, weights.conv(i), viewOf(i - 1, c), ctx, workspace,
+        Convolutional conv = new Convolutional(c, weights.conv(i), viewOf(i - 1, c), ctx, workspace,
                 options.planSettings());
         CudaOptions.Fusion fusion = options.fusion();
         ShortcutSpec next = fusableShortcut(i);
@@ -235,7 +236,7 @@ public final class CudaNetwork implements AutoCloseable {
                 + c.strideX() + ", groups " + c.groups() + ") on " + ctx.device());
     }
 
-    private boolean configure(Convolution conv, int i, Epilogue e) {
+    private boolean configure(Convolutional conv, int i, Epilogue e) {
         TensorView slot = slotView(i);
         if (slot != null && conv.configure(maxBatch, slot, e, null, null, stream)) return true;
         return conv.configure(maxBatch, own(i), e, null, null, stream);

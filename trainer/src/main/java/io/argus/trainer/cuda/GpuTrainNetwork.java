@@ -11,6 +11,7 @@ import io.argus.detector.darknet.Shape;
 import io.argus.detector.darknet.ShortcutSpec;
 import io.argus.detector.darknet.UpsampleSpec;
 import io.argus.detector.darknet.YoloSpec;
+import io.argus.detector.cuda.layers.Convolutional;
 import io.argus.detector.cuda.layers.GpuLayer;
 import io.argus.detector.cuda.layers.MaxPool;
 import io.argus.detector.cuda.layers.Route;
@@ -24,6 +25,7 @@ import io.argus.gpu.GpuStream;
 import io.argus.gpu.Status;
 import io.argus.gpu.TensorView;
 import io.argus.gpu.Transfers;
+import io.argus.gpu.cudnn.Numerics;
 import io.argus.gpu.cudnn.PlanSettings;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,7 +91,7 @@ final class GpuTrainNetwork implements AutoCloseable {
             switch (l) {
                 case ConvolutionalSpec c -> {
                     act += gradientPlan.forwardOnly(l.index()) ? t : 2 * t;   // z; y unless forward-only
-                    scalars += 5L * 4 * TensorView.padded(c.filters());
+                    scalars += Convolutional.scalarBytes(TensorView.padded(c.filters()));
                 }
                 case RouteSpec r when isAlias(r) -> { }
                 case YoloSpec y -> {
@@ -149,9 +151,9 @@ final class GpuTrainNetwork implements AutoCloseable {
                         TensorView z = TensorView.own(actAt, y.channels(), y.height(), y.width(), type);
                         actAt += z.bytes(maxBatch);
                         boolean sole = gradientPlan.soleWriter(i);
-                        GpuConvolution conv = new GpuConvolution(c, arena.slot(i), out(i - 1), grad(i - 1), sole, z, y,
-                                dy, scalarAt, ctx);
-                        scalarAt += 5L * 4 * y.pixelStride();
+                        Convolutional conv = new Convolutional(c, out(i - 1), grad(i - 1), z, y, dy,
+                                training(c, arena.slot(i), scalarAt, sole));
+                        scalarAt += Convolutional.scalarBytes(y.pixelStride());
                         yield conv;
                     }
                     case MaxPoolSpec m -> new MaxPool(m, out(i - 1), grad(i - 1), y, dy, ctx.context);
@@ -180,6 +182,24 @@ final class GpuTrainNetwork implements AutoCloseable {
     }
 
     private static long align(long bytes) { return (bytes + 255) & ~255L; }
+
+    /**
+     * What convolution {@code c} borrows from this network: the context's stream, cuDNN handle and workspace, the
+     * arenas' addresses of its parameters (the slot's), the shared reduction rows and its own per-channel arrays at
+     * {@code scalars}.
+     */
+    private Convolutional.Training training(ConvolutionalSpec c, ParameterArena.Slot slot, long scalars,
+                                            boolean soleWriter) {
+        Numerics numerics = ctx.precision == Precision.MIXED ? Numerics.HALF
+                : ctx.options.strictFp32() ? Numerics.IEEE_FLOAT : Numerics.TF32;
+        long gamma = c.batchNormalize() ? ctx.master + 4 * slot.scales() : 0;
+        long rollingMean = c.batchNormalize() ? ctx.statistics + 4 * slot.statistics() : 0;
+        return new Convolutional.Training(ctx.context, ctx.stream, ctx.cudnn, ctx.workspace, ctx.precision.storage(),
+                numerics, ctx.options.workspaceLimit(), ctx.options.modeName(), ctx.stored(ctx.working, slot.weights()),
+                ctx.stored(ctx.passGradient, slot.weights()), slot.filterChannels(), gamma,
+                ctx.master + 4 * slot.biases(), ctx.gradient + 4 * slot.biases(), ctx.gradient + 4 * slot.scales(),
+                rollingMean, ctx.partials, scalars, soleWriter);
+    }
 
     /** The layer whose gradient tensor layer {@code index}'s gradient is (itself, or the source of an alias route). */
     static int owner(NetworkSpec spec, int index) {
@@ -252,7 +272,7 @@ final class GpuTrainNetwork implements AutoCloseable {
         long chosen = workspaceNeeded();
         boolean any = false;
         for (GpuLayer l : layers) {
-            if (l instanceof GpuConvolution c && !c.planned(n)) {
+            if (l instanceof Convolutional c && !c.planned(n)) {
                 long budget = Math.min(o.workspaceLimit(), chosen + headroom);
                 chosen = Math.max(chosen, c.plan(n, settings.withWorkspaceLimit(budget)));
                 any = true;
@@ -265,7 +285,7 @@ final class GpuTrainNetwork implements AutoCloseable {
 
     long workspaceNeeded() {
         long most = 0;
-        for (GpuLayer l : layers) if (l instanceof GpuConvolution c) most = Math.max(most, c.workspaceNeeded());
+        for (GpuLayer l : layers) if (l instanceof Convolutional c) most = Math.max(most, c.workspaceNeeded());
         return most;
     }
 
@@ -334,7 +354,7 @@ final class GpuTrainNetwork implements AutoCloseable {
         clearForPass();
         for (int i = 0; i < count; i++) {
             GpuLayer l = layers.get(i);
-            if (l instanceof GpuConvolution c) {
+            if (l instanceof Convolutional c) {
                 float[] p = c.profile(n, false);
                 parts[i] = new float[] {p[0], p[1], 0, 0, 0};
                 fwd[i] = p[0] + p[1];
@@ -347,7 +367,7 @@ final class GpuTrainNetwork implements AutoCloseable {
         for (int i = count - 1; i >= 0; i--) {
             GpuLayer l = layers.get(i);
             clearGradients(gradientPlan.backwardStep(i));   // outside the timed parts, as clearForPass is
-            if (l instanceof GpuConvolution c) {
+            if (l instanceof Convolutional c) {
                 float[] p = c.profile(n, true);
                 parts[i][2] = p[0];
                 parts[i][3] = p[1];
@@ -438,7 +458,7 @@ final class GpuTrainNetwork implements AutoCloseable {
 
     /** Batch mean and variance (n-1) of the last forward of convolution {@code index} (null without batch norm). */
     float[][] batchStatistics(int index) {
-        if (!(layers.get(index) instanceof GpuConvolution c) || !c.convolution().batchNormalize()) return null;
+        if (!(layers.get(index) instanceof Convolutional c) || !c.convolution().batchNormalize()) return null;
         ctx.stream.synchronize();
         int f = c.convolution().filters();
         return new float[][] {Transfers.downloadFloats(c.scalars(0), f), Transfers.downloadFloats(c.scalars(2), f)};
@@ -449,7 +469,7 @@ final class GpuTrainNetwork implements AutoCloseable {
         StringBuilder s = new StringBuilder();
         for (GpuLayer l : layers) {
             s.append(String.format(Locale.ROOT, "%3d %-40s", l.spec().index(), l.describe()));
-            if (l instanceof GpuConvolution c) s.append(' ').append(c.describePlan(n));
+            if (l instanceof Convolutional c) s.append(' ').append(c.describePlan(n));
             s.append('\n');
         }
         return s.toString();

@@ -1,8 +1,113 @@
-// Batch normalization in training, per channel over images and pixels, as io.argus.trainer.nn.ConvolutionalTrainLayer:
-// the batch's mean and variance (n-1), the rolling statistics moved 1% towards them, then scale, bias and the
-// activation; backward is the exact gradient through the batch statistics. Statistics and parameters are FP32;
-// z (the convolution's output), y and the gradients are T. Per-channel arrays are S long (S = padded channels).
+// The [convolutional] layer's kernels (io.argus.detector.cuda.layers.Convolutional), for both networks; cuDNN does
+// the convolution itself.
+//
+// Inference, FP16 views: (a) bias + activation in one pass over an FP16 NHWC view, in place: the epilogue for
+// convolutions whose activation cuDNN could not fuse (bias_activation_vec8 / _scalar, plain extern "C").
+//
+// Training, templated over the storage type T (INSTANTIATE: NAME_h, NAME_f):
+// (b) a convolution without batch norm: y = act(z + bias); backward turns dy into dL/dz = dy act'(z + bias) in place
+//     and sums it per channel for the bias gradient (FP32).
+// (c) batch normalization, per channel over images and pixels, as io.argus.trainer.nn.ConvolutionalTrainLayer: the
+//     batch's mean and variance (n-1), the rolling statistics moved 1% towards them, then scale, bias and the
+//     activation; backward is the exact gradient through the batch statistics. Statistics and parameters are FP32;
+//     z (the convolution's output), y and the gradients are T. Per-channel arrays are S long (S = padded channels).
 #include "train_common.cuh"
+
+// ---- (a) inference: bias + activation on FP16 views ----
+
+extern "C" __global__ void bias_activation_vec8(half_t* data, long long image, int pixel, int offset,
+                                                const float* bias, int channels, int pixels, int n, int act) {
+    int groups = channels >> 3;
+    FOR_EACH(t, n * pixels * groups) {
+        int g = t % groups;
+        int rest = t / groups;
+        int p = rest % pixels;
+        int b = rest / pixels;
+        half_t* ptr = data + at(b, image, p, pixel, offset, g << 3);
+        float v[8];
+        load8(ptr, v);
+#pragma unroll
+        for (int i = 0; i < 8; i++) v[i] = activate(v[i] + bias[(g << 3) + i], act);
+        store8(ptr, v);
+    }
+}
+
+extern "C" __global__ void bias_activation_scalar(half_t* data, long long image, int pixel, int offset,
+                                                  const float* bias, int channels, int pixels, int n, int act) {
+    FOR_EACH(t, n * pixels * channels) {
+        int c = t % channels;
+        int rest = t / channels;
+        int p = rest % pixels;
+        int b = rest / pixels;
+        half_t* ptr = data + at(b, image, p, pixel, offset, c);
+        *ptr = f2h(activate(h2f(*ptr) + bias[c], act));
+    }
+}
+
+// ---- (b) training without batch norm: bias + activation ----
+
+#define BIAS_ACT_PARAMS(T) (const T* z, T* y, long long pixels, int S, int C, const float* bias, int act)
+
+template <typename T>
+__device__ void bias_act BIAS_ACT_PARAMS(T) {
+    int groups = S >> 3;
+    FOR_EACH_LONG(t, pixels * groups) {
+        int c0 = (int) (t % groups) << 3;
+        long long at = (t / groups) * S + c0;
+        float v[8];
+        ld8(z + at, v);
+#pragma unroll
+        for (int i = 0; i < 8; i++) v[i] = c0 + i < C ? activate(v[i] + bias[c0 + i], act) : 0.f;
+        st8(y + at, v);
+    }
+}
+INSTANTIATE(bias_act, BIAS_ACT_PARAMS, (z, y, pixels, S, C, bias, act))
+
+#define BIAS_ACT_BACKWARD_PARAMS(T) (T* dy, const T* z, long long pixels, int S, int C, const float* bias, int act, \
+                                     float* partial)
+
+template <typename T>
+__device__ void bias_act_backward BIAS_ACT_BACKWARD_PARAMS(T) {
+    __shared__ float sDa[MAX_STRIDE];
+    __shared__ float sUnused[MAX_STRIDE];
+    clear_channels(sDa, sUnused, S);
+    Lanes l = reduction_lanes(S >> 3);
+    if (l.active) {
+        int c0 = l.group << 3;
+        float b[8], da[8];
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            b[i] = c0 + i < C ? bias[c0 + i] : 0.f;
+            da[i] = 0.f;
+        }
+        for (long long p = l.first; p < pixels; p += l.step) {
+            float d[8], v[8];
+            ld8(dy + p * S + c0, d);
+            ld8(z + p * S + c0, v);
+#pragma unroll
+            for (int i = 0; i < 8; i++) {
+                d[i] = c0 + i < C ? d[i] * activate_grad(v[i] + b[i], act) : 0.f;
+                da[i] += d[i];
+            }
+            st8(dy + p * S + c0, d);
+        }
+#pragma unroll
+        for (int i = 0; i < 8; i++) if (c0 + i < C) atomicAdd(&sDa[c0 + i], da[i]);
+    }
+    write_partials(sDa, sUnused, S, partial);
+}
+INSTANTIATE(bias_act_backward, BIAS_ACT_BACKWARD_PARAMS, (dy, z, pixels, S, C, bias, act, partial))
+
+// biasGradient[c] += the per-channel sums of the blocks' rows. One block per 8 channels.
+extern "C" __global__ void bias_backward_finalize(const float* partial, int blocks, int C, int S,
+                                                  float* biasGradient) {
+    __shared__ double sums[2][8];
+    sum_rows8(partial, blocks, S, sums);
+    int c = blockIdx.x * 8 + threadIdx.x;
+    if (threadIdx.x < 8 && c < C) biasGradient[c] += (float) sums[0][threadIdx.x];
+}
+
+// ---- (c) training with batch norm ----
 
 // Sums of (z - shift) and (z - shift)^2 per channel, shift = the rolling mean (near the batch mean, so the one-pass
 // variance does not cancel).

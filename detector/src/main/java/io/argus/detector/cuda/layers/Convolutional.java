@@ -1,0 +1,669 @@
+package io.argus.detector.cuda.layers;
+
+import io.argus.detector.cuda.KernelCodes;
+import io.argus.detector.darknet.Activation;
+import io.argus.detector.darknet.ConvWeights;
+import io.argus.detector.darknet.ConvolutionalSpec;
+import io.argus.detector.darknet.LayerSpec;
+import io.argus.gpu.CudaException;
+import io.argus.gpu.CudnnDescriptor;
+import io.argus.gpu.DeviceContext;
+import io.argus.gpu.ElementType;
+import io.argus.gpu.GpuBuffer;
+import io.argus.gpu.GpuStream;
+import io.argus.gpu.KernelLaunch;
+import io.argus.gpu.TensorView;
+import io.argus.gpu.Transfers;
+import io.argus.gpu.Workspace;
+import io.argus.gpu.cudnn.ConvolutionOperation;
+import io.argus.gpu.cudnn.ConvolutionPlan;
+import io.argus.gpu.cudnn.ConvolutionPlanner;
+import io.argus.gpu.cudnn.ConvolutionProblem;
+import io.argus.gpu.cudnn.Numerics;
+import io.argus.gpu.cudnn.Operands;
+import io.argus.gpu.cudnn.PlanSettings;
+import io.argus.gpu.cudnn.StridedShape;
+import java.util.HashMap;
+import java.util.Map;
+import org.bytedeco.cuda.cudart.CUstream_st;
+import org.bytedeco.cuda.cudnn.cudnnContext;
+
+/**
+ * [convolutional] on cuDNN (the device's {@link ConvolutionPlanner}) and kernels/convolutional.cu, for both networks.
+ *
+ * <p><b>Inference</b> ({@link #Convolutional(ConvolutionalSpec, ConvWeights, TensorView, DeviceContext, Workspace,
+ * PlanSettings)}): batch norm folded into FP16 weights this layer owns (KRSC, input and output channels padded with
+ * zeros to multiples of 8), FP32 accumulation. The network first {@link #configure}s it for its largest batch, trying
+ * the most fused form first (bias + activation, and a following [shortcut], inside cuDNN's kernel; writing straight
+ * into a route's buffer); when cuDNN has no engine for that, a plain convolution plus our bias_activation kernel.
+ * {@link #prepare} plans the other batch sizes in that form; forward only enqueues (CUDA graphs capture it).
+ *
+ * <p><b>Training</b> ({@link #Convolutional(ConvolutionalSpec, TensorView, TensorView, TensorView, TensorView,
+ * TensorView, Training)}): forward: cuDNN writes z = conv(x, W) from the working weights; with batch norm, one
+ * reduction pass sums z per channel, a per-channel kernel turns the sums into the batch mean, variance (n-1) and
+ * 1/sigma and moves the rolling statistics, and one elementwise pass writes y = act(gamma x-hat + beta); without it,
+ * y = act(z + bias). Backward: dy (already summed by every consumer) becomes dL/dz in place (batch norm: a reduction
+ * pass for sum(da) and sum(da x-hat) into the bias and scale gradients, then the elementwise pass), then cuDNN adds
+ * dL/dx into the input's gradient and writes this pass's dW. z is kept for backward, where x-hat and the
+ * pre-activation are recomputed from it. The network {@link #plan}s each batch size (forward, backward data,
+ * backward filter) within a workspace budget, so it can bound the planning peak and fit the workspace afterwards.
+ *
+ * <p>Why two constructors and not two classes or a mode flag: the two roles share the spec, the input view, the
+ * planner, the per-batch plans and variant packs (keyed by the workspace's version) and the kernel file, but own
+ * different things. Inference owns its folded FP16 weights and chooses its output view and epilogue after
+ * construction (the route placement and shortcut fusion are the network's decisions), so its output is set by
+ * {@link #configure}; training owns nothing: the parameters, their gradients, the rolling statistics, the FP32
+ * reduction rows and the per-channel scratch live in the trainer's arenas, lent as addresses in a {@link Training}
+ * record (so this module never depends on the trainer), and its views are fixed at construction. Which constructor
+ * built the layer is the mode ({@code training != null}); a mode enum beside the arguments would allow
+ * combinations (folded weights with gradients) that no network uses.
+ */
+public final class Convolutional implements GpuLayer {
+    private static final String FILE = "convolutional.cu";
+
+    /** What runs after the convolution inside the cuDNN kernel (inference). */
+    public enum Epilogue { NONE, BIAS_ACTIVATION, BIAS_ACTIVATION_RESIDUAL }
+
+    /**
+     * What a training network lends a convolution: its stream and the cuDNN handle bound to it, cuDNN's workspace
+     * (grown while planning, fitted afterwards) and the configured most of it ({@code workspaceLimit}); the storage
+     * type and how cuDNN may compute; {@code mode} (for messages); addresses in the trainer's arenas: the working
+     * weights and this pass's weight gradient (storage type, [paddedFilters][size][size][filterChannels]), gamma
+     * (FP32 masters, 0 without batch norm) and beta (the bias without it), the FP32 bias and scale gradients, the
+     * rolling mean (0 without batch norm; the variance follows it, one padded stride later), the FP32 reduction rows
+     * shared by all layers and this layer's own 5 per-channel FP32 arrays (mean, inv, variance, meanTerm,
+     * varianceTerm; a padded stride each); {@code soleWriter}: no other layer adds into dx, so backward-data writes
+     * it instead of adding (beta 0).
+     */
+    public record Training(DeviceContext context, GpuStream stream, cudnnContext cudnn, Workspace workspace,
+                           ElementType storage, Numerics numerics, long workspaceLimit, String mode, long weights,
+                           long passGradient, int filterChannels, long gamma, long beta, long biasGradient,
+                           long scaleGradient, long rollingMean, long partials, long scalars, boolean soleWriter) {}
+
+    private final ConvolutionalSpec spec;
+    private final DeviceContext ctx;
+    private final Workspace workspace;
+    private final TensorView x;
+    /** Per batch size: the plans of forward, backward data (training with dx) and backward filter (training). */
+    private final Map<Integer, ConvolutionPlan[]> plans = new HashMap<>();
+    /** Per operation: the variant pack of its pointers and the workspace of {@link #packVersion}. */
+    private final CudnnDescriptor[] packs = new CudnnDescriptor[3];
+    private int packVersion = -1;
+
+    // inference (training == null)
+    private final PlanSettings settings;
+    private final int inChannels;
+    private final int paddedFilters;
+    private final GpuBuffer weights;
+    private final GpuBuffer biasHalf;
+    private final GpuBuffer biasFloat;
+    private TensorView y;
+    private int outChannels;
+    private Epilogue epilogue;
+    private TensorView residual;
+    private Activation shortcutActivation;
+    private KernelLaunch biasActivation;
+    private int biasActivationN;
+
+    // training (training != null)
+    private final Training training;
+    private final TensorView dx;
+    private final TensorView z;
+    private final TensorView dy;
+    private final int stride;
+    private final long pixelsPerImage;
+    private final KernelLaunch stats, finalize, apply, backReduce, backFinalize, backApply;
+    private final int statsN, finalizeCount, applyN, backReduceN, backFinalizeCount, backApplyN, finalizeBlocks,
+            backFinalizeBlocks;
+    private final boolean accumulateInputGradient;
+
+    /** Inference: FP16, batch norm folded into the weights; {@link #configure} then places the output. */
+    public Convolutional(ConvolutionalSpec spec, ConvWeights params, TensorView x, DeviceContext ctx,
+                         Workspace workspace, PlanSettings settings) {
+        this.spec = spec;
+        this.ctx = ctx;
+        this.workspace = workspace;
+        this.settings = settings;
+        this.x = x;
+        this.training = null;
+        this.dx = null;
+        this.z = null;
+        this.dy = null;
+        this.stride = 0;
+        this.pixelsPerImage = 0;
+        this.stats = this.finalize = this.apply = this.backReduce = this.backFinalize = this.backApply = null;
+        this.statsN = this.finalizeCount = this.applyN = this.backReduceN = this.backFinalizeCount = this.backApplyN
+                = this.finalizeBlocks = this.backFinalizeBlocks = 0;
+        this.accumulateInputGradient = false;
+        if (x.channelOffset() % 8 != 0) {
+            throw new CudaException("layer " + spec.index() + " (line " + spec.line() + "): input channels start at "
+                    + x.channelOffset() + ", not a multiple of 8; the CUDA backend needs 16-byte aligned inputs");
+        }
+        int cin = spec.input().channels();
+        this.inChannels = spec.groups() == 1 && x.channelOffset() + TensorView.padded(cin) <= x.pixelStride()
+                ? TensorView.padded(cin) : cin;
+        this.paddedFilters = TensorView.padded(spec.filters());
+        float[][] folded = params.folded();
+        this.weights = GpuBuffer.device(2L * paddedFilters * spec.size() * spec.size() * (inChannels / spec.groups()),
+                "weights of layer " + spec.index());
+        Transfers.upload(weights.address(), krsc(folded[0]));
+        float[] bias = new float[paddedFilters];
+        System.arraycopy(folded[1], 0, bias, 0, spec.filters());
+        this.biasHalf = GpuBuffer.device(2L * paddedFilters, "bias of layer " + spec.index());
+        Transfers.upload(biasHalf.address(), Transfers.toHalves(bias));
+        this.biasFloat = GpuBuffer.device(4L * paddedFilters, "bias of layer " + spec.index());
+        Transfers.upload(biasFloat.address(), bias);
+    }
+
+    /**
+     * Training: z (this layer's pre-normalization output, kept for backward), y and dy are the network's views of
+     * the storage type; dx is null where the input has no gradient. Everything else is lent in {@code t}.
+     */
+    public Convolutional(ConvolutionalSpec spec, TensorView x, TensorView dx, TensorView z, TensorView y,
+                         TensorView dy, Training t) {
+        this.spec = spec;
+        this.ctx = t.context();
+        this.workspace = t.workspace();
+        this.x = x;
+        this.settings = null;
+        this.inChannels = 0;
+        this.paddedFilters = 0;
+        this.weights = this.biasHalf = this.biasFloat = null;
+        this.training = t;
+        this.accumulateInputGradient = !t.soleWriter();
+        this.dx = dx;
+        this.z = z;
+        this.y = y;
+        this.dy = dy;
+        this.stride = y.pixelStride();
+        this.pixelsPerImage = y.pixels();
+        int act = KernelCodes.activation(spec.activation());
+        long gamma = t.gamma();
+        long beta = t.beta();
+        long scalars = t.scalars();
+        long mean = scalars, inv = scalars + 4L * stride, variance = scalars + 8L * stride;
+        long meanTerm = scalars + 12L * stride, varianceTerm = scalars + 16L * stride;
+        long rollingMean = t.rollingMean();
+        long rollingVariance = rollingMean + 4L * stride;
+        long partials = t.partials();
+        ElementType type = t.storage();
+        int c = spec.filters();
+        long maxPixels = 0;   // the pixel counts are set per call, from the batch size
+        int groups = stride / 8;
+        if (spec.batchNormalize()) {
+            stats = KernelLaunch.of(ctx.kernels(), FILE, "bn_stats", type);
+            stats.pointer(z.address());
+            statsN = stats.i64(maxPixels);
+            stats.i32(stride);
+            stats.pointer(rollingMean);
+            stats.pointer(partials);
+
+            finalize = KernelLaunch.of(ctx.kernels(), FILE, "bn_finalize");
+            finalize.pointer(partials);
+            finalizeBlocks = finalize.i32(1);
+            finalize.i32(c);
+            finalize.i32(stride);
+            finalizeCount = finalize.i64(1);
+            finalize.pointer(rollingMean);
+            finalize.pointer(rollingVariance);
+            finalize.pointer(mean);
+            finalize.pointer(inv);
+            finalize.pointer(variance);
+            finalize.f32(ConvWeights.BN_EPSILON);
+
+            apply = KernelLaunch.of(ctx.kernels(), FILE, "bn_apply", type);
+            apply.pointer(z.address());
+            apply.pointer(y.address());
+            applyN = apply.i64(maxPixels);
+            apply.i32(stride);
+            apply.i32(c);
+            apply.pointer(mean);
+            apply.pointer(inv);
+            apply.pointer(gamma);
+            apply.pointer(beta);
+            apply.i32(act);
+
+            backReduce = KernelLaunch.of(ctx.kernels(), FILE, "bn_backward_reduce", type);
+            backReduce.pointer(dy.address());
+            backReduce.pointer(z.address());
+            backReduceN = backReduce.i64(maxPixels);
+            backReduce.i32(stride);
+            backReduce.i32(c);
+            backReduce.pointer(mean);
+            backReduce.pointer(inv);
+            backReduce.pointer(gamma);
+            backReduce.pointer(beta);
+            backReduce.i32(act);
+            backReduce.pointer(partials);
+
+            backFinalize = KernelLaunch.of(ctx.kernels(), FILE, "bn_backward_finalize");
+            backFinalize.pointer(partials);
+            backFinalizeBlocks = backFinalize.i32(1);
+            backFinalize.i32(c);
+            backFinalize.i32(stride);
+            backFinalizeCount = backFinalize.i64(1);
+            backFinalize.pointer(gamma);
+            backFinalize.pointer(t.biasGradient());
+            backFinalize.pointer(t.scaleGradient());
+            backFinalize.pointer(meanTerm);
+            backFinalize.pointer(varianceTerm);
+
+            backApply = KernelLaunch.of(ctx.kernels(), FILE, "bn_backward_apply", type);
+            backApply.pointer(dy.address());
+            backApply.pointer(z.address());
+            backApplyN = backApply.i64(maxPixels);
+            backApply.i32(stride);
+            backApply.i32(c);
+            backApply.pointer(mean);
+            backApply.pointer(inv);
+            backApply.pointer(gamma);
+            backApply.pointer(beta);
+            backApply.i32(act);
+            backApply.pointer(meanTerm);
+            backApply.pointer(varianceTerm);
+        } else {
+            stats = null;
+            statsN = 0;
+            finalize = null;
+            finalizeBlocks = 0;
+            finalizeCount = 0;
+
+            apply = KernelLaunch.of(ctx.kernels(), FILE, "bias_act", type);
+            apply.pointer(z.address());
+            apply.pointer(y.address());
+            applyN = apply.i64(maxPixels);
+            apply.i32(stride);
+            apply.i32(c);
+            apply.pointer(beta);
+            apply.i32(act);
+
+            backReduce = KernelLaunch.of(ctx.kernels(), FILE, "bias_act_backward", type);
+            backReduce.pointer(dy.address());
+            backReduce.pointer(z.address());
+            backReduceN = backReduce.i64(maxPixels);
+            backReduce.i32(stride);
+            backReduce.i32(c);
+            backReduce.pointer(beta);
+            backReduce.i32(act);
+            backReduce.pointer(partials);
+
+            backFinalize = KernelLaunch.of(ctx.kernels(), FILE, "bias_backward_finalize");
+            backFinalize.pointer(partials);
+            backFinalizeBlocks = backFinalize.i32(1);
+            backFinalize.i32(c);
+            backFinalize.i32(stride);
+            backFinalize.pointer(t.biasGradient());
+            backFinalizeCount = -1;
+
+            backApply = null;
+            backApplyN = 0;
+        }
+        if (groups > 256) {
+            throw new IllegalArgumentException("layer " + spec.index() + ": " + spec.filters() + " filters, the CUDA "
+                    + "trainer handles at most 2048 channels per layer");
+        }
+    }
+
+    /** Darknet's [filters][c/groups][size][size] to [paddedFilters][size][size][inChannels/groups], as FP16. */
+    private short[] krsc(float[] w) {
+        int k = spec.filters();
+        int c = spec.groupChannels();
+        int s = spec.size();
+        int cp = inChannels / spec.groups();
+        short[] out = new short[paddedFilters * s * s * cp];
+        for (int f = 0; f < k; f++) {
+            for (int ch = 0; ch < c; ch++) {
+                for (int r = 0; r < s; r++) {
+                    for (int q = 0; q < s; q++) {
+                        out[((f * s + r) * s + q) * cp + ch] = Float.floatToFloat16(w[((f * c + ch) * s + r) * s + q]);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private boolean training() { return training != null; }
+
+    private void requireInference(String what) {
+        if (training()) throw new IllegalStateException(what + ": an inference convolution's operation");
+    }
+
+    private void requireTraining(String what) {
+        if (!training()) throw new IllegalStateException(what + ": a training convolution's operation");
+    }
+
+    // ---- inference: configuring the form ----
+
+    /**
+     * Inference: tries to plan this convolution for {@code n} images writing {@code out}, with the given epilogue
+     * (and residual for a fused shortcut). On success the form is kept for every batch size; on failure nothing
+     * changes.
+     */
+    public boolean configure(int n, TensorView out, Epilogue e, TensorView res, Activation resActivation,
+                             GpuStream stream) {
+        requireInference("configure");
+        int oc = out.channels() % 8 != 0 && out.channelOffset() + paddedFilters <= out.pixelStride()
+                ? paddedFilters : out.channels();
+        if (out.channelOffset() % 8 != 0) return false;
+        TensorView oldY = y;
+        int oldOc = outChannels;
+        Epilogue oldE = epilogue;
+        TensorView oldR = residual;
+        Activation oldA = shortcutActivation;
+        y = out;
+        outChannels = oc;
+        epilogue = e;
+        residual = res;
+        shortcutActivation = resActivation;
+        ConvolutionPlan p = inferencePlan(n, stream);
+        if (p == null) {
+            y = oldY;
+            outChannels = oldOc;
+            epilogue = oldE;
+            residual = oldR;
+            shortcutActivation = oldA;
+            return false;
+        }
+        plans.clear();
+        plans.put(n, forwardOnly(p));
+        packVersion = -1;
+        if (e == Epilogue.NONE) {
+            biasActivation = KernelLaunch.of(ctx.kernels(), FILE, vectorOut() ? "bias_activation_vec8" : "bias_activation_scalar");
+            biasActivation.view(y);
+            biasActivation.pointer(biasFloat.address());
+            biasActivation.i32(outChannels);
+            biasActivation.i32(y.pixels());
+            biasActivationN = biasActivation.i32(n);
+            biasActivation.i32(KernelCodes.activation(spec.activation()));
+        }
+        return true;
+    }
+
+    private static ConvolutionPlan[] forwardOnly(ConvolutionPlan p) {
+        ConvolutionPlan[] a = new ConvolutionPlan[3];
+        a[ConvolutionOperation.FORWARD.ordinal()] = p;
+        return a;
+    }
+
+    private boolean vectorOut() {
+        return outChannels % 8 == 0 && y.channelOffset() % 8 == 0 && y.pixelStride() % 8 == 0;
+    }
+
+    /** The planner's problem for n images in the configured inference form. */
+    private ConvolutionProblem inferenceProblem(int n) {
+        io.argus.gpu.cudnn.Epilogue e = switch (epilogue) {
+            case NONE -> io.argus.gpu.cudnn.Epilogue.NONE;
+            case BIAS_ACTIVATION -> io.argus.gpu.cudnn.Epilogue.biasActivation(activation(spec.activation()));
+            case BIAS_ACTIVATION_RESIDUAL -> io.argus.gpu.cudnn.Epilogue.biasActivationResidual(
+                    activation(spec.activation()), activation(shortcutActivation));
+        };
+        Operands o = operands(ConvolutionOperation.FORWARD);
+        return new ConvolutionProblem(ConvolutionOperation.FORWARD, Numerics.HALF, StridedShape.of(x, n, inChannels),
+                StridedShape.of(y, n, outChannels), inChannels / spec.groups(), spec.size(), spec.strideY(),
+                spec.strideX(), spec.pad(), e, residual == null ? null : StridedShape.of(residual, n, outChannels), 0f,
+                ConvolutionProblem.alignmentOf(o.input(), o.filter(), o.output(), o.bias(), o.residual()));
+    }
+
+    static io.argus.gpu.cudnn.Epilogue.Activation activation(Activation a) {
+        return io.argus.gpu.cudnn.Epilogue.Activation.valueOf(a.name());
+    }
+
+    /** The device planner's plan for n images (null when cuDNN has no engine for this form). */
+    private ConvolutionPlan inferencePlan(int n, GpuStream stream) {
+        return ConvolutionPlanner.of(ctx).plan(inferenceProblem(n), operands(ConvolutionOperation.FORWARD), workspace,
+                stream, ctx.cudnn(), settings);
+    }
+
+    /** The inference form chosen by {@link #configure}. */
+    public Epilogue epilogue() { return epilogue; }
+
+    // ---- both: operands, plans, variant packs ----
+
+    /**
+     * The pointers of one operation by role: input-shaped (x or dx), filter-shaped (W or dW), output-shaped (y, z
+     * or dz); in inference also the FP16 bias and the residual of a fused epilogue.
+     */
+    private Operands operands(ConvolutionOperation op) {
+        if (!training()) {
+            return new Operands(x.address(), weights.address(), y.address(),
+                    epilogue == Epilogue.NONE ? 0 : biasHalf.address(), residual == null ? 0 : residual.address());
+        }
+        return switch (op) {
+            case FORWARD -> Operands.of(x.address(), training.weights(), z.address());
+            case BACKWARD_DATA -> Operands.of(dx.address(), training.weights(), dy.address());
+            case BACKWARD_FILTER -> Operands.of(x.address(), training.passGradient(), dy.address());
+        };
+    }
+
+    private cudnnContext cudnn() { return training() ? training.cudnn() : ctx.cudnn(); }
+
+    private void execute(ConvolutionOperation op, int n) {
+        ConvolutionPlan[] p = plans.get(n);
+        if (p == null) {
+            throw new IllegalStateException("layer " + spec.index() + ": batch " + n
+                    + (training() ? " not planned" : " not prepared"));
+        }
+        if (packVersion != workspace.version()) {
+            for (int i = 0; i < 3; i++) {
+                if (packs[i] != null) packs[i].close();
+                packs[i] = null;
+            }
+            packVersion = workspace.version();
+        }
+        int i = op.ordinal();
+        if (packs[i] == null) packs[i] = operands(op).pack(workspace.address());
+        p[i].execute(cudnn(), packs[i]);
+    }
+
+    private static long workspaceNeeded(ConvolutionPlan[] p) {
+        long most = 0;
+        for (ConvolutionPlan c : p) if (c != null) most = Math.max(most, c.workspaceBytes());
+        return most;
+    }
+
+    /** The largest workspace any planned operation needs. */
+    public long workspaceNeeded() {
+        long most = 0;
+        for (ConvolutionPlan[] p : plans.values()) most = Math.max(most, workspaceNeeded(p));
+        return most;
+    }
+
+    // ---- training: planning ----
+
+    /** How many bytes a training layer's own per-channel FP32 arrays take ({@link Training#scalars}). */
+    public static long scalarBytes(int paddedStride) { return 5L * 4 * paddedStride; }
+
+    private ConvolutionProblem trainingProblem(ConvolutionOperation op, int n) {
+        Operands o = operands(op);
+        return ConvolutionProblem.plain(op, training.numerics(),
+                StridedShape.dense(n, x.pixelStride(), spec.input().height(), spec.input().width(), x.pixelStride()),
+                StridedShape.dense(n, stride, spec.output().height(), spec.output().width(), stride),
+                training.filterChannels(), spec.size(), spec.strideY(), spec.strideX(), spec.pad(),
+                op == ConvolutionOperation.BACKWARD_DATA && accumulateInputGradient ? 1f : 0f,
+                ConvolutionProblem.alignmentOf(o.input(), o.filter(), o.output()));
+    }
+
+    /**
+     * Training: plans forward, backward data (when the input has a gradient) and backward filter for batch n through
+     * the device's planner (the buffers are scratch while timing), each within {@code settings}' workspace limit,
+     * else within the configured one. Returns the plans' largest workspace.
+     */
+    public long plan(int n, PlanSettings settings) {
+        requireTraining("plan");
+        ConvolutionPlan[] p = new ConvolutionPlan[3];
+        ConvolutionPlanner planner = ConvolutionPlanner.of(ctx);
+        for (ConvolutionOperation op : ConvolutionOperation.values()) {
+            if (op == ConvolutionOperation.BACKWARD_DATA && dx == null) continue;
+            p[op.ordinal()] = planner.plan(trainingProblem(op, n), operands(op), workspace, training.stream(),
+                    training.cudnn(), settings);
+            if (p[op.ordinal()] == null && settings.workspaceLimit() < training.workspaceLimit()) {
+                // nothing within the planning budget: the configured limit, at the cost of a higher planning peak
+                settings = settings.withWorkspaceLimit(training.workspaceLimit());
+                p[op.ordinal()] = planner.plan(trainingProblem(op, n), operands(op), workspace, training.stream(),
+                        training.cudnn(), settings);
+            }
+            if (p[op.ordinal()] == null) {
+                throw new CudaException("layer " + spec.index() + " (" + spec.size() + "x" + spec.size() + "/"
+                        + spec.strideX() + " " + spec.input().channels() + "->" + spec.filters() + "): cuDNN offers no "
+                        + op + " engine for " + training.mode() + " NHWC within "
+                        + GpuBuffer.mib(settings.workspaceLimit()) + " of workspace");
+            }
+        }
+        plans.put(n, p);
+        return workspaceNeeded(p);
+    }
+
+    /** Training: whether batch n is planned. */
+    public boolean planned(int n) { return plans.containsKey(n); }
+
+    /** Training: the layer's own per-channel arrays: 0 mean, 1 inv, 2 variance (of the last forward's batch). */
+    public long scalars(int which) {
+        requireTraining("scalars");
+        return training.scalars() + 4L * which * stride;
+    }
+
+    // ---- GpuLayer ----
+
+    @Override
+    public LayerSpec spec() { return spec; }
+
+    /** The [convolutional] spec (filters, batch norm, ...). */
+    public ConvolutionalSpec convolution() { return spec; }
+
+    @Override
+    public TensorView output() { return y; }
+
+    @Override
+    public TensorView gradient() { return dy; }
+
+    /**
+     * Inference: plans batch n in the form chosen for the largest batch. Training plans through {@link #plan}
+     * (the network bounds the planning peak), so this does nothing there.
+     */
+    @Override
+    public void prepare(int n, GpuStream stream) {
+        if (training() || plans.containsKey(n)) return;
+        ConvolutionPlan p = inferencePlan(n, stream);
+        if (p == null) {
+            throw new CudaException("layer " + spec.index() + " (convolutional, line " + spec.line() + "): cuDNN has no "
+                    + "engine for batch " + n + " in the form chosen for the largest batch (" + epilogue + ")");
+        }
+        plans.put(n, forwardOnly(p));
+    }
+
+    /**
+     * Inference: the convolution with its configured epilogue (plus the bias_activation kernel where cuDNN fused
+     * none). Training: z = conv(x, W), then batch statistics (or the bias) and the activation into y, enqueued on
+     * the training stream ({@code stream} is that stream: its cuDNN handle is bound to it).
+     */
+    @Override
+    public void forward(int n, GpuStream stream) {
+        if (training()) {
+            convolve(n);
+            normalize(n);
+            return;
+        }
+        execute(ConvolutionOperation.FORWARD, n);
+        if (epilogue == Epilogue.NONE) {
+            biasActivation.setInt(biasActivationN, n);
+            biasActivation.launch(KernelLaunch.grid((long) n * y.pixels() * (vectorOut() ? outChannels / 8 : outChannels),
+                    ctx.device()), 1, KernelLaunch.BLOCK, stream.handle());
+        }
+    }
+
+    private void convolve(int n) {
+        execute(ConvolutionOperation.FORWARD, n);
+    }
+
+    private void normalize(int n) {
+        long pixels = n * pixelsPerImage;
+        long lanes = pixels * (stride / 8);
+        CUstream_st s = training.stream().handle();
+        if (stats != null) {
+            int grid = KernelLaunch.reductionGrid(lanes, ctx.device());
+            stats.setLong(statsN, pixels).launch(grid, s);
+            finalize.setInt(finalizeBlocks, grid).setLong(finalizeCount, pixels)
+                    .launch(stride / 8, s);   // a block per 8 channels
+        }
+        apply.setLong(applyN, pixels).launch(KernelLaunch.grid(lanes, ctx.device()), s);
+    }
+
+    /** Training only (an inference layer has no gradients). */
+    @Override
+    public void backward(int n, GpuStream stream) {
+        if (!training()) return;
+        normalizeBackward(n);
+        backwardData(n);
+        backwardFilter(n);
+    }
+
+    /**
+     * Training: forward or backward with device times per part, in ms (waiting between parts): forward {cuDNN
+     * forward, normalize}, backward {normalize backward, backward data, backward filter}.
+     */
+    public float[] profile(int n, boolean backward) {
+        requireTraining("profile");
+        GpuStream s = training.stream();
+        if (!backward) return new float[] {s.time(() -> convolve(n)), s.time(() -> normalize(n))};
+        return new float[] {s.time(() -> normalizeBackward(n)), s.time(() -> backwardData(n)),
+                s.time(() -> backwardFilter(n))};
+    }
+
+    private void normalizeBackward(int n) {
+        long pixels = n * pixelsPerImage;
+        long lanes = pixels * (stride / 8);
+        CUstream_st s = training.stream().handle();
+        int grid = KernelLaunch.reductionGrid(lanes, ctx.device());
+        backReduce.setLong(backReduceN, pixels).launch(grid, s);
+        backFinalize.setInt(backFinalizeBlocks, grid);
+        if (backFinalizeCount >= 0) backFinalize.setLong(backFinalizeCount, pixels);
+        backFinalize.launch(stride / 8, s);   // a block per 8 channels
+        if (backApply != null) backApply.setLong(backApplyN, pixels).launch(KernelLaunch.grid(lanes, ctx.device()), s);
+    }
+
+    private void backwardData(int n) {
+        if (dx != null) execute(ConvolutionOperation.BACKWARD_DATA, n);
+    }
+
+    private void backwardFilter(int n) {
+        execute(ConvolutionOperation.BACKWARD_FILTER, n);
+    }
+
+    @Override
+    public String describe() {
+        if (training()) {
+            return String.format(java.util.Locale.ROOT, "conv %dx%d/%d %d->%d %s%s", spec.size(), spec.size(),
+                    spec.strideX(), spec.input().channels(), spec.filters(), spec.activation(),
+                    spec.batchNormalize() ? " bn" : "") + (accumulateInputGradient ? "" : " dx=");
+        }
+        ConvolutionPlan[] any = plans.values().stream().findFirst().orElse(null);
+        return String.format(java.util.Locale.ROOT, "conv %dx%d/%d %d->%d %s %s%s%s", spec.size(), spec.size(),
+                spec.strideX(), spec.input().channels(), spec.filters(), spec.activation(),
+                epilogue == Epilogue.NONE ? "+ bias_activation kernel" : "fused " + epilogue,
+                y.pixelStride() != TensorView.padded(y.channels()) ? " in place" : "",
+                any == null ? "" : " [" + any[ConvolutionOperation.FORWARD.ordinal()].describe() + "]");
+    }
+
+    /** "fwd engine 12 tc, 0.1 ms best of 8, ws 1.0 MiB; bwd-data ...; bwd-filter ..." for batch n. */
+    public String describePlan(int n) {
+        ConvolutionPlan[] p = plans.get(n);
+        if (p == null) return "not planned";
+        String[] names = {"fwd", "bwd-data", "bwd-filter"};
+        StringBuilder s = new StringBuilder();
+        for (int i = 0; i < 3; i++) if (p[i] != null) s.append(names[i]).append(' ').append(p[i].describe()).append("; ");
+        return s.toString();
+    }
+
+    /**
+     * Plans belong to the device's planner (shared by shape); this layer's variant packs are freed here, and in
+     * inference its folded weights and biases.
+     */
+    @Override
+    public void close() {
+        for (CudnnDescriptor d : packs) if (d != null) d.close();
+        if (weights != null) weights.close();
+        if (biasHalf != null) biasHalf.close();
+        if (biasFloat != null) biasFloat.close();
+    }
+}
