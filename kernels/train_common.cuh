@@ -1,6 +1,6 @@
-// Shared by the kernels templated over the storage type: the layer kernels both networks run (maxpool.cu,
-// upsample.cu, route.cu, shortcut.cu, yolo.cu, convolutional.cu) and the training ones (train_*.cu); io.argus.gpu.KernelLibrary
-// inlines this header. Tensors are NHWC, stored as T: half_t (inference, mixed precision) or float (FP32). Each
+// Shared by the kernels templated over the storage type: the layer kernels both networks run (convolutional.cu,
+// maxpool.cu, upsample.cu, route.cu, shortcut.cu, yolo.cu) and the training ones (train_*.cu);
+// io.argus.gpu.KernelLibrary inlines this header. Tensors are NHWC, stored as T: half_t (inference, mixed precision) or float (FP32). Each
 // kernel is a template over T with two extern "C" instances, NAME_h and NAME_f (see INSTANTIATE below). A tensor
 // that owns its pixels has its channels padded to a multiple of 8 ("stride") and the padding always holds 0: every
 // kernel that writes a whole pixel writes zeros there.

@@ -138,8 +138,8 @@ class LayerParityTest {
     }
 
     /**
-     * The one place the harness reaches into the training convolution (being rewritten in branch conv): its
-     * parameter gradients. {GPU vs CPU FP32, CPU emulation vs CPU FP32} of the weight gradient, relative L2.
+     * The one place the harness reaches into the training convolution (detector/.../cuda/layers/Convolutional,
+     * through CudaTrainingBackend.parameterGradients, which reads the parameter arena): its parameter gradients. {GPU vs CPU FP32, CPU emulation vs CPU FP32} of the weight gradient, relative L2.
      */
     static final class ConvolutionAdapter {
         private ConvolutionAdapter() {}
