@@ -14,8 +14,7 @@ trap 'rm -rf "$out"' EXIT
 status=0
 for f in *.cu bench/*.cu; do
   for arch in sm_87 sm_90; do
-    # -I.: bench/ kernels include our headers from kernels/, as KernelLibrary inlines them by name
-    if ! "$NVCC" -std=c++17 -arch="$arch" -cubin -Werror all-warnings -I. -o "$out/${f//\//_}.$arch.cubin" "$f"; then
+    if ! "$NVCC" -std=c++17 -arch="$arch" -cubin -Werror all-warnings -o "$out/${f//\//_}.$arch.cubin" "$f"; then
       echo "kernels/check.sh: $f failed for $arch" >&2
       status=1
     fi

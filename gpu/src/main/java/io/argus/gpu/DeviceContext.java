@@ -3,16 +3,15 @@ package io.argus.gpu;
 import static org.bytedeco.cuda.global.cudnn.cudnnCreate;
 import static org.bytedeco.cuda.global.cudnn.cudnnSetStream;
 
+import io.argus.gpu.cudnn.ConvolutionPlanner;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.bytedeco.cuda.cudnn.cudnnContext;
 
 /**
  * Everything one device shares for the life of the process, whoever uses it (inference, training, the video
- * decoder): the device, our compiled kernels, one cuDNN handle and per-device caches (e.g. the convolution plans
- * found for each layer shape, so a second network on the device reuses the same algorithms and gives identical
- * results). The handle is used under {@link #lock()}: set to the caller's stream, then work is enqueued.
+ * decoder): the device, our compiled kernels, one cuDNN handle and the convolution planner with the plans found for
+ * each layer shape (so a second network on the device reuses the same algorithms and gives identical results). The handle is used under {@link #lock()}: set to the caller's stream, then work is enqueued.
  */
 public final class DeviceContext {
     private static final Map<Integer, DeviceContext> CONTEXTS = new HashMap<>();
@@ -20,13 +19,14 @@ public final class DeviceContext {
     private final GpuDevice device;
     private final KernelLibrary kernels;
     private final cudnnContext cudnn = new cudnnContext();
-    private final Map<Class<?>, Map<String, ?>> caches = new ConcurrentHashMap<>();
+    private final ConvolutionPlanner planner;
     private final Object lock = new Object();
 
     private DeviceContext(int index) {
         this.device = GpuDevice.query(index);
         device.makeCurrent();
         this.kernels = new KernelLibrary(device);
+        this.planner = new ConvolutionPlanner(device);
         Status.cudnn(cudnnCreate(cudnn), "cudnnCreate on " + device);
     }
 
@@ -48,11 +48,8 @@ public final class DeviceContext {
 
     public cudnnContext cudnn() { return cudnn; }
 
-    /** This device's cache of {@code kind} values by key (thread-safe). */
-    @SuppressWarnings("unchecked")
-    public <T> Map<String, T> cache(Class<T> kind) {
-        return (Map<String, T>) caches.computeIfAbsent(kind, k -> new ConcurrentHashMap<String, T>());
-    }
+    /** The device's cuDNN convolution planner and its plans. */
+    public ConvolutionPlanner planner() { return planner; }
 
     public Object lock() { return lock; }
 

@@ -27,7 +27,8 @@ import org.bytedeco.javacpp.BytePointer;
 public final class KernelLibrary {
     static final String RESOURCE_DIR = "kernels/";
     static final String HEADER = "common.cuh";
-    private static final Pattern INCLUDE = Pattern.compile("(?m)^#include \"([a-z_]+\\.cuh)\"\\s*$");
+    /** One of our headers, by name; a kernel in a subfolder (kernels/bench) names it relative to itself. */
+    private static final Pattern INCLUDE = Pattern.compile("(?m)^#include \"(?:\\.\\./)?([a-z_]+\\.cuh)\"[^\\n]*$");
 
     private final GpuDevice device;
     private final Map<String, CUmod_st> modules = new HashMap<>();

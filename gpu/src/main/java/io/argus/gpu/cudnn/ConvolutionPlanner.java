@@ -53,13 +53,14 @@ public final class ConvolutionPlanner {
     private final AtomicInteger searched = new AtomicInteger();
     private final AtomicInteger timed = new AtomicInteger();
 
-    ConvolutionPlanner(GpuDevice device) {
+    /** A device's planner: made once by its {@link DeviceContext}, reached through {@link #of}. */
+    public ConvolutionPlanner(GpuDevice device) {
         this.device = device;
     }
 
-    /** The planner of the context's device (made on first use, kept in the context's caches). */
+    /** The planner of the context's device. */
     public static ConvolutionPlanner of(DeviceContext ctx) {
-        return ctx.cache(ConvolutionPlanner.class).computeIfAbsent("planner", k -> new ConvolutionPlanner(ctx.device()));
+        return ctx.planner();
     }
 
     public Counts counts() {

@@ -16,8 +16,8 @@ import org.bytedeco.cuda.cudnn.cudnnContext;
 
 /**
  * What the layers of one training network share: the device, the compiled kernels, the stream everything is
- * enqueued on (in order, so no other synchronization is needed; at the device's lowest priority), a cuDNN handle on that stream, the storage
- * precision, the memory ledger, cuDNN's workspace and the rows of per-channel reductions, and the parameter arenas'
+ * enqueued on (in order, so no other synchronization is needed; at the device's lowest priority), a cuDNN handle
+ * on that stream, the storage precision, the memory ledger, cuDNN's workspace and the rows of per-channel reductions, and the parameter arenas'
  * addresses.
  */
 final class GpuTrainContext implements AutoCloseable {
@@ -30,7 +30,6 @@ final class GpuTrainContext implements AutoCloseable {
     final CudaTrainingOptions options;
     final Precision precision;
     final DeviceMemory memory;
-    final int multiprocessors;
     /** Rows of per-channel partial sums: up to reductionBlocks() blocks x 2 quantities x maxStride floats. */
     long partials;
     /** cuDNN's scratch, counted in the memory ledger: grown while planning, then fitted to the chosen plans. */
@@ -48,22 +47,20 @@ final class GpuTrainContext implements AutoCloseable {
 
     GpuTrainContext(GpuDevice device, CudaTrainingOptions options, DeviceMemory memory) {
         this.device = device;
-        device.makeCurrent();
+        this.context = DeviceContext.of(device.index());   // makes the device current on this thread
         // created once the device is current (a stream belongs to the device current at its creation), at the
         // lowest priority: a fine-tune beside live detection on the same GPU yields to the detector's stream
         this.stream = new GpuStream(GpuStream.Priority.LOWEST);
-        this.context = DeviceContext.of(device.index());
         this.kernels = context.kernels();
         this.workspace = new Workspace(memory, "cuDNN workspace");
         this.options = options;
         this.precision = options.precision();
         this.memory = memory;
-        this.multiprocessors = device.multiprocessors();
         Status.cudnn(cudnnCreate(cudnn), "cudnnCreate on " + device);
         Status.cudnn(cudnnSetStream(cudnn, stream.handle()), "cudnnSetStream");
     }
 
-    int reductionBlocks() { return KernelLaunch.REDUCTION_BLOCKS_PER_SM * multiprocessors; }
+    int reductionBlocks() { return KernelLaunch.REDUCTION_BLOCKS_PER_SM * device.multiprocessors(); }
 
     KernelLaunch kernel(String file, String name) {
         return KernelLaunch.of(kernels, file, name, precision.storage());
