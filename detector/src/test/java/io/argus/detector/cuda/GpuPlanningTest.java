@@ -56,10 +56,12 @@ class GpuPlanningTest {
     @Test
     void secondOpenReadsPlansFromDisk(@TempDir Path cache) throws Exception {
         float[] first;
+        String coldPlans;
         planner().forgetPlans();   // a cold start: nothing planned in this process yet
         ConvolutionPlanner.Counts before = planner().counts();
         try (CudaNetwork net = new CudaNetwork(spec, weights, 4, options(cache))) {
             first = forward(net, 3);
+            coldPlans = net.describe();
         }
         ConvolutionPlanner.Counts cold = planner().counts().minus(before);
         System.out.println("cold open: " + cold.describe());
@@ -72,19 +74,32 @@ class GpuPlanningTest {
         planner().forgetPlans();   // as a restart: nothing in memory, the disk cache only
         before = planner().counts();
         float[] second;
+        String warmPlans;
         try (CudaNetwork net = new CudaNetwork(spec, weights, 4, options(cache))) {
             second = forward(net, 3);
+            warmPlans = net.describe();
         }
         ConvolutionPlanner.Counts warm = planner().counts().minus(before);
         System.out.println("warm open: " + warm.describe());
         assertEquals(0, warm.searched(), "nothing searched");
         assertEquals(0, warm.timedCandidates(), "nothing timed");
         assertTrue(warm.fromDisk() > 0 && warm.fromDisk() <= entries, warm.describe());
+        // the very kernels that were timed: every layer's engine, knob choices and workspace as chosen (plans rebuilt
+        // without their knobs once ran training 10x slower), and the knobs are there to keep
+        List<String> coldConfigs = configs(coldPlans);
+        assertEquals(coldConfigs, configs(warmPlans), "cold:\n" + coldPlans + "warm:\n" + warmPlans);
+        assertTrue(coldConfigs.stream().anyMatch(c -> c.contains("=")), "no knob choice kept: " + coldConfigs);
         // the stored engines and knobs, rebuilt: the same numbers up to FP16 rounding (4e-4 relative seen on the H100
         // where the cold open took plans another network had chosen)
         double diff = Compare.relativeL2(second, first);
         System.out.printf("warm vs cold outputs: relative L2 %.2e%n", diff);
         assertTrue(diff <= 1e-3, "warm vs cold outputs differ by " + diff);
+    }
+
+    /** "ws 1.9 MiB, config 65 3=1,7=64" of each plan in a network's description, in layer order. */
+    static List<String> configs(String description) {
+        return java.util.regex.Pattern.compile("ws [0-9.]+ MiB, config [0-9]+[^;\n]*").matcher(description).results()
+                .map(java.util.regex.MatchResult::group).toList();
     }
 
     @Test

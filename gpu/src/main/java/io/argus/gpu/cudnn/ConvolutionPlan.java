@@ -40,14 +40,17 @@ public final class ConvolutionPlan {
 
     public EngineConfig config() { return config; }
 
+    /** What the disk cache keeps of this plan. */
+    PlanCache.Entry entry() { return new PlanCache.Entry(config, workspace); }
+
     public Origin origin() { return origin; }
 
     /** Device time measured while choosing (NaN when not timed). */
     public float milliseconds() { return milliseconds; }
 
-    /** "engine 12 tc, 0.123 ms best of 4, ws 1.0 MiB" for logs. */
+    /** "engine 12 tc, 0.123 ms best of 4, ws 1.0 MiB, config 12 3=1,7=64" for logs. */
     public String describe() {
-        String ws = String.format(Locale.ROOT, "ws %.1f MiB", workspace / 1048576.0);
+        String ws = String.format(Locale.ROOT, "ws %.1f MiB, config %s", workspace / 1048576.0, config.text());
         return switch (origin) {
             case TIMED -> String.format(Locale.ROOT, "%s, %.3f ms best of %d, %s", engine, milliseconds, candidates, ws);
             case HEURISTIC -> engine + " (heuristic), " + ws;

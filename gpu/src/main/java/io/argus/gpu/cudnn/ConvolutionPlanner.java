@@ -85,7 +85,7 @@ public final class ConvolutionPlanner {
         ConvolutionPlan known = plans.get(key);
         if (known != null) {
             fromMemory.incrementAndGet();
-            if (disk != null && !disk.contains(key)) disk.store(key, known.config(), known.describe());
+            if (disk != null && !disk.contains(key)) disk.store(key, known.entry(), known.describe());
             workspace.ensure(known.workspaceBytes());
             return known;
         }
@@ -102,7 +102,7 @@ public final class ConvolutionPlanner {
                 p = search(graph, problem, operands, workspace, stream, handle, settings);
                 if (p == null) return null;
                 searched.incrementAndGet();
-                if (disk != null) disk.store(key, p.config(), p.describe());
+                if (disk != null) disk.store(key, p.entry(), p.describe());
             }
             plans.put(key, p);
             workspace.ensure(p.workspaceBytes());
@@ -116,10 +116,11 @@ public final class ConvolutionPlanner {
     }
 
     /** The stored configuration rebuilt on this graph and run once, or null (logged) when it no longer works. */
-    private ConvolutionPlan rebuild(ConvolutionGraph graph, ConvolutionProblem problem, EngineConfig stored,
+    private ConvolutionPlan rebuild(ConvolutionGraph graph, ConvolutionProblem problem, PlanCache.Entry entry,
                                     Operands operands, Workspace workspace, GpuStream stream, cudnnContext handle,
                                     PlanSettings settings) {
-        if (stored == null) return null;
+        if (entry == null) return null;
+        EngineConfig stored = entry.config();
         CudnnDescriptor plan = null;
         try {
             CudnnDescriptor engine = stored.engineFor(graph);
@@ -130,6 +131,11 @@ public final class ConvolutionPlanner {
             if (plan == null) throw new CudaException("engine " + stored.text() + " does not finalize");
             long ws = plan.getInt64(CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, "workspace size");
             if (ws > settings.workspaceLimit()) throw new CudaException("needs more workspace than the limit");
+            // the same engine and knobs need the same workspace; a difference means cuDNN built another kernel
+            if (ws != entry.workspaceBytes()) {
+                throw new CudaException("rebuilt it needs " + ws + " bytes of workspace, chosen it needed "
+                        + entry.workspaceBytes() + ": not the configuration that was timed");
+            }
             ConvolutionPlan p = new ConvolutionPlan(plan, ws, stored, name, Float.NaN, 0, ConvolutionPlan.Origin.DISK);
             workspace.ensure(ws);
             run(p, operands, workspace, stream, handle);   // proves it launches; no timing
@@ -236,7 +242,6 @@ public final class ConvolutionPlanner {
 
     private Candidate candidate(ConvolutionGraph graph, ConvolutionProblem problem, CudnnDescriptor config,
                                 cudnnContext handle, PlanSettings settings) {
-        EngineConfig value;
         String name;
         try {
             CudnnDescriptor engine = graph.own(new CudnnDescriptor(CUDNN_BACKEND_ENGINE_DESCRIPTOR, "engine"));
@@ -244,8 +249,8 @@ public final class ConvolutionPlanner {
                     != 1) {
                 return null;
             }
-            value = EngineConfig.read(config, graph);
-            name = EngineFilter.describe(value.engine(), notes(engine), problem.numerics());
+            long index = engine.getInt64(CUDNN_ATTR_ENGINE_GLOBAL_INDEX, "global index");
+            name = EngineFilter.describe(index, notes(engine), problem.numerics());
         } catch (CudaException e) {
             return null;
         }
@@ -254,6 +259,15 @@ public final class ConvolutionPlanner {
         if (plan == null) return null;
         long ws = plan.getInt64(CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, "workspace size");
         if (ws > settings.workspaceLimit()) {
+            plan.close();
+            return null;
+        }
+        // the knobs as the finalized plan resolved them (a heuristics result may leave some to the engine): what the
+        // disk cache must keep to rebuild this very kernel
+        EngineConfig value;
+        try {
+            value = EngineConfig.ofPlan(plan, graph);
+        } catch (CudaException e) {
             plan.close();
             return null;
         }

@@ -20,27 +20,38 @@ public record EngineConfig(long engine, Map<Integer, Long> knobs) {
         knobs = Map.copyOf(new TreeMap<>(knobs));
     }
 
-    /** Reads the engine index and knob choices of a configuration the heuristics returned. */
+    /** The engine index and knob choices of a finalized execution plan's configuration. */
+    static EngineConfig ofPlan(CudnnDescriptor plan, ConvolutionGraph owner) {
+        CudnnDescriptor config = owner.own(new CudnnDescriptor(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, "engine config"));
+        if (CudnnDescriptor.getDescriptors(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
+                new CudnnDescriptor[] {config}) != 1) {
+            throw new CudaException("cuDNN execution plan: no engine config");
+        }
+        return read(config, owner);
+    }
+
+    /**
+     * Reads the engine index and knob choices of a configuration, into as many knob descriptors as there are knob
+     * types (cudnn-frontend's way). Reading a heuristics result after a count-only query kept no knob at all on the
+     * H100 (cuDNN 9.19), and plans rebuilt from the disk cache then ran other kernels: training 10x slower.
+     */
     static EngineConfig read(CudnnDescriptor config, ConvolutionGraph owner) {
         CudnnDescriptor engine = owner.own(new CudnnDescriptor(CUDNN_BACKEND_ENGINE_DESCRIPTOR, "engine"));
         if (CudnnDescriptor.getDescriptors(config, CUDNN_ATTR_ENGINECFG_ENGINE, new CudnnDescriptor[] {engine}) != 1) {
             throw new CudaException("cuDNN engine config: no engine");
         }
         long index = engine.getInt64(CUDNN_ATTR_ENGINE_GLOBAL_INDEX, "global index");
-        int count = (int) Math.min(CUDNN_KNOB_TYPE_COUNTS, CudnnDescriptor.count(config,
-                CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, CUDNN_TYPE_BACKEND_DESCRIPTOR));
+        CudnnDescriptor[] choices = new CudnnDescriptor[CUDNN_KNOB_TYPE_COUNTS];
+        for (int i = 0; i < choices.length; i++) {
+            choices[i] = owner.own(new CudnnDescriptor(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, "knob choice"));
+        }
+        int got = Math.min(choices.length,
+                CudnnDescriptor.getDescriptors(config, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, choices));
         Map<Integer, Long> knobs = new TreeMap<>();
-        if (count > 0) {
-            CudnnDescriptor[] choices = new CudnnDescriptor[count];
-            for (int i = 0; i < count; i++) {
-                choices[i] = owner.own(new CudnnDescriptor(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, "knob choice"));
-            }
-            int got = CudnnDescriptor.getDescriptors(config, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, choices);
-            for (int i = 0; i < got; i++) {
-                int[] type = choices[i].getEnums(CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, 1);
-                if (type.length != 1) throw new CudaException("cuDNN knob choice: no knob type");
-                knobs.put(type[0], choices[i].getInt64(CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, "knob value"));
-            }
+        for (int i = 0; i < got; i++) {
+            int[] type = choices[i].getEnums(CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, 1);
+            if (type.length != 1) throw new CudaException("cuDNN knob choice: no knob type");
+            knobs.put(type[0], choices[i].getInt64(CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, "knob value"));
         }
         return new EngineConfig(index, knobs);
     }

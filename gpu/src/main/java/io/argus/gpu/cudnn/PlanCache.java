@@ -19,7 +19,12 @@ import java.util.List;
  * through a temporary file and an atomic move, so a reader never sees half an entry.
  */
 public final class PlanCache {
-    static final String MAGIC = "argus-plan 1";
+    // version 2 adds the workspace line: version 1 entries (knob choices never read, so rebuilt with cuDNN's default
+    // knobs: 10x slower training on the H100) are ignored and searched again
+    static final String MAGIC = "argus-plan 2";
+
+    /** A stored choice: the configuration and the workspace its plan needed when it was chosen. */
+    public record Entry(EngineConfig config, long workspaceBytes) {}
 
     private final Path directory;
     private final String identity;
@@ -41,12 +46,12 @@ public final class PlanCache {
     }
 
     /** The configuration stored for this problem key, or null (absent, unreadable, foreign or corrupt). */
-    public EngineConfig load(String key) {
+    public Entry load(String key) {
         Path f = file(key);
         if (!Files.isRegularFile(f)) return null;
         try {
             List<String> lines = Files.readAllLines(f, StandardCharsets.UTF_8);
-            if (lines.size() < 4 || !lines.get(0).equals(MAGIC)) {
+            if (lines.size() < 5 || !lines.get(0).equals(MAGIC)) {
                 CudaLog.info("plan cache: ignoring " + f + ": not a plan entry");
                 return null;
             }
@@ -58,7 +63,13 @@ public final class PlanCache {
                 CudaLog.info("plan cache: ignoring " + f + ": no engine line");
                 return null;
             }
-            return EngineConfig.parse(lines.get(3).substring("engine ".length()));
+            if (!lines.get(4).startsWith("workspace ")) {
+                CudaLog.info("plan cache: ignoring " + f + ": no workspace line");
+                return null;
+            }
+            long workspace = Long.parseLong(lines.get(4).substring("workspace ".length()).strip());
+            if (workspace < 0) throw new IllegalArgumentException("negative workspace " + workspace);
+            return new Entry(EngineConfig.parse(lines.get(3).substring("engine ".length())), workspace);
         } catch (IOException | RuntimeException e) {
             CudaLog.info("plan cache: ignoring " + f + ": " + e.getMessage());
             return null;
@@ -70,10 +81,10 @@ public final class PlanCache {
     }
 
     /** Stores the choice; a cache that cannot be written is logged once per call and otherwise ignored. */
-    public void store(String key, EngineConfig config, String note) {
+    public void store(String key, Entry entry, String note) {
         Path f = file(key);
-        String text = MAGIC + "\nidentity " + identity + "\nkey " + key + "\nengine " + config.text() + "\n# " + note
-                + "\n";
+        String text = MAGIC + "\nidentity " + identity + "\nkey " + key + "\nengine " + entry.config().text()
+                + "\nworkspace " + entry.workspaceBytes() + "\n# " + note + "\n";
         try {
             Files.createDirectories(directory);
             Path tmp = Files.createTempFile(directory, "plan", ".tmp");

@@ -62,11 +62,11 @@ class PlanCacheTest {
         PlanCache cache = new PlanCache(dir.resolve("plans"), H100);
         String key = forward(8).key();
         assertNull(cache.load(key));
-        EngineConfig cfg = new EngineConfig(12, Map.of(3, 1L, 7, 64L, 11, -1L));
-        cache.store(key, cfg, "engine 12 tc, 0.1 ms best of 4");
+        PlanCache.Entry entry = new PlanCache.Entry(new EngineConfig(12, Map.of(3, 1L, 7, 64L, 11, -1L)), 1 << 20);
+        cache.store(key, entry, "engine 12 tc, 0.1 ms best of 4");
         assertTrue(cache.contains(key));
-        assertEquals(cfg, cache.load(key));
-        assertEquals(cfg, new PlanCache(dir.resolve("plans"), H100).load(key), "a restart reads it");
+        assertEquals(entry, cache.load(key));
+        assertEquals(entry, new PlanCache(dir.resolve("plans"), H100).load(key), "a restart reads it");
         assertNull(new PlanCache(dir.resolve("plans"), H100).load(forward(16).key()));
     }
 
@@ -77,15 +77,23 @@ class PlanCacheTest {
         Path f = cache.file(key);
         Files.writeString(f, "\u0000\u0001garbage");
         assertNull(cache.load(key));
-        Files.writeString(f, PlanCache.MAGIC + "\nidentity " + H100.text() + "\nkey " + key + "\nengine twelve\n");
+        Files.writeString(f, PlanCache.MAGIC + "\nidentity " + H100.text() + "\nkey " + key + "\nengine 12\nworkspace 0\n");
+        assertEquals(new PlanCache.Entry(new EngineConfig(12, Map.of()), 0), cache.load(key), "the well-formed entry");
+        Files.writeString(f, "argus-plan 1\nidentity " + H100.text() + "\nkey " + key + "\nengine 12\nworkspace 0\n");
+        assertNull(cache.load(key), "a version 1 entry (its knobs were never read)");
+        Files.writeString(f, PlanCache.MAGIC + "\nidentity " + H100.text() + "\nkey " + key + "\nengine 12\n");
+        assertNull(cache.load(key), "no workspace line");
+        Files.writeString(f, PlanCache.MAGIC + "\nidentity " + H100.text() + "\nkey " + key + "\nengine 12\nworkspace x\n");
         assertNull(cache.load(key));
-        Files.writeString(f, PlanCache.MAGIC + "\nidentity " + H100.text() + "\nkey " + key + "\nengine 12 3=\n");
+        Files.writeString(f, PlanCache.MAGIC + "\nidentity " + H100.text() + "\nkey " + key + "\nengine twelve\nworkspace 0\n");
+        assertNull(cache.load(key));
+        Files.writeString(f, PlanCache.MAGIC + "\nidentity " + H100.text() + "\nkey " + key + "\nengine 12 3=\nworkspace 0\n");
         assertNull(cache.load(key));
         Files.writeString(f, PlanCache.MAGIC + "\nidentity " + H100.text() + "\nkey " + key);   // truncated
         assertNull(cache.load(key));
-        Files.writeString(f, PlanCache.MAGIC + "\nidentity other GPU\nkey " + key + "\nengine 12\n");
+        Files.writeString(f, PlanCache.MAGIC + "\nidentity other GPU\nkey " + key + "\nengine 12\nworkspace 0\n");
         assertNull(cache.load(key), "another device's entry under this name (a collision or a copied file)");
-        Files.writeString(f, PlanCache.MAGIC + "\nidentity " + H100.text() + "\nkey another shape\nengine 12\n");
+        Files.writeString(f, PlanCache.MAGIC + "\nidentity " + H100.text() + "\nkey another shape\nengine 12\nworkspace 0\n");
         assertNull(cache.load(key));
         Files.delete(f);
         Files.createDirectory(f);   // not a file at all
