@@ -32,6 +32,7 @@ fi
 
 rm -rf "$OUT"
 mkdir -p "$OUT/lib"
+OUT="$(cd "$OUT" && pwd)"   # absolute: steps below cd elsewhere
 if [ "${BUNDLE:-}" = live ]; then
   # Everything on the classpath as one solid xz tarball of the jars' contents, a directory per jar (unpacked there by
   # run-live.sh): deflated jars made the bundle 77 MiB, xz over their contents 30-40% less. The CLI's runtime jars
