@@ -35,22 +35,23 @@ final class CudaSystemProperties {
     }
 
     /**
-     * The CUDA trainer's options in {@code precision}: the defaults overridden by argus.cuda.device and
-     * argus.cuda.train.*; FP32 is IEEE FP32 unless argus.cuda.train.tf32=true.
+     * The CUDA trainer's options in {@code precision} (argus train): FP32 is IEEE FP32 unless argus.cuda.train.tf32=true.
      */
     static CudaTrainingOptions training(Precision precision) {
-        CudaTrainingOptions d = CudaTrainingOptions.defaults(precision);
-        return d.withDevice(Integer.getInteger("argus.cuda.device", d.device()))
-                .withStrictFp32(!Boolean.getBoolean("argus.cuda.train.tf32"))
-                .withAutotune(Boolean.parseBoolean(System.getProperty("argus.cuda.train.autotune",
-                        String.valueOf(d.autotune()))))
-                .withWorkspaceLimit(Long.getLong("argus.cuda.train.workspace", d.workspaceLimit()))
-                .withOverwriteGradients(Boolean.getBoolean("argus.cuda.train.overwrite"));
+        return training(precision == Precision.MIXED ? "mixed"
+                : Boolean.getBoolean("argus.cuda.train.tf32") ? "tf32" : "fp32");
     }
 
-    /** A mode word of `argus bench train --precision` (mixed, fp32, tf32) on the properties' options. */
+    /**
+     * A mode word of `argus bench train --precision` (mixed, fp32, tf32): the defaults overridden by argus.cuda.device
+     * and argus.cuda.train.{autotune,workspace,overwrite}.
+     */
     static CudaTrainingOptions training(String mode) {
-        return training(Precision.MIXED).withMode(mode);
+        CudaTrainingOptions d = CudaTrainingOptions.mode(mode);
+        return CudaTrainingOptions.of(Integer.getInteger("argus.cuda.device", d.device()), mode,
+                Boolean.parseBoolean(System.getProperty("argus.cuda.train.autotune", String.valueOf(d.autotune()))),
+                Long.getLong("argus.cuda.train.workspace", d.workspaceLimit()),
+                Boolean.getBoolean("argus.cuda.train.overwrite"), d.planCache());
     }
 
     /** argus.cuda.verbose: print each layer's cuDNN plans. */

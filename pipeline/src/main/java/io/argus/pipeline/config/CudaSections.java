@@ -3,7 +3,6 @@ package io.argus.pipeline.config;
 import io.argus.detector.cuda.CudaOptions;
 import io.argus.gpu.MemoryMode;
 import io.argus.trainer.cuda.CudaTrainingOptions;
-import io.argus.trainer.cuda.Precision;
 import java.nio.file.Path;
 
 /**
@@ -35,8 +34,7 @@ public final class CudaSections {
         int autotune = n.integer("autotune", d.autotune(), 1, 64);
         Path planCache = planCache(n, d.planCache());
         n.finish();
-        return d.withDevice(device).withMemory(MemoryMode.parse(memory)).withGraphs(graphs).withAutotune(autotune)
-                .withPlanCache(planCache);
+        return new CudaOptions(device, MemoryMode.parse(memory), d.fusion(), graphs, d.inPlace(), autotune, planCache);
     }
 
     /** {@code planCache}: a directory (relative to the config file), or {@code off} for none. */
@@ -52,14 +50,14 @@ public final class CudaSections {
      * its heuristic), {@code planCache} (as for a model).
      */
     public static CudaTrainingOptions training(ConfigNode n) {
-        CudaTrainingOptions d = CudaTrainingOptions.defaults(Precision.MIXED);
+        CudaTrainingOptions d = CudaTrainingOptions.mode("mixed");
         int device = n.integer("device", d.device(), 0, MAX_DEVICE);
         String precision = n.oneOf("precision", "mixed", "mixed", "fp32", "tf32");
         long workspaceMiB = n.longValue("workspaceMiB", d.workspaceLimit() >> 20, 0, 1L << 20);
         boolean autotune = n.bool("autotune", d.autotune());
         Path planCache = planCache(n, d.planCache());
         n.finish();
-        return d.withDevice(device).withMode(precision).withWorkspaceLimit(workspaceMiB << 20).withAutotune(autotune)
-                .withPlanCache(planCache);
+        return CudaTrainingOptions.of(device, precision, autotune, workspaceMiB << 20, d.overwriteGradients(),
+                planCache);
     }
 }

@@ -40,54 +40,32 @@ public record CudaTrainingOptions(int device, Precision precision, boolean stric
     /** 2 GiB (see {@code workspaceLimit}). */
     public static final long DEFAULT_WORKSPACE_LIMIT = 2048L << 20;
 
-    /** "mixed" (or fp16), "fp32" (IEEE FP32 convolutions) or "tf32" (FP32 storage, TF32 convolutions). */
+    /** A mode word ({@link #of}) on the defaults. */
     public static CudaTrainingOptions mode(String word) {
-        return defaults(Precision.MIXED).withMode(word);
+        CudaTrainingOptions d = defaults(Precision.MIXED);
+        return of(d.device, word, d.autotune, d.workspaceLimit, d.overwriteGradients, d.planCache);
     }
 
     /**
-     * These options in another mode ({@link #mode}): "mixed" keeps {@code strictFp32} as it is (it only matters in
-     * FP32), "fp32" and "tf32" set it.
+     * Options in a mode named by a word: "mixed" (or fp16: FP16 compute, FP32 masters), "fp32" (IEEE FP32
+     * convolutions) or "tf32" (FP32 storage, TF32 tensor-core convolutions). The one place the words are read: the
+     * pipeline's {@code training.cuda.precision}, {@code argus bench train --precision} and {@code argus train}.
      */
-    public CudaTrainingOptions withMode(String word) {
-        String w = word.strip().toLowerCase(java.util.Locale.ROOT);
-        return w.equals("tf32") ? withPrecision(Precision.FP32).withStrictFp32(false)
-                : w.equals("fp32") ? withPrecision(Precision.FP32).withStrictFp32(true)
-                : withPrecision(Precision.parse(w));
+    public static CudaTrainingOptions of(int device, String mode, boolean autotune, long workspaceLimit,
+                                         boolean overwriteGradients, Path planCache) {
+        String w = mode.strip().toLowerCase(java.util.Locale.ROOT);
+        Precision precision = switch (w) {
+            case "mixed", "fp16", "amp" -> Precision.MIXED;
+            case "fp32", "tf32" -> Precision.FP32;
+            default -> throw new IllegalArgumentException("precision: expected mixed (fp16), fp32 or tf32, found "
+                    + mode);
+        };
+        return new CudaTrainingOptions(device, precision, !w.equals("tf32"), autotune, workspaceLimit,
+                overwriteGradients, planCache);
     }
 
     /** The mode's name: mixed, fp32 or tf32. */
     public String modeName() {
         return precision == Precision.MIXED ? "mixed" : strictFp32 ? "fp32" : "tf32";
-    }
-
-    public CudaTrainingOptions withDevice(int d) {
-        return new CudaTrainingOptions(d, precision, strictFp32, autotune, workspaceLimit, overwriteGradients, planCache);
-    }
-
-    public CudaTrainingOptions withPrecision(Precision p) {
-        return new CudaTrainingOptions(device, p, strictFp32, autotune, workspaceLimit, overwriteGradients, planCache);
-    }
-
-    public CudaTrainingOptions withWorkspaceLimit(long bytes) {
-        return new CudaTrainingOptions(device, precision, strictFp32, autotune, bytes, overwriteGradients, planCache);
-    }
-
-    public CudaTrainingOptions withStrictFp32(boolean strict) {
-        return new CudaTrainingOptions(device, precision, strict, autotune, workspaceLimit, overwriteGradients, planCache);
-    }
-
-    public CudaTrainingOptions withAutotune(boolean tune) {
-        return new CudaTrainingOptions(device, precision, strictFp32, tune, workspaceLimit, overwriteGradients, planCache);
-    }
-
-    public CudaTrainingOptions withOverwriteGradients(boolean overwrite) {
-        return new CudaTrainingOptions(device, precision, strictFp32, autotune, workspaceLimit, overwrite, planCache);
-    }
-
-    /** Plans kept in {@code dir} (null: no disk cache). */
-    public CudaTrainingOptions withPlanCache(Path dir) {
-        return new CudaTrainingOptions(device, precision, strictFp32, autotune, workspaceLimit, overwriteGradients,
-                dir);
     }
 }

@@ -311,7 +311,7 @@ class GpuLayerGradientTest {
         try (CpuTrainingBackend cpu = new CpuTrainingBackend(spec, weights, n, 2, mixed);
              CpuTrainingBackend exact = new CpuTrainingBackend(spec, weights, n, 2, false);
              CudaTrainingBackend gpu = new CudaTrainingBackend(spec, weights, n,
-                     GpuTests.options(precision).withOverwriteGradients(overwrite), keep)) {
+                     GpuTests.options(precision, overwrite), keep)) {
             LossParts lc = cpu.forwardBackward(batch, 1f);
             LossParts lg = gpu.forwardBackward(batch, 1f);
             exact.forwardBackward(batch, 1f);

@@ -24,7 +24,8 @@ class GpuPlanningPeakTest {
         for (String mode : new String[] {"mixed", "fp32"}) {
             // autotuned like `argus bench train`, no disk cache, nothing planned in memory: every candidate timed
             ConvolutionPlanner.of(DeviceContext.of(0)).forgetPlans();
-            CudaTrainingOptions options = CudaTrainingOptions.mode(mode).withPlanCache(null);
+            CudaTrainingOptions options = CudaTrainingOptions.of(0, mode, true,
+                    CudaTrainingOptions.DEFAULT_WORKSPACE_LIMIT, false, null);
             try (CudaTrainingBackend b = new CudaTrainingBackend(spec, WeightsInit.darknet(spec, 1), 64, options)) {
                 double ratio = (double) b.peakAllocatedBytes() / b.steadyBytes();
                 System.out.printf(Locale.ROOT, "%s: steady %.1f MiB, peak %.1f MiB (%.3fx); %s%n", mode,

@@ -26,7 +26,12 @@ final class GpuTests {
 
     /** Options for comparisons: cuDNN's heuristic (fast set-up), strict FP32 when FP32, no disk plan cache. */
     static CudaTrainingOptions options(Precision p) {
-        return new CudaTrainingOptions(0, p, true, false, 64L << 20, false, null);
+        return options(p, false);
+    }
+
+    /** The same, with a convolution that is its input's only consumer writing the input gradient when {@code overwrite}. */
+    static CudaTrainingOptions options(Precision p, boolean overwrite) {
+        return new CudaTrainingOptions(0, p, true, false, 64L << 20, overwrite, null);
     }
 
     /** Random images in [0,1] with 1..3 boxes each (sizes 0.1..0.5 of the input, classes 0..classes-1). */
