@@ -105,7 +105,7 @@ run16() {
     echo "    backend: $BACKEND"
     echo "    maxBatch: ${LIVE_MAX_BATCH:-$CAMERAS}"
     echo "    maxWaitMs: 10"
-    echo "    cuda: {device: 0, memory: auto, graphs: true, autotune: 4}"
+    echo "    cuda: {device: 0, memory: auto, graphs: true, autotune: 4, planCache: $cache/plans}"
     echo "cameras:"
     for i in $(seq 1 "$CAMERAS"); do echo "  - {id: cam$i, url: \"sample:\", model: live, loop: true, realtime: true}"; done
     echo "camera: {poolFrames: 6, decoderThreads: 1, ffmpegLogLevel: quiet}"
@@ -119,7 +119,7 @@ run16() {
   for label in cold warm; do
     if [ "$label" = cold ]; then
       # nothing planned or compiled before: NVRTC's kernels (ARGUS_KERNEL_CACHE) and whatever else the cache
-      # directory holds (a plan cache keyed by GPU/driver/cuDNN/shape lives there), except the sample video
+      # directory holds (the plan cache, keyed by GPU/driver/cuDNN/shape, is put there), except the sample video
       rm -rf "$kernels"
       find "$cache" -mindepth 1 -maxdepth 1 ! -name 'sample-*.mp4' -exec rm -rf {} +
     fi

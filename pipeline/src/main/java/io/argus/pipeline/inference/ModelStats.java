@@ -23,6 +23,9 @@ public final class ModelStats {
 
     public long frames() { return frames.sum(); }
 
+    /** The detector's backend as it names itself ("cpu ...", "cuda ..."), null until the model is loaded. */
+    public String backend() { return backend; }
+
     public long detections() { return detections.sum(); }
 
     /** Total detector time (all batches). */

@@ -39,7 +39,7 @@ import java.util.concurrent.TimeUnit;
 public final class LiveRunProbe {
     /** One detection message as received. */
     record Received(double receivedMs, String camera, long frame, double latencyMs, int batchSize, int boxes,
-                    double inferenceMs) {}
+                    double decodeMs, double queueMs, double inferenceMs) {}
 
     private final List<Received> received = new ArrayList<>();
     private double firstMessageMs = Double.NaN;
@@ -120,7 +120,7 @@ public final class LiveRunProbe {
         JsonObject lat = m.getJsonObject("latency");
         received.add(new Received(now, m.getString("cameraId"), m.getLong("frame"),
                 now - m.getDouble("captureTime") + lat.getDouble("decodeMs"), m.getInteger("batchSize", 0), boxes,
-                lat.getDouble("inferenceMs", Double.NaN)));
+                lat.getDouble("decodeMs"), lat.getDouble("queueMs", Double.NaN), lat.getDouble("inferenceMs", Double.NaN)));
     }
 
     /** The summary line (and, when messages arrived, the per-camera rates). */
@@ -153,13 +153,17 @@ public final class LiveRunProbe {
                         : "FAIL (worst >= " + (long) limitMs + " ms)");
     }
 
-    /** Every message: seconds since the process start, camera, frame, latency, batch, boxes, network time. */
+    /**
+     * Every message: seconds since the process start, camera, frame, latency, batch, boxes, and where the latency went
+     * (decoding, waiting for the detector, the network; the rest is publishing and the WebSocket).
+     */
     synchronized void writeCsv(Path file, double startMs) throws IOException {
         try (BufferedWriter w = Files.newBufferedWriter(file)) {
-            w.write("secondsSinceStart,camera,frame,captureToWebSocketMs,batchSize,boxes,inferenceMs\n");
+            w.write("secondsSinceStart,camera,frame,captureToWebSocketMs,batchSize,boxes,decodeMs,queueMs,inferenceMs\n");
             for (Received r : received) {
-                w.write(String.format(Locale.ROOT, "%.3f,%s,%d,%.2f,%d,%d,%.2f%n", (r.receivedMs() - startMs) / 1000,
-                        r.camera(), r.frame(), r.latencyMs(), r.batchSize(), r.boxes(), r.inferenceMs()));
+                w.write(String.format(Locale.ROOT, "%.3f,%s,%d,%.2f,%d,%d,%.2f,%.2f,%.2f%n",
+                        (r.receivedMs() - startMs) / 1000, r.camera(), r.frame(), r.latencyMs(), r.batchSize(), r.boxes(),
+                        r.decodeMs(), r.queueMs(), r.inferenceMs()));
             }
         }
     }

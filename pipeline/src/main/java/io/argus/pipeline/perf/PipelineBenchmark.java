@@ -73,7 +73,7 @@ public final class PipelineBenchmark {
                          double p50Ms, double p99Ms, double maxMs, long samples, double cpuPercentPerCamera,
                          double cpuPercentTotal, double decodeMs, double queueMs, double preprocessMs,
                          double inferenceMsPerBatch, double meanBatch, double publishToReceiptMs, double supersededPerSecond,
-                         boolean sustained, FineTuneFigures fineTune) {}
+                         boolean sustained, FineTuneFigures fineTune, boolean gpuPreprocess) {}
 
     private final Options o;
     private final PrintStream out;
@@ -89,7 +89,7 @@ public final class PipelineBenchmark {
         avutil.av_log_set_level(avutil.AV_LOG_QUIET);
         Path video = video();
         double preprocessMs = preprocessMs(video);
-        out.printf(Locale.ROOT, "video %s (%dx%d @ %d fps, H.264); model %s at %dx%d; preprocess of one frame %.2f ms "
+        out.printf(Locale.ROOT, "video %s (%dx%d @ %d fps, H.264); model %s at %dx%d; CPU preprocess of one frame %.2f ms "
                         + "(measured separately); %d CPU cores%n", video.getFileName(), o.width, o.height, o.fps,
                 o.cfg.getFileName(), o.netSize, o.netSize, preprocessMs, Runtime.getRuntime().availableProcessors());
         List<Result> results = new ArrayList<>();
@@ -114,10 +114,15 @@ public final class PipelineBenchmark {
                         + "p50 %.1f ms p99 %.1f ms max %.1f ms (%d messages) | CPU %.0f%% of a core per camera (%.0f%% total) | %s%n",
                 r.cameras(), r.fineTune() != null ? " with fine-tune" : "", r.decodeFpsMean(), r.decodeFpsMin(), r.detectionsPerSecondPerCamera(), r.p50Ms(), r.p99Ms(), r.maxMs(),
                 r.samples(), r.cpuPercentPerCamera(), r.cpuPercentTotal(), r.sustained() ? "SUSTAINED" : "not sustained");
-        out.printf(Locale.ROOT, "  time per processed frame: decode %.2f ms | queue (capture to batch start) %.2f ms | preprocess %.2f ms "
-                        + "| network+decode+NMS %.2f ms per batch of %.2f | publish to WebSocket receipt %.2f ms | frames superseded %.1f/s%n",
-                r.decodeMs(), r.queueMs(), r.preprocessMs(), Math.max(0, r.inferenceMsPerBatch() - r.preprocessMs() * r.meanBatch()),
-                r.meanBatch(), r.publishToReceiptMs(), r.supersededPerSecond());
+        // the CPU backend resizes each frame on the CPU (timed apart, above) before the network; the CUDA backend
+        // uploads the frames and resizes them on the GPU inside its own time, which is then given whole
+        String detector = r.gpuPreprocess()
+                ? String.format(Locale.ROOT, "upload+GPU preprocess+network+decode+NMS %.2f ms", r.inferenceMsPerBatch())
+                : String.format(Locale.ROOT, "preprocess %.2f ms | network+decode+NMS %.2f ms", r.preprocessMs(),
+                        Math.max(0, r.inferenceMsPerBatch() - r.preprocessMs() * r.meanBatch()));
+        out.printf(Locale.ROOT, "  time per processed frame: decode %.2f ms | queue (capture to batch start) %.2f ms | %s "
+                        + "per batch of %.2f | publish to WebSocket receipt %.2f ms | frames superseded %.1f/s%n",
+                r.decodeMs(), r.queueMs(), detector, r.meanBatch(), r.publishToReceiptMs(), r.supersededPerSecond());
         FineTuneFigures f = r.fineTune();
         if (f != null) {
             out.printf(Locale.ROOT, "  fine-tune beside it: %s %s (%s), %d updates in the window = %.1f images/s, loss scale %s, "
@@ -205,7 +210,8 @@ public final class PipelineBenchmark {
                     preprocessMs,
                     batches > 0 ? (b.model.inferenceNanos() - a.model.inferenceNanos()) / 1e6 / batches : Double.NaN,
                     batches > 0 ? frames / (double) batches : Double.NaN,
-                    rec.meanPublishToReceipt(), (b.superseded - a.superseded) / wall, sustained, figures);
+                    rec.meanPublishToReceipt(), (b.superseded - a.superseded) / wall, sustained, figures,
+                    String.valueOf(app.models().get(0).stats().backend()).startsWith("cuda"));
         } finally {
             if (training != null) training.close();
             app.closeAndWait();

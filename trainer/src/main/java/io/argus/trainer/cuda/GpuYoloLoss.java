@@ -124,9 +124,6 @@ final class GpuYoloLoss implements GpuLayer {
     public TensorView output() { return null; }
 
     @Override
-    public TensorView gradient() { return null; }
-
-    @Override
     public void forward(int n, GpuStream stream) {}
 
     /** Enqueues the loss of the first n images against the uploaded truths. */

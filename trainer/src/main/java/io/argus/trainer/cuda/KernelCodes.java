@@ -11,13 +11,11 @@ final class KernelCodes {
         return io.argus.detector.cuda.KernelCodes.activation(a);
     }
 
+    /** The IoU kinds in the order of train_box_iou.cuh's codes (0 to 4). */
+    private static final java.util.List<IouKind> IOU_CODES =
+            java.util.List.of(IouKind.MSE, IouKind.IOU, IouKind.GIOU, IouKind.DIOU, IouKind.CIOU);
+
     static int iou(IouKind k) {
-        return switch (k) {
-            case MSE -> 0;
-            case IOU -> 1;
-            case GIOU -> 2;
-            case DIOU -> 3;
-            case CIOU -> 4;
-        };
+        return IOU_CODES.indexOf(k);
     }
 }
