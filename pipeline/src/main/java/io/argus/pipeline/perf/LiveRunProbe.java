@@ -74,6 +74,7 @@ public final class LiveRunProbe {
             WebSocketClient client = vertx.createWebSocketClient(new WebSocketClientOptions().setMaxFrameSize(1 << 20)
                     .setMaxMessageSize(1 << 22));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(connectSeconds);
+            warmUp(vertx, client);
             String path = "/ws?includeEmpty=true" + (token != null && !token.isBlank() ? "&token=" + token : "");
             WebSocket ws = null;
             // the server listens only once every model is loaded: a cold start may take minutes
@@ -121,6 +122,37 @@ public final class LiveRunProbe {
         received.add(new Received(now, m.getString("cameraId"), m.getLong("frame"),
                 now - m.getDouble("captureTime") + lat.getDouble("decodeMs"), m.getInteger("batchSize", 0), boxes,
                 lat.getDouble("decodeMs"), lat.getDouble("queueMs", Double.NaN), lat.getDouble("inferenceMs", Double.NaN)));
+    }
+
+    /**
+     * Runs this probe's own receiving path (WebSocket client, JSON parsing) over 500 made-up detection messages from a
+     * local server first: otherwise the first real messages would carry the probe's class loading and interpretation
+     * (30-60 ms measured on the 2-core machine) as if argus had been slow.
+     */
+    static void warmUp(Vertx vertx, WebSocketClient client) throws Exception {
+        int count = 500;
+        String message = new JsonObject().put("type", "detections").put("cameraId", "warm-up").put("frame", 1)
+                .put("captureTime", PipelineBenchmark.nowMs()).put("batchSize", 1)
+                .put("detections", new io.vertx.core.json.JsonArray().add(new JsonObject().put("classId", 0)
+                        .put("confidence", 0.9).put("box", new JsonObject().put("x", 1).put("y", 2).put("w", 3).put("h", 4))))
+                .put("latency", new JsonObject().put("decodeMs", 1.0).put("queueMs", 1.0).put("inferenceMs", 1.0))
+                .encode();
+        // the server sends once the client asks ("go"): messages written before the client's handler is set are lost
+        var server = vertx.createHttpServer().webSocketHandler(ws -> ws.textMessageHandler(go -> {
+            for (int i = 0; i < count; i++) ws.writeTextMessage(message);
+        })).listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        LiveRunProbe scratch = new LiveRunProbe();
+        java.util.concurrent.CountDownLatch all = new java.util.concurrent.CountDownLatch(count);
+        WebSocket ws = client.connect(server.actualPort(), "127.0.0.1", "/").toCompletionStage().toCompletableFuture()
+                .get(10, TimeUnit.SECONDS);
+        ws.textMessageHandler(text -> {
+            scratch.accept(text);
+            all.countDown();
+        });
+        ws.writeTextMessage("go");
+        if (!all.await(30, TimeUnit.SECONDS)) System.err.println("live-run: warm-up received " + (count - all.getCount()) + " of " + count);
+        ws.close();
+        server.close();
     }
 
     /** The summary line (and, when messages arrived, the per-camera rates). */
