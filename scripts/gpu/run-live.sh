@@ -10,6 +10,9 @@
 #     live-train  `argus bench pipeline --fine-tune`: live fps and latency alone and beside a fine-tune of the same
 #                 model (training: of config/argus.yaml, backend auto: CUDA mixed precision on a low-priority
 #                 stream); PASS when p99 with/without <= 1.2.
+#     decode      `argus bench pipeline --no-detect`: the host's decode ceiling, 1920x1080 H.264 at 30 fps, on NVDEC
+#                 (pictures left on the GPU) for LIVE_DECODE_COUNTS streams (8,16,32,64,128) and on the CPU (to host BGR)
+#                 for LIVE_CPU_DECODE_COUNTS (16); LIVE_DECODE_SECONDS measured per count (10).
 #     online-e2e  the online-training end-to-end test (OnlineTrainingEndToEndTest, training.backend auto): its run
 #                 must say cuda, mixed, a loss scale; it prints live latency without and while training.
 # env: LIVE_BACKEND (cuda; cpu for a smoke run of this script on a machine without a GPU), LIVE_CAMERAS
@@ -35,7 +38,7 @@ fail() { echo "run-live.sh: $*" >&2; exit 2; }
 
 case "$BACKEND" in cpu|cuda) ;; *) fail "LIVE_BACKEND: expected cuda or cpu, found $BACKEND" ;; esac
 for p in ${PHASES//,/ }; do
-  case "$p" in run16|live-train|online-e2e) ;; *) fail "unknown phase $p (run16, live-train, online-e2e)" ;; esac
+  case "$p" in run16|live-train|decode|online-e2e) ;; *) fail "unknown phase $p (run16, live-train, decode, online-e2e)" ;; esac
 done
 if [ "$BACKEND" = cuda ]; then
   # these phases measure CUDA: without a GPU they would measure the CPU and say nothing about the acceptance points
@@ -166,6 +169,16 @@ live_train() {
   grep '^fine-tune cost' "$LOGS/live-train.log"
 }
 
+decode() {
+  local common=(--width 1920 --height 1080 --fps 30 --seconds "${LIVE_DECODE_SECONDS:-10}" --warmup 3 --cache-dir "$T/bench")
+  log "decode: NVDEC ceiling, ${LIVE_DECODE_COUNTS:-8,16,32,64,128} streams"
+  "${ARGUS[@]}" bench pipeline --no-detect --decoder nvdec --cameras "${LIVE_DECODE_COUNTS:-8,16,32,64,128}" "${common[@]}" \
+    2>&1 | tee "$LOGS/decode.log"
+  log "decode: CPU ceiling, ${LIVE_CPU_DECODE_COUNTS:-16} streams"
+  "${ARGUS[@]}" bench pipeline --no-detect --decoder cpu --cameras "${LIVE_CPU_DECODE_COUNTS:-16}" "${common[@]}" \
+    2>&1 | tee -a "$LOGS/decode.log"
+}
+
 online_e2e() {
   log "online-e2e: OnlineTrainingEndToEndTest (training.backend auto)"
   timeout "${TEST_TIMEOUT:-900}" "$JAVA" "${JOPTS[@]}" -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
@@ -179,6 +192,7 @@ for p in ${PHASES//,/ }; do
   case "$p" in
     run16) run16 ;;
     live-train) live_train ;;
+    decode) decode ;;
     online-e2e) online_e2e ;;
   esac
 done

@@ -14,6 +14,7 @@ import picocli.CommandLine.Option;
  * at 30 fps by default) on the model's {@code --backend} (auto: CUDA when usable), measured at a WebSocket client.
  * With {@code --fine-tune}, each count runs again beside a fine-tune of the same model with the {@code training:}
  * settings of {@code --config} (the GPU acceptance: live p99 within 1.2x while training; docs/gpu-runs/README.md).
+ * With {@code --no-detect}, decode only ({@link io.argus.pipeline.perf.DecodeCeiling}) on {@code --decoder}.
  */
 @Command(name = "pipeline", mixinStandardHelpOptions = true,
         description = {"Benchmark the live pipeline with N file cameras.", "File cameras -> detections -> WebSocket, for 1, 2, ... N cameras in turn."})
@@ -63,6 +64,17 @@ final class BenchPipelineCommand implements Callable<Integer> {
     @Option(names = {"-c", "--config"}, description = "where --fine-tune's training settings come from (default: $ARGUS_CONFIG or config/argus.yaml)")
     Path config;
 
+    @Option(names = "--decoder", defaultValue = "cpu", description = "who decodes: cpu or nvdec (default ${DEFAULT-VALUE}); "
+            + "nvdec with detection is not wired yet: use it with --no-detect")
+    String decoder;
+
+    @Option(names = "--no-detect", description = "decode only, as fast as the host goes (not paced), frames left where the "
+            + "decoder puts them: the ceiling a pipeline result is a share of")
+    boolean noDetect;
+
+    @Option(names = "--device", defaultValue = "0", description = "CUDA device NVDEC decodes on (default ${DEFAULT-VALUE})")
+    int device;
+
     @Option(names = "--cache-dir", description = "where the benchmark video is kept (default: $XDG_CACHE_HOME/argus or ~/.cache/argus)")
     Path cacheDir;
 
@@ -75,6 +87,13 @@ final class BenchPipelineCommand implements Callable<Integer> {
         if (!java.util.List.of("cpu", "cuda", "auto").contains(backend)) {
             throw new IllegalArgumentException("--backend: expected cpu, cuda or auto, found " + backend);
         }
+        if (!java.util.List.of("cpu", "nvdec").contains(decoder)) {
+            throw new IllegalArgumentException("--decoder: expected cpu or nvdec, found " + decoder);
+        }
+        if (decoder.equals("nvdec") && !noDetect) {
+            throw new IllegalArgumentException("--decoder nvdec: NVDEC frames are not wired into the live batcher yet; "
+                    + "measure the decode ceiling with --no-detect, or detect with --decoder cpu");
+        }
         TrainingConfig training = null;
         if (fineTune) {
             ArgusConfig c = ConfigLoader.loadBlocking(ProjectPaths.config(config), System.getenv(), 60);
@@ -82,7 +101,18 @@ final class BenchPipelineCommand implements Callable<Integer> {
         }
         var options = new PipelineBenchmark.Options(width, height, fps, model, size, threshold, maxBatch, maxWaitMs, warmup,
                 seconds, snapshotsFps, cacheDir != null ? cacheDir : Path.of(xdg, "argus"), backend, training);
-        new PipelineBenchmark(options, System.out).run(cameras);
+        PipelineBenchmark bench = new PipelineBenchmark(options, System.out);
+        if (noDetect) {
+            org.bytedeco.javacv.FFmpegFrameGrabber.tryLoad();
+            org.bytedeco.ffmpeg.global.avutil.av_log_set_level(org.bytedeco.ffmpeg.global.avutil.AV_LOG_ERROR);
+            Path video = bench.video();
+            System.out.printf(java.util.Locale.ROOT, "video %s (%dx%d @ %d fps, H.264), decode only on %s; %d CPU cores%n",
+                    video.getFileName(), width, height, fps, decoder, Runtime.getRuntime().availableProcessors());
+            var ceiling = new io.argus.pipeline.perf.DecodeCeiling(video, decoder, device, System.out);
+            for (int n : cameras) ceiling.run(n, warmup, seconds, fps);
+            return 0;
+        }
+        bench.run(cameras);
         return 0;
     }
 }

@@ -105,7 +105,8 @@ public final class PipelineBenchmark {
         }
         int best = 0;
         for (Result r : results) if (r.sustained() && r.fineTune() == null) best = Math.max(best, r.cameras());
-        out.printf(Locale.ROOT, "max cameras sustained at full rate (decode >= 95%% of %d fps, p99 < 150 ms): %d%n", o.fps, best);
+        out.printf(Locale.ROOT, "max cameras sustained at full rate (decode >= 95%% of %d fps, >= 95%% of decoded "
+                + "frames detected, p99 < 150 ms): %d%n", o.fps, best);
         return results;
     }
 
@@ -202,8 +203,12 @@ public final class PipelineBenchmark {
             double cpu = (b.cpuNanos - a.cpuNanos) / 1e9 / wall * 100;
             double[] lat = rec.latencies();
             Arrays.sort(lat);
-            boolean sustained = min >= 0.95 * o.fps && lat.length > 0 && percentile(lat, 0.99) < 150;
-            return new Result(n, mean, min, frames / wall / n, percentile(lat, 0.5), percentile(lat, 0.99),
+            // sustained: every camera decodes at >= 95% of its rate, >= 95% of the decoded frames are detected (the
+            // rest superseded under load: latest frame wins), and p99 < 150 ms
+            double detectedPerCamera = frames / wall / n;
+            boolean sustained = min >= 0.95 * o.fps && detectedPerCamera >= 0.95 * mean && lat.length > 0
+                    && percentile(lat, 0.99) < 150;
+            return new Result(n, mean, min, detectedPerCamera, percentile(lat, 0.5), percentile(lat, 0.99),
                     lat.length > 0 ? lat[lat.length - 1] : Double.NaN, lat.length, cpu / n, cpu,
                     frames > 0 ? (b.model.decodeNanos() - a.model.decodeNanos()) / 1e6 / frames : Double.NaN,
                     frames > 0 ? (b.model.queueNanos() - a.model.queueNanos()) / 1e6 / frames : Double.NaN,
@@ -310,7 +315,8 @@ public final class PipelineBenchmark {
     }
 
     /** The benchmark video (cached): ffmpeg's testsrc2 pattern when the ffmpeg CLI exists, else JavaCV's encoder. */
-    private Path video() throws IOException, InterruptedException {
+    /** The benchmark video (H.264, {@code width} x {@code height} at {@code fps}, 20 s), made once per cache dir. */
+    public Path video() throws IOException, InterruptedException {
         Files.createDirectories(o.cacheDir);
         Path v = o.cacheDir.resolve("bench-" + o.width + "x" + o.height + "-" + o.fps + "fps.mp4");
         if (Files.isRegularFile(v) && Files.size(v) > 0) return v;

@@ -37,4 +37,39 @@ class BenchPipelineCommandTest {
             assertTrue(text.contains(part), "missing \"" + part + "\" in:\n" + text);
         }
     }
+
+    @Test
+    void decodeOnlyMeasuresTheCeilingOnTheCpuAndRefusesNvdecWithDetection() throws Exception {
+        PrintStream old = System.out;
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(out, true));
+        System.setErr(new PrintStream(err, true));
+        int code;
+        int refused;
+        try {
+            code = ArgusCli.run("bench", "pipeline", "--no-detect", "--decoder", "cpu", "--cameras", "1,2",
+                    "--seconds", "2", "--warmup", "1", "--width", "320", "--height", "180", "--fps", "15",
+                    "--cache-dir", io.argus.pipeline.testing.TestMedia.dir().resolve("bench").toString());
+            refused = ArgusCli.run("bench", "pipeline", "--decoder", "nvdec", "--cameras", "1");
+        } finally {
+            System.setOut(old);
+            System.setErr(oldErr);
+        }
+        String text = out.toString();
+        System.out.print(text);
+        assertEquals(0, code, text + err);
+        for (int n : new int[] {1, 2}) {
+            Matcher m = Pattern.compile("decode only, cpu: " + n + " streams: ([0-9]+) frames/s in all, ([0-9.]+) per "
+                    + "stream .* CPU ([0-9.]+)% of a core per stream").matcher(text);
+            assertTrue(m.find(), text);
+            // unpaced: a 320x180 stream decodes far faster than its 15 fps
+            assertTrue(Double.parseDouble(m.group(2)) > 15, text);
+            assertTrue(Double.parseDouble(m.group(3)) > 0, text);
+        }
+        assertTrue(refused != 0, "--decoder nvdec with detection is refused");
+        assertTrue(err.toString().contains("--decoder nvdec: NVDEC frames are not wired into the live batcher yet"),
+                err.toString());
+    }
 }

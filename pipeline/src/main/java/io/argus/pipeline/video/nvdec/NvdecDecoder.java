@@ -37,6 +37,8 @@ import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.DeviceContext;
 import io.argus.gpu.GpuStream;
 import org.bytedeco.ffmpeg.avcodec.AVCodec;
+import org.bytedeco.ffmpeg.global.avcodec;
+import org.bytedeco.ffmpeg.global.avformat;
 import org.bytedeco.ffmpeg.avcodec.AVCodecContext;
 import org.bytedeco.ffmpeg.avcodec.AVCodecHWConfig;
 import org.bytedeco.ffmpeg.avcodec.AVPacket;
@@ -197,6 +199,17 @@ public final class NvdecDecoder implements AutoCloseable {
                 av_packet_unref(packet);
             }
         }
+    }
+
+    /**
+     * Back to the start of a file (the decode benchmark loops its video): seeks to the first keyframe and drops what
+     * the decoder holds. False when the input cannot seek (a live stream).
+     */
+    public boolean rewind() {
+        if (avformat.av_seek_frame(format, -1, 0, avformat.AVSEEK_FLAG_BACKWARD) < 0) return false;
+        avcodec.avcodec_flush_buffers(codec);
+        draining = false;
+        return true;
     }
 
     private void deliver(SurfaceConsumer consumer) throws NvdecRefusal {
