@@ -104,4 +104,39 @@ class GpuNvdecDecodeTest {
         }
         assertEquals(FRAMES, gpu.size());
     }
+
+    /**
+     * More decoders open at once than JavaCPP has thunks for one callback class (10): every decoder must still get
+     * CUDA surfaces (the format callback is shared; one per decoder crashed FFmpeg at the 11th), and decoders opened
+     * and closed one after another must not use them up either.
+     */
+    @Test
+    void manyDecodersAtOnceAndOneAfterAnother() throws Exception {
+        assumeTrue(CudaRuntime.available(), () -> "no CUDA: " + CudaRuntime.problem());
+        String video = TestMedia.shapes(25).toString();
+        List<NvdecDecoder> open = new ArrayList<>();
+        try {
+            for (int i = 0; i < 16; i++) {
+                try {
+                    open.add(NvdecDecoder.open("many" + i, 0, video, null));
+                } catch (NvdecRefusal e) {
+                    assumeTrue(i > 0, e.getMessage());   // no NVDEC at all: skip; a later refusal is a failure
+                    throw e;
+                }
+            }
+            int[] pictures = new int[open.size()];
+            for (int i = 0; i < open.size(); i++) {
+                int k = i;
+                assertTrue(open.get(i).next((surface, pts, stream) -> pictures[k]++), "decoder " + i);
+            }
+            for (int i = 0; i < pictures.length; i++) assertEquals(1, pictures[i], "decoder " + i);
+        } finally {
+            for (NvdecDecoder d : open) d.close();
+        }
+        for (int i = 0; i < 12; i++) {
+            try (NvdecDecoder d = NvdecDecoder.open("again" + i, 0, video, null)) {
+                assertTrue(d.next((surface, pts, stream) -> {}), "decoder opened after " + i + " closed");
+            }
+        }
+    }
 }

@@ -69,7 +69,6 @@ public final class NvdecDecoder implements AutoCloseable {
     private final String camera;
     private final GpuStream stream;
     private final CudaHwDevice device;
-    private final FormatChoice formats = new FormatChoice();
     private AVFormatContext format;
     private AVCodecContext codec;
     private final AVPacket packet = av_packet_alloc();
@@ -82,10 +81,15 @@ public final class NvdecDecoder implements AutoCloseable {
      * Picks AV_PIX_FMT_CUDA when FFmpeg offers it. Without this callback FFmpeg's default would quietly decode in
      * software when NVDEC declines the stream (its hwaccel init failed: it then offers only software formats): we
      * want to know, and refuse, so the caller's fallback is explicit and counted.
+     *
+     * <p>One instance for every decoder: JavaCPP keeps at most 10 native thunks per callback class alive at once, and
+     * an eleventh decoder's callback would be a null function pointer (FFmpeg crashed calling it at 16 streams). What
+     * each decoder was offered is kept by its codec context's address.
      */
     private static final class FormatChoice extends AVCodecContext.Get_format_AVCodecContext_IntPointer {
-        volatile boolean declined;
-        volatile String offered = "";
+        static final FormatChoice SHARED = new FormatChoice();
+        /** The software formats offered to a decoder NVDEC declined, by its AVCodecContext's address. */
+        final java.util.concurrent.ConcurrentHashMap<Long, String> declined = new java.util.concurrent.ConcurrentHashMap<>();
 
         @Override
         public int call(AVCodecContext c, IntPointer fmts) {
@@ -96,8 +100,7 @@ public final class NvdecDecoder implements AutoCloseable {
                 if (f == AV_PIX_FMT_CUDA) return f;
                 names.append(names.isEmpty() ? "" : ", ").append(av_get_pix_fmt_name(f).getString());
             }
-            offered = names.toString();
-            declined = true;
+            declined.put(c.address(), names.toString());
             return AV_PIX_FMT_NONE;
         }
     }
@@ -126,7 +129,7 @@ public final class NvdecDecoder implements AutoCloseable {
             codec = avcodec_alloc_context3(decoder);
             avcodec_parameters_to_context(codec, video.codecpar());
             codec.hw_device_ctx(av_buffer_ref(dev.ref()));
-            codec.get_format(formats);
+            codec.get_format(FormatChoice.SHARED);
             codec.thread_count(1);   // NVDEC does the work; FFmpeg's threads would only parse
             r = avcodec_open2(codec, decoder, (AVDictionary) null);
             if (r < 0) throw new NvdecRefusal(camera, NvdecRefusal.Reason.STREAM_REFUSED, "avcodec_open2: " + Ffmpeg.error(r));
@@ -180,10 +183,11 @@ public final class NvdecDecoder implements AutoCloseable {
                 }
                 return true;
             }
-            if (formats.declined) {
+            String offered = FormatChoice.SHARED.declined.get(codec.address());
+            if (offered != null) {
                 throw new NvdecRefusal(camera, NvdecRefusal.Reason.STREAM_REFUSED, "NVDEC did not take the stream "
                         + "(libnvcuvid.so.1 missing, or this GPU cannot decode its profile, bit depth or size; "
-                        + "FFmpeg offered only " + formats.offered + ")");
+                        + "FFmpeg offered only " + offered + ")");
             }
             if (r == AVERROR_EOF) return false;
             if (draining) return false;
@@ -234,6 +238,7 @@ public final class NvdecDecoder implements AutoCloseable {
     }
 
     private void release() {
+        if (codec != null) FormatChoice.SHARED.declined.remove(codec.address());
         if (codec != null) avcodec_free_context(codec);
         codec = null;
         if (format != null && !format.isNull()) avformat_close_input(format);
