@@ -125,18 +125,13 @@ public final class LiveRunProbe {
     }
 
     /**
-     * Runs this probe's own receiving path (WebSocket client, JSON parsing) over 500 made-up detection messages from a
+     * Runs this probe's own receiving path (WebSocket client, JSON parsing) over 500 sample detection messages from a
      * local server first: otherwise the first real messages would carry the probe's class loading and interpretation
      * (30-60 ms measured on the 2-core machine) as if argus had been slow.
      */
     static void warmUp(Vertx vertx, WebSocketClient client) throws Exception {
         int count = 500;
-        String message = new JsonObject().put("type", "detections").put("cameraId", "warm-up").put("frame", 1)
-                .put("captureTime", PipelineBenchmark.nowMs()).put("batchSize", 1)
-                .put("detections", new io.vertx.core.json.JsonArray().add(new JsonObject().put("classId", 0)
-                        .put("confidence", 0.9).put("box", new JsonObject().put("x", 1).put("y", 2).put("w", 3).put("h", 4))))
-                .put("latency", new JsonObject().put("decodeMs", 1.0).put("queueMs", 1.0).put("inferenceMs", 1.0))
-                .encode();
+        String message = io.argus.pipeline.publish.DetectionMessage.sample("warm-up").encode();
         // the server sends once the client asks ("go"): messages written before the client's handler is set are lost
         var server = vertx.createHttpServer().webSocketHandler(ws -> ws.textMessageHandler(go -> {
             for (int i = 0; i < count; i++) ws.writeTextMessage(message);

@@ -46,6 +46,23 @@ public final class DetectionMessage {
                 .put("batchSize", batchSize);
     }
 
+    /**
+     * A made-up message of the real shape (one box, captured now), for warming up the code that encodes and parses
+     * messages before the first real one: the WebSocket gateway at start, the live probe before it connects.
+     */
+    public static JsonObject sample(String cameraId) {
+        double now = nowMs();
+        return new JsonObject()
+                .put("type", "detections").put("cameraId", cameraId).put("frame", 1L).put("pts", 0.0)
+                .put("captureTime", round(now, 3)).put("width", 1920).put("height", 1080)
+                .put("model", new JsonObject().put("id", "sample").put("version", "v1"))
+                .put("detections", DetectionJson.of(List.of(new Detection(0, "sample", 0.9f,
+                        new io.argus.detector.Box(10, 20, 30, 40)))))
+                .put("latency", new JsonObject().put("decodeMs", 1.0).put("queueMs", 1.0).put("inferenceMs", 1.0)
+                        .put("totalMs", 3.0))
+                .put("batchSize", 1);
+    }
+
     /** Wall clock in epoch ms with sub-ms precision (same clock as captureTime). */
     public static double nowMs() {
         Instant now = Instant.now();

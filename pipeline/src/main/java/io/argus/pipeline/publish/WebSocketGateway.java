@@ -86,15 +86,12 @@ public final class WebSocketGateway {
     }
 
     /**
-     * Encodes a message shaped like a detection message a few hundred times. Until a client connects nothing is ever
+     * Encodes a sample detection message ({@link DetectionMessage#sample}) a few hundred times. Until a client connects nothing is ever
      * encoded (the event bus passes the objects), so without this the first client's first messages would wait for
      * the JSON encoder's first pass (class loading and the interpreter: about 40 ms on 2 cores).
      */
     static Void warmUpEncoding() {
-        JsonObject m = new JsonObject().put("type", "detections").put("cameraId", "warm-up").put("frame", 1L)
-                .put("captureTime", 1.5).put("detections", new JsonArray().add(new JsonObject().put("classId", 0)
-                        .put("label", "x").put("confidence", 0.5f).put("box", new JsonObject().put("x", 1.0))))
-                .put("latency", new JsonObject().put("inferenceMs", 1.0)).put("batchSize", 1);
+        JsonObject m = DetectionMessage.sample("warm-up");
         for (int i = 0; i < 300; i++) m.copy().put("frame", (long) i).encode();
         return null;
     }
