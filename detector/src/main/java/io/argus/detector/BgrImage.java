@@ -13,7 +13,7 @@ import javax.imageio.ImageIO;
  * An 8-bit BGR image, as FFmpeg, OpenCV and Darknet hand them around: {@code height} rows of {@code stride} bytes,
  * 3 bytes per pixel. The buffer may be direct (a pooled off-heap frame) or heap; it is read from index 0.
  */
-public record BgrImage(int width, int height, int stride, ByteBuffer pixels) {
+public record BgrImage(int width, int height, int stride, ByteBuffer pixels) implements Picture {
     public BgrImage {
         if (width <= 0 || height <= 0) throw new IllegalArgumentException("image size " + width + "x" + height);
         if (stride < 3 * width) throw new IllegalArgumentException("stride " + stride + " < 3 x width " + width);

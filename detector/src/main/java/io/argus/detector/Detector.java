@@ -78,12 +78,12 @@ public final class Detector implements AutoCloseable {
         return detect(List.of(image)).get(0);
     }
 
-    public List<List<Detection>> detect(List<BgrImage> images) {
+    public List<List<Detection>> detect(List<? extends Picture> images) {
         return detect(images, options.params());
     }
 
     /** Any number of images; runs them in chunks of at most maxBatch. */
-    public List<List<Detection>> detect(List<BgrImage> images, DetectParams params) {
+    public List<List<Detection>> detect(List<? extends Picture> images, DetectParams params) {
         int max = backend.maxBatch();
         if (images.size() <= max) return backend.detect(images, params);
         List<List<Detection>> out = new ArrayList<>(images.size());

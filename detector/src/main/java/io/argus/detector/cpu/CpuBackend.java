@@ -4,6 +4,7 @@ import io.argus.detector.BgrImage;
 import io.argus.detector.DetectParams;
 import io.argus.detector.Detection;
 import io.argus.detector.Model;
+import io.argus.detector.Picture;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.YoloSpec;
 import io.argus.detector.nn.InferenceBackend;
@@ -41,7 +42,8 @@ public final class CpuBackend implements InferenceBackend {
     public CpuNetwork network() { return network; }
 
     @Override
-    public List<List<Detection>> detect(List<BgrImage> images, DetectParams params) {
+    public List<List<Detection>> detect(List<? extends Picture> pictures, DetectParams params) {
+        List<BgrImage> images = hostImages(pictures);
         int n = images.size();
         if (n == 0) return List.of();
         if (n > maxBatch()) throw new IllegalArgumentException(n + " images, max batch " + maxBatch());
@@ -79,4 +81,17 @@ public final class CpuBackend implements InferenceBackend {
 
     @Override
     public void close() { network.close(); }
+
+    /** The pictures as host images; a GPU picture here is a wiring mistake (NVDEC frames for a model on the CPU). */
+    private static List<BgrImage> hostImages(List<? extends Picture> pictures) {
+        List<BgrImage> images = new ArrayList<>(pictures.size());
+        for (int i = 0; i < pictures.size(); i++) {
+            if (!(pictures.get(i) instanceof BgrImage im)) {
+                throw new IllegalArgumentException("picture " + i + " is a " + pictures.get(i).getClass().getSimpleName()
+                        + " (on the GPU); the CPU backend reads host BGR images only");
+            }
+            images.add(im);
+        }
+        return images;
+    }
 }

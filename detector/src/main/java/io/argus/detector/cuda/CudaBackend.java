@@ -4,17 +4,26 @@ import io.argus.detector.BgrImage;
 import io.argus.detector.DetectParams;
 import io.argus.detector.Detection;
 import io.argus.detector.Model;
+import io.argus.detector.Picture;
 import io.argus.detector.nn.InferenceBackend;
+import io.argus.detector.nn.StageTimes;
 import io.argus.detector.post.InputGeometry;
 import io.argus.gpu.CudaRuntime;
+import io.argus.gpu.EventMarks;
 import io.argus.gpu.MemoryMode;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The FP16 CUDA backend: frames to the input tensor in one kernel, the network on cuDNN and our kernels (a CUDA
  * graph per batch size), decode and NMS on the GPU; only detections come back. One instance is owned by one thread
  * (an inference worker); several instances may share a device.
+ *
+ * <p>A batch may mix host BGR images (uploaded, then resized by one kernel: {@link FrameInput}) and NV12 surfaces
+ * NVDEC left on this GPU (one conversion kernel per slot: {@link Nv12Input}); host images take the first slots, and
+ * the detections are handed back in the caller's order. CUDA events around the stages time what the device ran
+ * ({@link #lastStageTimes}).
  */
 public final class CudaBackend implements InferenceBackend {
     private final Model model;
@@ -23,7 +32,10 @@ public final class CudaBackend implements InferenceBackend {
     private final CudaNetwork network;
     private final FrameInput frames;
     private final GpuPostprocess post;
+    private final EventMarks marks;
+    private Nv12Input nv12;   // made on the first NV12 picture: a model fed only host frames never compiles nv12.cu
     private int lastBatch;
+    private StageTimes lastStages;
 
     private CudaBackend(Model model, int maxBatch, CudaOptions options) {
         this.model = model;
@@ -34,6 +46,7 @@ public final class CudaBackend implements InferenceBackend {
             this.memory = options.memory().resolve(net.device());
             in = new FrameInput(net.context(), memory, maxBatch, model.spec(), net.input());
             this.post = new GpuPostprocess(net.context(), memory, net.heads(), maxBatch);
+            this.marks = new EventMarks(4);
         } catch (RuntimeException e) {
             if (in != null) in.close();
             net.close();
@@ -62,16 +75,54 @@ public final class CudaBackend implements InferenceBackend {
     public CudaNetwork network() { return network; }
 
     @Override
-    public List<List<Detection>> detect(List<BgrImage> images, DetectParams params) {
-        int n = images.size();
+    public List<List<Detection>> detect(List<? extends Picture> pictures, DetectParams params) {
+        int n = pictures.size();
         if (n == 0) return List.of();
         if (n > maxBatch()) throw new IllegalArgumentException(n + " images, max batch " + maxBatch());
         network.device().makeCurrent();
-        InputGeometry[] geometry = frames.stage(images, network.stream());
+        // slots: host images first (one upload and one resize kernel for all of them), then the GPU surfaces
+        List<BgrImage> host = new ArrayList<>(n);
+        List<Nv12Surface> surfaces = new ArrayList<>();
+        int[] slotOf = new int[n];
+        for (int i = 0; i < n; i++) {
+            Picture p = pictures.get(i);
+            if (p instanceof BgrImage im) {
+                slotOf[i] = host.size();
+                host.add(im);
+            } else if (p instanceof Nv12Surface s) {
+                slotOf[i] = -1 - surfaces.size();
+                surfaces.add(s);
+            } else {
+                throw new IllegalArgumentException("picture " + i + ": the CUDA backend reads BgrImage or Nv12Surface, not "
+                        + p.getClass().getName());
+            }
+        }
+        InputGeometry[] geometry = new InputGeometry[n];
+        marks.mark(0, network.stream());
+        if (!host.isEmpty()) System.arraycopy(frames.stage(host, network.stream()), 0, geometry, 0, host.size());
+        for (int j = 0; j < surfaces.size(); j++) {
+            geometry[host.size() + j] = nv12().stage(surfaces.get(j), host.size() + j, network.stream());
+        }
+        marks.mark(1, network.stream());
         network.forward(n);
+        marks.mark(2, network.stream());
         lastBatch = n;
-        return post.run(n, geometry, params, model.names(), network);
+        List<List<Detection>> bySlot = post.run(n, geometry, params, model.names(), network);
+        marks.mark(3, network.stream());
+        lastStages = new StageTimes(marks.millisBetween(0, 1), marks.millisBetween(1, 2), marks.millisBetween(2, 3));
+        if (surfaces.isEmpty()) return bySlot;
+        List<List<Detection>> ordered = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) ordered.add(bySlot.get(slotOf[i] >= 0 ? slotOf[i] : host.size() - 1 - slotOf[i]));
+        return ordered;
     }
+
+    private Nv12Input nv12() {
+        if (nv12 == null) nv12 = new Nv12Input(network.context(), network.input(), model.spec().net().letterBox());
+        return nv12;
+    }
+
+    @Override
+    public StageTimes lastStageTimes() { return lastStages; }
 
     /**
      * In unified memory mode, a buffer in managed memory to decode frame {@code slot} into: a {@link BgrImage} over it
@@ -97,6 +148,7 @@ public final class CudaBackend implements InferenceBackend {
 
     @Override
     public void close() {
+        marks.close();
         post.close();
         frames.close();
         network.close();

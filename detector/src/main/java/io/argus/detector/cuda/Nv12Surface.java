@@ -1,5 +1,6 @@
 package io.argus.detector.cuda;
 
+import io.argus.detector.Picture;
 import io.argus.detector.yuv.YuvColour;
 
 /**
@@ -9,7 +10,7 @@ import io.argus.detector.yuv.YuvColour;
  * become RGB. The memory belongs to whoever decoded it; it must stay valid until the conversion kernel has run.
  */
 public record Nv12Surface(long luma, long chroma, int lumaPitch, int chromaPitch, int width, int height,
-                          YuvColour colour) {
+                          YuvColour colour) implements Picture {
     public Nv12Surface {
         if (luma == 0 || chroma == 0) throw new IllegalArgumentException("NV12 surface without planes");
         if (width < 1 || height < 1) throw new IllegalArgumentException("NV12 surface of " + width + "x" + height);

@@ -1,8 +1,8 @@
 package io.argus.detector.nn;
 
-import io.argus.detector.BgrImage;
 import io.argus.detector.DetectParams;
 import io.argus.detector.Detection;
+import io.argus.detector.Picture;
 import java.util.List;
 
 /**
@@ -15,8 +15,14 @@ public interface InferenceBackend extends AutoCloseable {
 
     int maxBatch();
 
-    /** Detections per image, in the images' order; boxes in source pixels. */
-    List<List<Detection>> detect(List<BgrImage> images, DetectParams params);
+    /**
+     * Detections per picture, in the pictures' order; boxes in source pixels. A picture this backend cannot read (an
+     * NVDEC surface on the CPU backend) is an {@link IllegalArgumentException} naming it.
+     */
+    List<List<Detection>> detect(List<? extends Picture> pictures, DetectParams params);
+
+    /** Device time of the stages of the last {@link #detect} call, or null where the backend does not time them. */
+    default StageTimes lastStageTimes() { return null; }
 
     /**
      * Activated output of [yolo] head {@code head} (cfg order) for image {@code image} of the last call, in Darknet's

@@ -1,35 +1,32 @@
 package io.argus.pipeline.camera;
 
-import io.argus.detector.BgrImage;
+import io.argus.gpu.CudaRuntime;
 import io.argus.pipeline.camera.CameraStats.State;
 import io.argus.pipeline.config.ArgusConfig.CameraSettings;
 import io.argus.pipeline.config.CameraConfig;
+import io.argus.pipeline.config.ModelConfig;
 import io.argus.pipeline.frames.FramePool;
 import io.argus.pipeline.frames.VideoFrame;
+import io.argus.pipeline.video.DecoderChoice;
 import io.argus.pipeline.video.DecoderMode;
 import io.argus.pipeline.video.nvdec.NvdecRefusal;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
-import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.bytedeco.ffmpeg.global.avutil;
-import org.bytedeco.javacv.FFmpegFrameGrabber;
-import org.bytedeco.javacv.Frame;
 
 /**
- * Reads one camera on its own thread: connect, decode, hand each frame on, and on failure or stall close and
- * reconnect with backoff, forever.
+ * Reads one camera on its own thread: connect, decode (on the CPU or on NVDEC: {@link FrameDecoder}), hand each
+ * frame on, and on failure or stall close and reconnect with backoff, forever.
  *
- * <p>Why a hung camera cannot block the others: JavaCV's {@code start()}/{@code release()} synchronise on one global
- * monitor, so a connect that never returns would stall every camera's (re)connect. We call
- * {@code startUnsafe()}/{@code releaseUnsafe()} instead (FFmpeg 8's open functions are thread-safe; each grabber is
- * used by one thread only), and hold nothing shared while connecting. FFmpeg's socket timeout ({@code timeout},
- * microseconds) ends most hangs; the watchdog ({@link #watchdog(long)}, driven by the camera verticle's timer) ends
- * the rest: it abandons the stuck thread (which exits when FFmpeg finally returns) and starts a fresh one.
+ * <p>Why a hung camera cannot block the others: nothing shared is held while connecting (see
+ * {@link CpuFrameDecoder} for JavaCV's global lock). FFmpeg's socket timeout ({@code timeout}, microseconds) ends
+ * most hangs; the watchdog ({@link #watchdog(long)}, driven by the camera verticle's timer) ends the rest: it
+ * abandons the stuck thread (which exits when FFmpeg finally returns) and starts a fresh one.
  */
 final class CameraReader {
     /** Threads of one camera allowed to be alive at once (the current one plus abandoned ones still in FFmpeg). */
@@ -37,6 +34,7 @@ final class CameraReader {
     private static final long WATCHDOG_GRACE_NANOS = 2_000_000_000L;
 
     private final CameraConfig camera;
+    private final ModelConfig model;
     private final CameraUrl source;
     private final CameraSettings settings;
     private final FramePool pool;
@@ -52,10 +50,13 @@ final class CameraReader {
     private volatile int generation;
     private volatile long attemptStartNanos;
     private volatile boolean respawnPending;
+    private volatile boolean decoderDecided;
+    private volatile int nvdecDevice = -1;   // the GPU NVDEC decodes on; -1: the CPU decoder
 
-    CameraReader(CameraConfig camera, CameraUrl source, CameraSettings settings, FramePool pool, CameraStats stats,
-                 Consumer<VideoFrame> sink) {
+    CameraReader(CameraConfig camera, ModelConfig model, CameraUrl source, CameraSettings settings, FramePool pool,
+                 CameraStats stats, Consumer<VideoFrame> sink) {
         this.camera = camera;
+        this.model = model;
         this.source = source;
         this.settings = settings;
         this.pool = pool;
@@ -172,24 +173,54 @@ final class CameraReader {
     }
 
     /**
-     * {@code cameras[].decoder}: the NVDEC decoder (video/nvdec) decodes and converts on the GPU, but its frames do
-     * not reach the live batcher yet, so {@code nvdec} refuses the camera with that reason (rather than pretending),
-     * and {@code auto} takes the CPU decoder and counts the fallback.
+     * {@code cameras[].decoder}, decided once per reader ({@link DecoderChoice}): NVDEC when the camera's model runs
+     * on CUDA (auto) or when asked (nvdec); an explicit nvdec the model cannot use (it runs on the CPU, or CUDA is not
+     * usable) stops the camera with the reason. Whether NVDEC takes the stream is known only at open: see
+     * {@link #refused}.
      */
     private boolean decoderChosen() {
-        NvdecRefusal why = new NvdecRefusal(camera.id(), NvdecRefusal.Reason.NOT_WIRED,
-                "NVDEC frames are not wired into the live batcher yet; use decoder: cpu or auto");
-        if (camera.decoder() == DecoderMode.NVDEC) {
-            stats.lastError = why.getMessage();
+        if (decoderDecided) return true;
+        try {
+            String cudaProblem = camera.decoder() == DecoderMode.CPU ? null : CudaRuntime.problem();
+            DecoderChoice c = DecoderChoice.of(camera.id(), camera.decoder(), model.backend(), model.cuda().device(),
+                    cudaProblem);
+            nvdecDevice = c.nvdec() ? c.device() : -1;
+            if (!c.nvdec() && c.reason() != null) fallBack(c.reason().name(), c.detail());
+        } catch (NvdecRefusal e) {
+            stats.lastError = e.getMessage();
             stats.state = State.STOPPED;
-            log.log(Level.ERROR, why.getMessage());
+            log.log(Level.ERROR, e.getMessage());
             return false;
         }
-        if (camera.decoder() == DecoderMode.AUTO && stats.decoderNote == null) {
-            stats.nvdecFallbacks.increment();
-            stats.decoderNote = "cpu decoder: " + why.reason().name().toLowerCase(java.util.Locale.ROOT);
-        }
+        stats.decoder = nvdecDevice >= 0 ? "nvdec" : "cpu";
+        decoderDecided = true;
         return true;
+    }
+
+    /** decoder: auto takes the CPU decoder from now on, counted, with the reason shown in the camera's status. */
+    private void fallBack(String reason, String detail) {
+        nvdecDevice = -1;
+        stats.decoder = "cpu";
+        stats.nvdecFallbacks.increment();
+        stats.decoderNote = "cpu decoder (" + reason.toLowerCase(java.util.Locale.ROOT) + "): " + source.scrub(detail);
+    }
+
+    /**
+     * NVDEC refused the stream at open or at its first picture. An unreachable URL is an ordinary failed connect
+     * (back off, retry with NVDEC). Otherwise: auto falls back to the CPU decoder at once; nvdec reports the reason
+     * and retries after the backoff (a camera reconfigured at its end may become decodable).
+     */
+    private Outcome refused(NvdecRefusal e) {
+        stats.lastError = source.scrub(e.getMessage());
+        if (e.reason() == NvdecRefusal.Reason.OPEN_FAILED) return Outcome.FAILED;
+        if (camera.decoder() == DecoderMode.AUTO) {
+            fallBack(e.reason().name(), e.getMessage());
+            log.log(Level.WARNING, "camera {0} ({1}): {2}; decoding on the CPU", camera.id(), source.redacted(),
+                    stats.lastError);
+            return Outcome.RESTART;
+        }
+        log.log(Level.ERROR, stats.lastError);
+        return Outcome.FAILED;
     }
 
     private boolean sleepBackoff(int gen, Backoff backoff) throws InterruptedException {
@@ -208,31 +239,29 @@ final class CameraReader {
     enum Outcome { FAILED, GOT_FRAMES, END_OF_FILE, RESTART }
 
     private Outcome attempt(int gen) {
-        FFmpegFrameGrabber g = newGrabber();
+        FrameDecoder d = nvdecDevice >= 0
+                ? new NvdecFrameDecoder(camera.id(), source, settings, nvdecDevice, pool)
+                : new CpuFrameDecoder(source, settings, pool);
         long t0 = System.nanoTime();
         attemptStartNanos = t0;
         stats.state = State.CONNECTING;
-        try {
-            g.startUnsafe(true);
+        try (d) {
+            d.open();
             if (!current(gen)) return Outcome.FAILED;
             stats.lastConnectMs = (System.nanoTime() - t0) / 1e6;
             stats.lastFrameNanos = System.nanoTime();
             stats.state = State.STREAMING;
-            log.log(Level.INFO, "camera {0} ({1}): connected in {2} ms, {3}x{4}", camera.id(), source.redacted(),
-                    Math.round(stats.lastConnectMs), g.getImageWidth(), g.getImageHeight());
-            return stream(g, gen);
+            log.log(Level.INFO, "camera {0} ({1}): connected in {2} ms, {3}x{4}, {5} decoder", camera.id(),
+                    source.redacted(), Math.round(stats.lastConnectMs), d.width(), d.height(), d.name());
+            return stream(d, gen);
+        } catch (NvdecRefusal e) {
+            return current(gen) ? refused(e) : Outcome.FAILED;
         } catch (Exception e) {
             if (current(gen)) {
                 stats.lastError = source.scrub(readable(e.getMessage()));
                 log.log(Level.WARNING, "camera {0} ({1}): {2}", camera.id(), source.redacted(), stats.lastError);
             }
             return Outcome.FAILED;
-        } finally {
-            try {
-                g.releaseUnsafe();
-            } catch (Exception e) {
-                log.log(Level.DEBUG, "camera {0}: release failed: {1}", camera.id(), source.scrub(e.getMessage()));
-            }
         }
     }
 
@@ -253,79 +282,47 @@ final class CameraReader {
         return m;
     }
 
-    private FFmpegFrameGrabber newGrabber() {
-        FFmpegFrameGrabber g = new FFmpegFrameGrabber(source.input());
-        if (source.format() != null) g.setFormat(source.format());
-        g.setPixelFormat(avutil.AV_PIX_FMT_BGR24);
-        g.setOption("protocol_whitelist", source.protocolWhitelist());
-        String timeoutUs = Long.toString(settings.connectTimeoutMs() * 1000L);
-        switch (source.kind()) {
-            case RTSP -> {
-                g.setOption("rtsp_transport", source.transport());
-                g.setOption("timeout", timeoutUs);          // socket I/O timeout, microseconds
-                g.setOption("analyzeduration", "1000000");  // start quickly: one second of probing at most
-                g.setOption("fflags", "nobuffer");
-                g.setOption("allowed_media_types", "video");
-            }
-            case FILE, SAMPLE -> g.setOption("format_whitelist", CameraUrl.FILE_FORMATS);
-            case USB -> { }
-        }
-        if (settings.decoderThreads() > 0) g.setVideoOption("threads", Integer.toString(settings.decoderThreads()));
-        return g;
-    }
-
-    private Outcome stream(FFmpegFrameGrabber g, int gen) throws Exception {
+    private Outcome stream(FrameDecoder d, int gen) throws Exception {
         boolean any = false;
         Pacer pacer = camera.realtime() && !source.live() ? new Pacer() : null;
         while (current(gen) && !paused) {
             long t0 = System.nanoTime();
-            Frame f = g.grabImage();
+            boolean got = d.decode();
             long t1 = System.nanoTime();
             if (!current(gen)) break;
-            if (f == null) {
+            if (!got) {
                 if (source.live()) {
                     stats.lastError = "stream ended";
                     return any ? Outcome.GOT_FRAMES : Outcome.FAILED;
                 }
                 if (!camera.loop()) return Outcome.END_OF_FILE;
                 if (!any) return Outcome.FAILED; // an empty file: do not spin
-                try {
-                    g.setTimestamp(0L);
-                } catch (Exception e) {
-                    return Outcome.RESTART;
-                }
+                if (!d.rewind()) return Outcome.RESTART;
                 continue;
             }
-            if (f.image == null || f.image[0] == null) continue;
             stats.decoded.increment();
             stats.decodeNanos.addAndGet(t1 - t0);
             stats.lastFrameNanos = t1;
-            if (pacer != null && !pacer.await(f.timestamp, gen)) break;
-            emit(f, (t1 - t0) / 1e6);
+            long pts = d.ptsMicros();
+            if (pacer != null && !pacer.await(pts, gen)) break;
+            emit(d, pts, (t1 - t0) / 1e6);
             any = true;
         }
         return any ? Outcome.GOT_FRAMES : Outcome.FAILED;
     }
 
-    private void emit(Frame f, double decodeMs) {
-        int w = f.imageWidth;
-        int h = f.imageHeight;
-        int stride = f.imageStride;
-        int bytes = stride * h;
-        stats.width = w;
-        stats.height = h;
-        ByteBuffer buf = pool.acquire(bytes);
-        if (buf == null) {
+    private void emit(FrameDecoder d, long ptsMicros, double decodeMs) {
+        stats.width = d.width();
+        stats.height = d.height();
+        Instant now = Instant.now();
+        double captureMs = now.getEpochSecond() * 1000.0 + now.getNano() / 1e6;
+        VideoFrame frame = d.take(new FrameDecoder.FrameStamp(camera.id(), frameNumber.get(), ptsMicros / 1000.0,
+                captureMs, System.nanoTime(), decodeMs, stats::superseded));
+        if (frame == null) {
             stats.droppedPool.increment();
             return;
         }
-        ByteBuffer src = (ByteBuffer) f.image[0];
-        buf.put(0, src, 0, bytes);
-        Instant now = Instant.now();
-        double captureMs = now.getEpochSecond() * 1000.0 + now.getNano() / 1e6;
-        VideoFrame frame = new VideoFrame(camera.id(), frameNumber.getAndIncrement(), f.timestamp / 1000.0, captureMs,
-                System.nanoTime(), decodeMs, new BgrImage(w, h, stride, buf.slice(0, bytes)), pool, buf,
-                stats::superseded);
+        frameNumber.incrementAndGet();
         stats.emitted.increment();
         sink.accept(frame);
     }

@@ -21,6 +21,8 @@ public final class CameraStats {
     /** Times {@code decoder: auto} chose the CPU decoder over NVDEC; {@link #decoderNote} says why (the last reason). */
     final LongAdder nvdecFallbacks = new LongAdder();
     volatile String decoderNote;
+    /** The decoder reading the camera now: "cpu" or "nvdec" (null until chosen). */
+    volatile String decoder;
     volatile State state = State.CONNECTING;
     volatile String lastError;
     volatile int width;
@@ -78,6 +80,8 @@ public final class CameraStats {
 
     public String decoderNote() { return decoderNote; }
 
+    public String decoder() { return decoder; }
+
     public JsonObject toJson() {
         JsonObject j = new JsonObject()
                 .put("state", state.name().toLowerCase(java.util.Locale.ROOT))
@@ -91,6 +95,8 @@ public final class CameraStats {
                 .put("stalls", stalls.sum());
         if (!Double.isNaN(lastConnectMs)) j.put("lastConnectMs", round(lastConnectMs));
         if (lastError != null) j.put("lastError", lastError);
+        if (decoder != null) j.put("decoderInUse", decoder);
+        if (nvdecFallbacks.sum() > 0) j.put("nvdecFallbacks", nvdecFallbacks.sum()).put("decoderNote", decoderNote);
         return j;
     }
 

@@ -120,7 +120,7 @@ public final class CameraSupervisor extends VerticleBase {
                 ? vertx.executeBlocking(() -> c.source().withSampleFile(SampleVideo.ensure(config.cacheDir(), progress)))
                 : Future.succeededFuture(c.source());
         return source.compose(src -> {
-            CameraVerticle v = new CameraVerticle(c, src, config.camera(), metrics);
+            CameraVerticle v = new CameraVerticle(c, config.model(c.model()), src, config.camera(), metrics);
             return vertx.deployVerticle(v).map(depId -> {
                 cameras.put(c.id(), new Deployed(v, depId));
                 vertx.eventBus().publish(Addresses.CAMERA_EVENTS, new JsonObject().put("event", "added").put("id", c.id()));

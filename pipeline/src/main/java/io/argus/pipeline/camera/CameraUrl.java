@@ -127,4 +127,25 @@ public record CameraUrl(Kind kind, String input, String format, String transport
         if (input.startsWith("file:")) s = s.replace(input.substring(5), redacted);
         return redact(s);
     }
+
+    /**
+     * FFmpeg's input options for this source, whichever decoder reads it: the protocols and (for files) container
+     * formats it may use, and for RTSP the transport, a socket timeout and a quick start.
+     */
+    public java.util.Map<String, String> inputOptions(int connectTimeoutMs) {
+        java.util.Map<String, String> o = new java.util.LinkedHashMap<>();
+        o.put("protocol_whitelist", protocolWhitelist());
+        switch (kind) {
+            case RTSP -> {
+                o.put("rtsp_transport", transport());
+                o.put("timeout", Long.toString(connectTimeoutMs * 1000L));   // socket I/O timeout, microseconds
+                o.put("analyzeduration", "1000000");                          // one second of probing at most
+                o.put("fflags", "nobuffer");
+                o.put("allowed_media_types", "video");
+            }
+            case FILE, SAMPLE -> o.put("format_whitelist", FILE_FORMATS);
+            case USB -> { }
+        }
+        return o;
+    }
 }

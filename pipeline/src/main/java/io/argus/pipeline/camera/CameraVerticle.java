@@ -4,6 +4,7 @@ import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.app.ArgusMetrics;
 import io.argus.pipeline.config.ArgusConfig.CameraSettings;
 import io.argus.pipeline.config.CameraConfig;
+import io.argus.pipeline.config.ModelConfig;
 import io.argus.pipeline.frames.FrameCodec;
 import io.argus.pipeline.frames.FramePool;
 import io.vertx.core.Future;
@@ -16,6 +17,7 @@ import io.vertx.core.json.JsonObject;
  */
 public final class CameraVerticle extends VerticleBase {
     private final CameraConfig config;
+    private final ModelConfig model;
     private final CameraUrl source;
     private final CameraSettings settings;
     private final ArgusMetrics metrics;
@@ -26,8 +28,10 @@ public final class CameraVerticle extends VerticleBase {
     private long timer = -1;
 
     /** {@code source}: the config's URL, or for {@code sample:} the resolved sample file. */
-    public CameraVerticle(CameraConfig config, CameraUrl source, CameraSettings settings, ArgusMetrics metrics) {
+    public CameraVerticle(CameraConfig config, ModelConfig model, CameraUrl source, CameraSettings settings,
+                          ArgusMetrics metrics) {
         this.config = config;
+        this.model = model;
         this.source = source;
         this.settings = settings;
         this.metrics = metrics;
@@ -38,7 +42,7 @@ public final class CameraVerticle extends VerticleBase {
         pool = new FramePool(settings.poolFrames());
         String address = Addresses.frames(config.model());
         var bus = vertx.eventBus();
-        reader = new CameraReader(config, source, settings, pool, stats, frame -> bus.send(address, frame, FrameCodec.LOCAL));
+        reader = new CameraReader(config, model, source, settings, pool, stats, frame -> bus.send(address, frame, FrameCodec.LOCAL));
         meters = metrics.camera(config.id(), stats);
         metrics.queueDepth(meters, "frame_pool_in_use", config.id(), pool::inUse);
         long[] lastSample = {System.nanoTime()};

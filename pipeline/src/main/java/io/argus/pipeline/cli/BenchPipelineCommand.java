@@ -5,6 +5,7 @@ import io.argus.pipeline.config.ConfigLoader;
 import io.argus.pipeline.perf.PipelineBenchmark;
 import io.argus.pipeline.training.TrainingConfig;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -14,7 +15,9 @@ import picocli.CommandLine.Option;
  * at 30 fps by default) on the model's {@code --backend} (auto: CUDA when usable), measured at a WebSocket client.
  * With {@code --fine-tune}, each count runs again beside a fine-tune of the same model with the {@code training:}
  * settings of {@code --config} (the GPU acceptance: live p99 within 1.2x while training; docs/gpu-runs/README.md).
- * With {@code --no-detect}, decode only ({@link io.argus.pipeline.perf.DecodeCeiling}) on {@code --decoder}.
+ * {@code --decoder nvdec} decodes on the GPU and feeds its surfaces straight into the batch; {@code nvdec,cpu} runs
+ * both in turn with the same model and batch settings. With {@code --no-detect}, decode only
+ * ({@link io.argus.pipeline.perf.DecodeCeiling}) on each decoder.
  */
 @Command(name = "pipeline", mixinStandardHelpOptions = true,
         description = {"Benchmark the live pipeline with N file cameras.", "File cameras -> detections -> WebSocket, for 1, 2, ... N cameras in turn."})
@@ -64,15 +67,19 @@ final class BenchPipelineCommand implements Callable<Integer> {
     @Option(names = {"-c", "--config"}, description = "where --fine-tune's training settings come from (default: $ARGUS_CONFIG or config/argus.yaml)")
     Path config;
 
-    @Option(names = "--decoder", defaultValue = "cpu", description = "who decodes: cpu or nvdec (default ${DEFAULT-VALUE}); "
-            + "nvdec with detection is not wired yet: use it with --no-detect")
-    String decoder;
+    @Option(names = "--decoder", split = ",", defaultValue = "cpu", description = "who decodes: cpu, nvdec or both in "
+            + "turn (nvdec,cpu: same model and batch settings in one run) (default ${DEFAULT-VALUE})")
+    List<String> decoders;
+
+    @Option(names = "--cpu-cameras", split = ",", description = "camera counts for the cpu decoder when several decoders "
+            + "run (default: --cameras): CPU decode reaches its limit long before NVDEC")
+    int[] cpuCameras;
 
     @Option(names = "--no-detect", description = "decode only, as fast as the host goes (not paced), frames left where the "
             + "decoder puts them: the ceiling a pipeline result is a share of")
     boolean noDetect;
 
-    @Option(names = "--device", defaultValue = "0", description = "CUDA device NVDEC decodes on (default ${DEFAULT-VALUE})")
+    @Option(names = "--device", defaultValue = "0", description = "CUDA device the model runs and NVDEC decodes on (default ${DEFAULT-VALUE})")
     int device;
 
     @Option(names = "--cache-dir", description = "where the benchmark video is kept (default: $XDG_CACHE_HOME/argus or ~/.cache/argus)")
@@ -87,12 +94,14 @@ final class BenchPipelineCommand implements Callable<Integer> {
         if (!java.util.List.of("cpu", "cuda", "auto").contains(backend)) {
             throw new IllegalArgumentException("--backend: expected cpu, cuda or auto, found " + backend);
         }
-        if (!java.util.List.of("cpu", "nvdec").contains(decoder)) {
-            throw new IllegalArgumentException("--decoder: expected cpu or nvdec, found " + decoder);
+        for (String decoder : decoders) {
+            if (!List.of("cpu", "nvdec").contains(decoder)) {
+                throw new IllegalArgumentException("--decoder: expected cpu or nvdec, found " + decoder);
+            }
         }
-        if (decoder.equals("nvdec") && !noDetect) {
-            throw new IllegalArgumentException("--decoder nvdec: NVDEC frames are not wired into the live batcher yet; "
-                    + "measure the decode ceiling with --no-detect, or detect with --decoder cpu");
+        if (decoders.contains("nvdec") && backend.equals("cpu") && !noDetect) {
+            throw new IllegalArgumentException("--decoder nvdec with --backend cpu: NVDEC frames stay on the GPU, for a "
+                    + "model on CUDA (use --backend cuda or auto)");
         }
         TrainingConfig training = null;
         if (fineTune) {
@@ -100,19 +109,28 @@ final class BenchPipelineCommand implements Callable<Integer> {
             training = c.training();
         }
         var options = new PipelineBenchmark.Options(width, height, fps, model, size, threshold, maxBatch, maxWaitMs, warmup,
-                seconds, snapshotsFps, cacheDir != null ? cacheDir : Path.of(xdg, "argus"), backend, training);
+                seconds, snapshotsFps, cacheDir != null ? cacheDir : Path.of(xdg, "argus"), backend, training,
+                decoders.get(0), device);
         PipelineBenchmark bench = new PipelineBenchmark(options, System.out);
         if (noDetect) {
             org.bytedeco.javacv.FFmpegFrameGrabber.tryLoad();
             org.bytedeco.ffmpeg.global.avutil.av_log_set_level(org.bytedeco.ffmpeg.global.avutil.AV_LOG_ERROR);
             Path video = bench.video();
-            System.out.printf(java.util.Locale.ROOT, "video %s (%dx%d @ %d fps, H.264), decode only on %s; %d CPU cores%n",
-                    video.getFileName(), width, height, fps, decoder, Runtime.getRuntime().availableProcessors());
-            var ceiling = new io.argus.pipeline.perf.DecodeCeiling(video, decoder, device, System.out);
-            for (int n : cameras) ceiling.run(n, warmup, seconds, fps);
+            for (String decoder : decoders) {
+                System.out.printf(java.util.Locale.ROOT, "video %s (%dx%d @ %d fps, H.264), decode only on %s; %d CPU cores%n",
+                        video.getFileName(), width, height, fps, decoder, Runtime.getRuntime().availableProcessors());
+                var ceiling = new io.argus.pipeline.perf.DecodeCeiling(video, decoder, device, System.out);
+                for (int n : countsFor(decoder)) ceiling.run(n, warmup, seconds, fps);
+            }
             return 0;
         }
-        bench.run(cameras);
+        for (String decoder : decoders) {
+            new PipelineBenchmark(options.withDecoder(decoder), System.out).run(countsFor(decoder));
+        }
         return 0;
+    }
+
+    private int[] countsFor(String decoder) {
+        return decoder.equals("cpu") && cpuCameras != null && decoders.size() > 1 ? cpuCameras : cameras;
     }
 }

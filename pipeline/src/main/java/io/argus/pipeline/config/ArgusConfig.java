@@ -136,6 +136,12 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
             "ARGUS_CUDA_VERBOSE",    // the CUDA backend's plan log (CudaLog)
             "ARGUS_KERNEL_CACHE");   // where NVRTC's compiled kernels are kept (KernelCompiler)
 
+    /** The model called {@code id} (camera configs are checked to name a known one). */
+    public ModelConfig model(String id) {
+        return models.stream().filter(m -> m.id().equals(id)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no model \"" + id + "\""));
+    }
+
     public List<String> modelIds() { return models.stream().map(ModelConfig::id).toList(); }
 
     public ArgusConfig withCameras(List<CameraConfig> cams) {

@@ -6,12 +6,14 @@ import java.util.ArrayDeque;
 /**
  * A small, bounded set of off-heap pixel buffers owned by one camera. The camera takes a buffer per decoded frame and
  * whoever finishes with the frame last gives it back. When every buffer is in flight the camera drops the frame:
- * memory stays bounded however slow the consumers are.
+ * memory stays bounded however slow the consumers are. Pictures held elsewhere (NVDEC surfaces on the GPU) count
+ * against the same bound through {@link #acquireHeld}.
  */
 public final class FramePool {
     private final int capacity;
     private final ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
     private int allocated;
+    private int held;
     private long allocatedBytes;
 
     public FramePool(int capacity) {
@@ -28,7 +30,7 @@ public final class FramePool {
             allocated--;
             allocatedBytes -= b.capacity();
         }
-        if (allocated >= capacity) return null;
+        if (allocated + held >= capacity) return null;
         allocated++;
         allocatedBytes += bytes;
         return ByteBuffer.allocateDirect(bytes);
@@ -39,10 +41,22 @@ public final class FramePool {
         free.push(buffer);
     }
 
+    /** Room for one picture held outside this pool (a GPU surface); false when the camera's frames are at the bound. */
+    public synchronized boolean acquireHeld() {
+        if (allocated - free.size() + held >= capacity) return false;
+        held++;
+        return true;
+    }
+
+    public synchronized void releaseHeld() {
+        if (held == 0) throw new IllegalStateException("held picture released twice");
+        held--;
+    }
+
     public int capacity() { return capacity; }
 
-    /** Buffers currently held by frames in flight. */
-    public synchronized int inUse() { return allocated - free.size(); }
+    /** Buffers (or held pictures) currently in flight. */
+    public synchronized int inUse() { return allocated - free.size() + held; }
 
     public synchronized long allocatedBytes() { return allocatedBytes; }
 }

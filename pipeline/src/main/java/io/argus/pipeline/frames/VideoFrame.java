@@ -1,13 +1,18 @@
 package io.argus.pipeline.frames;
 
 import io.argus.detector.BgrImage;
+import io.argus.detector.Picture;
+import io.argus.detector.cuda.Nv12Download;
+import io.argus.detector.cuda.Nv12Surface;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * One decoded frame of a camera: BGR pixels in a pooled off-heap buffer plus when and how it was captured.
+ * One decoded frame of a camera plus when and how it was captured. Its pixels are either BGR bytes in a pooled
+ * off-heap buffer (the CPU decoder) or an NV12 surface NVDEC left on the GPU (held out of the decoder's pool).
  * Reference counted: the camera creates it with one reference; each extra holder (the snapshot encoder) retains it,
- * and the buffer returns to its pool when the last holder releases it. Never leaves this JVM.
+ * and the pixels go back (buffer to its pool, surface to the decoder) when the last holder releases it. Never leaves
+ * this JVM.
  *
  * @param number frame number of the camera, counting from 0 when the camera was added (continues across reconnects)
  * @param ptsMs presentation time of the source in ms (restarts with the stream after a reconnect)
@@ -22,24 +27,40 @@ public final class VideoFrame {
     private final double captureTimeMs;
     private final long captureNanos;
     private final double decodeMs;
-    private final BgrImage image;
-    private final FramePool pool;
-    private final ByteBuffer buffer;
+    private final Picture picture;
+    private final int device;            // the CUDA device a GPU picture lives on; -1 for host pixels
+    private final Runnable free;         // gives the pixels back, once the last reference is released
     private final AtomicInteger refs = new AtomicInteger(1);
     private final Runnable onSuperseded;
+    private volatile BgrImage hostCopy;  // a GPU picture's host pixels, downloaded on first demand
 
+    /** A frame of host BGR pixels in {@code buffer}, which goes back to {@code pool} (if any) at the last release. */
     public VideoFrame(String cameraId, long number, double ptsMs, double captureTimeMs, long captureNanos,
                       double decodeMs, BgrImage image, FramePool pool, ByteBuffer buffer, Runnable onSuperseded) {
+        this(cameraId, number, ptsMs, captureTimeMs, captureNanos, decodeMs, image, -1,
+                pool != null ? () -> pool.release(buffer) : null, onSuperseded);
+    }
+
+    private VideoFrame(String cameraId, long number, double ptsMs, double captureTimeMs, long captureNanos,
+                       double decodeMs, Picture picture, int device, Runnable free, Runnable onSuperseded) {
         this.cameraId = cameraId;
         this.number = number;
         this.ptsMs = ptsMs;
         this.captureTimeMs = captureTimeMs;
         this.captureNanos = captureNanos;
         this.decodeMs = decodeMs;
-        this.image = image;
-        this.pool = pool;
-        this.buffer = buffer;
+        this.picture = picture;
+        this.device = device;
+        this.free = free;
         this.onSuperseded = onSuperseded;
+    }
+
+    /** A frame whose pixels stay on CUDA device {@code device}; {@code free} gives the surface back to its decoder. */
+    public static VideoFrame onGpu(String cameraId, long number, double ptsMs, double captureTimeMs, long captureNanos,
+                                   double decodeMs, Nv12Surface surface, int device, Runnable free,
+                                   Runnable onSuperseded) {
+        return new VideoFrame(cameraId, number, ptsMs, captureTimeMs, captureNanos, decodeMs, surface, device, free,
+                onSuperseded);
     }
 
     public String cameraId() { return cameraId; }
@@ -54,8 +75,32 @@ public final class VideoFrame {
 
     public double decodeMs() { return decodeMs; }
 
-    /** The pixels; valid until the last {@link #release()}. */
-    public BgrImage image() { return image; }
+    /** The pixels as the detector takes them (host BGR or a GPU surface); valid until the last {@link #release()}. */
+    public Picture picture() { return picture; }
+
+    /** Whether the pixels are on the GPU (an NVDEC frame). */
+    public boolean onGpu() { return device >= 0; }
+
+    public int width() { return picture.width(); }
+
+    public int height() { return picture.height(); }
+
+    /**
+     * Host BGR pixels, for the few that need them (snapshots, frames kept for training): the frame's own for a CPU
+     * frame; a GPU frame is downloaded on first demand (NV12, 1.5 bytes a pixel) and converted, once per frame. The
+     * caller must hold a reference.
+     */
+    public BgrImage image() {
+        if (picture instanceof BgrImage im) return im;
+        BgrImage copy = hostCopy;
+        if (copy == null) {
+            synchronized (this) {
+                if (hostCopy == null) hostCopy = Nv12Download.toBgr((Nv12Surface) picture, device);
+                copy = hostCopy;
+            }
+        }
+        return copy;
+    }
 
     public VideoFrame retain() {
         if (refs.getAndIncrement() <= 0) throw new IllegalStateException("frame " + number + " already released");
@@ -65,7 +110,7 @@ public final class VideoFrame {
     public void release() {
         int left = refs.decrementAndGet();
         if (left == 0) {
-            if (pool != null) pool.release(buffer);
+            if (free != null) free.run();
         } else if (left < 0) {
             throw new IllegalStateException("frame " + number + " of " + cameraId + " released twice");
         }

@@ -3,6 +3,8 @@ package io.argus.pipeline.inference;
 import io.argus.detector.BgrImage;
 import io.argus.detector.Detection;
 import io.argus.detector.Detector;
+import io.argus.detector.Picture;
+import io.argus.detector.nn.StageTimes;
 import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.app.StartupProgress;
 import io.argus.pipeline.config.ModelConfig;
@@ -201,8 +203,8 @@ final class InferenceWorker implements Runnable {
     private void process(Detector detector, LoadedModel model, LatestFrames.Batch batch) {
         List<VideoFrame> frames = batch.frames();
         try {
-            List<BgrImage> images = new ArrayList<>(frames.size());
-            for (VideoFrame f : frames) images.add(f.image());
+            List<Picture> images = new ArrayList<>(frames.size());
+            for (VideoFrame f : frames) images.add(f.picture());
             lastWidth = images.get(0).width();
             lastHeight = images.get(0).height();
             long t0 = System.nanoTime();
@@ -217,6 +219,13 @@ final class InferenceWorker implements Runnable {
             }
             long t1 = System.nanoTime();
             double inferenceMs = (t1 - t0) / 1e6;
+            StageTimes stages = detector.backend().lastStageTimes();
+            if (stages != null) {
+                stats.timedBatches.increment();
+                stats.gpuInputNanos.add(Math.round(stages.inputMs() * 1e6));
+                stats.gpuNetworkNanos.add(Math.round(stages.networkMs() * 1e6));
+                stats.gpuPostNanos.add(Math.round(stages.postMs() * 1e6));
+            }
             stats.batches.increment();
             stats.inferenceNanos.add(t1 - t0);
             inference.record(t1 - t0, TimeUnit.NANOSECONDS);

@@ -14,6 +14,11 @@ public final class ModelStats {
     final LongAdder decodeNanos = new LongAdder();
     final LongAdder failures = new LongAdder();
     final LongAdder swaps = new LongAdder();
+    // device time per stage, summed over the batches the backend timed (CUDA events; the CPU backend does not)
+    final LongAdder timedBatches = new LongAdder();
+    final LongAdder gpuInputNanos = new LongAdder();
+    final LongAdder gpuNetworkNanos = new LongAdder();
+    final LongAdder gpuPostNanos = new LongAdder();
     volatile boolean loaded;
     volatile boolean alive;
     volatile String backend;
@@ -40,6 +45,15 @@ public final class ModelStats {
     /** Summed over frames: decode time of the processed frames. */
     public long decodeNanos() { return decodeNanos.sum(); }
 
+    /** Batches whose stages the device timed (the CUDA backend's), and the device time of each stage summed. */
+    public long timedBatches() { return timedBatches.sum(); }
+
+    public long gpuInputNanos() { return gpuInputNanos.sum(); }
+
+    public long gpuNetworkNanos() { return gpuNetworkNanos.sum(); }
+
+    public long gpuPostNanos() { return gpuPostNanos.sum(); }
+
     /** Models switched in while running. */
     public long swaps() { return swaps.sum(); }
 
@@ -56,6 +70,12 @@ public final class ModelStats {
                 .put("meanBatchSize", b > 0 ? Math.round(100.0 * f / b) / 100.0 : 0)
                 .put("meanInferenceMsPerBatch", b > 0 ? Math.round(inferenceNanos() / 1e4 / b) / 100.0 : 0)
                 .put("failures", failures.sum()).put("swaps", swaps.sum());
+        long t = timedBatches();
+        if (t > 0) {
+            j.put("gpuMsPerBatch", new JsonObject().put("input", Math.round(gpuInputNanos() / 1e4 / t) / 100.0)
+                    .put("network", Math.round(gpuNetworkNanos() / 1e4 / t) / 100.0)
+                    .put("postprocess", Math.round(gpuPostNanos() / 1e4 / t) / 100.0));
+        }
         if (error != null) j.put("error", error);
         return j;
     }

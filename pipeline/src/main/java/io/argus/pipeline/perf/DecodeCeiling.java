@@ -87,9 +87,14 @@ public final class DecodeCeiling {
     private void nvdec(String name, LongAdder frames, AtomicBoolean stop) throws NvdecRefusal {
         try (NvdecDecoder d = NvdecDecoder.open(name, device, video.toString(), null)) {
             // the picture stays on the GPU: nothing is enqueued, the surface goes straight back to the pool
-            NvdecDecoder.SurfaceConsumer count = (surface, pts, stream) -> frames.increment();
             while (!stop.get()) {
-                if (!d.next(count) && !d.rewind()) throw new IllegalStateException("cannot rewind " + video);
+                NvdecDecoder.HeldPicture p = d.next();
+                if (p != null) {
+                    p.close();
+                    frames.increment();
+                } else if (!d.rewind()) {
+                    throw new IllegalStateException("cannot rewind " + video);
+                }
             }
         }
     }

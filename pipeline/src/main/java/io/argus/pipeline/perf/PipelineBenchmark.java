@@ -56,13 +56,26 @@ public final class PipelineBenchmark {
      */
     public record Options(int width, int height, int fps, Path cfg, int netSize, double threshold, int maxBatch,
                           int maxWaitMs, double warmupSeconds, double seconds, double snapshotFps, Path cacheDir,
-                          String backend, TrainingConfig fineTune) {
+                          String backend, TrainingConfig fineTune, String decoder, int device) {
         public Options(int width, int height, int fps, Path cfg, int netSize, double threshold, int maxBatch,
                        int maxWaitMs, double warmupSeconds, double seconds, double snapshotFps, Path cacheDir) {
             this(width, height, fps, cfg, netSize, threshold, maxBatch, maxWaitMs, warmupSeconds, seconds, snapshotFps,
-                    cacheDir, "auto", null);
+                    cacheDir, "auto", null, "cpu", 0);
+        }
+
+        /** The same settings with another decoder (cpu, nvdec or auto: cameras[].decoder). */
+        public Options withDecoder(String d) {
+            return new Options(width, height, fps, cfg, netSize, threshold, maxBatch, maxWaitMs, warmupSeconds, seconds,
+                    snapshotFps, cacheDir, backend, fineTune, d, device);
         }
     }
+
+    /** Device time per batch of the stages the CUDA backend ran (CUDA events), NaN on the CPU backend. */
+    public record GpuStages(double inputMs, double networkMs, double postMs) {}
+
+    /** Utilisation over the window (nvidia-smi's) and memory at its end; NaN where not measured. */
+    public record Usage(double gpuPercent, double decoderPercent, double gpuMemoryMiB, double rssStartMiB,
+                        double rssEndMiB) {}
 
     /** The fine-tune beside a step, over the measured window. */
     public record FineTuneFigures(String backend, String precision, String device, long iterations,
@@ -73,7 +86,8 @@ public final class PipelineBenchmark {
                          double p50Ms, double p99Ms, double maxMs, long samples, double cpuPercentPerCamera,
                          double cpuPercentTotal, double decodeMs, double queueMs, double preprocessMs,
                          double inferenceMsPerBatch, double meanBatch, double publishToReceiptMs, double supersededPerSecond,
-                         boolean sustained, FineTuneFigures fineTune, boolean gpuPreprocess) {}
+                         boolean sustained, FineTuneFigures fineTune, boolean gpuPreprocess, String decoder,
+                         int camerasOnNvdec, GpuStages gpuStages, Usage usage) {}
 
     private final Options o;
     private final PrintStream out;
@@ -105,20 +119,33 @@ public final class PipelineBenchmark {
         }
         int best = 0;
         for (Result r : results) if (r.sustained() && r.fineTune() == null) best = Math.max(best, r.cameras());
-        out.printf(Locale.ROOT, "max cameras sustained at full rate (decode >= 95%% of %d fps, >= 95%% of decoded "
-                + "frames detected, p99 < 150 ms): %d%n", o.fps, best);
+        out.printf(Locale.ROOT, "max cameras sustained at full rate with decoder %s (decode >= 95%% of %d fps, >= 95%% "
+                + "of decoded frames detected, p99 < 150 ms): %d%n", o.decoder, o.fps, best);
         return results;
     }
 
     private void print(Result r) {
-        out.printf(Locale.ROOT, "cameras %d%s: decode %.1f fps/camera (min %.1f) | detections %.1f/s per camera | latency decode->WebSocket "
-                        + "p50 %.1f ms p99 %.1f ms max %.1f ms (%d messages) | CPU %.0f%% of a core per camera (%.0f%% total) | %s%n",
-                r.cameras(), r.fineTune() != null ? " with fine-tune" : "", r.decodeFpsMean(), r.decodeFpsMin(), r.detectionsPerSecondPerCamera(), r.p50Ms(), r.p99Ms(), r.maxMs(),
+        out.printf(Locale.ROOT, "cameras %d%s, decoder %s%s: decode %.1f fps/camera (min %.1f) | detections %.1f/s per camera "
+                        + "(%.1f%% of decoded) | latency decode->WebSocket "
+                        + "p50 %.1f ms p99 %.1f ms max %.1f ms (%d messages) | CPU %.1f%% of a core per camera (%.0f%% total) | %s%n",
+                r.cameras(), r.fineTune() != null ? " with fine-tune" : "", r.decoder(),
+                r.decoder().equals("cpu") ? "" : " (" + r.camerasOnNvdec() + " on NVDEC)", r.decodeFpsMean(),
+                r.decodeFpsMin(), r.detectionsPerSecondPerCamera(),
+                100 * r.detectionsPerSecondPerCamera() / r.decodeFpsMean(), r.p50Ms(), r.p99Ms(), r.maxMs(),
                 r.samples(), r.cpuPercentPerCamera(), r.cpuPercentTotal(), r.sustained() ? "SUSTAINED" : "not sustained");
+        Usage u = r.usage();
+        out.printf(Locale.ROOT, "  utilisation: GPU %s, NVDEC %s, CPU %.0f%% of %d cores | memory: GPU %s MiB in use, "
+                        + "this process %.0f -> %.0f MiB resident over the window%n",
+                DeviceSampler.percent(u.gpuPercent()), DeviceSampler.percent(u.decoderPercent()), r.cpuPercentTotal(),
+                Runtime.getRuntime().availableProcessors(), Double.isNaN(u.gpuMemoryMiB()) ? "n/a"
+                        : String.format(Locale.ROOT, "%.0f", u.gpuMemoryMiB()), u.rssStartMiB(), u.rssEndMiB());
         // the CPU backend resizes each frame on the CPU (timed apart, above) before the network; the CUDA backend
-        // uploads the frames and resizes them on the GPU inside its own time, which is then given whole
+        // times its stages on the device with CUDA events: frames into the batch tensor (upload + resize, or the NV12
+        // conversion of surfaces already there), the network, YOLO decode + NMS + detections back
+        GpuStages g = r.gpuStages();
         String detector = r.gpuPreprocess()
-                ? String.format(Locale.ROOT, "upload+GPU preprocess+network+decode+NMS %.2f ms", r.inferenceMsPerBatch())
+                ? String.format(Locale.ROOT, "detector %.2f ms (GPU: input %.2f ms, network %.2f ms, decode+NMS %.2f ms; "
+                        + "the rest host work)", r.inferenceMsPerBatch(), g.inputMs(), g.networkMs(), g.postMs())
                 : String.format(Locale.ROOT, "preprocess %.2f ms | network+decode+NMS %.2f ms", r.preprocessMs(),
                         Math.max(0, r.inferenceMsPerBatch() - r.preprocessMs() * r.meanBatch()));
         out.printf(Locale.ROOT, "  time per processed frame: decode %.2f ms | queue (capture to batch start) %.2f ms | %s "
@@ -145,13 +172,16 @@ public final class PipelineBenchmark {
 
     private Result step(int n, Path video, double preprocessMs, boolean withFineTune) throws Exception {
         JsonArray cams = new JsonArray();
-        for (int i = 0; i < n; i++) cams.add(new JsonObject().put("id", "bench" + i).put("url", video.toString()));
+        for (int i = 0; i < n; i++) {
+            cams.add(new JsonObject().put("id", "bench" + i).put("url", video.toString()).put("decoder", o.decoder));
+        }
         JsonObject json = new JsonObject()
                 .put("http", new JsonObject().put("host", "127.0.0.1").put("port", 0))
                 .put("models", new JsonArray().add(new JsonObject().put("id", "bench").put("cfg", o.cfg.toString())
                         .put("backend", o.backend)
                         .put("width", o.netSize).put("height", o.netSize).put("threshold", o.threshold)
-                        .put("maxBatch", o.maxBatch).put("maxWaitMs", o.maxWaitMs).put("maxDetections", 100)))
+                        .put("maxBatch", o.maxBatch).put("maxWaitMs", o.maxWaitMs).put("maxDetections", 100)
+                        .put("cuda", new JsonObject().put("device", o.device))))
                 .put("cameras", cams)
                 .put("camera", new JsonObject().put("poolFrames", 6))
                 .put("snapshots", new JsonObject().put("fps", o.snapshotFps))
@@ -159,6 +189,7 @@ public final class PipelineBenchmark {
         ArgusConfig config = ArgusConfig.read(o.cacheDir.resolve("bench.yaml"), json, Map.of());
         ArgusApp app = ArgusApp.start(config).get(300, TimeUnit.SECONDS);
         Vertx client = Vertx.vertx();
+        DeviceSampler sampler = new DeviceSampler(o.device);
         BackgroundFineTune training = null;
         try {
             LatencyRecorder rec = new LatencyRecorder();
@@ -178,10 +209,14 @@ public final class PipelineBenchmark {
 
             Snapshot a = snapshot(app);
             long trainedBefore = training != null ? training.iterations() : 0;
+            int gpuMark = sampler.mark();
+            double rssStart = DeviceSampler.rssMiB();
             rec.start();
-            Thread.sleep((long) (o.seconds * 1000));
+            window(app, a, sampler, gpuMark);
             rec.stop();
             Snapshot b = snapshot(app);
+            double[] gpuUse = sampler.since(gpuMark);
+            Usage usage = new Usage(gpuUse[0], gpuUse[1], gpuUse[2], rssStart, DeviceSampler.rssMiB());
             FineTuneFigures figures = null;
             if (training != null) {
                 if (training.failure() != null) throw new IllegalStateException("the fine-tune failed: " + training.failure(), training.failure());
@@ -216,20 +251,64 @@ public final class PipelineBenchmark {
                     batches > 0 ? (b.model.inferenceNanos() - a.model.inferenceNanos()) / 1e6 / batches : Double.NaN,
                     batches > 0 ? frames / (double) batches : Double.NaN,
                     rec.meanPublishToReceipt(), (b.superseded - a.superseded) / wall, sustained, figures,
-                    String.valueOf(app.models().get(0).stats().backend()).startsWith("cuda"));
+                    String.valueOf(app.models().get(0).stats().backend()).startsWith("cuda"), o.decoder, b.onNvdec,
+                    gpuStages(a.model, b.model), usage);
         } finally {
+            sampler.close();
             if (training != null) training.close();
             app.closeAndWait();
             client.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         }
     }
 
-    private record Snapshot(long nanos, long cpuNanos, long[] decoded, long superseded, ModelCounters model) {}
+    private record Snapshot(long nanos, long cpuNanos, long[] decoded, long superseded, int onNvdec,
+                            ModelCounters model) {}
 
     /** Copies of the model's monotonic counters. */
-    private record ModelCounters(long frames, long batches, long inferenceNanos, long queueNanos, long decodeNanos) {
+    private record ModelCounters(long frames, long batches, long inferenceNanos, long queueNanos, long decodeNanos,
+                                 long timedBatches, long gpuInputNanos, long gpuNetworkNanos, long gpuPostNanos) {
         static ModelCounters of(ModelStats s) {
-            return new ModelCounters(s.frames(), s.batches(), s.inferenceNanos(), s.queueNanos(), s.decodeNanos());
+            return new ModelCounters(s.frames(), s.batches(), s.inferenceNanos(), s.queueNanos(), s.decodeNanos(),
+                    s.timedBatches(), s.gpuInputNanos(), s.gpuNetworkNanos(), s.gpuPostNanos());
+        }
+    }
+
+    private static GpuStages gpuStages(ModelCounters a, ModelCounters b) {
+        long n = b.timedBatches() - a.timedBatches();
+        if (n <= 0) return new GpuStages(Double.NaN, Double.NaN, Double.NaN);
+        return new GpuStages((b.gpuInputNanos() - a.gpuInputNanos()) / 1e6 / n,
+                (b.gpuNetworkNanos() - a.gpuNetworkNanos()) / 1e6 / n, (b.gpuPostNanos() - a.gpuPostNanos()) / 1e6 / n);
+    }
+
+    /**
+     * The measured window. Longer windows (two minutes and more: the memory run) print a line a minute, so memory
+     * that creeps shows as a trend and not only as two end points.
+     */
+    private void window(ArgusApp app, Snapshot start, DeviceSampler sampler, int gpuMark) throws Exception {
+        long end = System.nanoTime() + (long) (o.seconds * 1e9);
+        if (o.seconds < 120) {
+            Thread.sleep((long) (o.seconds * 1000));
+            return;
+        }
+        Snapshot last = start;
+        int mark = gpuMark;
+        while (true) {
+            long left = end - System.nanoTime();
+            if (left <= 0) return;
+            Thread.sleep(Math.min(60_000, left / 1_000_000 + 1));
+            Snapshot now = snapshot(app);
+            double[] gpu = sampler.since(mark);
+            mark = sampler.mark();
+            double wall = (now.nanos - last.nanos) / 1e9;
+            long decoded = 0;
+            for (int i = 0; i < now.decoded.length; i++) decoded += now.decoded[i] - last.decoded[i];
+            out.printf(Locale.ROOT, "  at %.0f s: decode %.1f fps/camera, detected %.1f/s per camera | GPU %s, NVDEC %s | "
+                            + "GPU memory %s MiB | resident %.0f MiB%n", (now.nanos - start.nanos) / 1e9,
+                    decoded / wall / now.decoded.length, (now.model.frames() - last.model.frames()) / wall / now.decoded.length,
+                    DeviceSampler.percent(gpu[0]), DeviceSampler.percent(gpu[1]),
+                    Double.isNaN(gpu[2]) ? "n/a" : String.format(Locale.ROOT, "%.0f", gpu[2]), DeviceSampler.rssMiB());
+            out.flush();
+            last = now;
         }
     }
 
@@ -238,13 +317,15 @@ public final class PipelineBenchmark {
                 new JsonObject().put("action", "list")).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).body();
         long[] decoded = new long[cams.size()];
         long superseded = 0;
+        int onNvdec = 0;
         for (int i = 0; i < cams.size(); i++) {
             JsonObject c = cams.getJsonObject(i);
             decoded[Integer.parseInt(c.getString("id").substring(5))] = c.getLong("framesDecoded");
             superseded += c.getJsonObject("dropped").getLong("superseded");
+            if ("nvdec".equals(c.getString("decoderInUse"))) onNvdec++;
         }
         InferenceVerticle m = app.models().get(0);
-        return new Snapshot(System.nanoTime(), processCpuNanos(), decoded, superseded, ModelCounters.of(m.stats()));
+        return new Snapshot(System.nanoTime(), processCpuNanos(), decoded, superseded, onNvdec, ModelCounters.of(m.stats()));
     }
 
     static long processCpuNanos() {

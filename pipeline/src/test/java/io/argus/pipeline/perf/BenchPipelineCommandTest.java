@@ -52,7 +52,7 @@ class BenchPipelineCommandTest {
             code = ArgusCli.run("bench", "pipeline", "--no-detect", "--decoder", "cpu", "--cameras", "1,2",
                     "--seconds", "2", "--warmup", "1", "--width", "320", "--height", "180", "--fps", "15",
                     "--cache-dir", io.argus.pipeline.testing.TestMedia.dir().resolve("bench").toString());
-            refused = ArgusCli.run("bench", "pipeline", "--decoder", "nvdec", "--cameras", "1");
+            refused = ArgusCli.run("bench", "pipeline", "--decoder", "nvdec", "--backend", "cpu", "--cameras", "1");
         } finally {
             System.setOut(old);
             System.setErr(oldErr);
@@ -68,8 +68,8 @@ class BenchPipelineCommandTest {
             assertTrue(Double.parseDouble(m.group(2)) > 15, text);
             assertTrue(Double.parseDouble(m.group(3)) > 0, text);
         }
-        assertTrue(refused != 0, "--decoder nvdec with detection is refused");
-        assertTrue(err.toString().contains("--decoder nvdec: NVDEC frames are not wired into the live batcher yet"),
+        assertTrue(refused != 0, "--decoder nvdec for a model on the CPU is refused");
+        assertTrue(err.toString().contains("--decoder nvdec with --backend cpu: NVDEC frames stay on the GPU"),
                 err.toString());
     }
 }

@@ -10,6 +10,7 @@ import io.argus.detector.post.Preprocess;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.DeviceContext;
 import io.argus.gpu.GpuBuffer;
+import io.argus.gpu.GpuStream;
 import io.argus.gpu.TensorView;
 import io.argus.gpu.Transfers;
 import io.argus.pipeline.testing.TestMedia;
@@ -55,14 +56,19 @@ class GpuNvdecDecodeTest {
             }
             try (decoder) {
                 for (int i = 0; i < FRAMES; i++) {
-                    boolean got;
+                    NvdecDecoder.HeldPicture got;
                     try {
-                        got = decoder.next((surface, pts, stream) -> convert.stage(surface, 0, stream));
+                        got = decoder.next();
                     } catch (NvdecRefusal e) {
                         assumeTrue(e.reason() != NvdecRefusal.Reason.STREAM_REFUSED, e.getMessage());
                         throw e;
                     }
-                    assertTrue(got, "NVDEC ended after " + i + " frames");
+                    assertTrue(got != null, "NVDEC ended after " + i + " frames");
+                    try (got) {
+                        GpuStream s = decoder.stream();
+                        convert.stage(got.surface(), 0, s);
+                        s.synchronize();
+                    }
                     gpu.add(Transfers.downloadHalves(input.address(), imageStride));
                 }
             }
@@ -126,8 +132,10 @@ class GpuNvdecDecodeTest {
             }
             int[] pictures = new int[open.size()];
             for (int i = 0; i < open.size(); i++) {
-                int k = i;
-                assertTrue(open.get(i).next((surface, pts, stream) -> pictures[k]++), "decoder " + i);
+                try (NvdecDecoder.HeldPicture p = open.get(i).next()) {
+                    assertTrue(p != null, "decoder " + i);
+                    pictures[i]++;
+                }
             }
             for (int i = 0; i < pictures.length; i++) assertEquals(1, pictures[i], "decoder " + i);
         } finally {
@@ -135,7 +143,9 @@ class GpuNvdecDecodeTest {
         }
         for (int i = 0; i < 12; i++) {
             try (NvdecDecoder d = NvdecDecoder.open("again" + i, 0, video, null)) {
-                assertTrue(d.next((surface, pts, stream) -> {}), "decoder opened after " + i + " closed");
+                NvdecDecoder.HeldPicture p = d.next();
+                assertTrue(p != null, "decoder opened after " + i + " closed");
+                p.close();
             }
         }
     }

@@ -27,6 +27,7 @@ import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_NONE;
 import static org.bytedeco.ffmpeg.global.avutil.AV_PIX_FMT_NV12;
 import static org.bytedeco.ffmpeg.global.avutil.av_buffer_ref;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_alloc;
+import static org.bytedeco.ffmpeg.global.avutil.av_frame_clone;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_free;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_unref;
 import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt_name;
@@ -51,19 +52,40 @@ import org.bytedeco.javacpp.IntPointer;
 
 /**
  * One camera decoded by NVDEC with its pictures left on the GPU: avformat reads the URL, FFmpeg's NVDEC hwaccel
- * decodes into a pool of CUDA surfaces on our device's primary context ({@link CudaHwDevice}), and each picture is
- * handed to a {@link SurfaceConsumer} as an {@link Nv12Surface} (device pointers, pitches, the stream's colour
- * matrix and range) to enqueue its conversion on {@link #stream()}. The surface goes back to FFmpeg's pool right
- * after: the decoder waits for the stream, then unrefs the frame.
+ * decodes into a pool of CUDA surfaces on our device's primary context ({@link CudaHwDevice}), and {@link #next}
+ * hands each picture over as a {@link HeldPicture}: an {@link Nv12Surface} (device pointers, pitches, the stream's
+ * colour matrix and range) that stays valid, and out of FFmpeg's pool, until the holder closes it. FFmpeg's pool
+ * grows when pictures are held, so a decoder never stalls for a held one; the camera bounds how many it holds.
  *
  * <p>Used by one thread. Opening fails with an {@link NvdecRefusal} naming the camera and the reason, so
  * {@code decoder: auto} can fall back to the CPU decoder and count why.
  */
 public final class NvdecDecoder implements AutoCloseable {
-    /** Receives each decoded picture; must only enqueue GPU work on {@code stream} (it is synchronised afterwards). */
-    @FunctionalInterface
-    public interface SurfaceConsumer {
-        void accept(Nv12Surface surface, long ptsMicros, GpuStream stream);
+    /**
+     * A decoded picture held out of the decoder's pool: {@code surface} is readable by any stream of the device (its
+     * copy out of NVDEC has completed) until {@link #close}, which gives it back. Close exactly once, from any thread.
+     */
+    public static final class HeldPicture implements AutoCloseable {
+        private final AVFrame frame;
+        private final Nv12Surface surface;
+        private final long ptsMicros;
+        private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+
+        HeldPicture(AVFrame frame, Nv12Surface surface, long ptsMicros) {
+            this.frame = frame;
+            this.surface = surface;
+            this.ptsMicros = ptsMicros;
+        }
+
+        public Nv12Surface surface() { return surface; }
+
+        /** Presentation time in microseconds, -1 when the stream has none. */
+        public long ptsMicros() { return ptsMicros; }
+
+        @Override
+        public void close() {
+            if (closed.compareAndSet(false, true)) av_frame_free(frame);
+        }
     }
 
     private final String camera;
@@ -164,24 +186,28 @@ public final class NvdecDecoder implements AutoCloseable {
         }
     }
 
-    /** The stream the decoder's copies run on and conversions must be enqueued on. */
+    /** The stream FFmpeg copies each picture out of NVDEC on (the decoder's own). */
     public GpuStream stream() { return stream; }
 
+    /** The stream's coded size (the pictures' size). */
+    public int width() { return codec.width(); }
+
+    public int height() { return codec.height(); }
+
     /**
-     * Decodes until one picture was handed to {@code consumer}; false at the end of the stream. Throws an
+     * Decodes the next picture and holds it for the caller; null at the end of the stream. Throws an
      * {@link NvdecRefusal} when NVDEC declines the stream at its first picture (FFmpeg negotiates the hwaccel
      * there, not at open).
      */
-    public boolean next(SurfaceConsumer consumer) throws NvdecRefusal {
+    public HeldPicture next() throws NvdecRefusal {
         while (true) {
             int r = avcodec_receive_frame(codec, frame);
             if (r >= 0) {
                 try {
-                    deliver(consumer);
+                    return hold();
                 } finally {
                     av_frame_unref(frame);
                 }
-                return true;
             }
             String offered = FormatChoice.SHARED.declined.get(codec.address());
             if (offered != null) {
@@ -189,8 +215,7 @@ public final class NvdecDecoder implements AutoCloseable {
                         + "(libnvcuvid.so.1 missing, or this GPU cannot decode its profile, bit depth or size; "
                         + "FFmpeg offered only " + offered + ")");
             }
-            if (r == AVERROR_EOF) return false;
-            if (draining) return false;
+            if (r == AVERROR_EOF || draining) return null;
             r = av_read_frame(format, packet);
             if (r < 0) {
                 draining = true;
@@ -216,7 +241,7 @@ public final class NvdecDecoder implements AutoCloseable {
         return true;
     }
 
-    private void deliver(SurfaceConsumer consumer) throws NvdecRefusal {
+    private HeldPicture hold() throws NvdecRefusal {
         if (frame.format() != AV_PIX_FMT_CUDA) {
             throw new NvdecRefusal(camera, NvdecRefusal.Reason.STREAM_REFUSED,
                     "decoded a " + av_get_pix_fmt_name(frame.format()).getString() + " picture, not a CUDA surface");
@@ -229,12 +254,15 @@ public final class NvdecDecoder implements AutoCloseable {
         YuvColour colour = new YuvColour(
                 frame.colorspace() == AVCOL_SPC_BT709 ? YuvColour.Matrix.BT709 : YuvColour.Matrix.BT601,
                 frame.color_range() == AVCOL_RANGE_JPEG ? YuvColour.Range.FULL : YuvColour.Range.LIMITED);
-        Nv12Surface surface = new Nv12Surface(frame.data(0).address(), frame.data(1).address(), frame.linesize(0),
-                frame.linesize(1), frame.width(), frame.height(), colour);
         long pts = frame.best_effort_timestamp();
-        consumer.accept(surface, pts == Long.MIN_VALUE ? -1 : Math.round(pts * microsPerTick), stream);
-        // first slice: wait for the conversion, then the surface goes back to FFmpeg's pool (frame unref by caller)
+        AVFrame held = av_frame_clone(frame);   // a new reference to the same surface: it stays out of the pool
+        if (held == null) throw new OutOfMemoryError("av_frame_clone");
+        Nv12Surface surface = new Nv12Surface(held.data(0).address(), held.data(1).address(), held.linesize(0),
+                held.linesize(1), held.width(), held.height(), colour);
+        // FFmpeg copied the picture out of NVDEC's own surface on our stream: once that copy is done, any stream of
+        // the device may read it (this wait is the copy, microseconds, on the camera's own thread)
         stream.synchronize();
+        return new HeldPicture(held, surface, pts == Long.MIN_VALUE ? -1 : Math.round(pts * microsPerTick));
     }
 
     private void release() {

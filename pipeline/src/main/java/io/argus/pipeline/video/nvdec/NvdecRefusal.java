@@ -17,9 +17,7 @@ public final class NvdecRefusal extends Exception {
         /** Decoded surfaces are not 8-bit NV12 (e.g. 10-bit P010): the conversion kernel reads NV12 only. */
         SURFACE_FORMAT,
         /** The URL could not be opened or has no video stream (not NVDEC's fault; the CPU decoder would fail too). */
-        OPEN_FAILED,
-        /** NVDEC works here, but its frames do not reach the live batcher yet (first slice of the NVDEC issue). */
-        NOT_WIRED
+        OPEN_FAILED
     }
 
     private final Reason reason;

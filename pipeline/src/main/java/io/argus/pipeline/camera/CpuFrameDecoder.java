@@ -1,0 +1,89 @@
+package io.argus.pipeline.camera;
+
+import io.argus.detector.BgrImage;
+import io.argus.pipeline.config.ArgusConfig.CameraSettings;
+import io.argus.pipeline.frames.FramePool;
+import io.argus.pipeline.frames.VideoFrame;
+import java.nio.ByteBuffer;
+import org.bytedeco.ffmpeg.global.avutil;
+import org.bytedeco.javacv.FFmpegFrameGrabber;
+import org.bytedeco.javacv.Frame;
+
+/**
+ * FFmpeg's software decoders through JavaCV: each picture converted to BGR and copied into a buffer of the camera's
+ * {@link FramePool}. JavaCV's {@code start()}/{@code release()} synchronise on one global monitor, so a connect that
+ * never returns would stall every camera's (re)connect: we call the {@code Unsafe} variants (FFmpeg 8's open
+ * functions are thread-safe; each grabber is used by one thread only).
+ */
+final class CpuFrameDecoder implements FrameDecoder {
+    private final FFmpegFrameGrabber grabber;
+    private final FramePool pool;
+    private Frame last;
+
+    CpuFrameDecoder(CameraUrl source, CameraSettings settings, FramePool pool) {
+        this.pool = pool;
+        grabber = new FFmpegFrameGrabber(source.input());
+        if (source.format() != null) grabber.setFormat(source.format());
+        grabber.setPixelFormat(avutil.AV_PIX_FMT_BGR24);
+        source.inputOptions(settings.connectTimeoutMs()).forEach(grabber::setOption);
+        if (settings.decoderThreads() > 0) grabber.setVideoOption("threads", Integer.toString(settings.decoderThreads()));
+    }
+
+    @Override
+    public String name() { return "cpu"; }
+
+    @Override
+    public void open() throws Exception {
+        grabber.startUnsafe(true);
+    }
+
+    @Override
+    public int width() { return grabber.getImageWidth(); }
+
+    @Override
+    public int height() { return grabber.getImageHeight(); }
+
+    @Override
+    public boolean decode() throws Exception {
+        while (true) {
+            Frame f = grabber.grabImage();
+            if (f == null) return false;
+            if (f.image == null || f.image[0] == null) continue;
+            last = f;
+            return true;
+        }
+    }
+
+    @Override
+    public long ptsMicros() { return last.timestamp; }
+
+    @Override
+    public VideoFrame take(FrameStamp s) {
+        int bytes = last.imageStride * last.imageHeight;
+        ByteBuffer buf = pool.acquire(bytes);
+        if (buf == null) return null;
+        buf.put(0, (ByteBuffer) last.image[0], 0, bytes);
+        return new VideoFrame(s.cameraId(), s.number(), s.ptsMs(), s.captureTimeMs(), s.captureNanos(), s.decodeMs(),
+                new BgrImage(last.imageWidth, last.imageHeight, last.imageStride, buf.slice(0, bytes)), pool, buf,
+                s.onSuperseded());
+    }
+
+    @Override
+    public boolean rewind() {
+        try {
+            grabber.setTimestamp(0L);
+            return true;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            grabber.releaseUnsafe();
+        } catch (Exception e) {
+            System.getLogger("argus.camera").log(System.Logger.Level.DEBUG, "release failed: " + e.getMessage());
+        }
+    }
+}

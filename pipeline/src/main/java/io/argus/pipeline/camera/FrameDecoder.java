@@ -1,0 +1,43 @@
+package io.argus.pipeline.camera;
+
+import io.argus.pipeline.frames.VideoFrame;
+
+/**
+ * What turns one connection to a camera into pictures: FFmpeg's software decoders into host BGR
+ * ({@link CpuFrameDecoder}) or NVDEC with the pictures left on the GPU ({@link NvdecFrameDecoder}). One instance per
+ * connection attempt, used by the camera's reader thread only; the reader owns reconnects, pacing and stats.
+ */
+interface FrameDecoder extends AutoCloseable {
+    /** "cpu" or "nvdec", as {@code cameras[].decoder} spells it. */
+    String name();
+
+    /** Connects and reads the stream's header; throws with FFmpeg's reason when it cannot. */
+    void open() throws Exception;
+
+    /** The pictures' size (known after {@link #open}). */
+    int width();
+
+    int height();
+
+    /** Decodes the next picture; false at the end of the stream. */
+    boolean decode() throws Exception;
+
+    /** Presentation time of the last decoded picture in microseconds. */
+    long ptsMicros();
+
+    /**
+     * The last decoded picture as a frame for the pipeline, which now owns its pixels; null when the camera's frames
+     * in flight are at their bound ({@code camera.poolFrames}), in which case the picture is let go.
+     */
+    VideoFrame take(FrameStamp stamp);
+
+    /** Back to the start of a file; false when the input cannot seek. */
+    boolean rewind();
+
+    @Override
+    void close();
+
+    /** Who a frame belongs to and when it was captured. */
+    record FrameStamp(String cameraId, long number, double ptsMs, double captureTimeMs, long captureNanos,
+                      double decodeMs, Runnable onSuperseded) {}
+}

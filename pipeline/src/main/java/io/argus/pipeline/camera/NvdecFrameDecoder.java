@@ -1,0 +1,99 @@
+package io.argus.pipeline.camera;
+
+import io.argus.pipeline.config.ArgusConfig.CameraSettings;
+import io.argus.pipeline.frames.FramePool;
+import io.argus.pipeline.frames.VideoFrame;
+import io.argus.pipeline.video.nvdec.NvdecDecoder;
+import io.argus.pipeline.video.nvdec.NvdecRefusal;
+import org.bytedeco.ffmpeg.avutil.AVDictionary;
+import org.bytedeco.ffmpeg.global.avutil;
+
+/**
+ * NVDEC on the camera's model's GPU: each picture stays there as an NV12 surface held by its {@link VideoFrame}
+ * until the batch that converts it has run, then goes back to FFmpeg's pool. The camera's {@link FramePool} bounds
+ * how many surfaces it holds at once (as it bounds host buffers for the CPU decoder). Opening or the first picture
+ * may throw an {@link NvdecRefusal}: the reader falls back to the CPU decoder ({@code decoder: auto}) or reports it.
+ */
+final class NvdecFrameDecoder implements FrameDecoder {
+    private final String camera;
+    private final CameraUrl source;
+    private final CameraSettings settings;
+    private final int device;
+    private final FramePool pool;
+    private NvdecDecoder decoder;
+    private NvdecDecoder.HeldPicture last;
+
+    NvdecFrameDecoder(String camera, CameraUrl source, CameraSettings settings, int device, FramePool pool) {
+        this.camera = camera;
+        this.source = source;
+        this.settings = settings;
+        this.device = device;
+        this.pool = pool;
+    }
+
+    @Override
+    public String name() { return "nvdec"; }
+
+    @Override
+    public void open() throws NvdecRefusal {
+        if (source.format() != null) {
+            throw new NvdecRefusal(camera, NvdecRefusal.Reason.CODEC_UNSUPPORTED, "a " + source.format()
+                    + " device delivers raw or MJPEG frames, not a compressed stream NVDEC decodes");
+        }
+        AVDictionary options = new AVDictionary(null);
+        try {
+            source.inputOptions(settings.connectTimeoutMs()).forEach((k, v) -> avutil.av_dict_set(options, k, v, 0));
+            decoder = NvdecDecoder.open(camera, device, source.input(), options);
+        } finally {
+            avutil.av_dict_free(options);
+        }
+    }
+
+    @Override
+    public int width() { return decoder.width(); }
+
+    @Override
+    public int height() { return decoder.height(); }
+
+    @Override
+    public boolean decode() throws NvdecRefusal {
+        letGo();
+        last = decoder.next();
+        return last != null;
+    }
+
+    @Override
+    public long ptsMicros() { return last.ptsMicros(); }
+
+    @Override
+    public VideoFrame take(FrameStamp s) {
+        NvdecDecoder.HeldPicture p = last;
+        last = null;
+        if (!pool.acquireHeld()) {
+            p.close();
+            return null;
+        }
+        return VideoFrame.onGpu(s.cameraId(), s.number(), s.ptsMs(), s.captureTimeMs(), s.captureNanos(), s.decodeMs(),
+                p.surface(), device, () -> {
+                    p.close();
+                    pool.releaseHeld();
+                }, s.onSuperseded());
+    }
+
+    @Override
+    public boolean rewind() {
+        letGo();
+        return decoder.rewind();
+    }
+
+    private void letGo() {
+        if (last != null) last.close();
+        last = null;
+    }
+
+    @Override
+    public void close() {
+        letGo();
+        if (decoder != null) decoder.close();
+    }
+}
