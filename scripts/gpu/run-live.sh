@@ -10,6 +10,9 @@
 #     live-train  `argus bench pipeline --fine-tune`: live fps and latency alone and beside a fine-tune of the same
 #                 model (training: of config/argus.yaml, backend auto: CUDA mixed precision on a low-priority
 #                 stream); PASS when p99 with/without <= 1.2.
+#     nvdec-tests GpuNvdecPipelineTest + GpuNvdecDecodeTest (NVDEC frames through the live pipeline)
+#     streams     `argus bench pipeline --decoder nvdec,cpu` at 1080p30, yolov4-tiny 416 (LIVE_STREAM_COUNTS, 150;
+#                 LIVE_CPU_STREAM_COUNTS, 16,32; LIVE_STREAM_SECONDS, 30; LIVE_STREAM_BATCH, 64)
 #     decode      `argus bench pipeline --no-detect`: the host's decode ceiling, 1920x1080 H.264 at 30 fps, on NVDEC
 #                 (pictures left on the GPU) for LIVE_DECODE_COUNTS streams (8,16,32,64,128) and on the CPU (to host BGR)
 #                 for LIVE_CPU_DECODE_COUNTS (16); LIVE_DECODE_SECONDS measured per count (10).
@@ -38,7 +41,8 @@ fail() { echo "run-live.sh: $*" >&2; exit 2; }
 
 case "$BACKEND" in cpu|cuda) ;; *) fail "LIVE_BACKEND: expected cuda or cpu, found $BACKEND" ;; esac
 for p in ${PHASES//,/ }; do
-  case "$p" in run16|live-train|decode|online-e2e) ;; *) fail "unknown phase $p (run16, live-train, decode, online-e2e)" ;; esac
+  case "$p" in run16|live-train|decode|online-e2e|nvdec-tests|streams) ;;
+    *) fail "unknown phase $p (run16, live-train, decode, online-e2e, nvdec-tests, streams)" ;; esac
 done
 if [ "$BACKEND" = cuda ]; then
   # these phases measure CUDA: without a GPU they would measure the CPU and say nothing about the acceptance points
@@ -179,6 +183,28 @@ decode() {
     2>&1 | tee -a "$LOGS/decode.log"
 }
 
+# NVDEC in the live pipeline: the GPU tests (detections nvdec vs cpu, snapshots, unplug/replug; the decoder's own)
+nvdec_tests() {
+  log "nvdec-tests: GpuNvdecPipelineTest, GpuNvdecDecodeTest"
+  timeout "${TEST_TIMEOUT:-540}" "$JAVA" "${JOPTS[@]}" -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
+    --select-class io.argus.pipeline.video.GpuNvdecPipelineTest --select-class io.argus.pipeline.video.GpuNvdecDecodeTest \
+    --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$LOGS/nvdec-tests.log"
+  echo "nvdec-tests exit: ${PIPESTATUS[0]}"
+  grep -E '^nvdec vs cpu|^frame [0-9]|^unplugged|^replugged|tests (successful|failed)' "$LOGS/nvdec-tests.log" | cut -c1-400
+}
+
+# The acceptance: N 1080p30 H.264 file cameras (real-time paced) through yolov4-tiny 416 on CUDA, decoded by
+# NVDEC, then by the CPU (same model and batch settings, fewer cameras), in one run; then NVDEC's decode ceiling.
+streams() {
+  local common=(--width 1920 --height 1080 --fps 30 --size 416 --max-batch "${LIVE_STREAM_BATCH:-64}"
+    --max-wait-ms "${LIVE_STREAM_WAIT_MS:-10}" --backend cuda --seconds "${LIVE_STREAM_SECONDS:-30}"
+    --warmup "${LIVE_STREAM_WARMUP:-10}" --cache-dir "$T/bench")
+  log "streams: bench pipeline --decoder ${LIVE_STREAM_DECODERS:-nvdec,cpu} --cameras ${LIVE_STREAM_COUNTS:-150} --cpu-cameras ${LIVE_CPU_STREAM_COUNTS:-16,32}"
+  "${ARGUS[@]}" bench pipeline --decoder "${LIVE_STREAM_DECODERS:-nvdec,cpu}" --cameras "${LIVE_STREAM_COUNTS:-150}" \
+    --cpu-cameras "${LIVE_CPU_STREAM_COUNTS:-16,32}" "${common[@]}" 2>&1 | tee "$LOGS/streams.log"
+  echo "streams exit: ${PIPESTATUS[0]}"
+}
+
 online_e2e() {
   log "online-e2e: OnlineTrainingEndToEndTest (training.backend auto)"
   timeout "${TEST_TIMEOUT:-900}" "$JAVA" "${JOPTS[@]}" -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
@@ -194,5 +220,7 @@ for p in ${PHASES//,/ }; do
     live-train) live_train ;;
     decode) decode ;;
     online-e2e) online_e2e ;;
+    nvdec-tests) nvdec_tests ;;
+    streams) streams ;;
   esac
 done

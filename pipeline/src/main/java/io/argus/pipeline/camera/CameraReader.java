@@ -1,5 +1,6 @@
 package io.argus.pipeline.camera;
 
+import io.argus.detector.Detector;
 import io.argus.gpu.CudaRuntime;
 import io.argus.pipeline.camera.CameraStats.State;
 import io.argus.pipeline.config.ArgusConfig.CameraSettings;
@@ -181,7 +182,8 @@ final class CameraReader {
     private boolean decoderChosen() {
         if (decoderDecided) return true;
         try {
-            String cudaProblem = camera.decoder() == DecoderMode.CPU ? null : CudaRuntime.problem();
+            boolean mayUseCuda = camera.decoder() != DecoderMode.CPU && model.backend() != Detector.Backend.CPU;
+            String cudaProblem = mayUseCuda ? CudaRuntime.problem() : null;
             DecoderChoice c = DecoderChoice.of(camera.id(), camera.decoder(), model.backend(), model.cuda().device(),
                     cudaProblem);
             nvdecDevice = c.nvdec() ? c.device() : -1;
@@ -284,6 +286,7 @@ final class CameraReader {
 
     private Outcome stream(FrameDecoder d, int gen) throws Exception {
         boolean any = false;
+        boolean sinceRewind = true;   // a picture came since the last rewind (else the file cannot be replayed)
         Pacer pacer = camera.realtime() && !source.live() ? new Pacer() : null;
         while (current(gen) && !paused) {
             long t0 = System.nanoTime();
@@ -297,9 +300,16 @@ final class CameraReader {
                 }
                 if (!camera.loop()) return Outcome.END_OF_FILE;
                 if (!any) return Outcome.FAILED; // an empty file: do not spin
-                if (!d.rewind()) return Outcome.RESTART;
+                if (!sinceRewind || !d.rewind()) {
+                    // not seekable (a pipe whose writer went away): open it again, as a reconnect
+                    stats.reconnects.increment();
+                    stats.lastError = "end of a stream that cannot be replayed; reopening";
+                    return Outcome.RESTART;
+                }
+                sinceRewind = false;
                 continue;
             }
+            sinceRewind = true;
             stats.decoded.increment();
             stats.decodeNanos.addAndGet(t1 - t0);
             stats.lastFrameNanos = t1;

@@ -23,8 +23,10 @@ public record DecoderChoice(boolean nvdec, int device, NvdecRefusal.Reason reaso
         boolean modelOnCuda = modelBackend == Detector.Backend.CUDA
                 || (modelBackend == Detector.Backend.AUTO && cudaProblem == null);
         if (modelOnCuda && cudaProblem == null) return new DecoderChoice(true, modelDevice, null, "model on CUDA");
-        NvdecRefusal.Reason reason = cudaProblem != null ? NvdecRefusal.Reason.NO_CUDA : NvdecRefusal.Reason.MODEL_ON_CPU;
-        String detail = cudaProblem != null ? cudaProblem : "the camera's model runs on the CPU";
+        // a model configured for the CPU is the reason whether or not this host has CUDA
+        boolean noCuda = modelBackend != Detector.Backend.CPU && cudaProblem != null;
+        NvdecRefusal.Reason reason = noCuda ? NvdecRefusal.Reason.NO_CUDA : NvdecRefusal.Reason.MODEL_ON_CPU;
+        String detail = noCuda ? cudaProblem : "the camera's model runs on the CPU";
         if (mode == DecoderMode.NVDEC) throw new NvdecRefusal(camera, reason, detail);
         return new DecoderChoice(false, -1, reason, detail);
     }

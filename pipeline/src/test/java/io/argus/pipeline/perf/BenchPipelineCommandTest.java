@@ -28,12 +28,12 @@ class BenchPipelineCommandTest {
         String text = out.toString();
         System.out.print(text);
         assertEquals(0, code, text);
-        Matcher m = Pattern.compile("cameras 1: decode ([0-9.]+) fps/camera .* p50 ([0-9.]+) ms p99 ([0-9.]+) ms").matcher(text);
+        Matcher m = Pattern.compile("cameras 1, decoder cpu: decode ([0-9.]+) fps/camera .* p50 ([0-9.]+) ms p99 ([0-9.]+) ms").matcher(text);
         assertTrue(m.find(), text);
         assertTrue(Double.parseDouble(m.group(1)) > 5, "the file camera decodes at its paced rate: " + m.group(1));
         assertTrue(Double.parseDouble(m.group(2)) > 0, "latencies were measured at the WebSocket client");
         for (String part : new String[]{"CPU", "decode", "queue", "preprocess", "network+decode+NMS", "publish to WebSocket receipt",
-                "max cameras sustained at full rate"}) {
+                "utilisation: GPU n/a, NVDEC n/a", "resident over the window", "max cameras sustained at full rate with decoder cpu"}) {
             assertTrue(text.contains(part), "missing \"" + part + "\" in:\n" + text);
         }
     }

@@ -22,6 +22,8 @@ class DecoderChoiceTest {
         DecoderChoice cpuModel = DecoderChoice.of("c", DecoderMode.AUTO, Backend.CPU, 0, null);
         assertFalse(cpuModel.nvdec());
         assertEquals(NvdecRefusal.Reason.MODEL_ON_CPU, cpuModel.reason());
+        assertEquals(NvdecRefusal.Reason.MODEL_ON_CPU, DecoderChoice.of("c", DecoderMode.AUTO, Backend.CPU, 0, NO_GPU).reason(),
+                "a model configured for the CPU is the reason, CUDA or not");
         DecoderChoice noCuda = DecoderChoice.of("c", DecoderMode.AUTO, Backend.AUTO, 0, NO_GPU);
         assertFalse(noCuda.nvdec());
         assertEquals(NvdecRefusal.Reason.NO_CUDA, noCuda.reason());

@@ -1,0 +1,187 @@
+package io.argus.pipeline.video;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.argus.gpu.CudaRuntime;
+import io.argus.pipeline.testing.RunningApp;
+import io.argus.pipeline.testing.TestConfig;
+import io.argus.pipeline.testing.TestMedia;
+import io.argus.pipeline.testing.WsClient;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.ByteArrayInputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import javax.imageio.ImageIO;
+import org.bytedeco.javacv.FFmpegFrameGrabber;
+import org.bytedeco.javacv.FFmpegFrameRecorder;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The live pipeline with NVDEC cameras on a GPU host: frames decoded by NVDEC go into the CUDA batch as surfaces.
+ * The same video read by an {@code nvdec} and a {@code cpu} camera gives the same detections frame by frame (the
+ * demo model on the shapes sample, FP16: boxes within a pixel or two, the same classes); snapshots of an NVDEC
+ * camera are real pictures (downloaded on demand); and a stream that goes away and comes back recovers on NVDEC.
+ */
+@Tag("gpu")
+class GpuNvdecPipelineTest {
+
+    private static JsonObject config() throws Exception {
+        JsonObject json = TestConfig.demo();
+        json.getJsonArray("models").getJsonObject(0).put("backend", "cuda").put("maxBatch", 8);
+        return json;
+    }
+
+    @Test
+    void nvdecAndCpuCamerasFindTheSameObjects() throws Exception {
+        assumeTrue(CudaRuntime.available(), () -> "no CUDA: " + CudaRuntime.problem());
+        JsonObject json = config();
+        json.getJsonArray("cameras").add(TestConfig.camera("gpu", "sample:").put("decoder", "nvdec"))
+                .add(TestConfig.camera("cpu", "sample:").put("decoder", "cpu"));
+        Map<String, Map<Double, JsonArray>> byCamera = Map.of("gpu", new HashMap<>(), "cpu", new HashMap<>());
+        try (RunningApp app = new RunningApp(TestConfig.read(json)); WsClient ws = app.ws("/ws?cameras=gpu,cpu&snapshots=true")) {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            int common = 0;
+            while (System.nanoTime() < end && common < 60) {
+                JsonObject m = ws.messages.poll(1, TimeUnit.SECONDS);
+                if (m == null || !"detections".equals(m.getString("type"))) continue;
+                Map<Double, JsonArray> mine = byCamera.get(m.getString("cameraId"));
+                mine.put(m.getDouble("pts"), m.getJsonArray("detections"));
+                common = 0;
+                for (Double pts : byCamera.get("gpu").keySet()) if (byCamera.get("cpu").containsKey(pts)) common++;
+            }
+            JsonObject gpu = app.camera("gpu");
+            assertEquals("nvdec", gpu.getString("decoderInUse"), gpu.encode());
+            assertTrue(common >= 60, "frames detected on both cameras: " + common + " " + gpu.encode());
+
+            int boxes = 0, unmatched = 0;
+            double worstShift = 0;
+            for (Map.Entry<Double, JsonArray> e : byCamera.get("gpu").entrySet()) {
+                JsonArray cpu = byCamera.get("cpu").get(e.getKey());
+                if (cpu == null) continue;
+                for (JsonArray[] pair : List.of(new JsonArray[] {e.getValue(), cpu}, new JsonArray[] {cpu, e.getValue()})) {
+                    for (int i = 0; i < pair[0].size(); i++) {
+                        JsonObject d = pair[0].getJsonObject(i);
+                        if (d.getDouble("confidence") < 0.5) continue;   // borderline boxes may fall either side
+                        boxes++;
+                        double best = Double.MAX_VALUE;
+                        for (int j = 0; j < pair[1].size(); j++) {
+                            JsonObject o = pair[1].getJsonObject(j);
+                            if (o.getInteger("classId").intValue() != d.getInteger("classId")) continue;
+                            best = Math.min(best, shift(d.getJsonObject("box"), o.getJsonObject("box")));
+                        }
+                        if (best > 4) unmatched++;
+                        else worstShift = Math.max(worstShift, best);
+                    }
+                }
+            }
+            System.out.printf("nvdec vs cpu camera: %d frames in common, %d confident boxes, %d without a counterpart "
+                    + "(same class within 4 px), worst corner shift of the matched %.2f px%n", common, boxes, unmatched, worstShift);
+            assertTrue(boxes > 50, "the demo model finds the sample's shapes: " + boxes);
+            assertTrue(unmatched <= boxes / 50, unmatched + " of " + boxes + " confident boxes unmatched");
+
+            JsonObject s = ws.await(m -> "snapshot".equals(m.getString("type")) && "gpu".equals(m.getString("cameraId")),
+                    Duration.ofSeconds(30), "a snapshot of the NVDEC camera");
+            RunningApp.Response jpeg = app.get(s.getString("url"));
+            assertEquals(200, jpeg.status());
+            var img = ImageIO.read(new ByteArrayInputStream(jpeg.raw().getBytes()));
+            assertEquals(320, img.getWidth(), "scaled to snapshots.maxWidth");
+            long sum = 0, sq = 0, n = 0;
+            for (int y = 0; y < img.getHeight(); y += 4) {
+                for (int x = 0; x < img.getWidth(); x += 4) {
+                    int g = img.getRGB(x, y) >> 8 & 0xff;
+                    sum += g;
+                    sq += (long) g * g;
+                    n++;
+                }
+            }
+            double sd = Math.sqrt(sq / (double) n - Math.pow(sum / (double) n, 2));
+            assertTrue(sd > 10, "the NVDEC snapshot shows a scene, not a flat picture: sd " + sd);
+        }
+    }
+
+    private static double shift(JsonObject a, JsonObject b) {
+        return Math.max(Math.max(Math.abs(a.getDouble("x") - b.getDouble("x")), Math.abs(a.getDouble("y") - b.getDouble("y"))),
+                Math.max(Math.abs(a.getDouble("x") + a.getDouble("w") - b.getDouble("x") - b.getDouble("w")),
+                        Math.abs(a.getDouble("y") + a.getDouble("h") - b.getDouble("y") - b.getDouble("h"))));
+    }
+
+    /**
+     * Unplugged and replugged: the camera reads MPEG-TS from a named pipe that a writer fills (a stream that can
+     * vanish, as a network camera's does). The writer goes away for a few seconds: the camera loses its stream,
+     * reconnects on NVDEC when the writer is back, and detections flow again.
+     */
+    @Test
+    void anUnpluggedStreamRecoversOnNvdec() throws Exception {
+        assumeTrue(CudaRuntime.available(), () -> "no CUDA: " + CudaRuntime.problem());
+        Path ts = TestMedia.dir().resolve("shapes-25fps.ts");
+        if (!Files.isRegularFile(ts)) remux(TestMedia.shapes(25), ts);
+        Path fifo = TestMedia.dir().resolve("unplug-" + ProcessHandle.current().pid() + ".ts");
+        Files.deleteIfExists(fifo);
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor());
+        JsonObject json = config();
+        json.getJsonObject("camera").put("connectTimeoutMs", 3000).put("stallTimeoutMs", 2000);
+        json.getJsonArray("cameras").add(TestConfig.camera("pipe", fifo.toString()).put("decoder", "nvdec"));
+        try (RunningApp app = new RunningApp(TestConfig.read(json)); WsClient ws = app.ws("/ws?cameras=pipe")) {
+            Thread writer = feed(fifo, ts, 8);
+            ws.await(m -> "detections".equals(m.getString("type")), Duration.ofSeconds(60), "detections before the unplug");
+            writer.join(60_000);   // the writer ends: unplugged
+            Thread.sleep(4000);
+            JsonObject down = app.camera("pipe");
+            long reconnects = down.getLong("reconnects");
+            System.out.println("unplugged: " + down.encode());
+            ws.messages.clear();
+            Thread again = feed(fifo, ts, 8);   // replugged
+            JsonObject m = ws.await(x -> "detections".equals(x.getString("type")) && !x.getJsonArray("detections").isEmpty(),
+                    Duration.ofSeconds(60), "detections after the replug");
+            JsonObject up = app.camera("pipe");
+            System.out.println("replugged: " + up.encode());
+            assertEquals("nvdec", up.getString("decoderInUse"), up.encode());
+            assertTrue(up.getLong("reconnects") >= Math.max(1, reconnects), up.encode());
+            assertEquals("streaming", up.getString("state"), up.encode());
+            again.join(60_000);
+        } finally {
+            Files.deleteIfExists(fifo);
+        }
+    }
+
+    /** Writes {@code loops} copies of {@code ts} into the pipe (blocking while the camera reads), then closes it. */
+    private static Thread feed(Path fifo, Path ts, int loops) {
+        return Thread.ofPlatform().daemon().name("fifo-writer").start(() -> {
+            try (OutputStream out = Files.newOutputStream(fifo)) {
+                byte[] bytes = Files.readAllBytes(ts);
+                for (int i = 0; i < loops; i++) out.write(bytes);
+            } catch (java.io.IOException e) {
+                // the reader went away
+            }
+        });
+    }
+
+    private static void remux(Path mp4, Path ts) throws Exception {
+        Path tmp = ts.resolveSibling(ts.getFileName() + ".tmp");
+        try (FFmpegFrameGrabber g = new FFmpegFrameGrabber(mp4.toFile())) {
+            g.start();
+            try (FFmpegFrameRecorder r = new FFmpegFrameRecorder(tmp.toFile(), g.getImageWidth(), g.getImageHeight(), 0)) {
+                r.setFormat("mpegts");
+                r.start(g.getFormatContext());
+                org.bytedeco.ffmpeg.avcodec.AVPacket p;
+                while ((p = g.grabPacket()) != null) {
+                    r.recordPacket(p);
+                    org.bytedeco.ffmpeg.global.avcodec.av_packet_unref(p);
+                }
+                r.stop();
+            }
+            g.stop();
+        }
+        Files.move(tmp, ts);
+    }
+}
