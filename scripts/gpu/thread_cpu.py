@@ -4,8 +4,14 @@ CPU goes when a profiler is not at hand. Usage: thread_cpu.py PATTERN [SECONDS]"
 import os, re, sys, time
 
 pattern, seconds = sys.argv[1], float(sys.argv[2] if len(sys.argv) > 2 else 5)
-pid = next(p for p in os.listdir('/proc') if p.isdigit() and pattern.encode() in open(f'/proc/{p}/cmdline', 'rb').read()
-           and p != str(os.getpid()))
+def matches(p):
+    try:
+        return p != str(os.getpid()) and pattern.encode() in open(f'/proc/{p}/cmdline', 'rb').read()
+    except OSError:
+        return False
+
+# the process with the most threads among those whose command line matches (the JVM, not the shell that started it)
+pid = max((p for p in os.listdir('/proc') if p.isdigit() and matches(p)), key=lambda p: len(os.listdir(f'/proc/{p}/task')))
 
 def sample():
     out = {}
