@@ -211,10 +211,13 @@ public final class PipelineBenchmark {
             long trainedBefore = training != null ? training.iterations() : 0;
             int gpuMark = sampler.mark();
             double rssStart = DeviceSampler.rssMiB();
+            ThreadCpu threadCpu = new ThreadCpu();
             rec.start();
             window(app, a, sampler, gpuMark);
             rec.stop();
             Snapshot b = snapshot(app);
+            out.printf(Locale.ROOT, "  CPU by thread (%% of a core): %s%n",
+                    threadCpu.since((b.nanos - a.nanos) / 1e9, b.cpuNanos - a.cpuNanos, 6));
             double[] gpuUse = sampler.since(gpuMark);
             Usage usage = new Usage(gpuUse[0], gpuUse[1], gpuUse[2], rssStart, DeviceSampler.rssMiB());
             FineTuneFigures figures = null;
