@@ -30,21 +30,6 @@ public final class DeviceContext {
         Status.cudnn(cudnnCreate(cudnn), "cudnnCreate on " + device);
     }
 
-    /**
-     * Host waits on device {@code index} (stream and event synchronisation, NVDEC's own waits) sleep instead of
-     * spinning: for a process with many threads waiting on the GPU at once (a camera thread per NVDEC decoder).
-     * Call before the device is first used: the primary context takes its flags when it is created (later, the
-     * driver may keep the old ones; the result is logged). Spinning is CUDA's default while a process has fewer
-     * contexts than cores, and the right choice for one inference thread; 150 decoder threads spinning are not.
-     */
-    public static synchronized void preferBlockingWaits(int index) {
-        CudaRuntime.require();
-        int r = org.bytedeco.cuda.global.cudart.cuDevicePrimaryCtxSetFlags(index,
-                org.bytedeco.cuda.global.cudart.CU_CTX_SCHED_BLOCKING_SYNC);
-        CudaLog.info("device " + index + ": host waits block (cuDevicePrimaryCtxSetFlags BLOCKING_SYNC returned " + r
-                + (CONTEXTS.containsKey(index) ? ", context already in use" : "") + ")");
-    }
-
     /** The context of device {@code index}, created on first use; makes the device current on this thread. */
     public static synchronized DeviceContext of(int index) {
         CudaRuntime.require();

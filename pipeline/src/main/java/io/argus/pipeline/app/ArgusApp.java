@@ -158,30 +158,12 @@ public final class ArgusApp {
                 .addDisabledMetricsCategory(MetricsDomain.EVENT_BUS); // 30 frames/s per camera: not worth counting
     }
 
-    /**
-     * Before any model opens its GPU: a device whose cameras may decode on NVDEC gets blocking host waits
-     * ({@link io.argus.gpu.DeviceContext#preferBlockingWaits}), so a hundred camera threads waiting on NVDEC sleep
-     * rather than spin.
-     */
-    private void blockingWaitsForNvdec() {
-        java.util.Set<Integer> devices = new java.util.TreeSet<>();
-        for (var c : config.cameras()) {
-            ModelConfig m = config.model(c.model());
-            if (c.decoder() != io.argus.pipeline.video.DecoderMode.CPU && m.backend() != io.argus.detector.Detector.Backend.CPU) {
-                devices.add(m.cuda().device());
-            }
-        }
-        if (devices.isEmpty() || !io.argus.gpu.CudaRuntime.available()) return;
-        for (int d : devices) io.argus.gpu.DeviceContext.preferBlockingWaits(d);
-    }
-
     private Future<ArgusApp> deploy() {
         for (String e : config.unusedEnv()) LOG.log(Level.WARNING, "environment variable {0} matches no config key", e);
         FrameCodec.register(vertx.eventBus());
         return vertx.executeBlocking(() -> {
                     loadFfmpeg();
                     avutil.av_log_set_level(ffmpegLogLevel(config.camera().ffmpegLogLevel()));
-                    blockingWaitsForNvdec();
                     return null;
                 })
                 .compose(v -> {

@@ -48,7 +48,6 @@ final class CudaHwDevice implements AutoCloseable {
         int index = ctx.device().index();
         CUctx_st primary = new CUctx_st();
         Status.driver(cuDevicePrimaryCtxRetain(primary, index), "cuDevicePrimaryCtxRetain for NVDEC on device " + index);
-        blockOnWaits(index);
         AVBufferRef ref = av_hwdevice_ctx_alloc(AV_HWDEVICE_TYPE_CUDA);
         if (ref == null) {
             cuDevicePrimaryCtxRelease(index);
@@ -71,28 +70,6 @@ final class CudaHwDevice implements AutoCloseable {
         }
         return new CudaHwDevice(index, ref);
     }
-
-    /**
-     * Host waits on this device block instead of spinning, from the first NVDEC decoder on (and FFmpeg's NVDEC code
-     * expects a blocking-sync context). With the default schedule (spin while the process has fewer contexts than
-     * cores) each camera thread spun inside NVDEC's map and copy waits: 150 cameras took 10 of the H100 host's 16
-     * cores and starved the rest. The driver (CUDA 11+) changes an active primary context's flags; if it refuses,
-     * the decoders still run, spinning, and the reason is logged.
-     */
-    private static void blockOnWaits(int index) {
-        synchronized (CudaHwDevice.class) {
-            if (blocking[index % blocking.length]) return;
-            int r = org.bytedeco.cuda.global.cudart.cuDevicePrimaryCtxSetFlags(index,
-                    org.bytedeco.cuda.global.cudart.CU_CTX_SCHED_BLOCKING_SYNC);
-            if (r != 0) {
-                io.argus.gpu.CudaLog.info("NVDEC: cuDevicePrimaryCtxSetFlags(BLOCKING_SYNC) on device " + index
-                        + " returned " + r + "; host waits keep spinning");
-            }
-            blocking[index % blocking.length] = true;
-        }
-    }
-
-    private static final boolean[] blocking = new boolean[64];
 
     AVBufferRef ref() { return ref; }
 
