@@ -43,7 +43,7 @@ final class NvdecFrameDecoder implements FrameDecoder {
         AVDictionary options = new AVDictionary(null);
         try {
             source.inputOptions(settings.connectTimeoutMs()).forEach((k, v) -> avutil.av_dict_set(options, k, v, 0));
-            decoder = NvdecDecoder.open(camera, device, source.input(), options, settings.nvdecSessions());
+            decoder = NvdecDecoder.open(camera, device, source.input(), options);
         } finally {
             avutil.av_dict_free(options);
         }

@@ -53,10 +53,9 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
      * stallTimeoutMs: a streaming camera with no frame for this long is closed and reconnected; poolFrames: pixel
      * buffers per camera (frames in flight); decoderThreads: FFmpeg decoder threads per camera (1 keeps latency low);
      * ffmpegLogLevel: FFmpeg's own log (quiet by default: its messages may carry camera addresses).
-     * nvdecSessions: camera threads inside NVDEC (FFmpeg's send/receive) at once, per GPU.
      */
     public record CameraSettings(int connectTimeoutMs, int stallTimeoutMs, int poolFrames, int decoderThreads,
-                                 Reconnect reconnect, String ffmpegLogLevel, int nvdecSessions) {
+                                 Reconnect reconnect, String ffmpegLogLevel) {
         static CameraSettings read(ConfigNode n) {
             int connect = n.integer("connectTimeoutMs", 5000, 100, 600_000);
             int stall = n.integer("stallTimeoutMs", 5000, 100, 600_000);
@@ -64,9 +63,8 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
             int threads = n.integer("decoderThreads", 1, 0, 64);
             Reconnect reconnect = Reconnect.read(n.child("reconnect"));
             String log = n.oneOf("ffmpegLogLevel", "quiet", "quiet", "error", "warning", "info", "debug");
-            int sessions = n.integer("nvdecSessions", 16, 1, 1024);
             n.finish();
-            return new CameraSettings(connect, stall, pool, threads, reconnect, log, sessions);
+            return new CameraSettings(connect, stall, pool, threads, reconnect, log);
         }
     }
 

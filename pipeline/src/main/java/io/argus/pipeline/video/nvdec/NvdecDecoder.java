@@ -91,17 +91,7 @@ public final class NvdecDecoder implements AutoCloseable {
         }
     }
 
-    /**
-     * Camera threads inside NVDEC at once, per device. Each camera has its own thread and decoder; unbounded, 150
-     * threads calling into FFmpeg's NVDEC code and the driver together cost 4 ms of CPU per frame (10 of 16 cores at
-     * 2,300 frames/s, contention: 0.4 ms a frame at 8 threads), so the NVDEC calls (not the reading of packets, which
-     * may wait on the network) take a permit. Fair: no camera waits behind others again and again.
-     */
-    private static final java.util.Map<Integer, java.util.concurrent.Semaphore> SESSIONS =
-            new java.util.concurrent.ConcurrentHashMap<>();
-
     private final String camera;
-    private final java.util.concurrent.Semaphore sessions;
     private final GpuStream stream;
     private final CUevent_st copied = new CUevent_st();   // blocking-sync: waiting on it sleeps, never spins
     private final CudaHwDevice device;
@@ -141,10 +131,8 @@ public final class NvdecDecoder implements AutoCloseable {
         }
     }
 
-    private NvdecDecoder(String camera, DeviceContext ctx, String url, AVDictionary options, int sessions)
-            throws NvdecRefusal {
+    private NvdecDecoder(String camera, DeviceContext ctx, String url, AVDictionary options) throws NvdecRefusal {
         this.camera = camera;
-        this.sessions = SESSIONS.computeIfAbsent(ctx.device().index(), d -> new java.util.concurrent.Semaphore(sessions, true));
         this.stream = new GpuStream(GpuStream.Priority.HIGHEST);
         Status.cuda(cudart.cudaEventCreateWithFlags(copied, cudart.cudaEventBlockingSync | cudart.cudaEventDisableTiming),
                 "cudaEventCreateWithFlags");
@@ -189,19 +177,10 @@ public final class NvdecDecoder implements AutoCloseable {
      * (timeouts, RTSP transport), may be null.
      */
     public static NvdecDecoder open(String camera, int deviceIndex, String url, AVDictionary options) throws NvdecRefusal {
-        return open(camera, deviceIndex, url, options, 16);
-    }
-
-    /**
-     * As {@link #open(String, int, String, AVDictionary)}, with at most {@code sessions} threads decoding on the device
-     * at once (the first decoder of a device sets the bound: {@code camera.nvdecSessions}).
-     */
-    public static NvdecDecoder open(String camera, int deviceIndex, String url, AVDictionary options, int sessions)
-            throws NvdecRefusal {
         if (!CudaRuntime.available()) {
             throw new NvdecRefusal(camera, NvdecRefusal.Reason.NO_CUDA, CudaRuntime.problem());
         }
-        return new NvdecDecoder(camera, DeviceContext.of(deviceIndex), url, options, sessions);
+        return new NvdecDecoder(camera, DeviceContext.of(deviceIndex), url, options);
     }
 
     private static boolean hasCudaConfig(AVCodec decoder) {
@@ -229,19 +208,13 @@ public final class NvdecDecoder implements AutoCloseable {
      */
     public HeldPicture next() throws NvdecRefusal {
         while (true) {
-            int r;
-            sessions.acquireUninterruptibly();
-            try {
-                r = avcodec_receive_frame(codec, frame);
-                if (r >= 0) {
-                    try {
-                        return hold();
-                    } finally {
-                        av_frame_unref(frame);
-                    }
+            int r = avcodec_receive_frame(codec, frame);
+            if (r >= 0) {
+                try {
+                    return hold();
+                } finally {
+                    av_frame_unref(frame);
                 }
-            } finally {
-                sessions.release();
             }
             String offered = FormatChoice.SHARED.declined.get(codec.address());
             if (offered != null) {
@@ -253,23 +226,11 @@ public final class NvdecDecoder implements AutoCloseable {
             r = av_read_frame(format, packet);
             if (r < 0) {
                 draining = true;
-                sessions.acquireUninterruptibly();
-                try {
-                    avcodec_send_packet(codec, null);   // flush the pictures still inside the decoder
-                } finally {
-                    sessions.release();
-                }
+                avcodec_send_packet(codec, null);   // flush the pictures still inside the decoder
                 continue;
             }
             try {
-                if (packet.stream_index() == streamIndex) {
-                    sessions.acquireUninterruptibly();
-                    try {
-                        avcodec_send_packet(codec, packet);
-                    } finally {
-                        sessions.release();
-                    }
-                }
+                if (packet.stream_index() == streamIndex) avcodec_send_packet(codec, packet);
             } finally {
                 av_packet_unref(packet);
             }
