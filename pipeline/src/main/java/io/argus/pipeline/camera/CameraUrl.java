@@ -64,7 +64,8 @@ public record CameraUrl(Kind kind, String input, String format, String transport
 
     private static CameraUrl file(Path p) {
         Path abs = p.toAbsolutePath().normalize();
-        if (!Files.isRegularFile(abs)) throw new IllegalArgumentException("no such video file " + abs);
+        // a regular file, or a named pipe a process writes a stream into (not a directory, not missing)
+        if (!Files.exists(abs) || Files.isDirectory(abs)) throw new IllegalArgumentException("no such video file " + abs);
         // "file:" + absolute path: FFmpeg never reads a protocol prefix out of the file name itself.
         return new CameraUrl(Kind.FILE, "file:" + abs, null, null, abs.toString());
     }
