@@ -194,7 +194,6 @@ final class CameraReader {
             log.log(Level.ERROR, e.getMessage());
             return false;
         }
-        stats.decoder = nvdecDevice >= 0 ? "nvdec" : "cpu";
         decoderDecided = true;
         return true;
     }
@@ -202,7 +201,6 @@ final class CameraReader {
     /** decoder: auto takes the CPU decoder from now on, counted, with the reason shown in the camera's status. */
     private void fallBack(String reason, String detail) {
         nvdecDevice = -1;
-        stats.decoder = "cpu";
         stats.nvdecFallbacks.increment();
         stats.decoderNote = "cpu decoder (" + reason.toLowerCase(java.util.Locale.ROOT) + "): " + source.scrub(detail);
     }
@@ -253,6 +251,7 @@ final class CameraReader {
             stats.lastConnectMs = (System.nanoTime() - t0) / 1e6;
             stats.lastFrameNanos = System.nanoTime();
             stats.state = State.STREAMING;
+            stats.decoder = d.name();
             log.log(Level.INFO, "camera {0} ({1}): connected in {2} ms, {3}x{4}, {5} decoder", camera.id(),
                     source.redacted(), Math.round(stats.lastConnectMs), d.width(), d.height(), d.name());
             return stream(d, gen);

@@ -21,7 +21,7 @@ public final class CameraStats {
     /** Times {@code decoder: auto} chose the CPU decoder over NVDEC; {@link #decoderNote} says why (the last reason). */
     final LongAdder nvdecFallbacks = new LongAdder();
     volatile String decoderNote;
-    /** The decoder reading the camera now: "cpu" or "nvdec" (null until chosen). */
+    /** The decoder of the camera's current connection: "cpu" or "nvdec" (null until it first connected). */
     volatile String decoder;
     volatile State state = State.CONNECTING;
     volatile String lastError;
