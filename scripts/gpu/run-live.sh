@@ -15,7 +15,8 @@
 #                 LIVE_CPU_STREAM_COUNTS, 16,32; LIVE_STREAM_SECONDS, 30; LIVE_STREAM_BATCH, 64)
 #     decode      `argus bench pipeline --no-detect`: the host's decode ceiling, 1920x1080 H.264 at 30 fps, on NVDEC
 #                 (pictures left on the GPU) for LIVE_DECODE_COUNTS streams (8,16,32,64,128) and on the CPU (to host BGR)
-#                 for LIVE_CPU_DECODE_COUNTS (16); LIVE_DECODE_SECONDS measured per count (10).
+#                 for LIVE_CPU_DECODE_COUNTS (16); LIVE_DECODE_SECONDS measured per count (10). LIVE_DECODE_PACED
+#                 (e.g. 96,150): first NVDEC paced at 30 fps per stream (--paced); LIVE_DECODE_COUNTS=none: only that.
 #     online-e2e  the online-training end-to-end test (OnlineTrainingEndToEndTest, training.backend auto): its run
 #                 must say cuda, mixed, a loss scale; it prints live latency without and while training.
 # env: LIVE_BACKEND (cuda; cpu for a smoke run of this script on a machine without a GPU), LIVE_CAMERAS
@@ -76,6 +77,12 @@ for lib in "$B"/ffmpeg-stubs/*; do
   fi
 done
 export LD_LIBRARY_PATH="$T/stubs:${LD_LIBRARY_PATH:-}"
+
+# cuDNN plans chosen on an earlier machine of the same kind (keyed by GPU, driver, cuDNN and shape: a mismatch is
+# planned again): a fresh machine then skips ~100 s of timing per model. Saved to $LOGS/plans after the phases.
+PLANS="${XDG_CACHE_HOME:-$HOME/.cache}/argus/plans"
+if [ -d "$B/plans" ]; then mkdir -p "$PLANS" && cp -rn "$B/plans/." "$PLANS/" && echo "plan cache seeded from the bundle"; fi
+trap 'if [ -d "$PLANS" ]; then mkdir -p "$LOGS/plans" && cp -r "$PLANS/." "$LOGS/plans/"; fi' EXIT
 
 JAVA="$T/jre/bin/java"
 # a directory per jar (build-bundle.sh packs their contents: xz over them is far smaller than the jars)
@@ -175,6 +182,12 @@ live_train() {
 
 decode() {
   local common=(--width 1920 --height 1080 --fps 30 --seconds "${LIVE_DECODE_SECONDS:-10}" --warmup 3 --cache-dir "$T/bench")
+  if [ -n "${LIVE_DECODE_PACED:-}" ]; then
+    log "decode: NVDEC paced at 30 fps (the decode load of live cameras), ${LIVE_DECODE_PACED} streams"
+    "${ARGUS[@]}" bench pipeline --no-detect --paced --decoder nvdec --cameras "$LIVE_DECODE_PACED" "${common[@]}" \
+      2>&1 | tee "$LOGS/decode-paced.log"
+  fi
+  [ "${LIVE_DECODE_COUNTS:-}" = none ] && return
   log "decode: NVDEC ceiling, ${LIVE_DECODE_COUNTS:-8,16,32,64,128} streams"
   "${ARGUS[@]}" bench pipeline --no-detect --decoder nvdec --cameras "${LIVE_DECODE_COUNTS:-8,16,32,64,128}" "${common[@]}" \
     2>&1 | tee "$LOGS/decode.log"

@@ -79,6 +79,10 @@ final class BenchPipelineCommand implements Callable<Integer> {
             + "decoder puts them: the ceiling a pipeline result is a share of")
     boolean noDetect;
 
+    @Option(names = "--paced", description = "with --no-detect: each stream at most --fps pictures a second, as live cameras "
+            + "deliver them (the decode load of N cameras, not the ceiling)")
+    boolean paced;
+
     @Option(names = "--device", defaultValue = "0", description = "CUDA device the model runs and NVDEC decodes on (default ${DEFAULT-VALUE})")
     int device;
 
@@ -112,6 +116,8 @@ final class BenchPipelineCommand implements Callable<Integer> {
                 seconds, snapshotsFps, cacheDir != null ? cacheDir : Path.of(xdg, "argus"), backend, training,
                 decoders.get(0), device);
         PipelineBenchmark bench = new PipelineBenchmark(options, System.out);
+        if (paced && !noDetect) throw new IllegalArgumentException("--paced goes with --no-detect (the pipeline's cameras are always paced)");
+        io.argus.pipeline.video.nvdec.DecodeSteps.enable(decoders.contains("nvdec"));
         if (noDetect) {
             org.bytedeco.javacv.FFmpegFrameGrabber.tryLoad();
             org.bytedeco.ffmpeg.global.avutil.av_log_set_level(org.bytedeco.ffmpeg.global.avutil.AV_LOG_ERROR);
@@ -120,7 +126,7 @@ final class BenchPipelineCommand implements Callable<Integer> {
                 System.out.printf(java.util.Locale.ROOT, "video %s (%dx%d @ %d fps, H.264), decode only on %s; %d CPU cores%n",
                         video.getFileName(), width, height, fps, decoder, Runtime.getRuntime().availableProcessors());
                 var ceiling = new io.argus.pipeline.perf.DecodeCeiling(video, decoder, device, System.out);
-                for (int n : countsFor(decoder)) ceiling.run(n, warmup, seconds, fps);
+                for (int n : countsFor(decoder)) ceiling.run(n, warmup, seconds, fps, paced);
             }
             return 0;
         }

@@ -44,8 +44,12 @@ public final class DecodeCeiling {
         this.out = out;
     }
 
-    /** Decodes with {@code streams} threads for {@code warmup} seconds, then measures {@code seconds}. */
-    public Result run(int streams, double warmup, double seconds, int fps) throws InterruptedException {
+    /**
+     * Decodes with {@code streams} threads for {@code warmup} seconds, then measures {@code seconds}; {@code paced}:
+     * each stream at most {@code fps} pictures a second, as a live camera delivers them (the load of N cameras rather
+     * than the most the host decodes).
+     */
+    public Result run(int streams, double warmup, double seconds, int fps, boolean paced) throws InterruptedException {
         LongAdder frames = new LongAdder();
         LongAdder failures = new LongAdder();
         AtomicReference<String> failure = new AtomicReference<>();
@@ -55,8 +59,9 @@ public final class DecodeCeiling {
             String name = "decode" + i;
             Thread t = Thread.ofPlatform().name(name).start(() -> {
                 try {
-                    if (decoder.equals("nvdec")) nvdec(name, frames, stop);
-                    else cpu(frames, stop);
+                    Pacer pacer = paced ? new Pacer(fps) : null;
+                    if (decoder.equals("nvdec")) nvdec(name, frames, stop, pacer);
+                    else cpu(frames, stop, pacer);
                 } catch (Exception e) {
                     failures.increment();
                     failure.compareAndSet(null, name + ": " + e.getMessage());
@@ -66,28 +71,53 @@ public final class DecodeCeiling {
         }
         Thread.sleep((long) (warmup * 1000));
         long f0 = frames.sum();
+        ThreadCpu threadCpu = new ThreadCpu();
+        long[] steps = io.argus.pipeline.video.nvdec.DecodeSteps.snapshot();
         long c0 = PipelineBenchmark.processCpuNanos();
         long t0 = System.nanoTime();
         Thread.sleep((long) (seconds * 1000));
         long f1 = frames.sum();
         long c1 = PipelineBenchmark.processCpuNanos();
         long t1 = System.nanoTime();
+        long[] stepsAfter = io.argus.pipeline.video.nvdec.DecodeSteps.snapshot();
+        String osThreads = threadCpu.osSince((t1 - t0) / 1e9, 8);
         stop.set(true);
         for (Thread t : threads) t.join(30_000);
         double wall = (t1 - t0) / 1e9;
         Result r = new Result(decoder, streams, (f1 - f0) / wall, (c1 - c0) / 1e9 / wall * 100, failures.sum(), failure.get());
-        out.printf(Locale.ROOT, "decode only, %s: %d streams: %.0f frames/s in all, %.1f per stream (%.2fx real time at "
+        out.printf(Locale.ROOT, "decode only, %s%s: %d streams: %.0f frames/s in all, %.1f per stream (%.2fx real time at "
                         + "%d fps) | %.0f streams' worth at %d fps | CPU %.1f%% of a core per stream (%.0f%% total)%s%n",
-                decoder, streams, r.framesPerSecond(), r.perStream(), r.perStream() / fps, fps, r.framesPerSecond() / fps,
+                decoder, paced ? " (paced at " + fps + " fps)" : "", streams, r.framesPerSecond(), r.perStream(), r.perStream() / fps, fps, r.framesPerSecond() / fps,
                 fps, r.cpuPercentTotal() / streams, r.cpuPercentTotal(),
                 r.failures() > 0 ? " | " + r.failures() + " streams failed, first: " + r.failure() : "");
+        out.printf(Locale.ROOT, "  CPU by OS thread (%% of a core): %s%n", osThreads);
+        if (decoder.equals("nvdec")) {
+            out.printf(Locale.ROOT, "  NVDEC decoder steps: %s%n",
+                    io.argus.pipeline.video.nvdec.DecodeSteps.perPicture(steps, stepsAfter));
+        }
         return r;
     }
 
-    private void nvdec(String name, LongAdder frames, AtomicBoolean stop) throws NvdecRefusal {
+    /** Holds a stream to {@code fps} pictures a second from its start, as a live source would. */
+    private static final class Pacer {
+        private final long nanosPerPicture;
+        private final long start = System.nanoTime();
+        private long pictures;
+
+        Pacer(int fps) { this.nanosPerPicture = 1_000_000_000L / fps; }
+
+        void next() throws InterruptedException {
+            long due = start + ++pictures * nanosPerPicture;
+            long wait = due - System.nanoTime();
+            if (wait > 0) Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+        }
+    }
+
+    private void nvdec(String name, LongAdder frames, AtomicBoolean stop, Pacer pacer) throws Exception {
         try (NvdecDecoder d = NvdecDecoder.open(name, device, video.toString(), null)) {
             // the picture stays on the GPU: nothing is enqueued, the surface goes straight back to the pool
             while (!stop.get()) {
+                if (pacer != null) pacer.next();
                 NvdecDecoder.HeldPicture p = d.next();
                 if (p != null) {
                     p.close();
@@ -99,12 +129,13 @@ public final class DecodeCeiling {
         }
     }
 
-    private void cpu(LongAdder frames, AtomicBoolean stop) throws Exception {
+    private void cpu(LongAdder frames, AtomicBoolean stop, Pacer pacer) throws Exception {
         try (FFmpegFrameGrabber g = new FFmpegFrameGrabber(video.toFile())) {
             g.setPixelFormat(avutil.AV_PIX_FMT_BGR24);
             g.setVideoOption("threads", "1");   // as a CPU camera decodes (camera.decoderThreads, default 1)
             g.start();
             while (!stop.get()) {
+                if (pacer != null) pacer.next();
                 Frame f = g.grabImage();
                 if (f == null) g.setTimestamp(0);
                 else frames.increment();

@@ -212,12 +212,18 @@ public final class PipelineBenchmark {
             int gpuMark = sampler.mark();
             double rssStart = DeviceSampler.rssMiB();
             ThreadCpu threadCpu = new ThreadCpu();
+            long[] steps = io.argus.pipeline.video.nvdec.DecodeSteps.snapshot();
             rec.start();
             window(app, a, sampler, gpuMark);
             rec.stop();
             Snapshot b = snapshot(app);
             out.printf(Locale.ROOT, "  CPU by thread (%% of a core): %s%n",
                     threadCpu.since((b.nanos - a.nanos) / 1e9, b.cpuNanos - a.cpuNanos, 6));
+            out.printf(Locale.ROOT, "  CPU by OS thread (%% of a core): %s%n", threadCpu.osSince((b.nanos - a.nanos) / 1e9, 10));
+            if (o.decoder.equals("nvdec")) {
+                out.printf(Locale.ROOT, "  NVDEC decoder steps: %s%n", io.argus.pipeline.video.nvdec.DecodeSteps.perPicture(
+                        steps, io.argus.pipeline.video.nvdec.DecodeSteps.snapshot()));
+            }
             double[] gpuUse = sampler.since(gpuMark);
             Usage usage = new Usage(gpuUse[0], gpuUse[1], gpuUse[2], rssStart, DeviceSampler.rssMiB());
             FineTuneFigures figures = null;

@@ -208,7 +208,9 @@ public final class NvdecDecoder implements AutoCloseable {
      */
     public HeldPicture next() throws NvdecRefusal {
         while (true) {
+            long[] t = DecodeSteps.start();
             int r = avcodec_receive_frame(codec, frame);
+            DecodeSteps.end(DecodeSteps.Step.RECEIVE, t);
             if (r >= 0) {
                 try {
                     return hold();
@@ -223,14 +225,20 @@ public final class NvdecDecoder implements AutoCloseable {
                         + "FFmpeg offered only " + offered + ")");
             }
             if (r == AVERROR_EOF || draining) return null;
+            t = DecodeSteps.start();
             r = av_read_frame(format, packet);
+            DecodeSteps.end(DecodeSteps.Step.READ, t);
             if (r < 0) {
                 draining = true;
                 avcodec_send_packet(codec, null);   // flush the pictures still inside the decoder
                 continue;
             }
             try {
-                if (packet.stream_index() == streamIndex) avcodec_send_packet(codec, packet);
+                if (packet.stream_index() == streamIndex) {
+                    t = DecodeSteps.start();
+                    avcodec_send_packet(codec, packet);
+                    DecodeSteps.end(DecodeSteps.Step.SEND, t);
+                }
             } finally {
                 av_packet_unref(packet);
             }
@@ -269,8 +277,11 @@ public final class NvdecDecoder implements AutoCloseable {
         // FFmpeg copied the picture out of NVDEC's own surface on our stream: once that copy is done, any stream of
         // the device may read it. The wait is microseconds, but a spinning wait (cudaStreamSynchronize on a context
         // that spins) in each of 150 camera threads took 10 of 16 cores: a blocking-sync event sleeps instead.
+        long[] t = DecodeSteps.start();
         Status.cuda(cudart.cudaEventRecord(copied, stream.handle()), "cudaEventRecord");
         Status.cuda(cudart.cudaEventSynchronize(copied), "cudaEventSynchronize (NVDEC copy)");
+        DecodeSteps.end(DecodeSteps.Step.COPY_WAIT, t);
+        DecodeSteps.picture();
         return new HeldPicture(held, surface, pts == Long.MIN_VALUE ? -1 : Math.round(pts * microsPerTick));
     }
 
