@@ -79,10 +79,11 @@ done
 export LD_LIBRARY_PATH="$T/stubs:${LD_LIBRARY_PATH:-}"
 
 # cuDNN plans chosen on an earlier machine of the same kind (keyed by GPU, driver, cuDNN and shape: a mismatch is
-# planned again): a fresh machine then skips ~100 s of timing per model. Saved to $LOGS/plans after the phases.
+# planned again): a fresh machine then skips ~100 s of timing per model. Saved as $LOGS/plans.tar.gz after the phases
+# (one file: the device tool returns a limited number); put it in the bundle directory to seed the next machine.
 PLANS="${XDG_CACHE_HOME:-$HOME/.cache}/argus/plans"
-if [ -d "$B/plans" ]; then mkdir -p "$PLANS" && cp -rn "$B/plans/." "$PLANS/" && echo "plan cache seeded from the bundle"; fi
-trap 'if [ -d "$PLANS" ]; then mkdir -p "$LOGS/plans" && cp -r "$PLANS/." "$LOGS/plans/"; fi' EXIT
+if [ -f "$B/plans.tar.gz" ]; then mkdir -p "$PLANS" && tar -xzf "$B/plans.tar.gz" -C "$PLANS" && echo "plan cache seeded from the bundle ($(ls "$PLANS" | wc -l) plans)"; fi
+trap 'if [ -d "$PLANS" ]; then tar -czf "$LOGS/plans.tar.gz" -C "$PLANS" .; fi' EXIT
 
 JAVA="$T/jre/bin/java"
 # a directory per jar (build-bundle.sh packs their contents: xz over them is far smaller than the jars)

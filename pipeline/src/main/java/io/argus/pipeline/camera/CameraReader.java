@@ -50,6 +50,9 @@ final class CameraReader {
     private volatile boolean paused;
     private volatile int generation;
     private volatile long attemptStartNanos;
+    /** The connection's decoder (the watchdog asks whether it is waiting its turn) and when such a wait last ended. */
+    private volatile FrameDecoder activeDecoder;
+    private volatile long stallClockFrom;
     private volatile boolean respawnPending;
     private volatile boolean decoderDecided;
     private volatile int nvdecDevice = -1;   // the GPU NVDEC decodes on; -1: the CPU decoder
@@ -94,6 +97,11 @@ final class CameraReader {
 
     int liveThreads() { return liveThreads.get(); }
 
+    private boolean waitingDecoder() {
+        FrameDecoder d = activeDecoder;
+        return d != null && d.waiting();
+    }
+
     /** Called periodically off the camera thread: abandons a connect or a stream that stopped making progress. */
     void watchdog(long now) {
         if (stopped) return;
@@ -106,7 +114,10 @@ final class CameraReader {
         long connectLimit = settings.connectTimeoutMs() * 1_000_000L + WATCHDOG_GRACE_NANOS;
         if (s == State.CONNECTING && now - attemptStartNanos > connectLimit) {
             abandon("connect did not return within " + (connectLimit / 1_000_000) + " ms");
-        } else if (s == State.STREAMING && now - stats.lastFrameNanos > settings.stallTimeoutMs() * 1_000_000L) {
+        } else if (s == State.STREAMING && waitingDecoder()) {
+            stallClockFrom = now;   // its turn for a shared decoder resource: not a stall
+        } else if (s == State.STREAMING
+                && now - Math.max(stats.lastFrameNanos, stallClockFrom) > settings.stallTimeoutMs() * 1_000_000L) {
             abandon("no frame for " + settings.stallTimeoutMs() + " ms");
         }
     }
@@ -245,6 +256,7 @@ final class CameraReader {
         long t0 = System.nanoTime();
         attemptStartNanos = t0;
         stats.state = State.CONNECTING;
+        activeDecoder = d;
         try (d) {
             d.open();
             if (!current(gen)) return Outcome.FAILED;

@@ -31,6 +31,12 @@ interface FrameDecoder extends AutoCloseable {
      */
     VideoFrame take(FrameStamp stamp);
 
+    /**
+     * True while the decoder waits its turn for a shared resource before its first picture (an NVDEC session is
+     * created a few at a time): the camera's stall clock does not run meanwhile.
+     */
+    default boolean waiting() { return false; }
+
     /** Back to the start of a file; false when the input cannot seek. */
     boolean rewind();
 

@@ -81,6 +81,9 @@ final class NvdecFrameDecoder implements FrameDecoder {
     }
 
     @Override
+    public boolean waiting() { return decoder != null && decoder.awaitingSession(); }
+
+    @Override
     public boolean rewind() {
         letGo();
         return decoder.rewind();

@@ -102,6 +102,19 @@ public final class NvdecDecoder implements AutoCloseable {
     private final int streamIndex;
     private final double microsPerTick;
     private boolean draining;
+    /** NVDEC's session exists: FFmpeg creates it when the first picture's slices arrive (see {@link #SESSION_OPENINGS}). */
+    private boolean sessionStarted;
+    private volatile boolean awaitingSession;
+
+    /**
+     * How many decoders may be creating their NVDEC session at once. FFmpeg creates it (cuvidCreateDecoder, the
+     * surface pool) inside the first {@code avcodec_send_packet} of a picture; 150 cameras starting together, or a
+     * burst of reconnects, made every creation take seconds (the driver serialises them while decoding for the rest),
+     * so 68 of 150 cameras went past the stall limit before their first picture and their reconnects began the next
+     * burst. Taking turns, a few at a time, each creation is quick and no running decoder waits behind a crowd.
+     * Packets before a decoder's first picture are sent in turn; after it, freely.
+     */
+    private static final java.util.concurrent.Semaphore SESSION_OPENINGS = new java.util.concurrent.Semaphore(4, true);
 
     /**
      * Picks AV_PIX_FMT_CUDA when FFmpeg offers it. Without this callback FFmpeg's default would quietly decode in
@@ -212,6 +225,7 @@ public final class NvdecDecoder implements AutoCloseable {
             int r = avcodec_receive_frame(codec, frame);
             DecodeSteps.end(DecodeSteps.Step.RECEIVE, t);
             if (r >= 0) {
+                sessionStarted = true;
                 try {
                     return hold();
                 } finally {
@@ -235,13 +249,31 @@ public final class NvdecDecoder implements AutoCloseable {
             }
             try {
                 if (packet.stream_index() == streamIndex) {
-                    t = DecodeSteps.start();
-                    avcodec_send_packet(codec, packet);
-                    DecodeSteps.end(DecodeSteps.Step.SEND, t);
+                    boolean gated = !sessionStarted;
+                    if (gated) awaitSessionTurn();
+                    try {
+                        t = DecodeSteps.start();
+                        avcodec_send_packet(codec, packet);
+                        DecodeSteps.end(DecodeSteps.Step.SEND, t);
+                    } finally {
+                        if (gated) SESSION_OPENINGS.release();
+                    }
                 }
             } finally {
                 av_packet_unref(packet);
             }
+        }
+    }
+
+    /** True while this decoder waits for its turn to create its NVDEC session (not a stall: see the camera's watchdog). */
+    public boolean awaitingSession() { return awaitingSession; }
+
+    private void awaitSessionTurn() {
+        awaitingSession = true;
+        try {
+            SESSION_OPENINGS.acquireUninterruptibly();
+        } finally {
+            awaitingSession = false;
         }
     }
 
