@@ -52,6 +52,7 @@ final class CameraReader {
     private volatile long attemptStartNanos;
     /** The connection's decoder (the watchdog asks whether it is waiting its turn) and when such a wait last ended. */
     private volatile FrameDecoder activeDecoder;
+    private volatile Thread reader;
     private volatile long stallClockFrom;
     private volatile boolean respawnPending;
     private volatile boolean decoderDecided;
@@ -132,7 +133,8 @@ final class CameraReader {
         stats.reconnects.increment();
         stats.lastError = why;
         stats.state = State.BACKOFF;
-        log.log(Level.WARNING, "camera {0} ({1}): {2}; reconnecting", camera.id(), source.redacted(), why);
+        log.log(Level.WARNING, "camera {0} ({1}): {2}; reconnecting (the reader was in {3})", camera.id(),
+                source.redacted(), why, whereReaderIs());
         if (liveThreads.get() < MAX_THREADS) spawn(g, true);
         else respawnPending = true;
     }
@@ -141,7 +143,19 @@ final class CameraReader {
         liveThreads.incrementAndGet();
         Thread t = new Thread(() -> run(gen, backoffFirst), "argus-camera-" + camera.id() + "-" + gen);
         t.setDaemon(true);
+        reader = t;
         t.start();
+    }
+
+    /** The abandoned reader's innermost frames (a native FFmpeg or CUDA call, a lock): what a hang is stuck in. */
+    private String whereReaderIs() {
+        Thread t = reader;
+        if (t == null) return "nothing";
+        StackTraceElement[] stack = t.getStackTrace();
+        if (stack.length == 0) return "nothing (it ended)";
+        return java.util.Arrays.stream(stack).limit(3)
+                .map(e -> e.getClassName().substring(e.getClassName().lastIndexOf('.') + 1) + "." + e.getMethodName())
+                .collect(java.util.stream.Collectors.joining(" <- "));
     }
 
     private boolean current(int gen) { return !stopped && gen == generation; }

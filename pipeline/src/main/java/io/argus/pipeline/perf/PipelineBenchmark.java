@@ -213,13 +213,17 @@ public final class PipelineBenchmark {
             double rssStart = DeviceSampler.rssMiB();
             ThreadCpu threadCpu = new ThreadCpu();
             long[] steps = io.argus.pipeline.video.nvdec.DecodeSteps.snapshot();
+            ThreadStates cameraThreads = new ThreadStates("argus-camera-", 50);
             rec.start();
             window(app, a, sampler, gpuMark);
             rec.stop();
+            cameraThreads.close();
             Snapshot b = snapshot(app);
             out.printf(Locale.ROOT, "  CPU by thread (%% of a core): %s%n",
                     threadCpu.since((b.nanos - a.nanos) / 1e9, b.cpuNanos - a.cpuNanos, 6));
             out.printf(Locale.ROOT, "  CPU by OS thread (%% of a core): %s%n", threadCpu.osSince((b.nanos - a.nanos) / 1e9, 10));
+            out.printf(Locale.ROOT, "  WebSocket: %.1f boxes per detection message%n", rec.boxesPerMessage());
+            out.printf(Locale.ROOT, "  camera threads' wall time (sampled): %s%n", cameraThreads.summary(8));
             if (o.decoder.equals("nvdec")) {
                 out.printf(Locale.ROOT, "  NVDEC decoder steps: %s%n", io.argus.pipeline.video.nvdec.DecodeSteps.perPicture(
                         steps, io.argus.pipeline.video.nvdec.DecodeSteps.snapshot()));
@@ -354,6 +358,9 @@ public final class PipelineBenchmark {
         private volatile boolean recording;
         private final List<Double> latencies = new ArrayList<>();
         private double publishToReceiptSum;
+        private long boxCount;
+
+        synchronized double boxesPerMessage() { return latencies.isEmpty() ? Double.NaN : (double) boxCount / latencies.size(); }
 
         synchronized void accept(String text) {
             if (!recording) return;
@@ -363,6 +370,8 @@ public final class PipelineBenchmark {
             JsonObject lat = m.getJsonObject("latency");
             double capture = m.getDouble("captureTime");
             latencies.add(now - capture + lat.getDouble("decodeMs"));
+            JsonArray boxes = m.getJsonArray("detections");
+            if (boxes != null) boxCount += boxes.size();
             publishToReceiptSum += now - capture - lat.getDouble("totalMs");
         }
 
