@@ -32,8 +32,8 @@ interface FrameDecoder extends AutoCloseable {
     VideoFrame take(FrameStamp stamp);
 
     /**
-     * True while the decoder waits its turn for a shared resource before its first picture (an NVDEC session is
-     * created a few at a time): the camera's stall clock does not run meanwhile.
+     * True while the decoder waits on the device rather than the camera (its turn to create an NVDEC session, or
+     * NVDEC busy with other sessions being created): the camera's stall clock does not run meanwhile.
      */
     default boolean waiting() { return false; }
 

@@ -81,7 +81,7 @@ final class NvdecFrameDecoder implements FrameDecoder {
     }
 
     @Override
-    public boolean waiting() { return decoder != null && decoder.awaitingSession(); }
+    public boolean waiting() { return decoder != null && decoder.waitingForDevice(); }
 
     @Override
     public boolean rewind() {

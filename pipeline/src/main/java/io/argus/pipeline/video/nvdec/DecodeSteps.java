@@ -13,8 +13,11 @@ import java.util.concurrent.atomic.LongAdder;
  * (wall &gt;&gt; CPU) or a spin (CPU close to wall).
  */
 public final class DecodeSteps {
-    /** The steps of one picture, in the order they happen. */
-    public enum Step { READ, SEND, RECEIVE, COPY_WAIT }
+    /**
+     * The steps of one picture, in the order they happen; FIRST_SENDS are the packets before a decoder's first
+     * picture, where FFmpeg creates the NVDEC session.
+     */
+    public enum Step { READ, FIRST_SENDS, SEND, RECEIVE, COPY_WAIT }
 
     private static volatile boolean enabled;
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();

@@ -105,6 +105,17 @@ public final class NvdecDecoder implements AutoCloseable {
     /** NVDEC's session exists: FFmpeg creates it when the first picture's slices arrive (see {@link #SESSION_OPENINGS}). */
     private boolean sessionStarted;
     private volatile boolean awaitingSession;
+    /** When the decoder entered avcodec_send_packet (decode, map and copy on NVDEC), 0 when it is not in it. */
+    private volatile long sendingSince;
+
+    /**
+     * How long a decoder inside FFmpeg's NVDEC calls counts as busy on the device rather than stalled. NVDEC sessions
+     * being created or destroyed (other cameras starting or reconnecting) hold every decoder of the GPU for up to
+     * seconds (a 17 s call was seen with 150 streams): reconnecting such a camera only adds another session creation,
+     * which was how one burst of stalls set off the next. A network stall shows in reading, not here; a device hung
+     * longer than this is still abandoned.
+     */
+    private static final long DEVICE_PATIENCE_NANOS = 60_000_000_000L;
 
     /**
      * How many decoders may be creating their NVDEC session at once. FFmpeg creates it (cuvidCreateDecoder, the
@@ -251,11 +262,13 @@ public final class NvdecDecoder implements AutoCloseable {
                 if (packet.stream_index() == streamIndex) {
                     boolean gated = !sessionStarted;
                     if (gated) awaitSessionTurn();
+                    sendingSince = System.nanoTime();
                     try {
                         t = DecodeSteps.start();
                         avcodec_send_packet(codec, packet);
-                        DecodeSteps.end(DecodeSteps.Step.SEND, t);
+                        DecodeSteps.end(gated ? DecodeSteps.Step.FIRST_SENDS : DecodeSteps.Step.SEND, t);
                     } finally {
+                        sendingSince = 0;
                         if (gated) SESSION_OPENINGS.release();
                     }
                 }
@@ -265,8 +278,14 @@ public final class NvdecDecoder implements AutoCloseable {
         }
     }
 
-    /** True while this decoder waits for its turn to create its NVDEC session (not a stall: see the camera's watchdog). */
-    public boolean awaitingSession() { return awaitingSession; }
+    /**
+     * True while this decoder waits for its turn to create its NVDEC session, or is inside NVDEC's decode (for up
+     * to a minute): busy on the device, not stalled (see the camera's watchdog).
+     */
+    public boolean waitingForDevice() {
+        long since = sendingSince;
+        return awaitingSession || (since != 0 && System.nanoTime() - since < DEVICE_PATIENCE_NANOS);
+    }
 
     private void awaitSessionTurn() {
         awaitingSession = true;
