@@ -55,13 +55,15 @@ public final class DecodeCeiling {
         AtomicReference<String> failure = new AtomicReference<>();
         AtomicBoolean stop = new AtomicBoolean();
         List<Thread> threads = new ArrayList<>();
+        LongAdder[] perStream = new LongAdder[streams];
         for (int i = 0; i < streams; i++) {
             String name = "decode" + i;
+            LongAdder mine = perStream[i] = new LongAdder();
             Thread t = Thread.ofPlatform().name(name).start(() -> {
                 try {
                     Pacer pacer = paced ? new Pacer(fps) : null;
-                    if (decoder.equals("nvdec")) nvdec(name, frames, stop, pacer);
-                    else cpu(frames, stop, pacer);
+                    if (decoder.equals("nvdec")) nvdec(name, frames, mine, stop, pacer);
+                    else cpu(frames, mine, stop, pacer);
                 } catch (Exception e) {
                     failures.increment();
                     failure.compareAndSet(null, name + ": " + e.getMessage());
@@ -71,12 +73,14 @@ public final class DecodeCeiling {
         }
         Thread.sleep((long) (warmup * 1000));
         long f0 = frames.sum();
+        long[] s0 = java.util.Arrays.stream(perStream).mapToLong(LongAdder::sum).toArray();
         ThreadCpu threadCpu = new ThreadCpu();
         long[] steps = io.argus.pipeline.video.nvdec.DecodeSteps.snapshot();
         long c0 = PipelineBenchmark.processCpuNanos();
         long t0 = System.nanoTime();
         Thread.sleep((long) (seconds * 1000));
         long f1 = frames.sum();
+        long[] s1 = java.util.Arrays.stream(perStream).mapToLong(LongAdder::sum).toArray();
         long c1 = PipelineBenchmark.processCpuNanos();
         long t1 = System.nanoTime();
         long[] stepsAfter = io.argus.pipeline.video.nvdec.DecodeSteps.snapshot();
@@ -90,6 +94,11 @@ public final class DecodeCeiling {
                 decoder, paced ? " (paced at " + fps + " fps)" : "", streams, r.framesPerSecond(), r.perStream(), r.perStream() / fps, fps, r.framesPerSecond() / fps,
                 fps, r.cpuPercentTotal() / streams, r.cpuPercentTotal(),
                 r.failures() > 0 ? " | " + r.failures() + " streams failed, first: " + r.failure() : "");
+        double[] each = new double[streams];
+        for (int i = 0; i < streams; i++) each[i] = (s1[i] - s0[i]) / wall;
+        java.util.Arrays.sort(each);
+        out.printf(Locale.ROOT, "  per stream: min %.1f, 5th percentile %.1f, median %.1f, max %.1f frames/s%n", each[0],
+                PipelineBenchmark.percentile(each, 0.05), PipelineBenchmark.percentile(each, 0.5), each[streams - 1]);
         out.printf(Locale.ROOT, "  CPU by OS thread (%% of a core): %s%n", osThreads);
         if (decoder.equals("nvdec")) {
             out.printf(Locale.ROOT, "  NVDEC decoder steps: %s%n",
@@ -113,7 +122,7 @@ public final class DecodeCeiling {
         }
     }
 
-    private void nvdec(String name, LongAdder frames, AtomicBoolean stop, Pacer pacer) throws Exception {
+    private void nvdec(String name, LongAdder frames, LongAdder mine, AtomicBoolean stop, Pacer pacer) throws Exception {
         try (NvdecDecoder d = NvdecDecoder.open(name, device, video.toString(), null)) {
             // the picture stays on the GPU: nothing is enqueued, the surface goes straight back to the pool
             while (!stop.get()) {
@@ -122,6 +131,7 @@ public final class DecodeCeiling {
                 if (p != null) {
                     p.close();
                     frames.increment();
+                    mine.increment();
                 } else if (!d.rewind()) {
                     throw new IllegalStateException("cannot rewind " + video);
                 }
@@ -129,7 +139,7 @@ public final class DecodeCeiling {
         }
     }
 
-    private void cpu(LongAdder frames, AtomicBoolean stop, Pacer pacer) throws Exception {
+    private void cpu(LongAdder frames, LongAdder mine, AtomicBoolean stop, Pacer pacer) throws Exception {
         try (FFmpegFrameGrabber g = new FFmpegFrameGrabber(video.toFile())) {
             g.setPixelFormat(avutil.AV_PIX_FMT_BGR24);
             g.setVideoOption("threads", "1");   // as a CPU camera decodes (camera.decoderThreads, default 1)
@@ -138,7 +148,10 @@ public final class DecodeCeiling {
                 if (pacer != null) pacer.next();
                 Frame f = g.grabImage();
                 if (f == null) g.setTimestamp(0);
-                else frames.increment();
+                else {
+                    frames.increment();
+                    mine.increment();
+                }
             }
             g.stop();
         }
