@@ -182,7 +182,7 @@ live_train() {
 }
 
 decode() {
-  local common=(--width 1920 --height 1080 --fps 30 --seconds "${LIVE_DECODE_SECONDS:-10}" --warmup 3 --cache-dir "$T/bench")
+  local common=(--width 1920 --height 1080 --fps 30 --seconds "${LIVE_DECODE_SECONDS:-10}" --warmup "${LIVE_DECODE_WARMUP:-3}" --cache-dir "$T/bench")
   if [ -n "${LIVE_DECODE_PACED:-}" ]; then
     log "decode: NVDEC paced at 30 fps (the decode load of live cameras), ${LIVE_DECODE_PACED} streams"
     "${ARGUS[@]}" bench pipeline --no-detect --paced --decoder nvdec --cameras "$LIVE_DECODE_PACED" "${common[@]}" \
@@ -212,7 +212,7 @@ nvdec_tests() {
 streams() {
   local common=(--width 1920 --height 1080 --fps 30 --size 416 --max-batch "${LIVE_STREAM_BATCH:-64}"
     --max-wait-ms "${LIVE_STREAM_WAIT_MS:-10}" --backend cuda --seconds "${LIVE_STREAM_SECONDS:-30}"
-    --warmup "${LIVE_STREAM_WARMUP:-10}" --cache-dir "$T/bench")
+    --warmup "${LIVE_STREAM_WARMUP:-10}" --threshold "${LIVE_STREAM_THRESHOLD:-0.253}" --cache-dir "$T/bench")
   log "streams: bench pipeline --decoder ${LIVE_STREAM_DECODERS:-nvdec,cpu} --cameras ${LIVE_STREAM_COUNTS:-150} --cpu-cameras ${LIVE_CPU_STREAM_COUNTS:-16,32}"
   "${ARGUS[@]}" bench pipeline --decoder "${LIVE_STREAM_DECODERS:-nvdec,cpu}" --cameras "${LIVE_STREAM_COUNTS:-150}" \
     --cpu-cameras "${LIVE_CPU_STREAM_COUNTS:-16,32}" "${common[@]}" 2>&1 | tee "$LOGS/streams.log"
