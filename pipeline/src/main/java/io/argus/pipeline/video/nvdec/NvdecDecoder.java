@@ -254,6 +254,9 @@ public final class NvdecDecoder implements AutoCloseable {
             r = av_read_frame(format, packet);
             DecodeSteps.end(DecodeSteps.Step.READ, t);
             if (r < 0) {
+                // A low-delay stream (no reordering: every picture came out with its packet) has nothing left inside
+                // the decoder, so it is not drained: a looping file then rewinds without a flush (see rewind).
+                if (codec.has_b_frames() == 0) return null;
                 draining = true;
                 avcodec_send_packet(codec, null);   // flush the pictures still inside the decoder
                 continue;
@@ -302,7 +305,14 @@ public final class NvdecDecoder implements AutoCloseable {
      */
     public boolean rewind() {
         if (avformat.av_seek_frame(format, -1, 0, avformat.AVSEEK_FLAG_BACKWARD) < 0) return false;
-        avcodec.avcodec_flush_buffers(codec);
+        if (draining) {
+            // A drained decoder must be flushed, and FFmpeg's H.264 flush re-initialises the hwaccel at the next
+            // picture: a new NVDEC session, so it takes a turn like a first picture. That creation under load took
+            // 1-14 s per loop with 150 streams; an undrained low-delay decoder needs no flush: the file's first
+            // picture is a keyframe, which starts decoding afresh on the same session.
+            avcodec.avcodec_flush_buffers(codec);
+            sessionStarted = false;
+        }
         draining = false;
         return true;
     }
