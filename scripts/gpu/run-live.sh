@@ -10,7 +10,8 @@
 #     live-train  `argus bench pipeline --fine-tune`: live fps and latency alone and beside a fine-tune of the same
 #                 model (training: of config/argus.yaml, backend auto: CUDA mixed precision on a low-priority
 #                 stream); PASS when p99 with/without <= 1.2.
-#     nvdec-tests GpuNvdecPipelineTest + GpuNvdecDecodeTest (NVDEC frames through the live pipeline)
+#     nvdec-tests GpuNvdecPipelineTest + GpuNvdecDecodeTest (NVDEC frames through the live pipeline); LIVE_NVDEC_SELECT:
+#                 other JUnit selectors (e.g. --select-method io.argus.pipeline.video.GpuNvdecPipelineTest#anUnplugged...)
 #     streams     `argus bench pipeline --decoder nvdec,cpu` at 1080p30, yolov4-tiny 416 (LIVE_STREAM_COUNTS, 150;
 #                 LIVE_CPU_STREAM_COUNTS, 16,32; LIVE_STREAM_SECONDS, 30; LIVE_STREAM_BATCH, 64)
 #     decode      `argus bench pipeline --no-detect`: the host's decode ceiling, 1920x1080 H.264 at 30 fps, on NVDEC
@@ -201,7 +202,7 @@ decode() {
 nvdec_tests() {
   log "nvdec-tests: GpuNvdecPipelineTest, GpuNvdecDecodeTest"
   timeout "${TEST_TIMEOUT:-540}" "$JAVA" "${JOPTS[@]}" -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
-    --select-class io.argus.pipeline.video.GpuNvdecPipelineTest --select-class io.argus.pipeline.video.GpuNvdecDecodeTest \
+    ${LIVE_NVDEC_SELECT:---select-class io.argus.pipeline.video.GpuNvdecPipelineTest --select-class io.argus.pipeline.video.GpuNvdecDecodeTest} \
     --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$LOGS/nvdec-tests.log"
   echo "nvdec-tests exit: ${PIPESTATUS[0]}"
   grep -E '^nvdec vs cpu|^frame [0-9]|^unplugged|^replugged|tests (successful|failed)' "$LOGS/nvdec-tests.log" | cut -c1-400

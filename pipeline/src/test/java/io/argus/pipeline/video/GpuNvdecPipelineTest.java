@@ -154,10 +154,15 @@ class GpuNvdecPipelineTest {
             JsonObject down = app.camera("pipe");
             long reconnects = down.getLong("reconnects");
             System.out.println("unplugged: " + down.encode());
+            printCameraThreads();
             ws.messages.clear();
             Thread again = feed(fifo, ts, 8);   // replugged
-            JsonObject m = ws.await(x -> "detections".equals(x.getString("type")) && !x.getJsonArray("detections").isEmpty(),
-                    Duration.ofSeconds(60), "detections after the replug");
+            try {
+                ws.await(x -> "detections".equals(x.getString("type")) && !x.getJsonArray("detections").isEmpty(),
+                        Duration.ofSeconds(60), "detections after the replug");
+            } finally {
+                printCameraThreads();
+            }
             JsonObject up = app.camera("pipe");
             System.out.println("replugged: " + up.encode());
             assertEquals("nvdec", up.getString("decoderInUse"), up.encode());
@@ -167,6 +172,15 @@ class GpuNvdecPipelineTest {
         } finally {
             Files.deleteIfExists(fifo);
         }
+    }
+
+    /** Where each camera reader is (a failure's evidence: which call a stuck reader is in). */
+    private static void printCameraThreads() {
+        Thread.getAllStackTraces().forEach((t, stack) -> {
+            if (!t.getName().startsWith("argus-camera-")) return;
+            System.out.println("thread " + t.getName() + " " + t.getState() + ":");
+            for (int i = 0; i < Math.min(8, stack.length); i++) System.out.println("    at " + stack[i]);
+        });
     }
 
     /** Writes {@code loops} copies of {@code ts} into the pipe (blocking while the camera reads), then closes it. */
