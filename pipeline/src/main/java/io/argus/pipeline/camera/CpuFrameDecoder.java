@@ -70,6 +70,9 @@ final class CpuFrameDecoder implements FrameDecoder {
 
     @Override
     public boolean rewind() {
+        // A pipe cannot go back: FFmpeg's seek "succeeds" inside its read buffer and the camera would replay stale
+        // bytes forever instead of reopening (an unplugged writer looked like a stream that never ends)
+        if (!Seekable.of(grabber.getFormatContext())) return false;
         try {
             grabber.setTimestamp(0L);
             return true;

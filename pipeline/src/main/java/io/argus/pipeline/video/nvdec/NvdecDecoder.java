@@ -304,6 +304,8 @@ public final class NvdecDecoder implements AutoCloseable {
      * the decoder holds. False when the input cannot seek (a live stream).
      */
     public boolean rewind() {
+        // a pipe cannot go back (FFmpeg's seek "succeeds" inside its read buffer and replays stale bytes)
+        if (!io.argus.pipeline.camera.Seekable.of(format)) return false;
         if (avformat.av_seek_frame(format, -1, 0, avformat.AVSEEK_FLAG_BACKWARD) < 0) return false;
         if (draining) {
             // A drained decoder must be flushed, and FFmpeg's H.264 flush re-initialises the hwaccel at the next
