@@ -4,6 +4,7 @@ import io.argus.detector.BgrImage;
 import io.argus.pipeline.config.ArgusConfig.CameraSettings;
 import io.argus.pipeline.frames.FramePool;
 import io.argus.pipeline.frames.VideoFrame;
+import io.argus.pipeline.video.Seekable;
 import java.nio.ByteBuffer;
 import org.bytedeco.ffmpeg.global.avutil;
 import org.bytedeco.javacv.FFmpegFrameGrabber;

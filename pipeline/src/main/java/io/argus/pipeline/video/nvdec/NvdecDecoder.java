@@ -35,6 +35,7 @@ import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt_name;
 import io.argus.detector.cuda.Nv12Surface;
 import io.argus.detector.yuv.YuvColour;
 import io.argus.gpu.CudaRuntime;
+import io.argus.pipeline.video.Seekable;
 import io.argus.gpu.DeviceContext;
 import io.argus.gpu.GpuStream;
 import io.argus.gpu.Status;
@@ -305,7 +306,7 @@ public final class NvdecDecoder implements AutoCloseable {
      */
     public boolean rewind() {
         // a pipe cannot go back (FFmpeg's seek "succeeds" inside its read buffer and replays stale bytes)
-        if (!io.argus.pipeline.camera.Seekable.of(format)) return false;
+        if (!Seekable.of(format)) return false;
         if (avformat.av_seek_frame(format, -1, 0, avformat.AVSEEK_FLAG_BACKWARD) < 0) return false;
         if (draining) {
             // A drained decoder must be flushed, and FFmpeg's H.264 flush re-initialises the hwaccel at the next

@@ -1,4 +1,4 @@
-package io.argus.pipeline.camera;
+package io.argus.pipeline.video;
 
 import org.bytedeco.ffmpeg.avformat.AVFormatContext;
 import org.bytedeco.ffmpeg.avformat.AVIOContext;

@@ -1,4 +1,4 @@
-package io.argus.pipeline.camera;
+package io.argus.pipeline.video;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
