@@ -104,8 +104,7 @@ public final class ArgusApp {
         HazelcastClusterManager manager = new HazelcastClusterManager(HazelcastSettings.of(c));
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         VertxOptions options = new VertxOptions().setMetricsOptions(metricsOptions());
-        options.getEventBusOptions().setHost(c.host()).setPort(c.eventBusPort());
-        if (c.publicHost() != null) options.getEventBusOptions().setClusterPublicHost(c.publicHost());
+        c.applyTo(options.getEventBusOptions());
         StartupProgress.Step step = progress.step("joining the cluster " + c.name() + " at " + String.join(", ", c.members()));
         CompletableFuture<ArgusApp> result = new CompletableFuture<>();
         Vertx.builder().with(options).withMetrics(new MicrometerMetricsFactory(registry)).withClusterManager(manager)

@@ -23,14 +23,15 @@ import java.util.List;
  * @param leaseMs            a camera lease not renewed for this long may be taken by another node (longer than failure
  *                           detection, about twice: the slow path, for a node that lives but cannot renew)
  * @param renewIntervalMs    how often leases are renewed and free cameras claimed
+ * @param tls                mutual TLS on the clustered event bus ({@code cluster.tls}); null: plain TCP
  */
 public record ClusterConfig(boolean enabled, String name, String host, int port, int eventBusPort, List<String> members,
                             String publicHost, int heartbeatIntervalMs, int maxNoHeartbeatMs, int minSize, double weight,
-                            int leaseMs, int renewIntervalMs) {
+                            int leaseMs, int renewIntervalMs, ClusterTls tls) {
 
     /** No clustering: the default when the section is absent. */
     public static final ClusterConfig OFF = new ClusterConfig(false, "argus", "127.0.0.1", 5701, 0, List.of(), null,
-            1000, 5000, 1, 1.0, 10_000, 500);
+            1000, 5000, 1, 1.0, 10_000, 500, null);
 
     public static ClusterConfig read(ConfigNode n) {
         boolean enabled = n.bool("enabled", false);
@@ -62,10 +63,11 @@ public record ClusterConfig(boolean enabled, String name, String host, int port,
         if (enabled && members.isEmpty()) {
             throw new ConfigException(n.key("members"), "a clustered node needs the members to join (host:port, this node may be one of them)");
         }
+        ClusterTls tls = ClusterTls.read(n.child("tls"));
         n.finish();
         return new ClusterConfig(enabled, name, host, port, eventBusPort, members,
                 publicHost == null || publicHost.isBlank() ? null : publicHost, heartbeat, maxNoHeartbeat, minSize, weight,
-                lease, renew);
+                lease, renew, tls);
     }
 
     private static final java.util.regex.Pattern HOST_PORT =
@@ -86,6 +88,13 @@ public record ClusterConfig(boolean enabled, String name, String host, int port,
             out.add(items.get(i));
         }
         return List.copyOf(out);
+    }
+
+    /** The clustered event bus's options: host, port, the public host, TLS when configured. */
+    public void applyTo(io.vertx.core.eventbus.EventBusOptions options) {
+        options.setHost(host).setPort(eventBusPort);
+        if (publicHost != null) options.setClusterPublicHost(publicHost);
+        if (tls != null) tls.applyTo(options);
     }
 
     /** Where other nodes reach this one. */

@@ -66,7 +66,7 @@ class ClusterConfigTest {
     @Test
     void hazelcastJoinsOnlyTheListedMembersAndDetectsFailuresInSeconds() {
         ClusterConfig c = new ClusterConfig(true, "prod", "127.0.0.1", 5801, 0, List.of("127.0.0.1:5801", "127.0.0.1:5802"),
-                null, 1500, 4200, 2, 1, 8000, 500);
+                null, 1500, 4200, 2, 1, 8000, 500, null);
         Config h = HazelcastSettings.of(c);
         assertEquals("prod", h.getClusterName());
         assertFalse(h.getNetworkConfig().getJoin().getMulticastConfig().isEnabled());
@@ -79,6 +79,35 @@ class ClusterConfigTest {
         assertEquals("5", h.getProperty("hazelcast.max.no.heartbeat.seconds"));
         assertEquals("false", h.getProperty("hazelcast.shutdownhook.enabled"), "Argus leaves after releasing its leases");
         assertTrue(h.getMultiMapConfigs().containsKey("__vertx.subs"), "Vert.x's own maps are configured");
+    }
+
+    @Test
+    void tlsBetweenNodesTakesAKeyStoreAndATrustStoreAndRefusesBrokenOnes() throws Exception {
+        java.nio.file.Path dir = TestMedia.dir().resolve("cluster-tls");
+        java.nio.file.Path node = NodeCertificates.keyStore(dir, "node1", "secret1");
+        java.nio.file.Path trust = NodeCertificates.trustStore(dir, "secret2", "secret1", node);
+
+        JsonObject tls = new JsonObject().put("keyStore", node.toString()).put("keyStorePassword", "secret1")
+                .put("trustStore", trust.toString()).put("trustStorePassword", "secret2");
+        ClusterConfig c = TestConfig.read(TestConfig.base().put("cluster", new JsonObject().put("tls", tls))).cluster();
+        assertEquals(node, c.tls().keyStore());
+        assertEquals("PKCS12", c.tls().typeOf(node));
+        assertFalse(c.tls().toString().contains("secret"), "passwords are not printed: " + c.tls());
+        io.vertx.core.eventbus.EventBusOptions bus = new io.vertx.core.eventbus.EventBusOptions();
+        c.applyTo(bus);
+        assertTrue(bus.isSsl());
+        assertEquals(io.vertx.core.http.ClientAuth.REQUIRED, bus.getClientAuth(), "every node checks its peers");
+        assertNull(TestConfig.read(TestConfig.base()).cluster().tls(), "no tls section: plain TCP");
+
+        assertError(new JsonObject().put("tls", tls.copy().put("keyStorePassword", "wrong")), "cluster.tls.keyStore",
+                "cannot open " + node);
+        assertError(new JsonObject().put("tls", tls.copy().put("keyStore", trust.toString()).put("keyStorePassword", "secret2")),
+                "cluster.tls.keyStore", "holds no private key");
+        assertError(new JsonObject().put("tls", tls.copy().put("trustStore", dir.resolve("missing.p12").toString())),
+                "cluster.tls.trustStore", "no such file");
+        assertError(new JsonObject().put("tls", tls.copy().putNull("trustStore")), "cluster.tls.trustStore", "required with keyStore");
+        assertError(new JsonObject().put("tls", new JsonObject().put("trustStore", trust.toString())), "cluster.tls.keyStore",
+                "a trustStore without a keyStore");
     }
 
     private static void assertError(JsonObject cluster, String key, String reason) throws Exception {
