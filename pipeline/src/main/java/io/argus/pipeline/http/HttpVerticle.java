@@ -243,10 +243,23 @@ public final class HttpVerticle extends VerticleBase {
         return hc;
     }
 
-    /** SockJS event-bus bridge: browsers may receive detections, snapshot notices and training events; nothing inbound. */
+    /**
+     * SockJS event-bus bridge: browsers may receive detections, snapshot notices and training events; nothing inbound.
+     * A former owner's late detections (an older epoch) are dropped per connection, as on {@code /ws}.
+     */
     private Router bridge() {
         SockJSBridgeOptions options = new SockJSBridgeOptions()
                 .addOutboundPermitted(new PermittedOptions().setAddressRegex("argus\\.(detections|snapshots|training)\\..+"));
-        return SockJSHandler.create(vertx).bridge(options, event -> event.complete(auth.allows(event)));
+        BridgeEpochs epochs = new BridgeEpochs(2L * config.cluster().leaseMs());
+        return SockJSHandler.create(vertx).bridge(options, event -> {
+            switch (event.type()) {
+                case RECEIVE -> event.complete(epochs.deliver(event.socket(), event.getRawMessage()));
+                case SOCKET_CLOSED -> {
+                    epochs.closed(event.socket());
+                    event.complete(true);
+                }
+                default -> event.complete(auth.allows(event));
+            }
+        });
     }
 }
