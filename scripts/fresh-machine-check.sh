@@ -93,6 +93,19 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# A run killed before its cleanup (the machine restarted, the job was killed with -9) leaves its roots mounted: the
+# JDK's read-only bind then makes `rm -rf` of the old root fail ("Read-only file system") and this run with it. So
+# first: kill what still runs in an old root, and unmount everything under $WORK, deepest first.
+clear_leftovers() {
+  local r m
+  for r in "$WORK"/*/; do [ -d "$r" ] && kill_root_processes "${r%/}"; done
+  awk -v w="$WORK/" 'index($2, w) == 1 { print $2 }' /proc/self/mounts | sort -r | while read -r m; do
+    log "unmounting a leftover of an earlier run: $m" >&2
+    umount -l "$m" || die "cannot unmount $m, left mounted by an earlier run"
+  done
+}
+clear_leftovers
+
 # debootstrap's minimal Debian 12, cached. Then "a fresh machine of our kind": + JDK 17 (Debian's default) + Maven.
 base_tar() {     # NAME -> path of the cached tarball, made when missing
   local name="$1" tarball="$CACHE/bookworm-$1-v$BASE_VERSION.tar" tmp
