@@ -67,6 +67,14 @@ mount_root() {   # ROOT: proc, sys, a private /dev/shm and /dev/pts, the host's 
   mount -t tmpfs -o mode=1777,size=2g shm "$r/dev/shm"; MOUNTED+=("$r/dev/shm")
   mount -t devpts -o newinstance,ptmxmode=0666 devpts "$r/dev/pts"; MOUNTED+=("$r/dev/pts")
   cp /etc/resolv.conf "$r/etc/resolv.conf"
+  # The machine's network trust, like its DNS: where egress TLS is intercepted, the host trusts the interceptor's CA
+  # (in /usr/local/share/ca-certificates); a root without it cannot reach Maven Central (PKIX path building failed).
+  if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+    mkdir -p "$r/usr/local/share/ca-certificates" "$r/etc/ssl/certs/java"
+    cp /usr/local/share/ca-certificates/*.crt "$r/usr/local/share/ca-certificates/"
+    cp /etc/ssl/certs/ca-certificates.crt "$r/etc/ssl/certs/ca-certificates.crt"
+    if [ -f /etc/ssl/certs/java/cacerts ]; then cp /etc/ssl/certs/java/cacerts "$r/etc/ssl/certs/java/cacerts"; fi
+  fi
   printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' > "$r/etc/hosts"
 }
 bind_into() {    # SRC ROOT DEST [ro]
