@@ -47,6 +47,7 @@ final class RunCommand implements Callable<Integer> {
             } catch (Exception ignored) {
                 // exiting anyway
             }
+            ShutdownLogging.flush();
             stopped.countDown();
         }, "argus-shutdown"));
         stopped.await();

@@ -5,6 +5,8 @@ import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.CameraConfig;
 import io.argus.pipeline.config.ConfigException;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.shareddata.AsyncMap;
@@ -35,8 +37,13 @@ import java.util.function.Supplier;
  * A camera runs here (through the {@link io.argus.pipeline.camera.CameraSupervisor}) only while its lease is in
  * {@link HeldLeases}; one whose renewal has not succeeded for {@code leaseMs} is stopped even when the map cannot be
  * reached, before any other node may take it. With fewer than {@code minSize} members this node claims nothing and
- * stops what it runs (it may be the small side of a network split). On stop it releases its leases, so the others
- * take its cameras at their next round instead of after a lease.
+ * stops what it runs (it may be the small side of a network split).
+ *
+ * <p>On stop (SIGTERM) it hands its cameras over warm ({@link Lease}): it offers each to an heir (the least loaded
+ * other members, in turn), the heir starts the camera without publishing and says it is ready, this node stops
+ * publishing and releases the lease to the heir, who claims it and publishes at once from its running camera, so the
+ * camera's gap is a lease round, not a camera start. What is not handed over within {@link #handoverMs} is released
+ * plainly, for any node to claim.
  */
 public final class CameraOwnership extends VerticleBase {
     private static final System.Logger LOG = System.getLogger("argus.cluster");
@@ -68,6 +75,14 @@ public final class CameraOwnership extends VerticleBase {
     private long surveyStarted;
     private volatile boolean quorum;
     private boolean warnedQuorum;
+    /** Cameras running here on standby for a hand-over offered to this node: decoding, not published. */
+    private final Set<String> standby = new HashSet<>();
+    /** Leaving: the heir planned for each held camera, and the cameras offered so far (with their heir). */
+    private final Map<String, String> planned = new HashMap<>();
+    private final Map<String, String> offered = new HashMap<>();
+    private boolean leaving;
+    private Promise<Void> handedOver;
+    private MessageConsumer<JsonObject> handoverNotices;
 
     /**
      * @param members the ids of the cluster's current members (this node's view; Hazelcast's member list)
@@ -84,6 +99,12 @@ public final class CameraOwnership extends VerticleBase {
         this.leaseNanos = TimeUnit.MILLISECONDS.toNanos(cluster.leaseMs());
     }
 
+    /** The clustered address where a node hears that a camera was released to it in a hand-over. */
+    static String handoverAddress(String node) { return "argus.cluster.handover." + node; }
+
+    /** How long a stopping node waits for its heirs before it releases the rest plainly. */
+    long handoverMs() { return Math.min(5000, cluster.leaseMs() / 2); }
+
     /** Enough members to run cameras (readiness). */
     public boolean quorum() { return quorum; }
 
@@ -99,21 +120,122 @@ public final class CameraOwnership extends VerticleBase {
                     return nodes.put(self);
                 })
                 .onSuccess(v -> {
+                    handoverNotices = vertx.eventBus().consumer(handoverAddress(held.node()), m -> claimHandedOver(m.body().getString("camera")));
                     timer = vertx.setPeriodic(1, cluster.renewIntervalMs(), t -> round());
                 });
     }
 
     @Override
     public Future<?> stop() {
+        leaving = true;
+        return handOver().timeout(handoverMs(), TimeUnit.MILLISECONDS)
+                .transform(ar -> {
+                    if (ar.failed()) LOG.log(Level.INFO, "hand-over incomplete after {0} ms ({1}): releasing the rest", handoverMs(), ar.cause().getMessage());
+                    return releaseAll();
+                });
+    }
+
+    /**
+     * Plans an heir for every held camera, the least loaded other members (not leaving) in turn, and completes when
+     * each was handed over (or taken): the offers themselves are made by the rounds ({@link #offerPlanned}), between
+     * renewals. Marks this node leaving in the directory first (weight 0), so the others' shares make room for its
+     * cameras and none rebalances a camera onto it.
+     */
+    private Future<Void> handOver() {
+        if (held.size() == 0) return Future.succeededFuture();
+        handedOver = Promise.promise();
+        return nodes.put(self.copy().put("weight", 0.0).put("leaving", true))
+                .compose(v -> Future.all(leases.entries(), nodes.entries()))
+                .compose(all -> {
+                    Map<String, String> texts = all.resultAt(0);
+                    Map<String, JsonObject> directory = all.resultAt(1);
+                    List<String> heirs = new ArrayList<>();
+                    for (String m : members.get()) {
+                        JsonObject e = directory.get(m);
+                        if (!m.equals(held.node()) && (e == null || !e.getBoolean("leaving", false))) heirs.add(m);
+                    }
+                    if (heirs.isEmpty()) return Future.succeededFuture();
+                    Map<String, Integer> load = new HashMap<>();
+                    for (String h : heirs) load.put(h, 0);
+                    for (String t : texts.values()) load.computeIfPresent(Lease.parse(t).owner(), (k, n) -> n + 1);
+                    for (String camera : new java.util.TreeSet<>(held.cameras())) {
+                        String heir = heirs.stream().min(Comparator.comparingInt((String h) -> load.get(h)).thenComparing(h -> h)).orElseThrow();
+                        load.merge(heir, 1, Integer::sum);
+                        planned.put(camera, heir);
+                    }
+                    offerPlanned();
+                    return handedOver.future();
+                });
+    }
+
+    /**
+     * Leaving: offers each planned camera to its heir, compare-and-set against the text written last; a camera whose
+     * renewal is in flight waits for the next round (the offer would race the renewal and lose).
+     */
+    private void offerPlanned() {
+        for (String camera : held.cameras()) {
+            String heir = planned.get(camera);
+            String mine = written.get(camera);
+            if (heir == null || mine == null || offered.containsKey(camera) || !renewing.add(camera)) continue;
+            String offer = Lease.parse(mine).offeredTo(heir).text();
+            leases.replaceIfPresent(camera, mine, offer).onComplete(ar -> {
+                renewing.remove(camera);
+                if (ar.failed() || !ar.result() || !mine.equals(written.get(camera))) return; // the renewal round decides
+                written.put(camera, offer);
+                renewedAt.put(camera, System.nanoTime());
+                offered.put(camera, heir);
+                LOG.log(Level.INFO, "camera {0}: offered to {1} (this node stops)", camera, heir);
+            });
+        }
+    }
+
+    /**
+     * Leaving, each round: for each offered camera, reads the lease; once the heir marked it ready, stops publishing
+     * and the camera here, then releases the lease to the heir and tells it, so it claims at once.
+     */
+    private void checkOffers() {
+        for (Map.Entry<String, String> e : Map.copyOf(offered).entrySet()) {
+            String camera = e.getKey();
+            String heir = e.getValue();
+            String mine = written.get(camera);
+            if (mine == null) {
+                offered.remove(camera);
+                continue;
+            }
+            leases.get(camera).onSuccess(text -> {
+                if (text == null || text.equals(mine) || !offered.containsKey(camera)) return; // the heir is not ready yet
+                offered.remove(camera);
+                Lease now = Lease.parse(text);
+                Lease was = Lease.parse(mine);
+                if (now.heirReady() && now.owner().equals(held.node()) && now.epoch() == was.epoch() && now.heir().equals(heir)) {
+                    stopCamera(camera, "handed over to " + heir); // publishing stops before the heir may claim
+                    leases.replaceIfPresent(camera, text, now.releasedTo(heir).text()).onSuccess(ok -> {
+                        if (ok) vertx.eventBus().send(handoverAddress(heir), new JsonObject().put("camera", camera));
+                    });
+                } else {
+                    stopCamera(camera, "lease taken by another node");
+                }
+                if (held.size() == 0 && handedOver != null) handedOver.tryComplete();
+            });
+        }
+        if (held.size() == 0 && handedOver != null) handedOver.tryComplete();
+    }
+
+    /** Releases what is still held (nothing after a complete hand-over) and leaves the directory. */
+    private Future<?> releaseAll() {
         if (timer >= 0) vertx.cancelTimer(timer);
+        if (handoverNotices != null) handoverNotices.unregister();
         quorum = false;
         List<Future<?>> releases = new ArrayList<>();
         for (String camera : held.cameras()) {
             Lease mine = Lease.parse(written.get(camera));
             held.remove(camera); // nothing more is published for it from here
-            releases.add(leases.replaceIfPresent(camera, written.get(camera), mine.released().text()));
+            // an offer not yet taken goes to its heir, whose camera may already run; the rest to whoever claims first
+            Lease released = offered.containsKey(camera) ? mine.releasedTo(offered.get(camera)) : mine.released();
+            releases.add(leases.replaceIfPresent(camera, written.get(camera), released.text()));
             LOG.log(Level.INFO, "camera {0}: released (this node stops)", camera);
         }
+        offered.clear();
         written.clear();
         // Bounded: a map call may wait for a member that died; the leases then expire instead.
         return Future.join(releases).transform(ar -> nodes.remove(self.getString("id")))
@@ -130,6 +252,11 @@ public final class CameraOwnership extends VerticleBase {
         List<String> live = members.get();
         if (!quorate(live)) return;
         renewAll(now);
+        if (leaving) {
+            offerPlanned();
+            checkOffers();
+            return;
+        }
         if (surveying && now - surveyStarted < leaseNanos) return;
         surveying = true;
         surveyStarted = now;
@@ -174,6 +301,7 @@ public final class CameraOwnership extends VerticleBase {
                     Future<Void> dropped = dropRemoved(cameras.keySet());
                     Map<String, Double> weights = NodeDirectory.weights(live, directory);
                     int share = FairShare.of(cameras.size(), weights, held.node());
+                    prepareStandby(cameras, leaseTexts, live);
                     List<Claim> claims = claimable(cameras, leaseTexts, live, System.nanoTime());
                     return dropped.compose(v -> claim(claims, share))
                             .compose(v -> rebalance(cameras.size(), leaseTexts, live, weights, claims.isEmpty()))
@@ -188,7 +316,8 @@ public final class CameraOwnership extends VerticleBase {
     private void renewAll(long now) {
         long expires = System.currentTimeMillis() + cluster.leaseMs();
         for (String camera : held.cameras()) {
-            if (!renewing.add(camera)) continue;
+            // an offered lease is not renewed: its text must stay what the heir read, for the heir's compare-and-set
+            if (offered.containsKey(camera) || !renewing.add(camera)) continue;
             String old = written.get(camera);
             String next = Lease.parse(old).renewed(expires).text();
             leases.replaceIfPresent(camera, old, next).onComplete(ar -> {
@@ -266,14 +395,24 @@ public final class CameraOwnership extends VerticleBase {
         }
     }
 
-    /** Claims cameras one after the other until this node holds its share. */
+    /**
+     * Claims cameras one after the other until this node holds its share, while it still sees {@code minSize} members.
+     *
+     * <p>The quorum is checked again here, not only at the round's start: a survey started while the members were in
+     * sight can complete many seconds later, after a network split left this node alone (its reads wait for the
+     * members it can no longer reach until Hazelcast removes them). Its leases then look expired ({@link LeaseWatch}:
+     * the other side's renewals never reached this side), and without this check the minority claimed the majority's
+     * cameras: two owners, and epochs on the minority's side that the merge throws away (ClusterPartitionTest).
+     */
     private Future<Void> claim(List<Claim> claims, int share) {
         Future<Void> chain = Future.succeededFuture();
         for (Claim c : claims) {
-            chain = chain.compose(v -> held.size() >= share ? Future.succeededFuture() : claimOne(c));
+            chain = chain.compose(v -> held.size() >= share || !enoughMembers() ? Future.succeededFuture() : claimOne(c));
         }
         return chain;
     }
+
+    private boolean enoughMembers() { return members.get().size() >= cluster.minSize(); }
 
     private Future<Void> claimOne(Claim c) {
         long began = System.nanoTime();
@@ -286,11 +425,73 @@ public final class CameraOwnership extends VerticleBase {
                 : leases.replaceIfPresent(c.camera(), c.leaseText(), text);
         return won.compose(ok -> {
             if (!ok) return Future.succeededFuture(); // another node was faster
+            if (!enoughMembers()) {
+                // the compare-and-set waited for an unreachable member and landed after the split (see claim): give
+                // the lease back on this side and start nothing
+                leases.replaceIfPresent(c.camera(), text, next.released().text());
+                return Future.succeededFuture();
+            }
             written.put(c.camera(), text);
             renewedAt.put(c.camera(), began);
             held.put(c.camera(), next);
-            startCamera(c.camera(), c.definition(), next);
+            if (standby.remove(c.camera())) {
+                // handed over warm: the camera already runs here; from now on its detections are published
+                LOG.log(Level.INFO, "camera {0}: taken over warm, publishing (epoch {1})", c.camera(), Long.toString(next.epoch()));
+            } else {
+                startCamera(c.camera(), c.definition(), next);
+            }
             return Future.succeededFuture();
+        });
+    }
+
+    /**
+     * Hand-overs offered to this node: starts each offered camera here without publishing (no lease in
+     * {@link HeldLeases}), then marks the offer ready; stops standby cameras whose offer was withdrawn (the owner died:
+     * the lease is then claimed the ordinary way, by this node or another).
+     */
+    private void prepareStandby(Map<String, JsonObject> cameras, Map<String, String> leaseTexts, List<String> live) {
+        String me = held.node();
+        for (Map.Entry<String, String> e : leaseTexts.entrySet()) {
+            String camera = e.getKey();
+            Lease l = Lease.parse(e.getValue());
+            if (!l.offered() || !me.equals(l.heir()) || !live.contains(l.owner()) || !cameras.containsKey(camera)
+                    || held.get(camera) != null || standby.contains(camera) || changing.contains(camera)) continue;
+            String offerText = e.getValue();
+            standby.add(camera);
+            changing.add(camera);
+            JsonObject definition = cameras.get(camera).getJsonObject("definition");
+            vertx.eventBus().<JsonObject>request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "add").put("camera", definition))
+                    .onComplete(ar -> {
+                        changing.remove(camera);
+                        if (ar.failed()) {
+                            standby.remove(camera);
+                            LOG.log(Level.WARNING, "camera {0}: offered to this node but cannot run here: {1}", camera, ar.cause().getMessage());
+                            return;
+                        }
+                        LOG.log(Level.INFO, "camera {0}: running on standby for a hand-over (epoch {1} ends)", camera, Long.toString(l.epoch()));
+                        leases.replaceIfPresent(camera, offerText, l.ready().text());
+                    });
+        }
+        for (String camera : Set.copyOf(standby)) {
+            if (changing.contains(camera)) continue;
+            String t = leaseTexts.get(camera);
+            Lease l = t != null ? Lease.parse(t) : null;
+            boolean stillOffered = l != null && me.equals(l.heir())
+                    && (((l.offered() || l.heirReady()) && live.contains(l.owner())) || l.free());
+            if (!stillOffered && held.get(camera) == null) {
+                standby.remove(camera);
+                stopCamera(camera, "hand-over withdrawn");
+            }
+        }
+    }
+
+    /** The owner released {@code camera} to this node after its hand-over: claim it now rather than next round. */
+    private void claimHandedOver(String camera) {
+        if (camera == null || !standby.contains(camera) || held.get(camera) != null || leaving) return;
+        leases.get(camera).onSuccess(text -> {
+            if (text == null) return;
+            Lease l = Lease.parse(text);
+            if (l.free() && held.node().equals(l.heir()) && standby.contains(camera)) claimOne(new Claim(camera, text, null));
         });
     }
 

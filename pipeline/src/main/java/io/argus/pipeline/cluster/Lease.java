@@ -8,20 +8,34 @@ import io.vertx.core.json.JsonObject;
  * (its own clock: informative only, see {@link LeaseWatch}). A released lease keeps its epoch with no owner, and
  * when released to rebalance names the node meant to take it ({@code heir}).
  *
+ * <p>A graceful hand-over (the owner stops) goes through two more states, so the camera starts on the heir before it
+ * stops on the owner and two nodes never publish it at once: the owner <em>offers</em> the lease to an heir (still
+ * owning it); the heir starts the camera without publishing and marks the offer <em>ready</em>; the owner stops
+ * publishing, then releases the lease to the heir, who claims it (the next epoch) and publishes from its running
+ * camera.
+ *
  * <p>Stored as its JSON text, always written the same way, so the map's compare-and-set ({@code replaceIfPresent(k,
  * old, new)}) compares exactly the value that was read.
  */
-public record Lease(String owner, long epoch, long expires, String heir) {
+public record Lease(String owner, long epoch, long expires, String heir, String handover) {
+    /** {@link #handover}: the owner offers the lease to the heir. */
+    public static final String OFFERED = "offered";
+    /** {@link #handover}: the heir runs the camera (not publishing) and waits for the owner's release. */
+    public static final String READY = "ready";
+
+    public Lease(String owner, long epoch, long expires, String heir) { this(owner, epoch, expires, heir, ""); }
+
     /** The shared map of leases: camera id to lease text. */
     public static final String MAP = "argus.leases";
 
     public static Lease parse(String text) {
         JsonObject j = new JsonObject(text);
-        return new Lease(j.getString("owner", ""), j.getLong("epoch", 0L), j.getLong("expires", 0L), j.getString("heir", ""));
+        return new Lease(j.getString("owner", ""), j.getLong("epoch", 0L), j.getLong("expires", 0L), j.getString("heir", ""),
+                j.getString("handover", ""));
     }
 
     public String text() {
-        return new JsonObject().put("owner", owner).put("epoch", epoch).put("expires", expires).put("heir", heir).encode();
+        return new JsonObject().put("owner", owner).put("epoch", epoch).put("expires", expires).put("heir", heir).put("handover", handover).encode();
     }
 
     /** The first claim of a camera. */
@@ -41,6 +55,16 @@ public record Lease(String owner, long epoch, long expires, String heir) {
      * is a member, for a lease at most, so a released camera does not bounce between nodes above their share.
      */
     public Lease releasedTo(String heir) { return new Lease("", epoch, 0, heir); }
+
+    /** The owner (stopping) offers the camera to {@code heir}: still its own, not renewed any more. */
+    public Lease offeredTo(String heir) { return new Lease(owner, epoch, expires, heir, OFFERED); }
+
+    /** Written by the heir of an offer once the camera runs there (not yet publishing). */
+    public Lease ready() { return new Lease(owner, epoch, expires, heir, READY); }
+
+    public boolean offered() { return OFFERED.equals(handover); }
+
+    public boolean heirReady() { return READY.equals(handover); }
 
     public boolean free() { return owner.isEmpty(); }
 }

@@ -204,9 +204,10 @@ public final class ClusterBenchmark {
         double rebalance = System.currentTimeMillis() - rebalanceFrom;
         Round r = new Round(kind, index + 1, victim.name, moved.size(), per, worst, largest, fair, gap, restart, rebalance, problem);
         rounds.add(r);
-        out.printf(Locale.ROOT, "%s %2d of %s: %d camera(s) moved, streaming again after %s ms (worst %.0f ms)%s; largest survivor share %d (fair %d)%s; "
+        out.printf(Locale.ROOT, "%s %2d of %s at %s: %d camera(s) moved, streaming again after %s ms (worst %.0f ms)%s; largest survivor share %d (fair %d)%s; "
                         + "restarted, ready in %.1f s, rebalanced %.1f s later%s%n",
-                kind, index + 1, victim.name, moved.size(), Arrays.toString(Arrays.stream(per).mapToLong(Math::round).toArray()), worst,
+                kind, index + 1, victim.name, java.time.LocalTime.ofInstant(java.time.Instant.ofEpochMilli(signalAt), java.time.ZoneId.systemDefault()),
+                moved.size(), Arrays.toString(Arrays.stream(per).mapToLong(Math::round).toArray()), worst,
                 kill ? "" : String.format(Locale.ROOT, ", gap %.0f ms", gap), largest, fair, largest > fair + 1 ? " ABOVE FAIR + 1" : "",
                 restart / 1000, rebalance / 1000, problem != null ? "; PROBLEM: " + problem : "");
     }

@@ -45,7 +45,7 @@ final class NodeProcess implements AutoCloseable {
     void start() throws IOException {
         String javaBin = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         List<String> command = new ArrayList<>(List.of(javaBin, "-Xmx768m", "--enable-native-access=ALL-UNNAMED",
-                "-Djava.awt.headless=true"));
+                "-Djava.awt.headless=true", "-Djava.util.logging.manager=io.argus.pipeline.cli.ShutdownLogging"));
         command.addAll(io.argus.pipeline.cluster.HazelcastJvmFlags.LIST);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.argus.pipeline.cli.ArgusCli", "run",
                 "--config", config.toString()));
