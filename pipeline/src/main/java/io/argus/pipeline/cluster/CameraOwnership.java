@@ -83,6 +83,8 @@ public final class CameraOwnership extends VerticleBase {
     private boolean leaving;
     private Promise<Void> handedOver;
     private MessageConsumer<JsonObject> handoverNotices;
+    /** Models whose id means other content elsewhere in the cluster ({@link ModelCatalog}): id to the reason. */
+    private Map<String, String> refusedModels = Map.of();
 
     /**
      * @param members the ids of the cluster's current members (this node's view; Hazelcast's member list)
@@ -112,11 +114,17 @@ public final class CameraOwnership extends VerticleBase {
     public Future<?> start() {
         var shared = vertx.sharedData();
         return Future.all(shared.<String, String>getAsyncMap(Lease.MAP), shared.<String, String>getAsyncMap(CameraCatalog.MAP),
-                        shared.<String, String>getAsyncMap(NodeDirectory.MAP))
+                        shared.<String, String>getAsyncMap(NodeDirectory.MAP), shared.<String, String>getAsyncMap(ModelCatalog.MAP))
                 .compose(maps -> {
                     leases = maps.resultAt(0);
                     catalog = new CameraCatalog(maps.resultAt(1));
                     nodes = new NodeDirectory(maps.resultAt(2));
+                    return new ModelCatalog(maps.resultAt(3)).register(config.models(), held.node());
+                })
+                .compose(refused -> {
+                    refusedModels = Map.copyOf(refused);
+                    refused.values().forEach(reason -> LOG.log(Level.WARNING, reason));
+                    if (!refused.isEmpty()) self.put("refusedModels", new JsonObject(new java.util.TreeMap<String, Object>(refused)));
                     return nodes.put(self);
                 })
                 .onSuccess(v -> {
@@ -386,7 +394,13 @@ public final class CameraOwnership extends VerticleBase {
     /** The camera's model exists here and its source is valid here (a video file on this node's disk, say). */
     private boolean runnableHere(Claim c) {
         try {
-            CameraConfig.fromJson(c.definition(), config.modelIds(), config.file().toAbsolutePath().getParent());
+            List<String> served = config.modelIds().stream().filter(m -> !refusedModels.containsKey(m)).toList();
+            CameraConfig cam = CameraConfig.fromJson(c.definition(), config.modelIds(), config.file().toAbsolutePath().getParent());
+            if (!served.contains(cam.model())) {
+                LOG.log(Level.DEBUG, "camera {0} cannot run on this node: {1}", c.camera(), refusedModels.get(cam.model()));
+                unrunnableUntil.put(c.camera(), System.nanoTime() + RETRY_UNRUNNABLE_NANOS);
+                return false;
+            }
             return true;
         } catch (ConfigException | ClassCastException e) {
             LOG.log(Level.DEBUG, "camera {0} cannot run on this node: {1}", c.camera(), e.getMessage());
@@ -457,9 +471,10 @@ public final class CameraOwnership extends VerticleBase {
             if (!l.offered() || !me.equals(l.heir()) || !live.contains(l.owner()) || !cameras.containsKey(camera)
                     || held.get(camera) != null || standby.contains(camera) || changing.contains(camera)) continue;
             String offerText = e.getValue();
+            JsonObject definition = cameras.get(camera).getJsonObject("definition");
+            if (unrunnableUntil.containsKey(camera) || !runnableHere(new Claim(camera, offerText, definition))) continue;
             standby.add(camera);
             changing.add(camera);
-            JsonObject definition = cameras.get(camera).getJsonObject("definition");
             vertx.eventBus().<JsonObject>request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "add").put("camera", definition))
                     .onComplete(ar -> {
                         changing.remove(camera);

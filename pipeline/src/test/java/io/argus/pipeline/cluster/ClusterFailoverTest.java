@@ -39,6 +39,8 @@ import org.junit.jupiter.api.Test;
 class ClusterFailoverTest {
     static final int CAMERAS = 6;
     static final long FAILOVER_LIMIT_MS = 10_000;
+    /** Issue 14: a graceful hand-over (SIGTERM) leaves a camera silent for at most 2 s. */
+    static final long HANDOVER_GAP_LIMIT_MS = 2_000;
     /**
      * A frozen node is found only by missing heartbeats: maxNoHeartbeatMs (5 s) plus a round. Measured 4.5-6.3 s with
      * this test alone on the 2-core machine, but 21.8 s once inside the whole suite (mvn verify in the fresh root,
@@ -156,6 +158,8 @@ class ClusterFailoverTest {
                 + " first, worst camera), %d ms after the signal%n", gap, sinceStop);
         assertTrue(n2.waitFor(20), "node 2 exits after SIGTERM");
         assertTrue(sinceStop <= FAILOVER_LIMIT_MS, "hand-over took " + sinceStop + " ms");
+        // warm hand-over: the heir runs the camera before the old owner stops, so the gap is a round and a frame
+        assertTrue(gap <= HANDOVER_GAP_LIMIT_MS, "hand-over gap " + gap + " ms, limit " + HANDOVER_GAP_LIMIT_MS + "\n" + tails(n1, n4));
 
         // REST: a camera removed on node 4 stops on its owner and leaves every node's list
         assertEquals(200, n4.call(HttpMethod.DELETE, "/api/cameras/cam7", null).status());

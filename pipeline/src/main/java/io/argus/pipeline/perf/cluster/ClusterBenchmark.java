@@ -92,9 +92,19 @@ public final class ClusterBenchmark {
             Files.deleteIfExists(log);
             nodes.add(new NodeProcess(name, http, hazelcastPorts[i], config, log, o.threads()));
         }
+        // interrupted (Ctrl-C, SIGTERM): no node outlives the benchmark
+        Thread killNodes = new Thread(() -> nodes.forEach(n -> {
+            try {
+                if (n.alive()) n.kill();
+            } catch (InterruptedException ignored) {
+                // exiting anyway
+            }
+        }), "cluster-bench-stop");
+        Runtime.getRuntime().addShutdownHook(killNodes);
         try {
             return measure();
         } finally {
+            Runtime.getRuntime().removeShutdownHook(killNodes);
             for (DetectionTap t : allTaps) t.close();
             for (NodeProcess n : nodes) n.close();
         }
