@@ -2,6 +2,7 @@ package io.argus.pipeline.app;
 
 import io.argus.pipeline.camera.CameraSupervisor;
 import io.argus.pipeline.cluster.CameraOwnership;
+import io.argus.pipeline.cluster.ModelVersionSync;
 import io.argus.pipeline.cluster.ClusterCamerasVerticle;
 import io.argus.pipeline.cluster.ClusterConfig;
 import io.argus.pipeline.cluster.HazelcastSettings;
@@ -203,6 +204,11 @@ public final class ArgusApp {
                     metrics.gauge(g, "argus.cluster.cameras.held", "Camera leases this node holds", leases::size);
                     return vertx.deployVerticle(ownership).onSuccess(id -> ownershipDeployment = id);
                 })
+                // a version promoted on any node is served by every node (fetched by its hash)
+                .compose(v -> clustered() && training()
+                        ? vertx.deployVerticle(new ModelVersionSync(cluster.getNodeId(), httpAddress(), config.http().token(),
+                                config.training().modelDir().resolve("incoming")))
+                        : Future.succeededFuture())
                 .map(v -> {
                     ready = true;
                     LOG.log(Level.INFO, "argus ready: http://{0}:{1}/ ({2} model(s), {3} camera(s))",

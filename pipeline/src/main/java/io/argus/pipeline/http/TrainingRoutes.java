@@ -77,6 +77,22 @@ final class TrainingRoutes {
                 action("versions").put("model", rc.pathParam("id")), 200));
         router.post("/api/models/:id/rollback").handler(rc -> t.ask(rc, Addresses.REGISTRY_CONTROL,
                 action("rollback").put("model", rc.pathParam("id")), 200));
+        // an operator promotes weights trained elsewhere (a file on this node); in a cluster every node follows
+        router.post("/api/models/:id/versions").handler(rc -> {
+            JsonObject body = body(rc, "{\"file\": \"/var/lib/argus/better.weights\"}");
+            if (body == null) return;
+            if (body.getString("file") == null) {
+                error(rc, 400, "body: \"file\" (a .weights file on this node) is required");
+                return;
+            }
+            t.ask(rc, Addresses.REGISTRY_CONTROL, action("adopt").put("model", rc.pathParam("id"))
+                    .put("file", body.getString("file")).put("origin", "operator"), 200);
+        });
+        // a kept version's weights: how the other nodes of a cluster fetch a promoted version (by its hash)
+        router.get("/api/models/:id/versions/:version/weights").handler(rc -> vertx.eventBus().<JsonObject>request(
+                        Addresses.REGISTRY_CONTROL, action("weights").put("model", rc.pathParam("id")).put("version", rc.pathParam("version")))
+                .onSuccess(m -> rc.response().putHeader("content-type", "application/octet-stream").sendFile(m.body().getString("file")))
+                .onFailure(e -> fail(rc, e)));
     }
 
     private static JsonObject action(String a) { return new JsonObject().put("action", a); }

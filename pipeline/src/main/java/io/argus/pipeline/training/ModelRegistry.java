@@ -124,6 +124,33 @@ public final class ModelRegistry {
         return v;
     }
 
+    /**
+     * A version that did not come from this node's own fine-tune: promoted on another node of the cluster (its
+     * weights fetched from there) or by an operator ({@code state} says which). Its weights must hash to
+     * {@code version} when one is given (a transfer that changed a byte is refused); they are copied in and the
+     * version is returned to be swapped in, then {@link #activated}. A version already here is returned as it is.
+     */
+    public Version adopt(Path weights, String version, String state) {
+        String actual = LoadedModel.fileVersion(weights);
+        if (version == null) version = actual;
+        Version known = versions.get(version);
+        if (known != null && known.file() != null) return known;
+        if (!version.equals(actual) && !version.startsWith(actual + "-r")) {
+            throw new IllegalArgumentException(weights + ": its content is " + actual + ", expected " + version);
+        }
+        int number = versions.values().stream().mapToInt(Version::number).max().orElse(0) + 1;
+        Path file = dir.resolve(number + "-" + actual.replace("sha256:", "") + ".weights");
+        try {
+            Files.copy(weights, file, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot copy " + weights + " to " + file + ": " + e.getMessage(), e);
+        }
+        Version v = new Version(version, number, file, active().version(), state, System.currentTimeMillis(), null, null, null);
+        versions.put(version, v);
+        save();
+        return v;
+    }
+
     /** {@code version} serves now. */
     public void activated(String version) {
         if (!versions.containsKey(version)) throw new IllegalArgumentException("unknown version " + version);

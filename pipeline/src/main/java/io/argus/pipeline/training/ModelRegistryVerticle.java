@@ -93,9 +93,11 @@ public final class ModelRegistryVerticle extends VerticleBase {
             case "versions" -> lane.run(() -> registry.toJson().put("model", config.model()));
             case "active" -> lane.run(() -> registry.active().toJson().put("model", config.model()));
             case "add" -> change(() -> add(b));
+            case "adopt" -> change(() -> adopt(b));
+            case "weights" -> lane.run(() -> weightsOf(b.getString("version")));
             case "rollback" -> change(this::rollback);
             default -> Future.failedFuture(new IllegalArgumentException("unknown action \"" + action
-                    + "\" (versions, active, add, rollback)"));
+                    + "\" (versions, active, add, adopt, weights, rollback)"));
         };
         result.onComplete(ar -> {
             if (ar.succeeded()) msg.reply(ar.result());
@@ -127,6 +129,36 @@ public final class ModelRegistryVerticle extends VerticleBase {
                             }))
                             .onSuccess(j -> publish("swapped", j));
                 });
+    }
+
+    /**
+     * Swaps in weights that come from elsewhere: {@code {"file", "version" (optional: checked against the content),
+     * "origin": "node <id>" or "operator"}}. Another node's promoted version (cluster/ModelVersionSync) or an
+     * operator's ({@code POST /api/models/:id/versions}). Already serving it: nothing to do.
+     */
+    private Future<JsonObject> adopt(JsonObject b) {
+        Path weights = Path.of(b.getString("file"));
+        String origin = b.getString("origin", "operator");
+        String state = origin.equals("operator") ? "promoted by an operator" : "adopted from " + origin;
+        return lane.run(() -> registry.adopt(weights, b.getString("version"), state))
+                .compose(v -> lane.run(() -> registry.active().version().equals(v.version())).compose(serving -> {
+                    if (serving) return Future.succeededFuture(v.toJson().put("unchanged", true));
+                    return swap(v.file(), v.version())
+                            .compose(reply -> lane.run(() -> {
+                                registry.activated(v.version());
+                                return v.toJson().put("replaced", reply.getString("replaced"));
+                            }))
+                            .onSuccess(j -> publish("swapped", j.put("origin", origin)));
+                }));
+    }
+
+    /** The weights file of a version kept here: {@code {"version", "file"}}; 404 for one without a file. */
+    private JsonObject weightsOf(String version) {
+        ModelRegistry.Version v = version != null ? registry.get(version) : null;
+        if (v == null || v.file() == null) {
+            throw new DatasetVerticle.NotFound("model " + config.model() + ": no weights kept for version " + version);
+        }
+        return new JsonObject().put("version", v.version()).put("file", v.file().toString());
     }
 
     private Future<JsonObject> rollback() {
