@@ -3,6 +3,8 @@ package io.argus.pipeline.app;
 import io.argus.pipeline.camera.CameraSupervisor;
 import io.argus.pipeline.cluster.CameraOwnership;
 import io.argus.pipeline.cluster.ModelVersionSync;
+import io.argus.pipeline.cluster.TrainerSingleton;
+import io.argus.pipeline.training.TrainerGate;
 import io.argus.pipeline.cluster.ClusterCamerasVerticle;
 import io.argus.pipeline.cluster.ClusterConfig;
 import io.argus.pipeline.cluster.HazelcastSettings;
@@ -184,8 +186,17 @@ public final class ArgusApp {
                 .compose(id -> {
                     camerasDeployment = id;
                     if (!training()) return Future.succeededFuture();
-                    return vertx.deployVerticle(new DatasetVerticle(config.training(), trained()))
-                            .compose(d -> vertx.deployVerticle(new TrainerVerticle(config.training(), trained())));
+                    // in a cluster one node at a time fine-tunes a model (TrainerSingleton); alone, this one does
+                    TrainerGate gate = TrainerGate.HERE;
+                    Future<?> singleton = Future.succeededFuture();
+                    if (clustered()) {
+                        TrainerSingleton s = new TrainerSingleton(config.training().model(), cluster.getNodeId(), config.cluster(), cluster::getNodes);
+                        gate = s;
+                        singleton = vertx.deployVerticle(s);
+                    }
+                    TrainerGate trainerGate = gate;
+                    return singleton.compose(x -> vertx.deployVerticle(new DatasetVerticle(config.training(), trained())))
+                            .compose(d -> vertx.deployVerticle(new TrainerVerticle(config.training(), trained(), trainerGate)));
                 })
                 .compose(v -> clustered() ? vertx.deployVerticle(new ClusterCamerasVerticle(config, cluster.getNodeId(), cluster::getNodes))
                         : Future.succeededFuture())

@@ -58,9 +58,17 @@ public final class TrainerVerticle extends VerticleBase {
     private int nextId = 1;
     private boolean stopping;
 
+    private final TrainerGate gate;
+
     public TrainerVerticle(TrainingConfig config, InferenceVerticle model) {
+        this(config, model, TrainerGate.HERE);
+    }
+
+    /** {@code gate}: in a cluster, whether this node is the one that fine-tunes the model now. */
+    public TrainerVerticle(TrainingConfig config, InferenceVerticle model, TrainerGate gate) {
         this.config = config;
         this.model = model;
+        this.gate = gate;
     }
 
     private Path runsDir() { return config.modelDir().resolve("runs"); }
@@ -162,6 +170,7 @@ public final class TrainerVerticle extends VerticleBase {
                 .put("schedule", config.schedule() != null ? config.schedule().expression() : null)
                 .put("scheduleText", config.schedule() != null ? config.schedule().describe() : "on demand only")
                 .put("nextRunAt", nextRunAt != null ? nextRunAt.toInstant().toEpochMilli() : null)
+                .put("trainerHere", gate.elsewhere() == null).put("trainerElsewhere", gate.elsewhere())
                 .put("running", running != null ? running.json : null)
                 .put("backend", config.backendWord()).put("runsOn", device.kind().name().toLowerCase(java.util.Locale.ROOT))
                 .put("precision", device.cuda() ? config.cuda().modeName() : "fp32")
@@ -204,6 +213,8 @@ public final class TrainerVerticle extends VerticleBase {
     /** Starts a run; completes (with its record) once it started, or fails with why it cannot. */
     private Future<RunRecord> startRun(String trigger) {
         if (running != null) return Future.failedFuture(new DatasetVerticle.Conflict("run " + running.id() + " is in progress"));
+        String away = gate.elsewhere();
+        if (away != null) return Future.failedFuture(new DatasetVerticle.Conflict(away));
         if (stopping) return Future.failedFuture(new DatasetVerticle.Conflict("stopping"));
         LoadedModel serving = model.serving();
         RunRecord placeholder = new RunRecord(0, config.model(), trigger, serving.version(), config.iterations(), -1, 0, 0, 0);
@@ -288,12 +299,16 @@ public final class TrainerVerticle extends VerticleBase {
                             res.before().truths());
                     publish("evaluated", new JsonObject().put("run", r.id()).put("mapBefore", res.before().map50())
                             .put("mapAfter", res.after().map50()).put("accept", d.accept()).put("reason", d.reason()));
+                    // the trainer moved to another node meanwhile (this one was cut off): never promote here
+                    String moved = gate.elsewhere();
+                    boolean accept = d.accept() && moved == null;
+                    String reason = moved == null ? d.reason() : "discarded: " + moved;
                     return request(Addresses.REGISTRY_CONTROL, new JsonObject().put("action", "add")
                             .put("file", in.candidate().toString()).put("run", r.id())
                             .put("mapBefore", res.before().map50()).put("mapAfter", res.after().map50())
-                            .put("accepted", d.accept()))
+                            .put("accepted", accept))
                             .map(v -> {
-                                r.finish(d.accept() ? "swapped" : "rejected", d.reason(), v.getString("version"));
+                                r.finish(accept ? "swapped" : "rejected", reason, v.getString("version"));
                                 return r;
                             });
                 })

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
  * A model version promoted on one node is served by every node: two Argus processes with online training on, each
  * running a camera; an operator promotes new weights on node 1 ({@code POST /api/models/tiny/versions}); node 2
  * fetches them by their hash and swaps them in. Measured at a WebSocket client on node 1: from the promotion to the
- * first message of each node's camera that carries the new version.
+ * first message of each node's camera that carries the new version. Then the trainer singleton: one node fine-tunes
+ * the model, the other refuses a run naming it, and takes it over when that node is killed.
  */
 class ClusterModelVersionTest {
     static final long SERVED_EVERYWHERE_LIMIT_MS = 60_000;
@@ -61,7 +62,7 @@ class ClusterModelVersionTest {
                     .put("dataDir", dir.resolve("data-" + (i + 1)).toString()));
             config.put("cluster", new JsonObject().put("enabled", true).put("name", "argus-models-" + dir.getFileName())
                     .put("host", "127.0.0.1").put("port", hz[i]).put("members", new JsonArray(members))
-                    .put("heartbeatIntervalMs", 1000).put("maxNoHeartbeatMs", 5000).put("minSize", 2)
+                    .put("heartbeatIntervalMs", 1000).put("maxNoHeartbeatMs", 5000).put("minSize", 1) // a survivor alone goes on
                     .put("leaseMs", 10_000).put("renewIntervalMs", 300));
             nodes.add(ClusterNode.start("node" + (i + 1), config, http, hz[i], dir, client));
         }
@@ -111,6 +112,37 @@ class ClusterModelVersionTest {
         JsonObject versions = nodes.get(1).get("/api/models/tiny/versions").json();
         assertEquals(version, versions.getString("active"), versions.encodePrettily());
         ws.close();
+
+        // one node fine-tunes the model (the trainer singleton); the other refuses a run, naming it
+        ClusterNode trainer = null;
+        ClusterNode other = null;
+        end = System.currentTimeMillis() + 15_000;
+        while (trainer == null && System.currentTimeMillis() < end) {
+            for (ClusterNode n : nodes) {
+                if (n.get("/api/training").json().getBoolean("trainerHere", false)) {
+                    trainer = n;
+                    other = nodes.get(1 - nodes.indexOf(n));
+                }
+            }
+            Thread.sleep(200);
+        }
+        if (trainer == null) fail("no node fine-tunes the model\n" + n1.tail());
+        assertTrue(!other.get("/api/training").json().getBoolean("trainerHere"), "the other node does not fine-tune too");
+        ClusterNode.Response refused = other.call(HttpMethod.POST, "/api/training/runs", null);
+        assertEquals(409, refused.status(), refused.body());
+        assertTrue(refused.body().contains(trainer.id()), "names the trainer node: " + refused.body());
+        // kill -9 of the trainer node: the other takes the trainer over
+        long killedAt = System.currentTimeMillis();
+        trainer.kill();
+        ClusterNode survivor = other;
+        await(() -> {
+            try {
+                return survivor.get("/api/training").json().getBoolean("trainerHere", false);
+            } catch (Exception e) {
+                return false;
+            }
+        }, 30_000, "the survivor taking the trainer over", survivor);
+        System.out.printf("cluster: trainer singleton: node killed -> the survivor fine-tunes after %d ms%n", System.currentTimeMillis() - killedAt);
     }
 
     private void await(java.util.function.BooleanSupplier condition, long timeoutMs, String what, ClusterNode n) throws Exception {
