@@ -15,9 +15,10 @@ cd "$(dirname "$0")/.."
 #   chromium                   dashboard tests in headless Chromium
 #   python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-{good,bad,ugly} gstreamer1.0-libav
 #                              the real RTSP server (GStreamer, driven by /usr/bin/python3)
+#   iproute2                   network namespaces for the cluster partition test
 #   + config/system-packages.txt: what `argus run` itself needs (FFmpeg's libavdevice links libpulse0, ...)
 TEST_PACKAGES="maven gcc libc6-dev darknet ffmpeg chromium python3-gi gir1.2-gst-rtsp-server-1.0 \
-  gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav"
+  gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav iproute2"
 RUN_PACKAGES="$(sed 's/#.*//' config/system-packages.txt | xargs)"
 
 missing=""

@@ -106,7 +106,10 @@ public final class ClusterCamerasVerticle extends VerticleBase {
     private Owned owner(String leaseText, List<String> live) {
         if (leaseText == null) return new Owned(null, 0);
         Lease l = Lease.parse(leaseText);
-        return new Owned(!l.free() && live.contains(l.owner()) ? l.owner() : null, l.epoch());
+        // Below minSize this node runs nothing and may be the small side of a split: its side's leases are stale (the
+        // other side took them over), and its own cameras are stopped, so it knows no owner (ClusterPartitionTest).
+        boolean quorum = live.size() >= config.cluster().minSize();
+        return new Owned(quorum && !l.free() && live.contains(l.owner()) ? l.owner() : null, l.epoch());
     }
 
     private Future<JsonArray> list() {

@@ -16,42 +16,59 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One Argus node as a separate JVM process: {@code argus run --config <yaml>} with the test's classpath, on
- * loopback (so its HTTP needs no token), its output in {@code <name>.log}.
+ * One Argus node as a separate JVM process: {@code argus run --config <yaml>} with the test's classpath, its output in
+ * {@code <name>.log}. By default on loopback (so its HTTP needs no token); optionally started through a command prefix
+ * ({@code ip netns exec <ns>}) with its HTTP on another address, which then needs the token the test configured.
  */
 final class ClusterNode implements AutoCloseable {
     final String name;
+    final String httpHost;
     final int httpPort;
     final int hazelcastPort;
     final Path log;
     private final Process process;
     private final WebClient web;
+    private final String token; // null: the node's HTTP is open (loopback)
     private String id;
 
-    private ClusterNode(String name, int httpPort, int hazelcastPort, Path log, Process process, Vertx client) {
+    private ClusterNode(String name, String httpHost, int httpPort, int hazelcastPort, Path log, Process process, Vertx client,
+                        String token) {
         this.name = name;
+        this.httpHost = httpHost;
         this.httpPort = httpPort;
+        this.token = token;
         this.hazelcastPort = hazelcastPort;
         this.log = log;
         this.process = process;
-        this.web = WebClient.create(client, new WebClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(httpPort));
+        this.web = WebClient.create(client, new WebClientOptions().setDefaultHost(httpHost).setDefaultPort(httpPort));
     }
 
     /** Starts a node with {@code config} (JSON, which is YAML) written to {@code dir/<name>.yaml}. */
     static ClusterNode start(String name, JsonObject config, int httpPort, int hazelcastPort, Path dir, Vertx client) throws IOException {
+        return start(name, config, "127.0.0.1", httpPort, hazelcastPort, dir, client, List.of(), null);
+    }
+
+    /**
+     * As above, the command run through {@code prefix} (e.g. {@code ip netns exec <ns>}: it execs java, so the process
+     * is the JVM itself), its HTTP reached at {@code httpHost} with {@code token} (null: none).
+     */
+    static ClusterNode start(String name, JsonObject config, String httpHost, int httpPort, int hazelcastPort, Path dir, Vertx client,
+                             List<String> prefix, String token) throws IOException {
         Path yaml = dir.resolve(name + ".yaml");
         Files.writeString(yaml, config.encodePrettily());
         Path log = dir.resolve(name + ".log");
         String java = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx768m", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED",
+        List<String> command = new java.util.ArrayList<>(prefix);
+        command.addAll(List.of(java, "-Xmx768m", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED",
                 "-Djava.awt.headless=true", "-cp", System.getProperty("java.class.path"),
-                "io.argus.pipeline.cli.ArgusCli", "run", "--config", yaml.toString())
+                "io.argus.pipeline.cli.ArgusCli", "run", "--config", yaml.toString()));
+        ProcessBuilder pb = new ProcessBuilder(command)
                 .redirectErrorStream(true).redirectOutput(log.toFile());
         // three nodes on a small machine: one oneDNN thread each, sleeping between layers
         pb.environment().put("OMP_NUM_THREADS", "1");
         pb.environment().put("OMP_WAIT_POLICY", "PASSIVE");
         pb.environment().keySet().removeIf(k -> k.startsWith("ARGUS_"));
-        return new ClusterNode(name, httpPort, hazelcastPort, log, pb.start(), client);
+        return new ClusterNode(name, httpHost, httpPort, hazelcastPort, log, pb.start(), client, token);
     }
 
     record Response(int status, String body) {
@@ -62,6 +79,7 @@ final class ClusterNode implements AutoCloseable {
 
     Response call(HttpMethod method, String path, String body) throws Exception {
         var req = web.request(method, path).timeout(5000);
+        if (token != null) req.bearerTokenAuthentication(token);
         var f = body != null ? req.sendBuffer(Buffer.buffer(body)) : req.send();
         HttpResponse<Buffer> r = f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         return new Response(r.statusCode(), r.body() != null ? r.body().toString() : "");

@@ -39,9 +39,15 @@ public final class WsClient implements AutoCloseable {
     /** As above, with more headers on the upgrade request (a cookie, say). */
     public static WsClient connect(Vertx vertx, int port, String uri, String token, int receiveBuffer, MultiMap headers)
             throws Exception {
+        return connect(vertx, "127.0.0.1", port, uri, token, receiveBuffer, headers);
+    }
+
+    /** As above, to a server at {@code host} (a node in another network namespace, say). */
+    public static WsClient connect(Vertx vertx, String host, int port, String uri, String token, int receiveBuffer, MultiMap headers)
+            throws Exception {
         WebSocketClientOptions o = new WebSocketClientOptions().setMaxFrameSize(1 << 20).setMaxMessageSize(1 << 22);
         if (receiveBuffer > 0) o.setReceiveBufferSize(receiveBuffer);
-        WebSocketConnectOptions c = new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port).setURI(uri);
+        WebSocketConnectOptions c = new WebSocketConnectOptions().setHost(host).setPort(port).setURI(uri);
         if (token != null) c.addHeader("Authorization", "Bearer " + token);
         headers.forEach(c::addHeader);
         WebSocketClient client = vertx.createWebSocketClient(o);
