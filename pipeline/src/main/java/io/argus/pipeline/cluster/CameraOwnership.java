@@ -245,8 +245,11 @@ public final class CameraOwnership extends VerticleBase {
         }
         offered.clear();
         written.clear();
-        // Bounded: a map call may wait for a member that died; the leases then expire instead.
-        return Future.join(releases).transform(ar -> nodes.remove(self.getString("id")))
+        // The directory entry stays, marked leaving (weight 0), until the others prune it once this node is no longer a
+        // member: removed now, this node would count as a member of default weight 1 for a moment, and the others
+        // would rebalance cameras onto it (its heirs waited a lease for them). Bounded: a map call may wait for a
+        // member that died; the leases then expire instead.
+        return Future.join(releases).transform(ar -> nodes.put(self.copy().put("weight", 0.0).put("leaving", true)))
                 .timeout(3, TimeUnit.SECONDS).recover(e -> Future.succeededFuture());
     }
 
