@@ -106,6 +106,9 @@ public final class ArgusApp {
         ClusterConfig c = config.cluster();
         HazelcastClusterManager manager = new HazelcastClusterManager(HazelcastSettings.of(c));
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        // every series says which node it comes from: its cluster address, stable across restarts (its Hazelcast id
+        // is not, and is known only after joining, when Vert.x has registered its first meters)
+        registry.config().commonTags("node", c.announcedHost() + ":" + c.port());
         VertxOptions options = new VertxOptions().setMetricsOptions(metricsOptions());
         c.applyTo(options.getEventBusOptions());
         StartupProgress.Step step = progress.step("joining the cluster " + c.name() + " at " + String.join(", ", c.members()));

@@ -69,6 +69,10 @@ class ClusterModelVersionTest {
         for (ClusterNode n : nodes) await(n::ready, 150_000, n.name + " ready", n);
         ClusterNode n1 = nodes.get(0);
         Set<String> ids = Set.of(n1.id(), nodes.get(1).id());
+        // /metrics per node, each series labelled with the node's cluster address
+        String metrics = n1.get("/metrics").body();
+        assertTrue(metrics.contains("node=\"127.0.0.1:" + hz[0] + "\""), "node label in /metrics: "
+                + metrics.lines().filter(l -> l.startsWith("argus_cluster")).toList());
         WsClient ws = WsClient.connect(client, n1.httpPort, "/ws?includeEmpty=true", null, 0);
         // both nodes publish (one camera each), with the configured weights' version
         Set<String> publishing = new HashSet<>();

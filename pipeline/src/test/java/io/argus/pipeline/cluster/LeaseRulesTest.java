@@ -71,4 +71,17 @@ class LeaseRulesTest {
     private static JsonObject msg(String camera, String node, long epoch) {
         return new JsonObject().put("cameraId", camera).put("node", node).put("epoch", epoch);
     }
+
+    @Test
+    void framesCapturedBeforeTheLeaseWasTakenAreNotPublished() {
+        HeldLeases held = new HeldLeases("n2");
+        double before = System.currentTimeMillis() - 50; // in flight on standby while the previous owner published
+        held.put("cam", Lease.first("n2", 0).claimedBy("n2", 0));
+        io.vertx.core.json.JsonObject old = new io.vertx.core.json.JsonObject().put("captureTime", before);
+        io.vertx.core.json.JsonObject fresh = new io.vertx.core.json.JsonObject().put("captureTime", System.currentTimeMillis() + 1.0);
+        org.junit.jupiter.api.Assertions.assertFalse(held.stamp("cam", old), "captured before the claim: dropped");
+        org.junit.jupiter.api.Assertions.assertTrue(held.stamp("cam", fresh), "captured after: published");
+        org.junit.jupiter.api.Assertions.assertEquals(2L, fresh.getLong("epoch"));
+        org.junit.jupiter.api.Assertions.assertFalse(held.stamp("other", fresh.copy()), "a camera not held: dropped");
+    }
 }
