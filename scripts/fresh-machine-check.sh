@@ -93,10 +93,17 @@ kill_root_processes() {  # every process whose root is ROOT (argus, its JVM, tes
     [ "$(readlink "$p/root" 2>/dev/null)" = "$r" ] && kill -9 "${p#/proc/}" 2>/dev/null || true
   done
 }
+unmount_under_work() {  # every mount below $WORK, deepest first: ours, and any a test made inside a root (ip netns)
+  local m
+  awk -v w="$WORK/" 'index($2, w) == 1 { print $2 }' /proc/self/mounts | sort -r | while read -r m; do
+    umount -l "$m" 2>/dev/null || true
+  done
+}
 cleanup() {
   local r
   for r in "$WORK"/*/; do [ -d "$r" ] && kill_root_processes "${r%/}"; done
   unmount_all
+  unmount_under_work
   if [ "$KEEP" = 0 ]; then rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
