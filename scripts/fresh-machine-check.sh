@@ -59,8 +59,11 @@ mkdir -p "$CACHE" "$WORK"
 # Roots
 # ---------------------------------------------------------------------------------------------------------------
 MOUNTED=()
-mount_root() {   # ROOT: proc, sys, a private /dev/shm and /dev/pts, the host's DNS and hosts
+mount_root() {   # ROOT: itself, proc, sys, a private /dev/shm and /dev/pts, the host's DNS and hosts
   local r="$1"
+  # The root bound onto itself, so that its / is a mount point as a machine's is: `ip netns exec` (the cluster
+  # partition test) remounts / as a slave in its own mount namespace, and fails on a plain directory.
+  mount --bind "$r" "$r"; MOUNTED+=("$r")
   mount -t proc proc "$r/proc"; MOUNTED+=("$r/proc")
   mount -t sysfs sysfs "$r/sys"; MOUNTED+=("$r/sys")
   mkdir -p "$r/dev/shm" "$r/dev/pts"
@@ -93,10 +96,12 @@ kill_root_processes() {  # every process whose root is ROOT (argus, its JVM, tes
     [ "$(readlink "$p/root" 2>/dev/null)" = "$r" ] && kill -9 "${p#/proc/}" 2>/dev/null || true
   done
 }
+mounts_under_work() { awk -v w="$WORK/" 'index($2, w) == 1 { print $2 }' /proc/self/mounts | sort -r; }
 unmount_under_work() {  # every mount below $WORK, deepest first: ours, and any a test made inside a root (ip netns)
-  local m
-  awk -v w="$WORK/" 'index($2, w) == 1 { print $2 }' /proc/self/mounts | sort -r | while read -r m; do
-    umount -l "$m" 2>/dev/null || true
+  local m pass
+  for pass in 1 2 3 4 5; do   # mounts stacked on one path (ip netns's /run/netns) go one per pass
+    [ -z "$(mounts_under_work)" ] && return 0
+    mounts_under_work | while read -r m; do umount -l "$m" 2>/dev/null || true; done
   done
 }
 cleanup() {
@@ -114,10 +119,10 @@ trap cleanup EXIT
 clear_leftovers() {
   local r m
   for r in "$WORK"/*/; do [ -d "$r" ] && kill_root_processes "${r%/}"; done
-  awk -v w="$WORK/" 'index($2, w) == 1 { print $2 }' /proc/self/mounts | sort -r | while read -r m; do
-    log "unmounting a leftover of an earlier run: $m" >&2
-    umount -l "$m" || die "cannot unmount $m, left mounted by an earlier run"
-  done
+  mounts_under_work | while read -r m; do log "unmounting a leftover of an earlier run: $m" >&2; done
+  unmount_under_work
+  m="$(mounts_under_work)"
+  [ -z "$m" ] || die "cannot unmount what an earlier run left mounted: $m"
 }
 clear_leftovers
 

@@ -12,8 +12,9 @@ import picocli.CommandLine.Option;
  * of a graceful hand-over, cross-node latency, messages per second, and the one-owner check (docs/cluster.md).
  */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
-        description = {"Benchmark a cluster of Argus nodes started on this machine (loopback): failover after kill -9,",
-                "graceful hand-over, cross-node latency, messages/s, and that no camera is published by two nodes at once."})
+        description = {"Benchmark a cluster of nodes started on this machine.",
+                "Failover after kill -9, graceful hand-over (SIGTERM), cross-node latency, messages/s, and that no",
+                "camera is published by two nodes at once. Nodes are separate processes on loopback."})
 final class BenchClusterCommand implements Callable<Integer> {
     @Option(names = "--nodes", defaultValue = "3", description = "nodes (default ${DEFAULT-VALUE})")
     int nodes;

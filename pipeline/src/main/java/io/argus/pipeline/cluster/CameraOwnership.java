@@ -69,6 +69,7 @@ public final class CameraOwnership extends VerticleBase {
     private AsyncMap<String, String> leases;
     private CameraCatalog catalog;
     private NodeDirectory nodes;
+    private CameraStates states;
     private Set<String> listed = new HashSet<>();
     private long timer = -1;
     private boolean surveying;
@@ -113,12 +114,14 @@ public final class CameraOwnership extends VerticleBase {
     @Override
     public Future<?> start() {
         var shared = vertx.sharedData();
-        return Future.all(shared.<String, String>getAsyncMap(Lease.MAP), shared.<String, String>getAsyncMap(CameraCatalog.MAP),
-                        shared.<String, String>getAsyncMap(NodeDirectory.MAP), shared.<String, String>getAsyncMap(ModelCatalog.MAP))
+        return Future.all(List.of(shared.<String, String>getAsyncMap(Lease.MAP), shared.<String, String>getAsyncMap(CameraCatalog.MAP),
+                        shared.<String, String>getAsyncMap(NodeDirectory.MAP), shared.<String, String>getAsyncMap(ModelCatalog.MAP),
+                        shared.<String, String>getAsyncMap(CameraStates.MAP)))
                 .compose(maps -> {
                     leases = maps.resultAt(0);
                     catalog = new CameraCatalog(maps.resultAt(1));
                     nodes = new NodeDirectory(maps.resultAt(2));
+                    states = new CameraStates(maps.resultAt(4));
                     return new ModelCatalog(maps.resultAt(3)).register(config.models(), held.node());
                 })
                 .compose(refused -> {
@@ -487,7 +490,7 @@ public final class CameraOwnership extends VerticleBase {
                             return;
                         }
                         LOG.log(Level.INFO, "camera {0}: running on standby for a hand-over (epoch {1} ends)", camera, Long.toString(l.epoch()));
-                        leases.replaceIfPresent(camera, offerText, l.ready().text());
+                        pauseIfPaused(camera).onComplete(x -> leases.replaceIfPresent(camera, offerText, l.ready().text()));
                     });
         }
         for (String camera : Set.copyOf(standby)) {
@@ -552,6 +555,7 @@ public final class CameraOwnership extends VerticleBase {
                     if (ar.succeeded()) {
                         LOG.log(Level.INFO, "camera {0}: running on this node (epoch {1})", camera, Long.toString(lease.epoch()));
                         if (held.get(camera) == null) stopCamera(camera, "lease lost while starting");
+                        else pauseIfPaused(camera);
                         return;
                     }
                     LOG.log(Level.WARNING, "camera {0}: cannot run on this node: {1}", camera, ar.cause().getMessage());
@@ -561,6 +565,18 @@ public final class CameraOwnership extends VerticleBase {
                     renewedAt.remove(camera);
                     if (mine != null) leases.replaceIfPresent(camera, mine, Lease.parse(mine).released().text());
                 });
+    }
+
+    /** A camera an operator paused stays paused wherever it runs ({@link CameraStates}). */
+    private Future<Void> pauseIfPaused(String camera) {
+        return states.paused(camera).compose(paused -> {
+            if (!paused) return Future.<Void>succeededFuture();
+            LOG.log(Level.INFO, "camera {0}: paused, as it was on its previous node", camera);
+            return vertx.eventBus().request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "pause").put("id", camera)).<Void>mapEmpty();
+        }).recover(e -> {
+            LOG.log(Level.WARNING, "camera {0}: its paused state could not be restored: {1}", camera, e.getMessage());
+            return Future.succeededFuture();
+        });
     }
 
     /** Stops publishing for {@code camera} at once, then stops the camera verticle. */

@@ -39,6 +39,7 @@ public final class ClusterCamerasVerticle extends VerticleBase {
     private CameraCatalog catalog;
     private AsyncMap<String, String> leases;
     private NodeDirectory nodes;
+    private CameraStates states;
     private MessageConsumer<JsonObject> control;
     private MessageConsumer<JsonObject> relay;
 
@@ -52,11 +53,12 @@ public final class ClusterCamerasVerticle extends VerticleBase {
     public Future<?> start() {
         var shared = vertx.sharedData();
         return Future.all(shared.<String, String>getAsyncMap(CameraCatalog.MAP), shared.<String, String>getAsyncMap(Lease.MAP),
-                        shared.<String, String>getAsyncMap(NodeDirectory.MAP))
+                        shared.<String, String>getAsyncMap(NodeDirectory.MAP), shared.<String, String>getAsyncMap(CameraStates.MAP))
                 .compose(maps -> {
                     catalog = new CameraCatalog(maps.resultAt(0));
                     leases = maps.resultAt(1);
                     nodes = new NodeDirectory(maps.resultAt(2));
+                    states = new CameraStates(maps.resultAt(3));
                     return catalog.seed(config.cameras());
                 })
                 .onSuccess(v -> {
@@ -79,7 +81,7 @@ public final class ClusterCamerasVerticle extends VerticleBase {
             case "list" -> list();
             case "get" -> get(id);
             case "add" -> add(body.getJsonObject("camera", new JsonObject()));
-            case "remove" -> catalog.remove(id).compose(removed -> removed ? Future.succeededFuture(new JsonObject().put("removed", id))
+            case "remove" -> catalog.remove(id).compose(removed -> states.remove(id).map(removed)).compose(removed -> removed ? Future.succeededFuture(new JsonObject().put("removed", id))
                     : Future.failedFuture(failure(404, "no camera \"" + id + "\"")));
             case "pause", "resume" -> onOwner(id, body);
             case "nodes" -> nodes();
@@ -178,7 +180,9 @@ public final class ClusterCamerasVerticle extends VerticleBase {
             if (all.resultAt(0) == null) return Future.failedFuture(failure(404, "no camera \"" + id + "\""));
             Owned o = owner(all.resultAt(1), live);
             if (o.owner() == null) return Future.failedFuture(failure(409, "camera \"" + id + "\" runs on no node at the moment"));
-            return vertx.eventBus().request(Addresses.nodeCameras(o.owner()), request, RELAY).map(Message::body);
+            // done on the owner, then kept cluster-wide: the camera stays paused when it moves to another node
+            return vertx.eventBus().request(Addresses.nodeCameras(o.owner()), request, RELAY).map(Message::body)
+                    .compose(body -> states.setPaused(id, "pause".equals(request.getString("action"))).map(v -> body));
         });
     }
 

@@ -115,10 +115,13 @@ public final class HttpVerticle extends VerticleBase {
         router.post("/api/cameras/:id/resume").handler(rc -> control(rc, cameras, action("resume", rc), 200));
         router.get("/api/nodes").handler(clustered ? rc -> control(rc, cameras, new JsonObject().put("action", "nodes"), 200)
                 : this::standaloneNode);
-        router.get("/api/cameras/:id/snapshot.jpg").handler(rc -> jpeg(rc, snapshots.latest(rc.pathParam("id"))));
+        // in a cluster a snapshot not made here is asked of the camera's node (OwnerSnapshots)
+        OwnerSnapshots owners = clustered ? new OwnerSnapshots(vertx, config.http().token()) : null;
+        router.get("/api/cameras/:id/snapshot.jpg").handler(rc -> snapshot(rc, owners, rc.pathParam("id"), snapshots.latest(rc.pathParam("id"))));
         router.getWithRegex("/api/cameras/([^/]+)/snapshots/([0-9]{1,18})\\.jpg")
                 .setName("/api/cameras/:id/snapshots/:frame.jpg") // regex routes are named after their paths (AuthRoutesTest)
-                .handler(rc -> jpeg(rc, snapshots.get(rc.pathParam("param0"), Long.parseLong(rc.pathParam("param1")))));
+                .handler(rc -> snapshot(rc, owners, rc.pathParam("param0"),
+                        snapshots.get(rc.pathParam("param0"), Long.parseLong(rc.pathParam("param1")))));
         router.get("/api/models").handler(rc -> json(rc, 200, new JsonArray(models.stream().map(InferenceVerticle::status).toList())));
         TrainingRoutes.mount(router, vertx);
         router.get("/api/clients").handler(rc -> json(rc, 200, gateway.clients()));
@@ -195,6 +198,11 @@ public final class HttpVerticle extends VerticleBase {
                 json(rc, 500, new JsonObject().put("error", String.valueOf(ar.cause().getMessage())));
             }
         });
+    }
+
+    private static void snapshot(RoutingContext rc, OwnerSnapshots owners, String camera, Snapshots.Snapshot s) {
+        if (s != null || owners == null) jpeg(rc, s);
+        else owners.pass(rc, camera, () -> jpeg(rc, null));
     }
 
     private static void jpeg(RoutingContext rc, Snapshots.Snapshot s) {

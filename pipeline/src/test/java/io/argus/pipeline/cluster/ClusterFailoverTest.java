@@ -10,6 +10,7 @@ import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
 import io.vertx.core.Vertx;
+import io.argus.pipeline.cluster.ClientRecord.Received;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -55,8 +56,6 @@ class ClusterFailoverTest {
     Path dir;
     List<String> members;
 
-    /** A detection message as the client got it (after node 1's epoch filter). */
-    record Received(long atMs, String camera, String node, long epoch, double captureTime) {}
 
     @AfterEach
     void stop() throws Exception {
@@ -251,23 +250,7 @@ class ClusterFailoverTest {
         return null;
     }
 
-    private Thread collect(WsClient ws) {
-        Thread t = new Thread(() -> {
-            try {
-                while (!Thread.currentThread().isInterrupted()) {
-                    JsonObject m = ws.messages.poll(100, TimeUnit.MILLISECONDS);
-                    if (m == null || !"detections".equals(m.getString("type"))) continue;
-                    received.add(new Received(System.currentTimeMillis(), m.getString("cameraId"), m.getString("node"),
-                            m.getLong("epoch", -1L), m.getDouble("captureTime")));
-                }
-            } catch (InterruptedException ignored) {
-                // done
-            }
-        }, "cluster-test-ws");
-        t.setDaemon(true);
-        t.start();
-        return t;
-    }
+    private Thread collect(WsClient ws) { return ClientRecord.collect(ws, received, "cluster-test-ws"); }
 
     private boolean seenFrom(String node) {
         return received.stream().anyMatch(r -> node.equals(r.node()));
@@ -323,38 +306,10 @@ class ClusterFailoverTest {
         return out;
     }
 
-    /**
-     * After the epoch filter, per camera: epochs never go back in arrival order, one epoch comes from one node, and the
-     * frames of two owners do not interleave in capture time.
-     */
+    /** After node 1's epoch filter: {@link ClientRecord#checkNoOverlap}. */
     private void checkNoOverlap() {
-        Map<String, List<Received>> byCamera = new TreeMap<>();
-        for (Received r : received) byCamera.computeIfAbsent(r.camera(), k -> new ArrayList<>()).add(r);
-        for (var e : byCamera.entrySet()) {
-            long epoch = -1;
-            Map<Long, String> nodeOf = new HashMap<>();
-            Map<Long, double[]> span = new TreeMap<>();
-            for (Received r : e.getValue()) {
-                assertNotEquals(-1, r.epoch(), "every message carries an epoch");
-                assertTrue(r.epoch() >= epoch, e.getKey() + ": epoch " + r.epoch() + " after " + epoch);
-                epoch = r.epoch();
-                String prev = nodeOf.putIfAbsent(r.epoch(), r.node());
-                assertEquals(prev == null ? r.node() : prev, r.node(), e.getKey() + ": epoch " + r.epoch() + " from two nodes");
-                span.computeIfAbsent(r.epoch(), k -> new double[]{Double.MAX_VALUE, -Double.MAX_VALUE});
-                double[] s = span.get(r.epoch());
-                s[0] = Math.min(s[0], r.captureTime());
-                s[1] = Math.max(s[1], r.captureTime());
-            }
-            double[] before = null;
-            for (var s : span.entrySet()) {
-                if (before != null) {
-                    assertTrue(before[1] < s.getValue()[0], e.getKey() + ": epoch " + s.getKey() + " starts at capture time "
-                            + s.getValue()[0] + " before the previous owner's last frame " + before[1]);
-                }
-                before = s.getValue();
-            }
-            System.out.println("cluster: " + e.getKey() + " epochs " + nodeOf.keySet() + ", " + e.getValue().size() + " messages");
-        }
+        ClientRecord.checkNoOverlap(received, "node 1's client").forEach((camera, epochs) -> System.out.println(
+                "cluster: " + camera + " epochs " + epochs.keySet() + ", " + ClientRecord.count(received, camera) + " messages"));
     }
 
     private void await(BooleanSupplier condition, long timeoutMs, String what, ClusterNode... show) throws Exception {

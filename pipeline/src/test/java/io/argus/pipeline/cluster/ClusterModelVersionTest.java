@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
  * running a camera; an operator promotes new weights on node 1 ({@code POST /api/models/tiny/versions}); node 2
  * fetches them by their hash and swaps them in. Measured at a WebSocket client on node 1: from the promotion to the
  * first message of each node's camera that carries the new version. Then the trainer singleton: one node fine-tunes
- * the model, the other refuses a run naming it, and takes it over when that node is killed.
+ * the model, the other refuses a run naming it, and takes it over when that node is killed. Also: /metrics labels
+ * each series with its node, and a snapshot of one node's camera is served by the other.
  */
 class ClusterModelVersionTest {
     static final long SERVED_EVERYWHERE_LIMIT_MS = 60_000;
@@ -57,7 +58,7 @@ class ClusterModelVersionTest {
             JsonObject config = TestConfig.base();
             int http = ClusterNode.freePort();
             config.getJsonObject("http").put("port", http);
-            config.put("cameras", cameras.copy()).put("snapshots", new JsonObject().put("fps", 0));
+            config.put("cameras", cameras.copy()).put("snapshots", new JsonObject().put("fps", 2).put("maxWidth", 160));
             config.put("training", new JsonObject().put("enabled", true).put("model", "tiny")
                     .put("dataDir", dir.resolve("data-" + (i + 1)).toString()));
             config.put("cluster", new JsonObject().put("enabled", true).put("name", "argus-models-" + dir.getFileName())
@@ -85,6 +86,24 @@ class ClusterModelVersionTest {
             base = m.getJsonObject("model").getString("version");
         }
         assertEquals(ids, publishing, "both nodes publish before the promotion\n" + n1.tail() + "\n" + nodes.get(1).tail());
+
+        // a snapshot of node 2's camera, asked of node 1: passed on to node 2 (OwnerSnapshots)
+        String id2 = nodes.get(1).id();
+        String cameraOf2 = null;
+        for (Object o : n1.get("/api/cameras").array()) {
+            if (id2.equals(((JsonObject) o).getString("owner"))) cameraOf2 = ((JsonObject) o).getString("id");
+        }
+        assertTrue(cameraOf2 != null, "node 2 owns a camera");
+        ClusterNode.Response snap = null;
+        end = System.currentTimeMillis() + 15_000;
+        while (System.currentTimeMillis() < end) {
+            snap = n1.get("/api/cameras/" + cameraOf2 + "/snapshot.jpg");
+            if (snap.status() == 200) break;
+            Thread.sleep(250);
+        }
+        assertEquals(200, snap.status(), "node 1 serves a snapshot of node 2's camera: " + snap.body());
+        assertTrue(snap.body().length() > 100, "a JPEG");
+        assertEquals(404, n1.get("/api/cameras/nosuchcamera/snapshot.jpg").status());
 
         // new weights for the same network (another seed), promoted on node 1 by an operator
         NetworkSpec spec = NetworkSpec.load(TestMedia.cfg("yolov4-tiny.cfg"), 160, 160);
@@ -135,6 +154,15 @@ class ClusterModelVersionTest {
         ClusterNode.Response refused = other.call(HttpMethod.POST, "/api/training/runs", null);
         assertEquals(409, refused.status(), refused.body());
         assertTrue(refused.body().contains(trainer.id()), "names the trainer node: " + refused.body());
+        // the trainer node's camera, paused through the other node, stays paused when it moves (CameraStates)
+        String trainerId = trainer.id();
+        String pausedCamera = null;
+        for (Object o : other.get("/api/cameras").array()) {
+            if (trainerId.equals(((JsonObject) o).getString("owner"))) pausedCamera = ((JsonObject) o).getString("id");
+        }
+        assertTrue(pausedCamera != null, "the trainer node owns a camera");
+        ClusterNode.Response paused = other.call(HttpMethod.POST, "/api/cameras/" + pausedCamera + "/pause", null);
+        assertEquals(200, paused.status(), paused.body());
         // kill -9 of the trainer node: the other takes the trainer over
         long killedAt = System.currentTimeMillis();
         trainer.kill();
@@ -147,6 +175,18 @@ class ClusterModelVersionTest {
             }
         }, 30_000, "the survivor taking the trainer over", survivor);
         System.out.printf("cluster: trainer singleton: node killed -> the survivor fine-tunes after %d ms%n", System.currentTimeMillis() - killedAt);
+        String camera = pausedCamera;
+        String survivorId = survivor.id();
+        await(() -> {
+            try {
+                JsonObject c = survivor.get("/api/cameras/" + camera).json();
+                return survivorId.equals(c.getString("owner")) && c.getBoolean("paused", false);
+            } catch (Exception e) {
+                return false;
+            }
+        }, 30_000, "the paused camera running paused on the survivor", survivor);
+        System.out.printf("cluster: a paused camera moved to the survivor and is paused there %d ms after the kill%n",
+                System.currentTimeMillis() - killedAt);
     }
 
     private void await(java.util.function.BooleanSupplier condition, long timeoutMs, String what, ClusterNode n) throws Exception {

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
+import io.argus.pipeline.cluster.ClientRecord.Received;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -83,7 +84,6 @@ class ClusterPartitionTest {
     Path dir;
 
     /** A detection message as a client got it. */
-    record Received(long atMs, String camera, String node, long epoch, double captureTime) {}
 
     @AfterEach
     void stop() throws Exception {
@@ -321,20 +321,7 @@ class ClusterPartitionTest {
     private void connect(ClusterNode n, List<Received> into) throws Exception {
         WsClient ws = WsClient.connect(client, n.httpHost, n.httpPort, "/ws?includeEmpty=true", token, 0, MultiMap.caseInsensitiveMultiMap());
         sockets.add(ws);
-        Thread t = new Thread(() -> {
-            try {
-                while (!Thread.currentThread().isInterrupted()) {
-                    JsonObject m = ws.messages.poll(100, TimeUnit.MILLISECONDS);
-                    if (m == null || !"detections".equals(m.getString("type"))) continue;
-                    into.add(new Received(System.currentTimeMillis(), m.getString("cameraId"), m.getString("node"),
-                            m.getLong("epoch", -1L), m.getDouble("captureTime")));
-                }
-            } catch (InterruptedException ignored) {
-                // done
-            }
-        }, "partition-test-ws-" + n.name);
-        t.setDaemon(true);
-        t.start();
+        Thread t = ClientRecord.collect(ws, into, "partition-test-ws-" + n.name);
         threads.add(t);
     }
 
@@ -563,38 +550,12 @@ class ClusterPartitionTest {
         }
     }
 
-    /**
-     * After the gateway's epoch filter, per camera, as {@code ClusterFailoverTest} checks: epochs never go back in
-     * arrival order, one epoch comes from one node, and the frames of two owners do not interleave in capture time.
-     */
+    /** After the gateway's epoch filter, every camera received, each as {@link ClientRecord#checkNoOverlap} checks. */
     private void checkNoOverlap(List<Received> received, String who) {
-        Map<String, List<Received>> byCamera = new TreeMap<>();
-        for (Received r : received) byCamera.computeIfAbsent(r.camera(), k -> new ArrayList<>()).add(r);
-        assertEquals(CAMERAS, byCamera.size(), who + " received every camera");
-        for (var e : byCamera.entrySet()) {
-            long epoch = -1;
-            Map<Long, String> nodeOf = new TreeMap<>();
-            Map<Long, double[]> span = new TreeMap<>();
-            for (Received r : e.getValue()) {
-                assertNotEquals(-1, r.epoch(), "every message carries an epoch");
-                assertTrue(r.epoch() >= epoch, who + ", " + e.getKey() + ": epoch " + r.epoch() + " after " + epoch);
-                epoch = r.epoch();
-                String prev = nodeOf.putIfAbsent(r.epoch(), r.node());
-                assertEquals(prev == null ? r.node() : prev, r.node(), who + ", " + e.getKey() + ": epoch " + r.epoch() + " from two nodes");
-                double[] s = span.computeIfAbsent(r.epoch(), k -> new double[]{Double.MAX_VALUE, -Double.MAX_VALUE});
-                s[0] = Math.min(s[0], r.captureTime());
-                s[1] = Math.max(s[1], r.captureTime());
-            }
-            double[] before = null;
-            for (var s : span.entrySet()) {
-                if (before != null) {
-                    assertTrue(before[1] < s.getValue()[0], who + ", " + e.getKey() + ": epoch " + s.getKey() + " starts at capture time "
-                            + s.getValue()[0] + " before the previous owner's last frame " + before[1]);
-                }
-                before = s.getValue();
-            }
-            System.out.println("cluster: partition " + who + ": " + e.getKey() + " epochs " + named(nodeOf) + ", " + e.getValue().size() + " messages");
-        }
+        Map<String, Map<Long, String>> epochs = ClientRecord.checkNoOverlap(received, who);
+        assertEquals(CAMERAS, epochs.size(), who + " received every camera");
+        epochs.forEach((camera, nodeOf) -> System.out.println("cluster: partition " + who + ": " + camera + " epochs "
+                + named(nodeOf) + ", " + ClientRecord.count(received, camera) + " messages"));
     }
 
     private void await(BooleanSupplier condition, long timeoutMs, String what, ClusterNode... show) throws Exception {

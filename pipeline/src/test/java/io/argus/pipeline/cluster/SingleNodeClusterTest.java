@@ -53,8 +53,11 @@ class SingleNodeClusterTest {
             assertEquals(new JsonArray().add("cam"), nodes.getJsonObject(0).getJsonArray("cameras"));
 
             String metrics = app.get("/metrics").body();
-            assertTrue(metrics.contains("argus_cluster_members 1.0"), "members gauge");
-            assertTrue(metrics.contains("argus_cluster_cameras_held 1.0"), "held leases gauge");
+            // every series carries the node's cluster address (several nodes feed one Prometheus)
+            assertTrue(java.util.regex.Pattern.compile("(?m)^argus_cluster_members\\{node=\"127\\.0\\.0\\.1:\\d+\"} 1\\.0$").matcher(metrics).find(),
+                    "members gauge, labelled with the node: " + metrics.lines().filter(l -> l.startsWith("argus_cluster")).toList());
+            assertTrue(java.util.regex.Pattern.compile("(?m)^argus_cluster_cameras_held\\{node=\"127\\.0\\.0\\.1:\\d+\"} 1\\.0$").matcher(metrics).find(),
+                    "held leases gauge");
 
             HazelcastClusterManager manager = (HazelcastClusterManager) ((VertxInternal) app.app.vertx()).clusterManager();
             Set<String> clustered = new TreeSet<>();
