@@ -220,7 +220,7 @@ public final class ArgusApp {
                 })
                 // a version promoted on any node is served by every node (fetched by its hash)
                 .compose(v -> clustered() && training()
-                        ? vertx.deployVerticle(new ModelVersionSync(cluster.getNodeId(), httpAddress(), config.http().token(),
+                        ? vertx.deployVerticle(new ModelVersionSync(config.training().model(), cluster.getNodeId(), httpAddress(), config.http().token(),
                                 config.training().modelDir().resolve("incoming")))
                         : Future.succeededFuture())
                 .map(v -> {

@@ -24,12 +24,15 @@ import java.nio.file.Path;
  * verticle announces it on {@value #ADDRESS} with this node's HTTP address; the other nodes fetch the weights from
  * there ({@code GET /api/models/:id/versions/:version/weights}), check that they hash to the version, and swap them in
  * through their own registry (action {@code adopt}), which keeps them for rollbacks. Weights cross the network, frames
- * never do. A node that was down when a version was promoted serves it from its next promotion on (not at start).
+ * never do. The last announcement per model is also kept in {@value #LATEST}: a node that starts (or was down at the
+ * promotion) adopts the version promoted last, fetched from the node that announced it.
  */
 public final class ModelVersionSync extends VerticleBase {
     private static final System.Logger LOG = System.getLogger("argus.cluster.models");
     /** Clustered: a version was promoted on a node. */
     static final String ADDRESS = "argus.cluster.model-versions";
+    /** Shared map: model id to the last announcement (version, node, http). */
+    static final String LATEST = "argus.model-versions";
     private static final DeliveryOptions ADOPT = new DeliveryOptions().setSendTimeout(300_000);
 
     private final String node;
@@ -39,13 +42,16 @@ public final class ModelVersionSync extends VerticleBase {
     private HttpClient web;
     private MessageConsumer<JsonObject> local;
     private MessageConsumer<JsonObject> announcements;
+    private io.vertx.core.shareddata.AsyncMap<String, String> latest;
+    private final String model;
 
     /**
      * @param httpAddress this node's HTTP host:port, where the others fetch weights
      * @param token       the HTTP token (nodes of a cluster share one), or null when the API is open
      * @param downloads   where fetched weights land before the registry copies them in
      */
-    public ModelVersionSync(String node, String httpAddress, String token, Path downloads) {
+    public ModelVersionSync(String model, String node, String httpAddress, String token, Path downloads) {
+        this.model = model;
         this.node = node;
         this.httpAddress = httpAddress;
         this.token = token;
@@ -56,8 +62,16 @@ public final class ModelVersionSync extends VerticleBase {
     public Future<?> start() {
         web = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout(5000).setIdleTimeout(60));
         local = vertx.eventBus().localConsumer(Addresses.TRAINING_EVENTS, this::onLocalEvent);
-        announcements = vertx.eventBus().consumer(ADDRESS, this::onAnnouncement);
-        return Future.join(local.completion(), announcements.completion());
+        announcements = vertx.eventBus().consumer(ADDRESS, m -> adopt(m.body()));
+        return Future.join(local.completion(), announcements.completion())
+                .compose(v -> vertx.sharedData().<String, String>getAsyncMap(LATEST))
+                .onSuccess(map -> {
+                    latest = map;
+                    // promoted while this node was away: catch up (in the background; the node is ready meanwhile)
+                    map.get(model).onSuccess(text -> {
+                        if (text != null) adopt(new JsonObject(text));
+                    });
+                });
     }
 
     @Override
@@ -78,11 +92,11 @@ public final class ModelVersionSync extends VerticleBase {
         LOG.log(Level.INFO, "model {0}: version {1} ({2} here) announced to the cluster", e.getString("model"),
                 version.getString("version"), event);
         vertx.eventBus().publish(ADDRESS, announcement);
+        if (latest != null) latest.put(e.getString("model"), announcement.encode());
     }
 
     /** Another node promoted a version: fetch its weights and swap them in here. */
-    private void onAnnouncement(Message<JsonObject> m) {
-        JsonObject a = m.body();
+    private void adopt(JsonObject a) {
         if (node.equals(a.getString("node"))) return;
         String model = a.getString("model");
         String version = a.getString("version");

@@ -54,19 +54,7 @@ class ClusterModelVersionTest {
         List<String> members = List.of("127.0.0.1:" + hz[0], "127.0.0.1:" + hz[1]);
         JsonArray cameras = new JsonArray();
         for (int i = 1; i <= 2; i++) cameras.add(TestConfig.camera("cam" + i, video.toString()).put("loop", true).put("realtime", true));
-        for (int i = 0; i < 2; i++) {
-            JsonObject config = TestConfig.base();
-            int http = ClusterNode.freePort();
-            config.getJsonObject("http").put("port", http);
-            config.put("cameras", cameras.copy()).put("snapshots", new JsonObject().put("fps", 2).put("maxWidth", 160));
-            config.put("training", new JsonObject().put("enabled", true).put("model", "tiny")
-                    .put("dataDir", dir.resolve("data-" + (i + 1)).toString()));
-            config.put("cluster", new JsonObject().put("enabled", true).put("name", "argus-models-" + dir.getFileName())
-                    .put("host", "127.0.0.1").put("port", hz[i]).put("members", new JsonArray(members))
-                    .put("heartbeatIntervalMs", 1000).put("maxNoHeartbeatMs", 5000).put("minSize", 1) // a survivor alone goes on
-                    .put("leaseMs", 10_000).put("renewIntervalMs", 300));
-            nodes.add(ClusterNode.start("node" + (i + 1), config, http, hz[i], dir, client));
-        }
+        for (int i = 0; i < 2; i++) nodes.add(startNode(i + 1, hz[i], members, cameras, dir));
         for (ClusterNode n : nodes) await(n::ready, 150_000, n.name + " ready", n);
         ClusterNode n1 = nodes.get(0);
         Set<String> ids = Set.of(n1.id(), nodes.get(1).id());
@@ -136,6 +124,22 @@ class ClusterModelVersionTest {
         assertEquals(version, versions.getString("active"), versions.encodePrettily());
         ws.close();
 
+        // a node that joins after the promotion catches up: it serves the version promoted last
+        long joinAt = System.currentTimeMillis();
+        ClusterNode n3 = startNode(3, ClusterNode.freePort(), members, cameras, dir);
+        nodes.add(n3);
+        await(n3::ready, 150_000, "node 3 ready", n3);
+        await(() -> {
+            try {
+                return version.equals(n3.get("/api/models/tiny/versions").json().getString("active"));
+            } catch (Exception e) {
+                return false;
+            }
+        }, 60_000, "node 3 (joined after the promotion) serving " + version, n3);
+        System.out.printf("cluster: a node started after the promotion serves it %d ms after its start%n", System.currentTimeMillis() - joinAt);
+        nodes.remove(n3);
+        n3.close(); // what follows is about the first two nodes
+
         // one node fine-tunes the model (the trainer singleton); the other refuses a run, naming it
         ClusterNode trainer = null;
         ClusterNode other = null;
@@ -187,6 +191,22 @@ class ClusterModelVersionTest {
         }, 30_000, "the paused camera running paused on the survivor", survivor);
         System.out.printf("cluster: a paused camera moved to the survivor and is paused there %d ms after the kill%n",
                 System.currentTimeMillis() - killedAt);
+    }
+
+    private ClusterNode startNode(int i, int hazelcastPort, List<String> members, JsonArray cameras, Path dir) throws Exception {
+        JsonObject config = TestConfig.base();
+        int http = ClusterNode.freePort();
+        config.getJsonObject("http").put("port", http);
+        config.put("cameras", cameras.copy()).put("snapshots", new JsonObject().put("fps", 2).put("maxWidth", 160));
+        config.put("training", new JsonObject().put("enabled", true).put("model", "tiny")
+                .put("dataDir", dir.resolve("data-" + i).toString()));
+        List<String> all = new ArrayList<>(members);
+        if (!all.contains("127.0.0.1:" + hazelcastPort)) all.add("127.0.0.1:" + hazelcastPort);
+        config.put("cluster", new JsonObject().put("enabled", true).put("name", "argus-models-" + dir.getFileName())
+                .put("host", "127.0.0.1").put("port", hazelcastPort).put("members", new JsonArray(all))
+                .put("heartbeatIntervalMs", 1000).put("maxNoHeartbeatMs", 5000).put("minSize", 1) // a survivor alone goes on
+                .put("leaseMs", 10_000).put("renewIntervalMs", 300));
+        return ClusterNode.start("node" + i, config, http, hazelcastPort, dir, client);
     }
 
     private void await(java.util.function.BooleanSupplier condition, long timeoutMs, String what, ClusterNode n) throws Exception {
