@@ -5,13 +5,6 @@ import io.argus.pipeline.inference.LoadedModel;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.shareddata.AsyncMap;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -34,9 +27,9 @@ public final class ModelCatalog {
     /** What decides a model's detections, as this node's config loads it. */
     static JsonObject content(ModelConfig m) {
         return new JsonObject()
-                .put("cfg", sha256Prefix(m.cfg()))
+                .put("cfg", LoadedModel.fileVersion(m.cfg()))
                 .put("weights", m.weights() != null ? LoadedModel.fileVersion(m.weights()) : "random-seed-" + m.seed())
-                .put("names", m.names() != null ? sha256Prefix(m.names()) : "")
+                .put("names", m.names() != null ? LoadedModel.fileVersion(m.names()) : "")
                 .put("input", m.width() + "x" + m.height());
     }
 
@@ -61,16 +54,5 @@ public final class ModelCatalog {
             });
         }
         return chain.map(v -> refused);
-    }
-
-    static String sha256Prefix(Path file) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file));
-            return "sha256:" + HexFormat.of().formatHex(digest).substring(0, 12);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -352,7 +352,8 @@ public final class PipelineBenchmark {
         return 0;
     }
 
-    static double percentile(double[] sorted, double p) {
+    /** The p-quantile (0..1) of sorted values, nearest rank; NaN for none. */
+    public static double percentile(double[] sorted, double p) {
         if (sorted.length == 0) return Double.NaN;
         int i = (int) Math.ceil(p * sorted.length) - 1;
         return sorted[Math.clamp(i, 0, sorted.length - 1)];

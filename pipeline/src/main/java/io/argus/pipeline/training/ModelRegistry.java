@@ -107,16 +107,8 @@ public final class ModelRegistry {
     public Version addCandidate(Path weights, int run, double mapBefore, double mapAfter, boolean accepted) {
         String version = LoadedModel.fileVersion(weights);
         if (versions.containsKey(version)) version = version + "-r" + run; // the same weights again: still a new entry
-        int number = versions.values().stream().mapToInt(Version::number).max().orElse(0) + 1;
-        Path file = null;
-        if (accepted) {
-            file = dir.resolve(number + "-" + version.replace("sha256:", "") + ".weights");
-            try {
-                Files.copy(weights, file, StandardCopyOption.REPLACE_EXISTING);
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot copy " + weights + " to " + file + ": " + e.getMessage(), e);
-            }
-        }
+        int number = nextNumber();
+        Path file = accepted ? copyIn(weights, number, version) : null;
         Version v = new Version(version, number, file, active().version(), accepted ? "accepted" : "rejected",
                 System.currentTimeMillis(), run, mapBefore, mapAfter);
         versions.put(version, v);
@@ -138,17 +130,25 @@ public final class ModelRegistry {
         if (!version.equals(actual) && !version.startsWith(actual + "-r")) {
             throw new IllegalArgumentException(weights + ": its content is " + actual + ", expected " + version);
         }
-        int number = versions.values().stream().mapToInt(Version::number).max().orElse(0) + 1;
-        Path file = dir.resolve(number + "-" + actual.replace("sha256:", "") + ".weights");
+        int number = nextNumber();
+        Path file = copyIn(weights, number, actual);
+        Version v = new Version(version, number, file, active().version(), state, System.currentTimeMillis(), null, null, null);
+        versions.put(version, v);
+        save();
+        return v;
+    }
+
+    private int nextNumber() { return versions.values().stream().mapToInt(Version::number).max().orElse(0) + 1; }
+
+    /** Copies {@code weights} into the registry as {@code <number>-<hash>.weights}. */
+    private Path copyIn(Path weights, int number, String version) {
+        Path file = dir.resolve(number + "-" + version.replace("sha256:", "") + ".weights");
         try {
             Files.copy(weights, file, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot copy " + weights + " to " + file + ": " + e.getMessage(), e);
         }
-        Version v = new Version(version, number, file, active().version(), state, System.currentTimeMillis(), null, null, null);
-        versions.put(version, v);
-        save();
-        return v;
+        return file;
     }
 
     /** {@code version} serves now. */

@@ -417,11 +417,9 @@ public final class ClusterBenchmark {
         return counts.toString();
     }
 
+    /** The p-th percentile (0..100) of {@code values}: the pipeline bench's nearest rank. */
     static double pct(List<Double> values, double p) {
-        if (values.isEmpty()) return Double.NaN;
-        double[] v = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        int i = (int) Math.ceil(p / 100.0 * v.length) - 1;
-        return v[Math.max(0, Math.min(v.length - 1, i))];
+        return PipelineBenchmark.percentile(values.stream().mapToDouble(Double::doubleValue).sorted().toArray(), p / 100);
     }
 
     private static int freePort() throws IOException {
