@@ -16,15 +16,20 @@ cd "$(dirname "$0")/.."
 #   python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-{good,bad,ugly} gstreamer1.0-libav
 #                              the real RTSP server (GStreamer, driven by /usr/bin/python3)
 #   iproute2                   network namespaces for the cluster partition test
+#   mosquitto mosquitto-clients the MQTT broker and a real subscriber (mosquitto_sub) for the MQTT output tests
+#   nodejs npm                 ONNX Runtime (onnxruntime-node from npm, scripts/onnxruntime): the peer that runs our
+#                              ONNX export (only when no node/npm is on the PATH: another Node.js install will do)
 #   + config/system-packages.txt: what `argus run` itself needs (FFmpeg's libavdevice links libpulse0, ...)
 TEST_PACKAGES="maven gcc libc6-dev darknet ffmpeg chromium python3-gi gir1.2-gst-rtsp-server-1.0 \
-  gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav iproute2"
+  gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav iproute2 \
+  mosquitto mosquitto-clients"
 RUN_PACKAGES="$(sed 's/#.*//' config/system-packages.txt | xargs)"
 
 missing=""
 for p in $TEST_PACKAGES $RUN_PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
 done
+command -v node >/dev/null && command -v npm >/dev/null || missing="$missing nodejs npm"
 if [ -n "$missing" ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "test.sh: missing Debian packages:$missing" >&2
@@ -51,6 +56,14 @@ pick_jdk() {
 JAVA_HOME="$(pick_jdk)" || { echo "test.sh: no JDK 21+ found (set JAVA_HOME)" >&2; exit 1; }
 export JAVA_HOME PATH="$JAVA_HOME/bin:$PATH"
 java -version 2>&1 | head -1
+
+# ONNX Runtime for the ONNX export test: the CPU provider ships in the package ("skip": its install script would only
+# fetch the CUDA provider, from outside npm).
+if [ ! -d scripts/onnxruntime/node_modules/onnxruntime-node ]; then
+  t0=$SECONDS
+  npm ci --prefix scripts/onnxruntime --onnxruntime-node-install=skip --no-audit --no-fund >/dev/null
+  echo "test.sh: onnxruntime-node installed in $((SECONDS - t0)) s" >&2
+fi
 
 # CUDA kernels: compile every one for Jetson Orin (sm_87) and Hopper (sm_90) when nvcc is present.
 if [ -x kernels/check.sh ]; then kernels/check.sh; fi

@@ -1,11 +1,14 @@
 // Argus dashboard: a tile per camera (latest snapshot with its boxes), fps and latency, a latency chart.
-// Data: GET /api/cameras every 2 s for the list and rates; /ws for detections and snapshot notices.
+// Data: GET /api/cameras every 2 s for the list and rates; /ws for detections, snapshot notices and tracked-object
+// events. Zones, lines, trails, counters and the events list are tracking.js's, the zone editor zone-editor.js's:
+// both load before this script, which calls their hooks (sceneTile, sceneCamera, sceneDetections, sceneSnapshot,
+// onEvent, loadEvents, startTracking).
 // Access: when the server has a token, opening the link printed at start (/?token=...) once sets an HttpOnly cookie
 // that the browser sends with every request, WebSocket included; this script never sees the token.
 'use strict';
 
 const WINDOW_MS = 60_000;
-const tiles = new Map();        // camera id -> {el, latency: [[t, ms]], count, lastLatency}
+const tiles = new Map();        // camera id -> {id, el, latency: [[t, ms]], count, lastLatency, ...tracking.js's}
 
 // Earlier versions kept the token in localStorage from a #token= link: log in with it the new way, then forget it.
 (() => {
@@ -41,8 +44,9 @@ function tileFor(camera) {
   el.querySelector('.name').textContent = camera.id;
   el.querySelector('.toggle').addEventListener('click', () => toggle(camera.id));
   document.getElementById('cameras').appendChild(el);
-  t = { el, latency: [], count: 0, lastLatency: null, color: colorOf(tiles.size), paused: false };
+  t = { id: camera.id, el, latency: [], count: 0, lastLatency: null, color: colorOf(tiles.size), paused: false };
   tiles.set(camera.id, t);
+  sceneTile(camera, t);
   return t;
 }
 
@@ -62,13 +66,17 @@ async function refreshCameras() {
       seen.add(c.id);
       const t = tileFor(c);
       t.paused = c.paused;
+      sceneCamera(t, c);
       fps += c.fps;
       t.el.querySelector('.state').textContent = c.paused ? 'paused' : c.state;
       t.el.querySelector('.fps').textContent = `${c.fps.toFixed(1)} fps`;
       t.el.querySelector('.toggle').textContent = c.paused ? 'resume' : 'pause';
     }
     for (const [id, t] of tiles) {
-      if (!seen.has(id)) { t.el.remove(); tiles.delete(id); }
+      if (seen.has(id)) continue;
+      if (editedRules(t)) closeEditor();
+      t.el.remove();
+      tiles.delete(id);
     }
     document.getElementById('summary').textContent = `${cameras.length} camera(s), ${fps.toFixed(1)} fps decoded`;
   } catch (e) {
@@ -88,6 +96,7 @@ function onDetections(m) {
   t.el.querySelector('.count').textContent = `${m.detections.length} objects`;
   t.el.querySelector('.model').textContent = `${m.model.id} @ ${m.model.version}`;
   t.el.dataset.version = m.model.version;
+  sceneDetections(m, t);
 }
 
 function onSnapshot(m) {
@@ -99,16 +108,20 @@ function onSnapshot(m) {
     frame.querySelector('img').src = img.src;
     frame.style.aspectRatio = `${m.width} / ${m.height}`;
     drawBoxes(frame.querySelector('svg'), m);
+    sceneSnapshot(t, m);
     frame.classList.add('live');
     frame.dataset.frame = m.frame;
   };
   img.src = m.url;
 }
 
+// The snapshot's boxes in its own layer (zones, lines and trails have theirs), in source pixels: the viewBox scales
+// them with the picture. Each box is followed by its label (scripts and tests read rect.box + text).
 function drawBoxes(svg, m) {
   const ns = 'http://www.w3.org/2000/svg';
   svg.setAttribute('viewBox', `0 0 ${m.width} ${m.height}`);
-  svg.replaceChildren();
+  const layer = svg.querySelector('.detections');
+  layer.replaceChildren();
   for (const d of m.detections) {
     const color = colorOf(d.classId);
     const r = document.createElementNS(ns, 'rect');
@@ -116,12 +129,20 @@ function drawBoxes(svg, m) {
     r.setAttribute('x', d.box.x); r.setAttribute('y', d.box.y);
     r.setAttribute('width', Math.max(1, d.box.w)); r.setAttribute('height', Math.max(1, d.box.h));
     r.setAttribute('stroke', color);
+    if (d.track) r.dataset.track = d.track.id;
     const label = document.createElementNS(ns, 'text');
     label.setAttribute('x', d.box.x + 2); label.setAttribute('y', Math.max(12, d.box.y - 3));
     label.setAttribute('font-size', Math.max(10, m.height / 30));
-    label.textContent = `${d.className} ${(d.confidence * 100).toFixed(0)}%`;
-    svg.append(r, label);
+    label.textContent = boxLabel(d);
+    layer.append(r, label);
   }
+}
+
+// "circle #17 0.91": the class name first, since scripts and tests take the label's first word for the class; then
+// the track id when the object is tracked, and the confidence.
+function boxLabel(d) {
+  const track = d.track ? ` #${d.track.id}` : '';
+  return `${d.className}${track} ${d.confidence.toFixed(2)}`;
 }
 
 function drawChart() {
@@ -159,13 +180,15 @@ function connect(delay = 500) {
   const status = document.getElementById('connection');
   ws.onopen = () => {
     status.textContent = 'live'; status.className = 'status on';
-    ws.send(JSON.stringify({ type: 'subscribe', snapshots: true, includeEmpty: true }));
+    ws.send(JSON.stringify({ type: 'subscribe', snapshots: true, includeEmpty: true, events: true }));
     delay = 500;
+    loadEvents();   // what happened while we were not connected
   };
   ws.onmessage = (e) => {
     const m = JSON.parse(e.data);
     if (m.type === 'detections') onDetections(m);
     else if (m.type === 'snapshot') onSnapshot(m);
+    else if (m.type === 'event') onEvent(m);
   };
   ws.onclose = () => {
     status.textContent = 'disconnected, retrying…'; status.className = 'status off';
@@ -176,4 +199,5 @@ function connect(delay = 500) {
 refreshCameras();
 setInterval(refreshCameras, 2000);
 setInterval(drawChart, 1000);
+startTracking();
 connect();

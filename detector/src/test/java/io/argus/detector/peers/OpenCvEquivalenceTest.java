@@ -13,7 +13,6 @@ import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.YoloSpec;
 import io.argus.detector.testing.ProjectFiles;
 import io.argus.detector.testing.RandomWeights;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -43,9 +42,7 @@ class OpenCvEquivalenceTest {
     @MethodSource("cfgs")
     void sameOutputsAndDetectionsAsOpenCv(String name) {
         NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), 416, 416);
-        List<Path> all = ProjectFiles.sampleImages();
-        int first = Math.floorMod(name.hashCode(), all.size());
-        List<BgrImage> images = List.of(BgrImage.read(all.get(first)), BgrImage.read(all.get((first + 1) % all.size())));
+        List<BgrImage> images = ProjectFiles.twoSamples(name);
         ModelWeights weights = RandomWeights.calibrated(spec, name.hashCode(), images.get(0), 8);
         Model model = new Model(spec, weights, Model.readNames(ProjectFiles.cocoNames()));
         int netW = spec.net().width();

@@ -32,6 +32,17 @@ public final class ProjectFiles {
         }
     }
 
+    /**
+     * Two sample images for an equivalence test of {@code name} (a cfg): consecutive ones from a start that depends on
+     * the name, so the cfgs between them see all samples.
+     */
+    public static List<io.argus.detector.BgrImage> twoSamples(String name) {
+        List<Path> all = sampleImages();
+        int first = Math.floorMod(name.hashCode(), all.size());
+        return List.of(io.argus.detector.BgrImage.read(all.get(first)),
+                io.argus.detector.BgrImage.read(all.get((first + 1) % all.size())));
+    }
+
     /** The seven official cfgs Argus supports. */
     public static final List<String> CFGS = List.of("yolov3-tiny", "yolov3", "yolov4-tiny", "yolov4-tiny-3l", "yolov4",
             "yolov4-csp", "yolov7-tiny");

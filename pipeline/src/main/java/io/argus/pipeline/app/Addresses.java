@@ -45,4 +45,31 @@ public final class Addresses {
 
     /** Online-training progress (JSON, {"type": "training", "event": ...}; docs/online-training.md). */
     public static final String TRAINING_EVENTS = "argus.training.events";
+
+    /**
+     * Tracked-object events of every camera (JSON {"type": "event", ...}, docs/tracking.md), published by the node that
+     * runs the camera; clustered: every node's WebSocket gateway and event history see every camera's events.
+     */
+    public static final String EVENTS = "argus.events";
+
+    /** Count changes of every camera ({"type": "count", ...}, docs/tracking.md); clustered like {@link #EVENTS}. */
+    public static final String COUNTS = "argus.counts";
+
+    /** This node's own cameras' events only (local): what the MQTT output publishes, once per cluster. */
+    public static final String EVENTS_LOCAL = "argus.events.local";
+
+    /** This node's own cameras' count changes only (local), for the MQTT output. */
+    public static final String COUNTS_LOCAL = "argus.counts.local";
+
+    /**
+     * Events, counts, zones and lines (request/reply, see events/EventsVerticle): events (a page), event, counts,
+     * get-rules, set-rules, snapshot.
+     */
+    public static final String EVENTS_CONTROL = "argus.control.events";
+
+    /** A camera's zones and lines changed (clustered publish of {"camera": id}): its owner reloads them. */
+    public static final String SCENE_RULES_CHANGED = "argus.scenes.changed";
+
+    /** The MQTT output's state and counters (request/reply, local; no handler when mqtt.enabled is false). */
+    public static final String MQTT_CONTROL = "argus.control.mqtt";
 }

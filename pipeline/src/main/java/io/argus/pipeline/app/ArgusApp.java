@@ -15,6 +15,9 @@ import io.argus.pipeline.frames.FrameCodec;
 import io.argus.pipeline.http.HttpVerticle;
 import io.argus.pipeline.inference.InferenceVerticle;
 import io.argus.pipeline.config.ModelConfig;
+import io.argus.pipeline.events.EventsVerticle;
+import io.argus.pipeline.events.MqttMeters;
+import io.argus.pipeline.events.MqttOutputVerticle;
 import io.argus.pipeline.publish.Provenance;
 import io.argus.pipeline.publish.Snapshots;
 import io.argus.pipeline.training.DatasetVerticle;
@@ -63,6 +66,7 @@ public final class ArgusApp {
     private final HazelcastClusterManager cluster; // null on a single node
     private final HeldLeases leases;               // null on a single node
     private HttpVerticle http;
+    private MqttOutputVerticle mqtt;   // null unless mqtt.enabled
     private String camerasDeployment;
     private CameraOwnership ownership;
     private String ownershipDeployment;
@@ -175,7 +179,8 @@ public final class ArgusApp {
                     List<Future<String>> deployments = new ArrayList<>();
                     for (ModelConfig m : config.models()) {
                         InferenceVerticle iv = new InferenceVerticle(m, snapshots, metrics, progress,
-                                leases != null ? leases : Provenance.STANDALONE);
+                                leases != null ? leases : Provenance.STANDALONE,
+                                config.tracking().enabled() ? config.tracking().tracker() : null);
                         models.add(iv);
                         deployments.add(vertx.deployVerticle(iv));
                     }
@@ -183,6 +188,15 @@ public final class ArgusApp {
                 })
                 .compose(v -> training() ? vertx.deployVerticle(new ModelRegistryVerticle(config.training(), trained(), progress))
                         : Future.succeededFuture())
+                // events before cameras: the events verticle follows each camera from its first detection message
+                .compose(v -> vertx.deployVerticle(new EventsVerticle(config.events(), config.cameras(),
+                        config.cacheDir().resolve("scenes"), snapshots, metrics)))
+                // MQTT: this node's cameras' events and counts, once per cluster (docs/tracking.md)
+                .compose(v -> {
+                    if (!config.mqtt().enabled()) return Future.succeededFuture();
+                    mqtt = new MqttOutputVerticle(config.mqtt(), Addresses.EVENTS_LOCAL, Addresses.COUNTS_LOCAL);
+                    return vertx.deployVerticle(mqtt).onSuccess(id -> MqttMeters.register(metrics.registry(), mqtt));
+                })
                 // in a cluster the supervisor runs only the cameras whose lease this node holds (CameraOwnership)
                 .compose(v -> vertx.deployVerticle(new CameraSupervisor(clustered() ? config.withCameras(List.of()) : config,
                         metrics, progress)))

@@ -1,6 +1,7 @@
 package io.argus.pipeline.camera;
 
 import io.argus.pipeline.app.StartupProgress;
+import io.argus.pipeline.video.Mp4Writer;
 import io.argus.trainer.data.SyntheticScenes;
 import io.argus.trainer.loss.Truth;
 import java.awt.Graphics2D;
@@ -12,10 +13,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
-import org.bytedeco.ffmpeg.global.avcodec;
-import org.bytedeco.ffmpeg.global.avutil;
-import org.bytedeco.javacv.FFmpegFrameRecorder;
-import org.bytedeco.javacv.Java2DFrameConverter;
 
 /**
  * The demo camera of the bundled config ({@code url: sample:}): an H.264 video of the synthetic shapes scenes the demo
@@ -116,46 +113,19 @@ public final class SampleVideo {
 
     /** Writes the whole video at {@code fps} (tests use a lower rate than {@link #FPS}). */
     public static void write(Path file, int fps) throws IOException {
-        try {
-            record(file, fps, "libopenh264", avcodec.AV_CODEC_ID_H264);
-        } catch (Exception e) {
-            Files.deleteIfExists(file);
-            try {
-                record(file, fps, null, avcodec.AV_CODEC_ID_MPEG4); // FFmpeg's own encoder, always present
-            } catch (Exception e2) {
-                throw new IOException("cannot write the sample video " + file + ": " + e2.getMessage(), e2);
+        BufferedImage canvas = new BufferedImage(WIDTH, HEIGHT, BufferedImage.TYPE_3BYTE_BGR);
+        int[] rendered = {-1};
+        BufferedImage[] scene = {null};
+        Mp4Writer.write(file, WIDTH, HEIGHT, fps, 2_000_000, durationMs() * fps / 1000, n -> {
+            double pts = (n - 1) * 1000.0 / fps;
+            int s = scene(pts);
+            if (s != rendered[0]) {   // a scene is rendered once, then zoomed frame by frame
+                scene[0] = SyntheticScenes.render(SCENE_SIZE, SCENE_SIZE, SCENE_SEED, s).image();
+                rendered[0] = s;
             }
-        }
-    }
-
-    private static void record(Path file, int fps, String codecName, int codecId) throws Exception {
-        try (FFmpegFrameRecorder r = new FFmpegFrameRecorder(file.toFile(), WIDTH, HEIGHT, 0);
-             Java2DFrameConverter conv = new Java2DFrameConverter()) {
-            r.setFormat("mp4");
-            r.setFrameRate(fps);
-            r.setGopSize(fps);
-            r.setVideoCodec(codecId);
-            if (codecName != null) r.setVideoCodecName(codecName);
-            r.setPixelFormat(avutil.AV_PIX_FMT_YUV420P);
-            r.setVideoBitrate(2_000_000);
-            r.setVideoQuality(codecName == null ? 2 : -1); // mpeg4: near-lossless quantiser
-            r.start();
-            BufferedImage canvas = new BufferedImage(WIDTH, HEIGHT, BufferedImage.TYPE_3BYTE_BGR);
-            long frames = durationMs() * fps / 1000;
-            int rendered = -1;
-            BufferedImage scene = null;
-            for (long i = 0; i < frames; i++) {
-                double pts = i * 1000.0 / fps;
-                int s = scene(pts);
-                if (s != rendered) {
-                    scene = SyntheticScenes.render(SCENE_SIZE, SCENE_SIZE, SCENE_SEED, s).image();
-                    rendered = s;
-                }
-                draw(canvas, scene, zoom(progress(pts)));
-                r.record(conv.convert(canvas));
-            }
-            r.stop();
-        }
+            draw(canvas, scene[0], zoom(progress(pts)));
+            return canvas;
+        });
     }
 
     /** The scene scaled to the frame and zoomed about its centre. */

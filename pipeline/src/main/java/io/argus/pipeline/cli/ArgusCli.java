@@ -12,7 +12,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "argus", mixinStandardHelpOptions = true, version = "argus 0.1.0",
         description = "Real-time video analytics: Darknet-compatible YOLO on the JVM.",
         subcommands = {DetectCommand.class, BenchCommand.class, WeightsCommand.class, RunCommand.class,
-                TrainCommand.class, EvalCommand.class, DatasetCommand.class, DoctorCommand.class, TokenCommand.class})
+                TrainCommand.class, EvalCommand.class, DatasetCommand.class, DoctorCommand.class, TokenCommand.class,
+                ExportCommand.class})
 public final class ArgusCli implements Runnable {
     @Spec
     CommandSpec spec;

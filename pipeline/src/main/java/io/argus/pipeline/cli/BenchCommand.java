@@ -9,6 +9,7 @@ import io.argus.detector.post.Preprocess;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.MemoryMode;
 import io.argus.pipeline.bench.DarknetPeer;
+import io.argus.pipeline.bench.OnnxRuntimePeer;
 import io.argus.pipeline.bench.OpenCvPeer;
 import io.argus.pipeline.bench.Peer;
 import java.nio.file.Files;
@@ -43,7 +44,8 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--batch", defaultValue = "1", split = ",", description = "batch sizes, e.g. 1,8")
     int[] batches;
 
-    @Option(names = "--vs", description = "peer timed in the same run: opencv or darknet")
+    @Option(names = "--vs", description = "peer timed in the same run: opencv, onnxruntime (our exported model in "
+            + "onnxruntime-node, scripts/onnxruntime) or darknet")
     String vs;
 
     @Option(names = "--seconds", defaultValue = "5", description = "minimum timed seconds per side and batch")
@@ -86,7 +88,11 @@ final class BenchCommand implements Callable<Integer> {
                 double ours = time("argus-cpu", batch, net::forward);
                 if (vs == null) continue;
                 try (Peer peer = peer(vs, m, weightsFile, img, net, batch)) {
-                    double theirs = peer instanceof DarknetPeer d ? timeDarknet(d, batch) : time(peer.name(), batch, peer::forward);
+                    double theirs = switch (peer) {
+                        case DarknetPeer d -> timeDarknet(d, batch);
+                        case OnnxRuntimePeer o -> timeOnnxRuntime(o, batch);
+                        default -> time(peer.name(), batch, peer::forward);
+                    };
                     lastRatio = ours / theirs;
                     System.out.printf(Locale.ROOT, "batch %d: ours %.2f ms/image, %s %.2f ms/image%n", batch, ours,
                             peer.name(), theirs);
@@ -133,7 +139,8 @@ final class BenchCommand implements Callable<Integer> {
             case "opencv" -> new OpenCvPeer(m.spec().file(), weights, net.input(), batch, s.channels(), s.height(),
                     s.width(), true);
             case "darknet" -> new DarknetPeer(m.spec().file(), s.width(), s.height(), weights, net.input());
-            default -> throw new IllegalArgumentException("--vs " + name + ": expected opencv or darknet");
+            case "onnxruntime" -> new OnnxRuntimePeer(ProjectPaths.home().resolve("scripts/onnxruntime"), m, net.input());
+            default -> throw new IllegalArgumentException("--vs " + name + ": expected opencv, onnxruntime or darknet");
         };
     }
 
@@ -161,6 +168,21 @@ final class BenchCommand implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "%-10s batch %3d: %8.2f ms/image (network_predict, one image per call, %d runs)%n",
                 "darknet", batch, median, ms.size());
         return median;
+    }
+
+    /**
+     * ONNX Runtime times its own session.run calls in its process, for as many runs as our side took or
+     * {@code --seconds} needs at its first run's pace: median ms per image.
+     */
+    private double timeOnnxRuntime(OnnxRuntimePeer o, int batch) {
+        List<Double> probe = o.times(batch, 1, warmup);
+        int runs = Math.max(minIterations, (int) Math.ceil(seconds * 1000 / Math.max(probe.get(0), 1e-3)));
+        List<Double> ms = o.times(batch, runs, warmup);
+        double median = median(ms);
+        System.out.printf(Locale.ROOT, "%-10s batch %3d: %8.2f ms/batch  %8.2f ms/image  %7.1f images/s  (%d runs, "
+                + "its own timing of session.run)%n", "onnxrt", batch, median, median / batch, 1000.0 * batch / median,
+                ms.size());
+        return median / batch;
     }
 
     static double median(List<Double> xs) {

@@ -8,24 +8,39 @@ import io.argus.trainer.data.Dataset;
 import io.argus.trainer.eval.Evaluator;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
-/** {@code argus eval}: mAP of a model on the validation list of a dataset. */
+/**
+ * {@code argus eval}: mAP of a model on the validation list of a dataset; {@code argus eval track}: tracking metrics.
+ * picocli checks a parent's required options even when a subcommand runs, so --cfg, --weights and --data are checked
+ * here, with picocli's own message.
+ */
 @Command(name = "eval", mixinStandardHelpOptions = true,
         description = {"Measure a model's mAP on a dataset's validation images.",
-                "mAP@0.5 and mAP@0.5:0.95 (COCO 101-point); the last line is 'mAP@0.5 = X'."})
+                "mAP@0.5 and mAP@0.5:0.95 (COCO 101-point); the last line is 'mAP@0.5 = X'."},
+        customSynopsis = {"argus eval [-hV] [--batch=<batch>] --cfg=<cfg> --data=<data>",
+                "                  --weights=<weights>",
+                "       argus eval track --gt=<gt> --video=<video> [OPTIONS] (see its --help)"},
+        subcommands = {EvalTrackCommand.class})
 final class EvalCommand implements Callable<Integer> {
-    @Option(names = "--cfg", required = true, description = "Darknet cfg file")
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--cfg", description = "Darknet cfg file")
     Path cfg;
 
-    @Option(names = "--weights", required = true, description = "Darknet .weights file")
+    @Option(names = "--weights", description = "Darknet .weights file")
     Path weights;
 
-    @Option(names = "--data", required = true, description = "Darknet .data file (classes, valid, names)")
+    @Option(names = "--data", description = "Darknet .data file (classes, valid, names)")
     Path data;
 
     @Option(names = "--batch", defaultValue = "8", description = "images per forward pass (default ${DEFAULT-VALUE})")
@@ -33,6 +48,14 @@ final class EvalCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        List<String> missing = new ArrayList<>();
+        if (cfg == null) missing.add("'--cfg=<cfg>'");
+        if (weights == null) missing.add("'--weights=<weights>'");
+        if (data == null) missing.add("'--data=<data>'");
+        if (!missing.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), "Missing required option" + (missing.size() > 1 ? "s: " : ": ")
+                    + String.join(", ", missing));
+        }
         if (!Files.isRegularFile(weights)) throw new IllegalArgumentException("--weights: no such file " + weights);
         NetworkSpec spec = NetworkSpec.load(cfg);
         for (String w : spec.warnings()) System.err.println("warning: " + w);

@@ -1,6 +1,9 @@
 package io.argus.pipeline.config;
 
 import io.argus.pipeline.cluster.ClusterConfig;
+import io.argus.pipeline.events.EventSettings;
+import io.argus.pipeline.events.MqttSettings;
+import io.argus.pipeline.tracking.TrackerSettings;
 import io.argus.pipeline.training.TrainingConfig;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -17,7 +20,28 @@ import java.util.TreeSet;
  */
 public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<CameraConfig> cameras,
                           CameraSettings camera, WebSocketSettings websocket, SnapshotSettings snapshots,
-                          Path cacheDir, TrainingConfig training, ClusterConfig cluster, List<String> unusedEnv) {
+                          Path cacheDir, TrainingConfig training, ClusterConfig cluster, Tracking tracking,
+                          EventSettings events, MqttSettings mqtt, List<String> unusedEnv) {
+
+    /**
+     * The {@code tracking:} section: whether cameras are tracked (every detection message then carries its track) and
+     * the tracker's knobs (docs/tracking.md; ByteTrack's defaults).
+     */
+    public record Tracking(boolean enabled, TrackerSettings tracker) {
+        static Tracking read(ConfigNode n) {
+            boolean enabled = n.bool("enabled", true);
+            TrackerSettings d = TrackerSettings.DEFAULTS;
+            double high = n.number("highThreshold", d.highThreshold(), 0, 1);
+            double low = n.number("lowThreshold", d.lowThreshold(), 0, 1);
+            if (low > high) throw new ConfigException(n.key("lowThreshold"), "must be <= highThreshold (" + high + "), found " + low);
+            double newTrack = n.number("newTrackThreshold", d.newTrackThreshold(), 0, 1);
+            double match = n.number("matchThreshold", d.matchThreshold(), 0, 1);
+            int buffer = n.integer("trackBuffer", d.trackBuffer(), 0, 100_000);
+            boolean perClass = n.bool("perClass", d.perClass());
+            n.finish();
+            return new Tracking(enabled, new TrackerSettings(high, low, newTrack, match, buffer, perClass));
+        }
+    }
 
     /**
      * HTTP server; {@code token} null when the API is open. sendBufferBytes: the kernel send buffer of each
@@ -38,8 +62,13 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
     /** Reconnect policy: exponential backoff from initialMs to maxMs, each delay spread by +-jitter (a fraction). */
     public record Reconnect(long initialMs, long maxMs, double multiplier, double jitter) {
         static Reconnect read(ConfigNode n) {
-            long initial = n.longValue("initialMs", 500, 1, 3_600_000);
-            long max = n.longValue("maxMs", 30_000, 1, 3_600_000);
+            return read(n, 500, 30_000);
+        }
+
+        /** A reconnect section with other defaults for its first and largest delays (the MQTT output's). */
+        public static Reconnect read(ConfigNode n, long defaultInitialMs, long defaultMaxMs) {
+            long initial = n.longValue("initialMs", defaultInitialMs, 1, 3_600_000);
+            long max = n.longValue("maxMs", defaultMaxMs, 1, 3_600_000);
             if (max < initial) throw new ConfigException(n.key("maxMs"), "must be >= initialMs (" + initial + "), found " + max);
             double mult = n.number("multiplier", 2.0, 1.0, 10.0);
             double jitter = n.number("jitter", 0.2, 0.0, 1.0);
@@ -120,13 +149,16 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
         Path cache = root.path("cacheDir", Path.of(xdg, "argus"), false);
         TrainingConfig training = TrainingConfig.read(root.child("training"), modelIds, cache);
         ClusterConfig cluster = ClusterConfig.read(root.child("cluster"));
+        Tracking tracking = Tracking.read(root.child("tracking"));
+        EventSettings events = EventSettings.read(root.child("events"));
+        MqttSettings mqtt = MqttSettings.read(root.child("mqtt"));
         root.finish();
         Set<String> unused = new TreeSet<>();
         for (String k : env.keySet()) {
             if (k.startsWith("ARGUS_") && !used.contains(k) && !NOT_CONFIG.contains(k)) unused.add(k);
         }
         return new ArgusConfig(file, http, List.copyOf(models), List.copyOf(cameras), camera, ws, snapshots, cache,
-                training, cluster, List.copyOf(unused));
+                training, cluster, tracking, events, mqtt, List.copyOf(unused));
     }
 
     /** ARGUS_* variables that are not configuration keys. */
@@ -146,6 +178,6 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
 
     public ArgusConfig withCameras(List<CameraConfig> cams) {
         return new ArgusConfig(file, http, models, List.copyOf(cams), camera, websocket, snapshots, cacheDir, training,
-                cluster, unusedEnv);
+                cluster, tracking, events, mqtt, unusedEnv);
     }
 }

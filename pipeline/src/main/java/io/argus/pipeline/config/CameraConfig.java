@@ -1,6 +1,7 @@
 package io.argus.pipeline.config;
 
 import io.argus.pipeline.camera.CameraUrl;
+import io.argus.pipeline.tracking.SceneRules;
 import io.argus.pipeline.video.DecoderMode;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -18,9 +19,10 @@ import java.util.regex.Pattern;
  * @param realtime  file cameras: pace frames at the file's frame rate (a live camera's behaviour); false decodes as
  *                  fast as possible
  * @param decoder   auto | cpu | nvdec: who decodes (docs/pipeline.md "Decoders")
+ * @param scene     zones, lines and the anchor point (docs/tracking.md); REST changes are kept apart (events/)
  */
 public record CameraConfig(String id, CameraUrl source, String model, boolean loop, boolean realtime,
-                           DecoderMode decoder) {
+                           DecoderMode decoder, SceneRules scene) {
     static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,63}");
 
     /** Reads one camera (from the config file or a REST body); {@code models}: the known model ids, first = default. */
@@ -44,8 +46,9 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
         } catch (IllegalArgumentException e) {
             throw new ConfigException(n.key("url"), e.getMessage());
         }
+        SceneRules scene = SceneRules.read(n, n.json());
         n.finish();
-        return new CameraConfig(id, source, model, loop, realtime, decoder);
+        return new CameraConfig(id, source, model, loop, realtime, decoder, scene);
     }
 
     /** A camera from a REST request body; relative file paths resolve against {@code baseDir}. */
@@ -56,7 +59,8 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
     public JsonObject toJson() {
         return new JsonObject().put("id", id).put("url", source.redacted()).put("kind", source.kind().name().toLowerCase(java.util.Locale.ROOT))
                 .put("model", model).put("loop", loop).put("realtime", realtime)
-                .put("transport", source.transport()).put("decoder", decoder.configName());
+                .put("transport", source.transport()).put("decoder", decoder.configName())
+                .put("zones", scene.zonesJson()).put("lines", scene.linesJson()).put("anchor", scene.anchor().configName());
     }
 
     /**
@@ -65,7 +69,8 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
      */
     public JsonObject definition() {
         JsonObject j = new JsonObject().put("id", id).put("url", source.address()).put("model", model).put("loop", loop)
-                .put("realtime", realtime).put("decoder", decoder.configName());
+                .put("realtime", realtime).put("decoder", decoder.configName())
+                .put("zones", scene.zonesJson()).put("lines", scene.linesJson()).put("anchor", scene.anchor().configName());
         if (source.transport() != null) j.put("transport", source.transport());
         return j;
     }

@@ -52,6 +52,9 @@ public final class ConfigNode {
 
     public Path baseDir() { return baseDir; }
 
+    /** The section as the file has it (no environment overrides): for readers of shapes the typed getters lack. */
+    public JsonObject json() { return json; }
+
     /** The raw value: the environment override when set, else the file's value, else null. */
     private Object raw(String name) {
         readKeys.add(name);

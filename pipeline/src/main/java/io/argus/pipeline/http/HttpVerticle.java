@@ -124,6 +124,7 @@ public final class HttpVerticle extends VerticleBase {
                         snapshots.get(rc.pathParam("param0"), Long.parseLong(rc.pathParam("param1")))));
         router.get("/api/models").handler(rc -> json(rc, 200, new JsonArray(models.stream().map(InferenceVerticle::status).toList())));
         TrainingRoutes.mount(router, vertx);
+        EventRoutes.mount(router, vertx, owners);
         router.get("/api/clients").handler(rc -> json(rc, 200, gateway.clients()));
         router.route("/api/*").handler(rc -> json(rc, 404, new JsonObject().put("error", "no such endpoint: "
                 + rc.request().method() + " " + rc.request().path())));

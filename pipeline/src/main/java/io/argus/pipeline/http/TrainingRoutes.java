@@ -1,5 +1,10 @@
 package io.argus.pipeline.http;
 
+import static io.argus.pipeline.http.JsonReplies.action;
+import static io.argus.pipeline.http.JsonReplies.error;
+import static io.argus.pipeline.http.JsonReplies.failure;
+import static io.argus.pipeline.http.JsonReplies.reply;
+
 import io.argus.pipeline.app.Addresses;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -7,7 +12,6 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.DecodeException;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -95,8 +99,6 @@ final class TrainingRoutes {
                 .onFailure(e -> fail(rc, e)));
     }
 
-    private static JsonObject action(String a) { return new JsonObject().put("action", a); }
-
     /** The request body as a JSON object, or null after answering 400 with an example. */
     private static JsonObject body(RoutingContext rc, String example) {
         try {
@@ -120,9 +122,7 @@ final class TrainingRoutes {
     private void ask(RoutingContext rc, String address, JsonObject request, int okStatus) {
         vertx.eventBus().request(address, request, LONG).onComplete(ar -> {
             if (ar.succeeded()) {
-                Object body = ar.result().body();
-                String text = body instanceof JsonObject o ? o.encode() : body instanceof JsonArray a ? a.encode() : String.valueOf(body);
-                rc.response().setStatusCode(okStatus).putHeader("content-type", "application/json").end(text);
+                reply(rc, ar.result().body(), okStatus);
             } else {
                 fail(rc, ar.cause());
             }
@@ -132,15 +132,8 @@ final class TrainingRoutes {
     private static void fail(RoutingContext rc, Throwable e) {
         if (e instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS) {
             error(rc, 404, "online training is off (set training.enabled: true in the config)");
-        } else if (e instanceof ReplyException re && re.failureCode() >= 400) {
-            error(rc, re.failureCode(), re.getMessage());
         } else {
-            error(rc, 500, String.valueOf(e.getMessage()));
+            failure(rc, e);
         }
-    }
-
-    private static void error(RoutingContext rc, int status, String reason) {
-        rc.response().setStatusCode(status).putHeader("content-type", "application/json")
-                .end(new JsonObject().put("error", reason).encode());
     }
 }

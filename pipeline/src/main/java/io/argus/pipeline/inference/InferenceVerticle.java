@@ -8,6 +8,7 @@ import io.argus.pipeline.config.ModelConfig;
 import io.argus.pipeline.frames.VideoFrame;
 import io.argus.pipeline.publish.Provenance;
 import io.argus.pipeline.publish.Snapshots;
+import io.argus.pipeline.tracking.TrackerSettings;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -45,6 +46,7 @@ public final class InferenceVerticle extends VerticleBase {
     private MessageConsumer<JsonObject> cameraEvents;
     private MessageConsumer<JsonObject> control;
     private InferenceWorker worker;
+    private final CameraTracks tracks;
 
     public InferenceVerticle(ModelConfig config, Snapshots snapshots, ArgusMetrics metrics) {
         this(config, snapshots, metrics, StartupProgress.NONE);
@@ -58,6 +60,13 @@ public final class InferenceVerticle extends VerticleBase {
     /** {@code provenance}: in a cluster, which cameras this node may publish for, and the stamp of their messages. */
     public InferenceVerticle(ModelConfig config, Snapshots snapshots, ArgusMetrics metrics, StartupProgress progress,
                              Provenance provenance) {
+        this(config, snapshots, metrics, progress, provenance, TrackerSettings.DEFAULTS);
+    }
+
+    /** {@code tracker}: how the cameras of this model are tracked (docs/tracking.md); null: not tracked. */
+    public InferenceVerticle(ModelConfig config, Snapshots snapshots, ArgusMetrics metrics, StartupProgress progress,
+                             Provenance provenance, TrackerSettings tracker) {
+        this.tracks = new CameraTracks(tracker);
         this.provenance = provenance;
         this.config = config;
         this.snapshots = snapshots;
@@ -80,7 +89,7 @@ public final class InferenceVerticle extends VerticleBase {
                     }
                 }),
                 this::latency, metrics.batchSize(meters, config.id(), config.maxBatch()),
-                metrics.inference(meters, config.id()), metrics.detections(meters, config.id()), provenance);
+                metrics.inference(meters, config.id()), metrics.detections(meters, config.id()), provenance, tracks);
         thread = new Thread(worker, "argus-inference-" + config.id());
         thread.setDaemon(true);
         thread.start();
@@ -122,6 +131,7 @@ public final class InferenceVerticle extends VerticleBase {
         ArgusMetrics.Group g = cameraMeters.remove(camera);
         if (g != null) g.close();
         snapshots.forget(camera);
+        tracks.forget(camera);
     }
 
     private void control(Message<JsonObject> msg) {

@@ -57,6 +57,7 @@ final class InferenceWorker implements Runnable {
     private final Timer inference;
     private final Counter detections;
     private final Provenance provenance;
+    private final CameraTracks tracks;
     private final System.Logger log;
     private final AtomicReference<Swap> pending = new AtomicReference<>();
     private volatile LoadedModel serving;
@@ -67,7 +68,7 @@ final class InferenceWorker implements Runnable {
 
     InferenceWorker(ModelConfig config, LatestFrames queue, EventBus bus, Snapshots snapshots, ModelStats stats,
                     StartupProgress progress, Consumer<Object> onReady, Function<String, Timer> latency, DistributionSummary batchSize,
-                    Timer inference, Counter detections, Provenance provenance) {
+                    Timer inference, Counter detections, Provenance provenance, CameraTracks tracks) {
         this.config = config;
         this.queue = queue;
         this.bus = bus;
@@ -80,6 +81,7 @@ final class InferenceWorker implements Runnable {
         this.inference = inference;
         this.detections = detections;
         this.provenance = provenance;
+        this.tracks = tracks;
         this.log = System.getLogger("argus.inference." + config.id());
     }
 
@@ -235,7 +237,10 @@ final class InferenceWorker implements Runnable {
                 List<Detection> kept = mostConfident(found.get(i), config.maxDetections());
                 long p0 = System.nanoTime();
                 double queueMs = (t0 - f.captureNanos()) / 1e6;
-                JsonObject msg = DetectionMessage.of(f, kept, model.id(), model.version(), queueMs, inferenceMs, frames.size());
+                CameraTracks.Tracked tracked = tracks.update(f.cameraId(), kept, f.captureTimeMs());
+                stats.trackNanos.add(System.nanoTime() - p0);
+                JsonObject msg = DetectionMessage.of(f, kept, tracked.tracks(), tracked.ended(), model.id(), model.version(),
+                        queueMs, inferenceMs, frames.size());
                 if (!provenance.stamp(f.cameraId(), msg)) continue; // in a cluster: this node lost the camera's lease
                 bus.publish(Addresses.detections(f.cameraId()), msg);
                 long p1 = System.nanoTime();

@@ -11,6 +11,7 @@ public final class ModelStats {
     final LongAdder inferenceNanos = new LongAdder();
     final LongAdder queueNanos = new LongAdder();
     final LongAdder publishNanos = new LongAdder();
+    final LongAdder trackNanos = new LongAdder();
     final LongAdder decodeNanos = new LongAdder();
     final LongAdder failures = new LongAdder();
     final LongAdder swaps = new LongAdder();
@@ -42,6 +43,9 @@ public final class ModelStats {
     /** Summed over frames: building and publishing the detection message. */
     public long publishNanos() { return publishNanos.sum(); }
 
+    /** Summed over frames: the camera's tracker (part of {@link #publishNanos}). */
+    public long trackNanos() { return trackNanos.sum(); }
+
     /** Summed over frames: decode time of the processed frames. */
     public long decodeNanos() { return decodeNanos.sum(); }
 
@@ -69,6 +73,7 @@ public final class ModelStats {
                 .put("batches", b).put("frames", f).put("detections", detections())
                 .put("meanBatchSize", b > 0 ? Math.round(100.0 * f / b) / 100.0 : 0)
                 .put("meanInferenceMsPerBatch", b > 0 ? Math.round(inferenceNanos() / 1e4 / b) / 100.0 : 0)
+                .put("meanTrackMsPerFrame", f > 0 ? Math.round(trackNanos() / 1e3 / f) / 1000.0 : 0)
                 .put("failures", failures.sum()).put("swaps", swaps.sum());
         long t = timedBatches();
         if (t > 0) {

@@ -41,13 +41,18 @@ final class ClientSession {
 
     Subscription subscription() { return subscription; }
 
-    /** A detection message (or snapshot notice) for this client to filter and queue. */
+    /** A detection message, snapshot notice or event for this client to filter and queue. */
     void offer(Outgoing m) {
         Subscription s = subscription;
         if (s == null || closed || !s.wantsCamera(m.cameraId())) return;
         if (m.snapshot() && !s.snapshots()) return;
         String text;
-        if (s.passesAll()) {
+        if (m.event()) {
+            if (!s.acceptsEvent(m.json())) return;
+            text = m.encoded();
+        } else if (!s.detections() && !m.snapshot()) {
+            return;
+        } else if (s.passesAll()) {
             if (!s.includeEmpty() && m.empty() && !m.snapshot()) return;
             text = m.encoded();
         } else {
@@ -135,12 +140,17 @@ final class ClientSession {
     static final class Outgoing {
         private final JsonObject json;
         private final boolean snapshot;
+        private final boolean event;
         private String encoded;
 
         Outgoing(JsonObject json) {
             this.json = json;
             this.snapshot = "snapshot".equals(json.getString("type"));
+            this.event = "event".equals(json.getString("type")) || "count".equals(json.getString("type"));
         }
+
+        /** A tracked-object event or count change (docs/tracking.md), filtered by {@link Subscription#acceptsEvent}. */
+        boolean event() { return event; }
 
         JsonObject json() { return json; }
 

@@ -8,14 +8,18 @@ import java.util.Set;
 
 /**
  * What a WebSocket client wants: cameras (empty: all), classes (empty: all), a minimum confidence, whether to also
- * get snapshot notices, and whether to get messages whose detections are all filtered away.
+ * get snapshot notices, whether to get messages whose detections are all filtered away, whether to get detection
+ * messages at all (default true) and tracked-object events (default false; docs/tracking.md), and for events the
+ * zones (empty: all; an event passes when its object is or was in one of them).
  *
  * <p>Sent as {@code {"type": "subscribe", "cameras": ["cam1"], "classes": ["person"], "minConfidence": 0.5,
- * "snapshots": false, "includeEmpty": false}} or as the same keys in the /ws query string (lists comma separated).
+ * "snapshots": false, "includeEmpty": false, "detections": true, "events": true, "zones": ["porch"]}} or as the same
+ * keys in the /ws query string (lists comma separated).
  */
 public record Subscription(Set<String> cameras, Set<String> classes, double minConfidence, boolean snapshots,
-                           boolean includeEmpty) {
-    private static final Set<String> KEYS = Set.of("type", "cameras", "classes", "minConfidence", "snapshots", "includeEmpty");
+                           boolean includeEmpty, boolean detections, boolean events, Set<String> zones) {
+    private static final Set<String> KEYS = Set.of("type", "cameras", "classes", "minConfidence", "snapshots",
+            "includeEmpty", "detections", "events", "zones");
 
     /** Parses a subscribe message; IllegalArgumentException names the bad field. */
     public static Subscription fromJson(JsonObject j) {
@@ -23,8 +27,9 @@ public record Subscription(Set<String> cameras, Set<String> classes, double minC
             if (!KEYS.contains(k)) throw new IllegalArgumentException("unknown field \"" + k + "\" (expected " + String.join(", ", KEYS) + ")");
         }
         return new Subscription(strings(j.getValue("cameras"), "cameras"), strings(j.getValue("classes"), "classes"),
-                confidence(j.getValue("minConfidence")), bool(j.getValue("snapshots"), "snapshots"),
-                bool(j.getValue("includeEmpty"), "includeEmpty"));
+                confidence(j.getValue("minConfidence")), bool(j.getValue("snapshots"), "snapshots", false),
+                bool(j.getValue("includeEmpty"), "includeEmpty", false), bool(j.getValue("detections"), "detections", true),
+                bool(j.getValue("events"), "events", false), strings(j.getValue("zones"), "zones"));
     }
 
     /** From query parameters; null when none of the keys is present. */
@@ -33,7 +38,7 @@ public record Subscription(Set<String> cameras, Set<String> classes, double minC
         for (String k : KEYS) any |= q.contains(k);
         if (!any) return null;
         JsonObject j = new JsonObject();
-        for (String k : new String[]{"cameras", "classes"}) {
+        for (String k : new String[]{"cameras", "classes", "zones"}) {
             if (q.contains(k)) {
                 JsonArray a = new JsonArray();
                 for (String s : q.get(k).split(",")) if (!s.isBlank()) a.add(s.strip());
@@ -42,7 +47,7 @@ public record Subscription(Set<String> cameras, Set<String> classes, double minC
         }
         if (q.contains("minConfidence")) j.put("minConfidence", q.get("minConfidence"));
         if (q.contains("snapshots")) j.put("snapshots", q.get("snapshots"));
-        if (q.contains("includeEmpty")) j.put("includeEmpty", q.get("includeEmpty"));
+        for (String k : new String[]{"includeEmpty", "detections", "events"}) if (q.contains(k)) j.put(k, q.get(k));
         return fromJson(j);
     }
 
@@ -50,6 +55,22 @@ public record Subscription(Set<String> cameras, Set<String> classes, double minC
 
     /** True when every detection passes (no class or confidence filter): the message can be sent as is. */
     public boolean passesAll() { return classes.isEmpty() && minConfidence <= 0; }
+
+    /**
+     * An event or count message: its class and zones pass (cameras are checked apart, as for every message); a line's
+     * count never passes a zone filter: with zones set, only those zones' counts come.
+     */
+    public boolean acceptsEvent(JsonObject event) {
+        if (!events) return false;
+        if (!classes.isEmpty() && !classes.contains(event.getString("className"))) return false;
+        if (zones.isEmpty()) return true;
+        if ("count".equals(event.getString("type"))) return zones.contains(event.getString("zone"));
+        for (String key : new String[]{"zones", "enteredZones"}) {
+            JsonArray a = event.getJsonArray(key);
+            if (a != null) for (Object z : a) if (zones.contains(z)) return true;
+        }
+        return false;
+    }
 
     public boolean accepts(JsonObject detection) {
         if (!classes.isEmpty() && !classes.contains(detection.getString("className"))) return false;
@@ -59,7 +80,8 @@ public record Subscription(Set<String> cameras, Set<String> classes, double minC
     public JsonObject toJson() {
         return new JsonObject().put("cameras", new JsonArray(cameras.stream().toList()))
                 .put("classes", new JsonArray(classes.stream().toList())).put("minConfidence", minConfidence)
-                .put("snapshots", snapshots).put("includeEmpty", includeEmpty);
+                .put("snapshots", snapshots).put("includeEmpty", includeEmpty).put("detections", detections)
+                .put("events", events).put("zones", new JsonArray(zones.stream().toList()));
     }
 
     private static Set<String> strings(Object v, String field) {
@@ -89,8 +111,8 @@ public record Subscription(Set<String> cameras, Set<String> classes, double minC
         return d;
     }
 
-    private static boolean bool(Object v, String field) {
-        if (v == null) return false;
+    private static boolean bool(Object v, String field, boolean dflt) {
+        if (v == null) return dflt;
         if (v instanceof Boolean b) return b;
         if ("true".equals(v.toString())) return true;
         if ("false".equals(v.toString())) return false;

@@ -27,8 +27,12 @@ import java.util.Set;
  * list, whose detections arrive from every node). In a cluster an {@link EpochFilter} drops a former owner's late
  * messages. Lives on the HTTP verticle's event loop.
  *
+ * Tracked-object events and count changes come from two clustered addresses ({@code argus.events}, {@code argus.counts})
+ * for all cameras; clients get them with {@code events: true}.
+ *
  * <p>Client to server: {@code {"type": "subscribe", ...}} (see {@link Subscription}); server to client:
- * {@code subscribed}, {@code detections}, {@code snapshot}, {@code dropped}, {@code error} messages.
+ * {@code subscribed}, {@code detections}, {@code snapshot}, {@code event}, {@code count}, {@code dropped}, {@code error}
+ * messages.
  */
 public final class WebSocketGateway {
     private final Vertx vertx;
@@ -41,6 +45,8 @@ public final class WebSocketGateway {
     private final String cameraEvents;
     private final EpochFilter epochs;
     private MessageConsumer<JsonObject> events;
+    private MessageConsumer<JsonObject> objectEvents;
+    private MessageConsumer<JsonObject> counts;
     private long pingTimer = -1;
 
     public WebSocketGateway(Vertx vertx, WebSocketSettings settings, ArgusMetrics metrics) {
@@ -71,6 +77,9 @@ public final class WebSocketGateway {
             if ("added".equals(m.body().getString("event"))) follow(id);
             else unfollow(id);
         });
+        // Tracked-object events of every camera (every node's, in a cluster): one address, filtered per client.
+        objectEvents = vertx.eventBus().consumer(Addresses.EVENTS, m -> dispatch(m.body()));
+        counts = vertx.eventBus().consumer(Addresses.COUNTS, m -> dispatch(m.body()));
         pingTimer = vertx.setPeriodic(settings.pingIntervalMs(), t -> {
             long now = System.currentTimeMillis();
             for (ClientSession s : List.copyOf(sessions)) {
@@ -99,6 +108,8 @@ public final class WebSocketGateway {
     public void stop() {
         if (pingTimer >= 0) vertx.cancelTimer(pingTimer);
         if (events != null) events.unregister();
+        if (objectEvents != null) objectEvents.unregister();
+        if (counts != null) counts.unregister();
         for (String id : new ArrayList<>(cameras.keySet())) unfollow(id);
         meters.close();
     }

@@ -65,9 +65,16 @@ final class Browser implements AutoCloseable {
         try {
             cdp.close();
         } finally {
+            // Chromium's helper processes outlive its main one for a moment and keep writing into the profile:
+            // stop them all first, and let the walk miss a file that vanished under it.
+            chrome.descendants().forEach(ProcessHandle::destroyForcibly);
             chrome.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            try (Stream<Path> files = Files.walk(profile)) {
-                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            for (int attempt = 0; attempt < 3 && Files.exists(profile); attempt++) {
+                try (Stream<Path> files = Files.walk(profile)) {
+                    files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                } catch (java.io.UncheckedIOException | java.io.IOException e) {
+                    Thread.sleep(200);
+                }
             }
         }
     }

@@ -56,10 +56,36 @@ public final class TestMedia {
         }
     }
 
+    /**
+     * A TCP port free now, for a server a test starts later (often in another process). Not the kernel's pick
+     * ({@code bind(0)}): that comes from the ephemeral range, the same range the kernel hands to outgoing connections,
+     * and a cluster node's own Hazelcast connections took such a port before its HTTP server bound it (CI, 2026-11-25:
+     * "cannot listen on 127.0.0.1:36985: Address already in use"). So a random port below the ephemeral range, checked
+     * by binding it; random so that tests running side by side rarely pick the same one.
+     */
     public static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
+        int[] ephemeral = ephemeralRange();
+        int low = 10_000, high = Math.min(ephemeral[0], 32_768); // [low, high): never handed out by the kernel
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int port = random.nextInt(low, high);
+            try (ServerSocket s = new ServerSocket()) {
+                s.bind(new java.net.InetSocketAddress(port));
+                return port;
+            } catch (IOException taken) {
+                // in use: try another
+            }
+        }
+        throw new IOException("no free TCP port in [" + low + ", " + high + ") after 200 tries");
+    }
+
+    /** The kernel's ephemeral port range ({@code net.ipv4.ip_local_port_range}), Linux's default if unreadable. */
+    private static int[] ephemeralRange() {
+        try {
+            String[] parts = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim().split("\\s+");
+            return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])};
+        } catch (IOException | RuntimeException e) {
+            return new int[] {32_768, 60_999};
         }
     }
 }

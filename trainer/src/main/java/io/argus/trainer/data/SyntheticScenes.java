@@ -3,7 +3,6 @@ package io.argus.trainer.data;
 import io.argus.trainer.loss.Truth;
 import java.awt.BasicStroke;
 import java.awt.Color;
-import java.awt.GradientPaint;
 import java.awt.Graphics2D;
 import java.awt.RenderingHints;
 import java.awt.Shape;
@@ -26,26 +25,40 @@ import javax.imageio.ImageIO;
 
 /**
  * The synthetic detection dataset: filled shapes of five classes (circle, square, triangle, star, cross), each
- * 16..48 px, rotated and stretched a little, in colours that stand out from a textured background (a gradient under
- * translucent clutter of lines, dots and blobs), partly hidden by each other or by bars drawn across them, with
- * pixel noise on top. Scene i depends only on (seed, i), so a dataset is reproducible from its seed.
+ * 16..48 px, rotated and stretched a little, in colours that stand out from a textured {@link Backdrop} (a gradient
+ * under translucent clutter of lines, dots and blobs), partly hidden by each other or by bars drawn across them, with
+ * pixel noise on top. These whole scenes keep every object inside the image and never hide much of one; a dataset
+ * may mix in the {@link PartialScenes} (objects cut off by the border, behind posts and each other) for what a camera
+ * sees. Scene i depends only on (seed, i) and its kind, so a dataset is reproducible from its seed.
  */
 public final class SyntheticScenes {
     public static final List<String> CLASSES = List.of("circle", "square", "triangle", "star", "cross");
     static final int MIN_SIZE = 16;
     static final int MAX_SIZE = 48;
+    /** The width of the darker edge some objects have: part of the object where it shows. */
+    static final float OUTLINE_WIDTH = 1.2f;
 
     private SyntheticScenes() {}
 
     /** A rendered scene: the image (3-byte BGR) and its objects relative to it. */
     public record Scene(BufferedImage image, List<Truth> truths) {}
 
+    /**
+     * Whether scene {@code index} of a dataset with a share {@code partial} of partial scenes is one: every scene
+     * where the running count of partial ones, index x partial, passes a whole number (so any stretch of the
+     * dataset holds its share, and the choice needs no random numbers that would change the scenes).
+     */
+    public static boolean isPartial(int index, double partial) {
+        return Math.floor((index + 1) * partial) > Math.floor(index * partial);
+    }
+
+    /** Whole scene {@code index} of {@code seed}: the image (3-byte BGR) and its objects relative to it. */
     public static Scene render(int width, int height, long seed, int index) {
         SplittableRandom rnd = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + index * 0xBF58476D1CE4E5B9L + 1);
         BufferedImage img = new BufferedImage(width, height, BufferedImage.TYPE_3BYTE_BGR);
         Graphics2D g = img.createGraphics();
         g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-        background(g, width, height, rnd);
+        Backdrop.paint(g, width, height, rnd);
 
         List<double[]> boxes = new ArrayList<>();    // x0, y0, x1, y1 in pixels
         List<Truth> truths = new ArrayList<>();
@@ -62,13 +75,7 @@ public final class SyntheticScenes {
             if (overlapsTooMuch(box, boxes)) continue;
             Color color = contrasting(img, box, rnd);
             Shape placed = AffineTransform.getTranslateInstance(cx, cy).createTransformedShape(shape);
-            g.setColor(color);
-            g.fill(placed);
-            if (rnd.nextInt(3) == 0) {
-                g.setColor(color.darker().darker());
-                g.setStroke(new BasicStroke(1.2f));
-                g.draw(placed);
-            }
+            paintObject(g, placed, color, rnd.nextInt(3) == 0);
             boxes.add(box);
             truths.add(new Truth((float) ((box[0] + box[2]) / 2 / width), (float) ((box[1] + box[3]) / 2 / height),
                     (float) ((box[2] - box[0]) / width), (float) ((box[3] - box[1]) / height), cls));
@@ -77,8 +84,32 @@ public final class SyntheticScenes {
             if (rnd.nextDouble() < 0.35) occlude(g, box, rnd);
         }
         g.dispose();
-        noise(img, rnd.nextDouble(3, 10), rnd);
+        Backdrop.noise(img, rnd.nextDouble(3, 10), rnd);
         return new Scene(img, truths);
+    }
+
+    /**
+     * Draws one object as {@link #render} draws its objects: the shape of class {@code cls}, its bounding box's larger
+     * side near {@code size}, centred at ({@code cx}, {@code cy}), filled with {@code color} and, when
+     * {@code outlined}, edged in a darker shade. {@code rnd} picks the shape's stretch and rotation, so a generator in
+     * the same state draws the same shape again (a moving object of a video). Returns the shape as drawn.
+     */
+    public static Shape drawObject(Graphics2D g, int cls, double size, double cx, double cy, Color color,
+                                   boolean outlined, SplittableRandom rnd) {
+        Shape placed = AffineTransform.getTranslateInstance(cx, cy).createTransformedShape(shape(cls, size, rnd));
+        paintObject(g, placed, color, outlined);
+        return placed;
+    }
+
+    /** Fills a placed shape with {@code color} and, when {@code outlined}, edges it in a darker shade. */
+    static void paintObject(Graphics2D g, Shape placed, Color color, boolean outlined) {
+        g.setColor(color);
+        g.fill(placed);
+        if (outlined) {
+            g.setColor(color.darker().darker());
+            g.setStroke(new BasicStroke(OUTLINE_WIDTH));
+            g.draw(placed);
+        }
     }
 
     /** A shape of class {@code cls} with its bounding box's larger side near {@code size}, centred at the origin. */
@@ -138,49 +169,8 @@ public final class SyntheticScenes {
         return false;
     }
 
-    private static void background(Graphics2D g, int w, int h, SplittableRandom rnd) {
-        g.setPaint(new GradientPaint((float) rnd.nextDouble(w), (float) rnd.nextDouble(h), randomColor(rnd, 255),
-                (float) rnd.nextDouble(w), (float) rnd.nextDouble(h), randomColor(rnd, 255)));
-        g.fillRect(0, 0, w, h);
-        int clutter = 25 + rnd.nextInt(30);
-        for (int i = 0; i < clutter; i++) {
-            g.setColor(randomColor(rnd, 40 + rnd.nextInt(60)));
-            double x = rnd.nextDouble(-10, w + 10);
-            double y = rnd.nextDouble(-10, h + 10);
-            switch (rnd.nextInt(3)) {
-                case 0 -> {
-                    g.setStroke(new BasicStroke((float) rnd.nextDouble(1, 4)));
-                    g.draw(new java.awt.geom.Line2D.Double(x, y, x + rnd.nextDouble(-60, 60),
-                            y + rnd.nextDouble(-60, 60)));
-                }
-                case 1 -> {
-                    double d = rnd.nextDouble(2, 7);
-                    g.fill(new Ellipse2D.Double(x, y, d, d));
-                }
-                default -> {
-                    // a soft irregular blob, larger than the objects' details
-                    Path2D p = new Path2D.Double();
-                    int n = 7;
-                    double base = rnd.nextDouble(8, 30);
-                    for (int k = 0; k < n; k++) {
-                        double a = 2 * Math.PI * k / n;
-                        double rad = base * rnd.nextDouble(0.6, 1.4);
-                        if (k == 0) p.moveTo(x + rad * Math.cos(a), y + rad * Math.sin(a));
-                        else p.lineTo(x + rad * Math.cos(a), y + rad * Math.sin(a));
-                    }
-                    p.closePath();
-                    g.fill(p);
-                }
-            }
-        }
-    }
-
-    private static Color randomColor(SplittableRandom rnd, int alpha) {
-        return new Color(rnd.nextInt(256), rnd.nextInt(256), rnd.nextInt(256), alpha);
-    }
-
     /** A saturated colour whose brightness or hue differs clearly from the background under the box. */
-    private static Color contrasting(BufferedImage img, double[] box, SplittableRandom rnd) {
+    static Color contrasting(BufferedImage img, double[] box, SplittableRandom rnd) {
         double[] mean = meanColor(img, box);
         Color best = null;
         double bestDistance = -1;
@@ -198,6 +188,11 @@ public final class SyntheticScenes {
         return best;
     }
 
+    /**
+     * The mean colour {r, g, b} under the box, from every other pixel of every other row. Not
+     * {@link Backdrop#meanColor}, which reads every pixel: the colours it picks would differ a little, and with them
+     * every whole scene of every seed (the demo model's recipe in docs/training.md depends on them).
+     */
     private static double[] meanColor(BufferedImage img, double[] box) {
         byte[] px = ((DataBufferByte) img.getRaster().getDataBuffer()).getData();
         int w = img.getWidth();
@@ -235,34 +230,29 @@ public final class SyntheticScenes {
         Shape bar = new Rectangle2D.Double(-length / 2, -thickness / 2, length, thickness);
         AffineTransform at = AffineTransform.getTranslateInstance(cx, cy);
         at.rotate(rnd.nextDouble(0, Math.PI));
-        g.setColor(randomColor(rnd, 255));
+        g.setColor(Backdrop.randomColor(rnd, 255));
         g.fill(at.createTransformedShape(bar));
     }
 
-    private static void noise(BufferedImage img, double sigma, SplittableRandom rnd) {
-        byte[] px = ((DataBufferByte) img.getRaster().getDataBuffer()).getData();
-        for (int i = 0; i < px.length; i++) {
-            double v = (px[i] & 0xff) + sigma * gaussian(rnd);
-            px[i] = (byte) Math.max(0, Math.min(255, (int) Math.round(v)));
-        }
-    }
-
-    private static double gaussian(SplittableRandom rnd) {
-        // Box-Muller from two uniforms of this generator (keeps the stream reproducible)
-        double u = 1 - rnd.nextDouble();
-        double v = rnd.nextDouble();
-        return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+    /** Writes {@code count} whole scenes: {@link #write(Path, int, long, int, double, double)} without partial ones. */
+    public static Path write(Path dir, int count, long seed, int size, double valFraction) {
+        return write(dir, count, seed, size, valFraction, 0);
     }
 
     /**
      * Writes {@code count} scenes in Darknet's layout under {@code dir}: images/{train,val}/NNNNNN.png,
      * labels/{train,val}/NNNNNN.txt, train.txt and val.txt (paths relative to dir), synth.names and synth.data.
-     * The last {@code valFraction} of the scenes (at least one) form the validation split. Returns the .data file.
+     * The last {@code valFraction} of the scenes (at least one) form the validation split. A share {@code partial}
+     * (0..1) of them, spread evenly over both splits, are {@link PartialScenes}, the rest whole scenes; with 0 the
+     * dataset is the one this method wrote before partial scenes existed, image for image. Returns the .data file.
      */
-    public static Path write(Path dir, int count, long seed, int size, double valFraction) {
+    public static Path write(Path dir, int count, long seed, int size, double valFraction, double partial) {
         if (count < 2) throw new IllegalArgumentException("count: expected at least 2 scenes, found " + count);
         if (size < 2 * MAX_SIZE) {
             throw new IllegalArgumentException("size: expected at least " + 2 * MAX_SIZE + " px, found " + size);
+        }
+        if (!(partial >= 0 && partial <= 1)) {
+            throw new IllegalArgumentException("partial: expected a share in [0, 1], found " + partial);
         }
         int val = Math.max(1, (int) Math.round(count * valFraction));
         int train = count - val;
@@ -276,7 +266,7 @@ public final class SyntheticScenes {
             IntStream.range(0, count).parallel().forEach(i -> {
                 String split = i < train ? "train" : "val";
                 String name = String.format("%06d", i);
-                Scene s = render(size, size, seed, i);
+                Scene s = isPartial(i, partial) ? PartialScenes.render(size, size, seed, i) : render(size, size, seed, i);
                 Path image = dir.resolve("images").resolve(split).resolve(name + ".png");
                 Path label = dir.resolve("labels").resolve(split).resolve(name + ".txt");
                 try {

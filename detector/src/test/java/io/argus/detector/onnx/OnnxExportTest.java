@@ -1,0 +1,116 @@
+package io.argus.detector.onnx;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.argus.detector.BgrImage;
+import io.argus.detector.DetectParams;
+import io.argus.detector.Model;
+import io.argus.detector.cpu.CpuBackend;
+import io.argus.detector.darknet.ModelWeights;
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.detector.darknet.YoloSpec;
+import io.argus.detector.peers.RegionOutputs;
+import io.argus.detector.testing.ProjectFiles;
+import io.argus.detector.testing.RandomWeights;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The exported ONNX model run by ONNX Runtime (onnxruntime-node, an independent implementation) against our engine,
+ * on the seven official cfgs with random weights at 416x416 and two sample images in one batch: every raw [yolo] head
+ * equal within 1e-4 relative L2. ONNX Runtime is installed by scripts/test.sh; without it this test fails, saying how
+ * to install it, rather than skipping (a skipped peer would hide a missing install step).
+ */
+class OnnxExportTest {
+    @TempDir
+    Path tmp;
+
+    /** A network of one convolution (lines 1-12), for the cfgs of the error cases. */
+    private static final String ONE_CONVOLUTION = """
+                [net]
+                width=64
+                height=64
+                channels=3
+
+                [convolutional]
+                filters=8
+                size=3
+                stride=1
+                pad=1
+                activation=leaky
+                """;
+
+    static List<String> cfgs() { return ProjectFiles.CFGS; }
+
+    static OnnxRuntimeNode runtime() {
+        OnnxRuntimeNode ort = new OnnxRuntimeNode(ProjectFiles.root().resolve("scripts/onnxruntime"));
+        assertNull(ort.unavailable(), "ONNX Runtime peer");
+        return ort;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cfgs")
+    void onnxRuntimeComputesTheSameHeads(String name) throws Exception {
+        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), 416, 416);
+        List<BgrImage> images = ProjectFiles.twoSamples(name);
+        ModelWeights weights = RandomWeights.calibrated(spec, name.hashCode(), images.get(0), 8);
+        Model model = new Model(spec, weights, Model.readNames(ProjectFiles.cocoNames()));
+        Path onnx = tmp.resolve(name + ".onnx");
+        Files.write(onnx, OnnxExport.export(spec, weights, "test"));
+        var in = spec.inputShape();
+        try (CpuBackend ours = new CpuBackend(model, images.size())) {
+            ours.detect(images, new DetectParams(0.25f, 0.45f, YoloSpec.NmsKind.DEFAULT));
+            OnnxRuntimeNode.Result theirs = runtime().run(onnx, ours.network().input(), images.size(), in.channels(),
+                    in.height(), in.width(), 1, 0);
+            List<YoloSpec> heads = spec.yoloLayers();
+            assertEquals(heads.size(), theirs.outputs().size(), "heads");
+            for (int h = 0; h < heads.size(); h++) {
+                YoloSpec y = heads.get(h);
+                var s = y.output();
+                assertArrayEquals(new long[] {images.size(), s.channels(), s.height(), s.width()},
+                        theirs.dims().get("head" + h), "head" + h + " dims");
+                float[] all2 = theirs.outputs().get("head" + h);
+                for (int img = 0; img < images.size(); img++) {
+                    // our raw head: the output of the layer the [yolo] reads, before its logistic
+                    float[] mine = ours.network().outputImage(y.index() - 1, img);
+                    float[] onnxImage = java.util.Arrays.copyOfRange(all2, img * mine.length, (img + 1) * mine.length);
+                    double err = RegionOutputs.relativeL2(mine, onnxImage);
+                    System.out.printf(Locale.ROOT, "%s image %d head %d (layer %d, %s): relative L2 %.2e%n", name, img,
+                            h, y.index() - 1, s, err);
+                    assertTrue(err <= 1e-4, name + " head " + h + " image " + img + ": relative L2 " + err + " > 1e-4");
+                }
+            }
+        }
+    }
+
+    /** A layer kind the engine does not know never reaches the exporter: the cfg fails, naming file, line and kind. */
+    @Test
+    void anUnsupportedLayerKindIsNamedWithItsLine() {
+        String cfg = ONE_CONVOLUTION + """
+
+                [reorg]
+                stride=2
+                """;
+        RuntimeException e = assertThrows(RuntimeException.class, () -> NetworkSpec.parse(Path.of("odd.cfg"), cfg, 0, 0));
+        assertTrue(e.getMessage().contains("odd.cfg:13") && e.getMessage().contains("[reorg]"), e.getMessage());
+    }
+
+    @Test
+    void aNetworkWithoutYoloHasNothingToExport() {
+        String cfg = ONE_CONVOLUTION;
+        NetworkSpec spec = NetworkSpec.parse(Path.of("headless.cfg"), cfg, 0, 0);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> OnnxExport.export(spec, RandomWeights.of(spec, 1), "t"));
+        assertEquals("headless.cfg: no [yolo] layer: nothing to export", e.getMessage());
+    }
+}

@@ -1,0 +1,312 @@
+package io.argus.pipeline.tracking;
+
+import io.argus.detector.Box;
+import io.argus.detector.Detection;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * ByteTrack (Zhang et al., ECCV 2022) for one camera: boxes of successive frames become tracks with ids.
+ *
+ * <p>Each frame, every track's Kalman filter predicts where its box is now; then, as the reference implementation
+ * (yolox/tracker/byte_tracker.py) does:
+ * <ol>
+ *   <li>high-score detections are matched to the confirmed tracks, followed or lost (cost 1 - IoU, limit
+ *       {@code matchThreshold}); a lost track matched is re-found with its id;</li>
+ *   <li>low-score detections are matched to the followed tracks still unmatched (limit 0.5): a weak, partly occluded
+ *       box continues its track but never starts one; followed tracks still unmatched become lost;</li>
+ *   <li>the remaining high detections are matched to the unconfirmed tracks, born last frame (limit 0.7): a match
+ *       confirms the track and gives it its id, no match drops it;</li>
+ *   <li>remaining high detections scoring at least {@code newTrackThreshold} start unconfirmed tracks, confirmed at
+ *       once only on the tracker's first frame;</li>
+ *   <li>lost tracks unmatched for more than {@code trackBuffer} frames are removed; a followed and a lost track with
+ *       nearly the same box (IoU above 0.85) are one object twice: the younger goes.</li>
+ * </ol>
+ * With {@code perClass}, a detection is only matched to tracks of its class.
+ *
+ * <p>Ids are given when a track is confirmed, so the ids reported are 1, 2, 3... without the gaps that one-frame
+ * false positives would leave; every id reported ends in {@link #removed()} once. Not thread-safe: one caller, the
+ * camera's frames in order.
+ */
+public final class ByteTracker {
+    /** The second association's cost limit (ByteTrack's 0.5): a low-score box must overlap its track well. */
+    private static final double LOW_SCORE_MATCH_LIMIT = 0.5;
+    /** The unconfirmed tracks' cost limit (ByteTrack's 0.7). */
+    private static final double UNCONFIRMED_MATCH_LIMIT = 0.7;
+    /** Above this IoU a followed and a lost track are one object (ByteTrack's remove_duplicate_stracks, 1 - 0.15). */
+    private static final double DUPLICATE_IOU = 0.85;
+    /** Weight of the newest interval in the smoothed frame interval (velocities in px/s). */
+    private static final double INTERVAL_SMOOTHING = 0.1;
+
+    private final TrackerSettings settings;
+    /** Every track held: followed (confirmed or not) and lost. */
+    private final List<Track> tracks = new ArrayList<>();
+    private final List<Long> removed = new ArrayList<>();
+    private long lastId;
+    private int frame;
+    private double lastTimeMs = Double.NaN;
+    /** Smoothed time between updates, ms; 0 until two frames were seen. */
+    private double msPerFrame;
+
+    public ByteTracker(TrackerSettings settings) {
+        this.settings = settings;
+    }
+
+    /**
+     * One frame's detections (source pixels) at capture time timeMs (ms, increasing). Returns a list aligned with
+     * detections: the TrackState of the confirmed track each detection belongs to, or null when it belongs to none (a
+     * low-score detection no track wanted, a high-score one below newTrackThreshold, a track not yet confirmed, a box
+     * without area).
+     */
+    public List<TrackState> update(List<Detection> detections, double timeMs) {
+        frame++;
+        measureFrameInterval(timeMs);
+        removed.clear();
+        for (Track track : tracks) track.predict();
+
+        List<Candidate> high = new ArrayList<>();
+        List<Candidate> low = new ArrayList<>();
+        for (int i = 0; i < detections.size(); i++) {
+            Detection d = detections.get(i);
+            if (!hasArea(d.box())) continue;
+            if (d.confidence() >= settings.highThreshold()) high.add(new Candidate(i, d));
+            else if (d.confidence() >= settings.lowThreshold()) low.add(new Candidate(i, d));
+        }
+
+        List<Track> confirmed = new ArrayList<>();
+        List<Track> unconfirmed = new ArrayList<>();
+        for (Track track : tracks) (track.confirmed ? confirmed : unconfirmed).add(track);
+
+        // 1. high-score detections with every confirmed track, followed or lost
+        List<Candidate> highLeft = matchAndUpdate(confirmed, high, settings.matchThreshold());
+
+        // 2. low-score detections with the followed tracks still unmatched; the rest of those are lost now
+        List<Track> followedUnmatched = new ArrayList<>();
+        for (Track track : confirmed) {
+            if (track.status == Status.FOLLOWED && !track.matched()) followedUnmatched.add(track);
+        }
+        matchAndUpdate(followedUnmatched, low, LOW_SCORE_MATCH_LIMIT);
+        for (Track track : followedUnmatched) if (!track.matched()) track.status = Status.LOST;
+
+        // 3. the high ones left with the tracks born last frame: a match confirms, no match ends a false start
+        highLeft = matchAndUpdate(unconfirmed, highLeft, UNCONFIRMED_MATCH_LIMIT);
+        for (Track track : unconfirmed) {
+            if (track.matched()) confirm(track);
+            else tracks.remove(track);
+        }
+
+        // 4. new tracks from the high ones still left
+        for (Candidate c : highLeft) {
+            if (c.detection.confidence() < settings.newTrackThreshold()) continue;
+            Track track = new Track(c, frame, settings.perClass());
+            tracks.add(track);
+            if (frame == 1) confirm(track);  // as the reference: on the first frame there is nothing to confirm against
+        }
+
+        // 5. lost too long; duplicates
+        for (Track track : List.copyOf(tracks)) {
+            if (track.status == Status.LOST && frame - track.lastMatchedFrame > settings.trackBuffer()) remove(track);
+        }
+        removeDuplicates();
+
+        return statesOf(detections.size());
+    }
+
+    /** Ids of tracks removed (lost longer than trackBuffer, or found twice) by the last update: objects gone. */
+    public List<Long> removed() {
+        return List.copyOf(removed);
+    }
+
+    /** Confirmed tracks held, followed or lost: the ids reported and not yet in {@link #removed()}. */
+    public int activeTracks() {
+        int n = 0;
+        for (Track track : tracks) if (track.confirmed) n++;
+        return n;
+    }
+
+    /**
+     * Matches tracks with candidates at least cost, updates the matched tracks, and returns the candidates left.
+     * Cost: 1 - IoU of the track's predicted box and the detection's; never across classes when per class.
+     */
+    private List<Candidate> matchAndUpdate(List<Track> pool, List<Candidate> candidates, double limit) {
+        if (pool.isEmpty() || candidates.isEmpty()) return candidates;
+        double[][] cost = new double[pool.size()][candidates.size()];
+        for (int r = 0; r < pool.size(); r++) {
+            Track track = pool.get(r);
+            for (int c = 0; c < candidates.size(); c++) {
+                Detection d = candidates.get(c).detection;
+                cost[r][c] = settings.perClass() && d.classId() != track.classId()
+                        ? Double.POSITIVE_INFINITY
+                        : 1 - track.box.iou(d.box());
+            }
+        }
+        int[] columnOf = Assignment.solve(cost, limit);
+        boolean[] taken = new boolean[candidates.size()];
+        for (int r = 0; r < pool.size(); r++) {
+            if (columnOf[r] == Assignment.UNASSIGNED) continue;
+            pool.get(r).update(candidates.get(columnOf[r]), frame);
+            taken[columnOf[r]] = true;
+        }
+        List<Candidate> left = new ArrayList<>();
+        for (int c = 0; c < candidates.size(); c++) if (!taken[c]) left.add(candidates.get(c));
+        return left;
+    }
+
+    /**
+     * ByteTrack's remove_duplicate_stracks: a followed track and a lost one whose boxes overlap by more than
+     * DUPLICATE_IOU are the same object; the one followed for fewer frames goes (the followed one on a tie).
+     */
+    private void removeDuplicates() {
+        List<Track> duplicates = new ArrayList<>();
+        for (Track followed : tracks) {
+            if (followed.status != Status.FOLLOWED) continue;
+            for (Track lost : tracks) {
+                if (lost.status != Status.LOST) continue;
+                if (settings.perClass() && lost.classId() != followed.classId()) continue;
+                if (followed.box.iou(lost.box) <= DUPLICATE_IOU) continue;
+                duplicates.add(followed.framesFollowed() > lost.framesFollowed() ? lost : followed);
+            }
+        }
+        for (Track track : duplicates) remove(track);
+    }
+
+    private List<TrackState> statesOf(int detectionCount) {
+        TrackState[] states = new TrackState[detectionCount];
+        for (Track track : tracks) {
+            if (track.confirmed && track.matched()) {
+                states[track.detectionIndex] = new TrackState(track.id, track.classId(), frame - track.startFrame,
+                        track.filter.velocityX(msPerFrame), track.filter.velocityY(msPerFrame), track.filter.box());
+            }
+        }
+        return Collections.unmodifiableList(Arrays.asList(states));
+    }
+
+    private void confirm(Track track) {
+        track.confirmed = true;
+        track.id = ++lastId;
+    }
+
+    private void remove(Track track) {
+        if (tracks.remove(track) && track.confirmed) removed.add(track.id);
+    }
+
+    /** Velocities are per frame in the filter; the frame interval, smoothed over jitter, makes them per second. */
+    private void measureFrameInterval(double timeMs) {
+        double interval = timeMs - lastTimeMs;  // NaN on the first frame
+        if (interval > 0) {
+            msPerFrame = msPerFrame == 0 ? interval : msPerFrame + INTERVAL_SMOOTHING * (interval - msPerFrame);
+        }
+        lastTimeMs = timeMs;
+    }
+
+    private static boolean hasArea(Box box) {
+        return box.w() > 0 && box.h() > 0 && Float.isFinite(box.x()) && Float.isFinite(box.y())
+                && Float.isFinite(box.w()) && Float.isFinite(box.h());
+    }
+
+    /** A detection of this frame and its index in the caller's list. */
+    private record Candidate(int index, Detection detection) {}
+
+    /** Followed: matched on its last frame (or just born); lost: unmatched since, kept for re-finding. */
+    private enum Status { FOLLOWED, LOST }
+
+    /** One object's track. */
+    private static final class Track {
+        final KalmanBoxFilter filter;
+        final int startFrame;
+        private final ClassVotes classVotes;
+        long id;                    // 0 until confirmed
+        boolean confirmed;
+        Status status = Status.FOLLOWED;
+        int lastMatchedFrame;
+        /** The index of this frame's detection, -1 when unmatched in this frame. */
+        int detectionIndex;
+        /** The filter's box now: predicted, or corrected after a match. */
+        Box box;
+
+        Track(Candidate first, int frame, boolean perClass) {
+            filter = new KalmanBoxFilter(first.detection.box());
+            startFrame = frame;
+            lastMatchedFrame = frame;
+            classVotes = new ClassVotes(first.detection.classId(), perClass);
+            classVotes.add(first.detection);
+            detectionIndex = first.index;
+            box = filter.box();
+        }
+
+        void predict() {
+            // ByteTrack holds the height of a box it does not see
+            if (status == Status.LOST) filter.predictHoldingHeight();
+            else filter.predict();
+            box = filter.box();
+            detectionIndex = -1;
+        }
+
+        void update(Candidate c, int frame) {
+            filter.update(c.detection.box());
+            box = filter.box();
+            status = Status.FOLLOWED;
+            lastMatchedFrame = frame;
+            detectionIndex = c.index;
+            classVotes.add(c.detection);
+        }
+
+        boolean matched() {
+            return detectionIndex >= 0;
+        }
+
+        int classId() {
+            return classVotes.winner();
+        }
+
+        /** ByteTrack's frame_id - start_frame: how long it was followed, up to its last match. */
+        int framesFollowed() {
+            return lastMatchedFrame - startFrame;
+        }
+    }
+
+    /**
+     * A track's class: fixed per class; otherwise the class its detections' confidences add up most for, so one
+     * mislabelled frame does not change it. Small arrays: a track sees one class, rarely two or three.
+     */
+    private static final class ClassVotes {
+        private final boolean fixed;
+        private int[] classes;
+        private double[] sums = new double[1];
+        private int size;
+        private int winner;
+
+        ClassVotes(int firstClass, boolean fixed) {
+            this.fixed = fixed;
+            classes = new int[] {firstClass};
+            winner = firstClass;
+        }
+
+        void add(Detection d) {
+            if (fixed) return;
+            int k = 0;
+            while (k < size && classes[k] != d.classId()) k++;
+            if (k == size) {
+                if (size == classes.length) {
+                    classes = Arrays.copyOf(classes, size * 2);
+                    sums = Arrays.copyOf(sums, size * 2);
+                }
+                classes[k] = d.classId();
+                size++;
+            }
+            sums[k] += d.confidence();
+            if (sums[k] > sumOf(winner)) winner = classes[k];
+        }
+
+        int winner() {
+            return winner;
+        }
+
+        private double sumOf(int classId) {
+            for (int k = 0; k < size; k++) if (classes[k] == classId) return sums[k];
+            return 0;
+        }
+    }
+}
