@@ -1,7 +1,6 @@
 package io.argus.pipeline.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -97,16 +96,11 @@ class ClusterEventsTest {
         assertTrue(lowest >= before, "the total fell to " + lowest + " below the " + before + " kept before the kill");
         assertEquals(other.id(), ownerOf(other), "the survivor owns the camera");
 
-        // its tracks started afresh: ids from 1 again, below those of the dead owner
-        long minIdAfter = Long.MAX_VALUE;
-        for (JsonObject m : seen) {
-            if (!"detections".equals(m.getString("type")) || !other.id().equals(m.getString("node"))) continue;
-            for (Object o : m.getJsonArray("detections")) {
-                JsonObject t = ((JsonObject) o).getJsonObject("track");
-                if (t != null) minIdAfter = Math.min(minIdAfter, t.getLong("id"));
-            }
-        }
-        assertNotEquals(Long.MAX_VALUE, minIdAfter, "tracked detections from the survivor");
+        // its tracks started afresh: ids from 1 again, below those of the dead owner. The zone total is read over HTTP
+        // and can run ahead of the WebSocket stream (the first confirmed tracks enter at once), so wait for the stream.
+        String survivor = other.id();
+        await(() -> minTrackId(seen, survivor) != Long.MAX_VALUE, 30_000, "tracked detections from the survivor at its client", other);
+        long minIdAfter = minTrackId(seen, survivor);
         assertTrue(minIdAfter < maxIdBefore, "track ids restart on the new owner: " + minIdAfter + " after, up to " + maxIdBefore + " before");
         drain.interrupt();
         ws.close();
@@ -133,6 +127,18 @@ class ClusterEventsTest {
             }
         }
         return max;
+    }
+
+    private static long minTrackId(Iterable<JsonObject> messages, String node) {
+        long min = Long.MAX_VALUE;
+        for (JsonObject m : messages) {
+            if (!"detections".equals(m.getString("type")) || !node.equals(m.getString("node"))) continue;
+            for (Object o : m.getJsonArray("detections")) {
+                JsonObject t = ((JsonObject) o).getJsonObject("track");
+                if (t != null) min = Math.min(min, t.getLong("id"));
+            }
+        }
+        return min;
     }
 
     private static String ownerOf(ClusterNode n) {
