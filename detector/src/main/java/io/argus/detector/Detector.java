@@ -1,6 +1,7 @@
 package io.argus.detector;
 
 import io.argus.detector.cpu.CpuBackend;
+import io.argus.detector.cpu.CpuOptions;
 import io.argus.detector.cuda.CudaBackend;
 import io.argus.detector.cuda.CudaOptions;
 import io.argus.detector.nn.InferenceBackend;
@@ -29,10 +30,16 @@ public final class Detector implements AutoCloseable {
      * (or AUTO picks it); ignored on the CPU. Passed in by the caller, never read from system properties, so each
      * model of a process can have its own.
      */
-    public record Options(Backend backend, int maxBatch, DetectParams params, CudaOptions cuda) {
+    public record Options(Backend backend, int maxBatch, DetectParams params, CudaOptions cuda, CpuOptions cpu) {
         public Options {
             if (maxBatch <= 0) throw new IllegalArgumentException("maxBatch must be positive, got " + maxBatch);
             if (cuda == null) throw new IllegalArgumentException("cuda options are required (CudaOptions.defaults())");
+            if (cpu == null) throw new IllegalArgumentException("cpu options are required (CpuOptions.DEFAULTS)");
+        }
+
+        /** With {@link CpuOptions#DEFAULTS}: FP32, tuned in this process. */
+        public Options(Backend backend, int maxBatch, DetectParams params, CudaOptions cuda) {
+            this(backend, maxBatch, params, cuda, CpuOptions.DEFAULTS);
         }
 
         /** With {@link CudaOptions#defaults()}: device 0, memory mode auto. */
@@ -42,9 +49,11 @@ public final class Detector implements AutoCloseable {
 
         public static Options cpu(int maxBatch) { return new Options(Backend.CPU, maxBatch, DetectParams.DEFAULT); }
 
-        public Options withParams(DetectParams p) { return new Options(backend, maxBatch, p, cuda); }
+        public Options withParams(DetectParams p) { return new Options(backend, maxBatch, p, cuda, cpu); }
 
-        public Options withCuda(CudaOptions c) { return new Options(backend, maxBatch, params, c); }
+        public Options withCuda(CudaOptions c) { return new Options(backend, maxBatch, params, c, cpu); }
+
+        public Options withCpu(CpuOptions c) { return new Options(backend, maxBatch, params, cuda, c); }
     }
 
     private final Model model;
@@ -109,7 +118,7 @@ public final class Detector implements AutoCloseable {
         static InferenceBackend create(Model model, Options options) {
             int maxBatch = options.maxBatch();
             return switch (options.backend()) {
-                case CPU -> new CpuBackend(model, maxBatch);
+                case CPU -> new CpuBackend(model, maxBatch, options.cpu());
                 case CUDA -> CudaBackend.open(model, maxBatch, options.cuda());
                 case AUTO -> {
                     String problem = CudaRuntime.problem();
@@ -124,7 +133,7 @@ public final class Detector implements AutoCloseable {
                         fallbackReported = true;
                         System.err.println("argus: backend auto: using the CPU, CUDA is not usable: " + problem);
                     }
-                    yield new CpuBackend(model, maxBatch);
+                    yield new CpuBackend(model, maxBatch, options.cpu());
                 }
             };
         }

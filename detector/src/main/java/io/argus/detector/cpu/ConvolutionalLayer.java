@@ -4,44 +4,44 @@ import static org.bytedeco.dnnl.global.dnnl.*;
 
 import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ConvolutionalSpec;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import org.bytedeco.dnnl.dnnl_memory;
 import org.bytedeco.dnnl.dnnl_memory_desc;
 import org.bytedeco.dnnl.dnnl_primitive_desc;
-import org.bytedeco.dnnl.dnnl_stream;
+import org.bytedeco.javacpp.Pointer;
 
 /**
- * [convolutional] on the CPU: one oneDNN direct convolution (JIT AVX-512/AVX2, all cores) per batch size, over NCHW
- * buffers, with batch norm folded into the weights and bias + activation fused as a post-op, so each output element
- * is written once. Weights are reordered once into the layout the kernel prefers.
+ * [convolutional] on the CPU: one oneDNN convolution per batch size over channels-last buffers, with batch norm
+ * folded into the weights and bias + activation fused as a post-op, so each output element is written once. Which of
+ * oneDNN's implementations runs is measured at first use ({@link ConvolutionTuner}); its weights are reordered once
+ * into the layout (and type: BF16) that implementation reads.
  */
 final class ConvolutionalLayer implements CpuLayer {
     private final ConvolutionalSpec spec;
     private final LayerOutput input;
     private final LayerOutput output;
-    private final NativeFloats weights;   // Darknet order: [filters][c/groups][ky][kx], BN folded
-    private final NativeFloats bias;
-    private final dnnl_stream stream;
-    private final Scratchpad scratch;
+    private final NativeFloats weights;   // Darknet order: [filters][c/groups][ky][kx], BN folded, FP32
+    private final NativeFloats bias;      // FP32 in every precision
+    private final LayerContext context;
     private final Dnnl.Resources resources = new Dnnl.Resources();
-    private final Variant[] variants;     // per batch size, built on first use
-    private final java.util.List<NativeFloats> reordered = new java.util.ArrayList<>();
-
-    /** The primitive for one batch size with its memories bound. */
-    private record Variant(Dnnl.Primitive conv) {}
+    private final Dnnl.Primitive[] variants;               // per batch size, built on first use
+    private final ConvolutionTuner.Choice[] choices;
 
     ConvolutionalLayer(ConvolutionalSpec spec, ConvWeights params, LayerOutput input, LayerOutput output,
-                       int maxBatch, dnnl_stream stream, Scratchpad scratch) {
+                       int maxBatch, LayerContext context) {
         this.spec = spec;
         this.input = input;
-        this.stream = stream;
-        this.scratch = scratch;
         this.output = output;
+        this.context = context;
         float[][] folded = params.folded();
         this.weights = new NativeFloats(folded[0].length);
         this.weights.copyFrom(folded[0]);
         this.bias = new NativeFloats(folded[1].length);
         this.bias.copyFrom(folded[1]);
-        this.variants = new Variant[maxBatch + 1];
+        this.variants = new Dnnl.Primitive[maxBatch + 1];
+        this.choices = new ConvolutionTuner.Choice[maxBatch + 1];
     }
 
     @Override
@@ -49,60 +49,128 @@ final class ConvolutionalLayer implements CpuLayer {
 
     @Override
     public void forward(int n) {
-        Variant v = variants[n];
+        Dnnl.Primitive v = variants[n];
         if (v == null) v = variants[n] = build(n);
-        v.conv().execute(stream);
+        v.execute(context.stream());
     }
 
-    private Variant build(int n) {
+    /** The implementation chosen for batch size {@code n}; null before the first forward of that size. */
+    ConvolutionTuner.Choice choice(int n) { return choices[n]; }
+
+    ConvolutionalSpec spec() { return spec; }
+
+    private Dnnl.Primitive build(int n) {
+        List<ConvolutionTuner.Candidate> candidates = candidates(n);
+        ConvolutionTuner.Choice choice = context.tuner().choose(shapeKey(n), candidates, c -> time(c, n));
+        choices[n] = choice;
+        return instantiate(choice.candidate(), n, resources, context.scratch());
+    }
+
+    /** E.g. "fp32 b1 ic64 oc64 g1 104x104 k3 s1x1 p1/1/1 leaky": what the choice depends on. */
+    private String shapeKey(int n) {
         var in = spec.input();
-        var out = spec.output();
+        return String.format(Locale.ROOT, "%s b%d ic%d oc%d g%d %dx%d k%d s%dx%d p%d/%d/%d %s", context.precision(), n,
+                in.channels(), spec.filters(), spec.groups(), in.height(), in.width(), spec.size(), spec.strideY(),
+                spec.strideX(), spec.pad(), padBottom(), padRight(), spec.activation().name().toLowerCase(Locale.ROOT));
+    }
+
+    // Darknet pads symmetrically; the right/bottom pad only matters up to what the last window reaches
+    private long padBottom() {
+        return Math.max(0, (spec.output().height() - 1L) * spec.strideY() + spec.size() - spec.input().height() - spec.pad());
+    }
+
+    private long padRight() {
+        return Math.max(0, (spec.output().width() - 1L) * spec.strideX() + spec.size() - spec.input().width() - spec.pad());
+    }
+
+    /** Every implementation oneDNN offers for this layer, direct and (where it has one) Winograd; reference C++ last resort only. */
+    private List<ConvolutionTuner.Candidate> candidates(int n) {
+        List<ConvolutionTuner.Candidate> all = new ArrayList<>();
+        try (Dnnl.Resources r = new Dnnl.Resources()) {
+            for (int algorithm : new int[] {dnnl_convolution_direct, dnnl_convolution_winograd}) {
+                dnnl_primitive_desc pd = describe(algorithm, n, r);
+                if (pd == null) continue;
+                int position = 0;
+                do {
+                    all.add(new ConvolutionTuner.Candidate(algorithm, position++, Dnnl.implementation(pd)));
+                } while (dnnl_primitive_desc_next_impl(pd) == dnnl_success);
+            }
+        }
+        List<ConvolutionTuner.Candidate> fast = all.stream().filter(c -> !c.name().startsWith("ref")).toList();
+        if (all.isEmpty()) throw new IllegalStateException("oneDNN has no convolution for layer " + spec.index()
+                + " (line " + spec.line() + ")");
+        return fast.isEmpty() ? all : fast;
+    }
+
+    /** The primitive descriptor of {@code algorithm} at oneDNN's first implementation, or null when it has none. */
+    private dnnl_primitive_desc describe(int algorithm, int n, Dnnl.Resources r) {
         int g = spec.groups();
         long k = spec.size();
-        dnnl_memory_desc src = resources.desc(new long[] {n, in.channels(), in.height(), in.width()}, dnnl_nchw);
-        dnnl_memory_desc dst = resources.desc(new long[] {n, out.channels(), out.height(), out.width()}, dnnl_nchw);
-        dnnl_memory_desc userWeights = g == 1
-                ? resources.desc(new long[] {spec.filters(), spec.groupChannels(), k, k}, dnnl_oihw)
-                : resources.desc(new long[] {g, spec.filters() / g, spec.groupChannels(), k, k}, dnnl_goihw);
         long[] wdims = g == 1 ? new long[] {spec.filters(), spec.groupChannels(), k, k}
                 : new long[] {g, spec.filters() / g, spec.groupChannels(), k, k};
-        dnnl_memory_desc anyWeights = resources.desc(wdims, dnnl_format_tag_any);
-        dnnl_memory_desc b = resources.desc(new long[] {spec.filters()}, dnnl_x);
+        dnnl_memory_desc anyWeights = r.desc(wdims, context.precision().dnnlType, dnnl_format_tag_any);
+        dnnl_memory_desc b = r.desc(new long[] {spec.filters()}, dnnl_f32, dnnl_x);
         long pad = spec.pad();
-        // Darknet pads symmetrically; the right/bottom pad only matters up to what the last window reaches
-        long padR = Math.max(0, (out.height() - 1L) * spec.strideY() + k - in.height() - pad);
-        long padB = Math.max(0, (out.width() - 1L) * spec.strideX() + k - in.width() - pad);
         dnnl_primitive_desc pd = new dnnl_primitive_desc();
-        Dnnl.check(dnnl_convolution_forward_primitive_desc_create(pd, Dnnl.engine(), dnnl_forward_inference,
-                dnnl_convolution_direct, src, anyWeights, b, dst, new long[] {spec.strideY(), spec.strideX()},
-                new long[] {0, 0}, new long[] {pad, pad}, new long[] {padR, padB},
-                resources.attr(spec.activation())), "convolution layer " + spec.index());
-        Dnnl.Primitive conv = resources.primitive(pd, scratch, DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS, DNNL_ARG_DST);
-        dnnl_memory_desc kernelWeights = conv.query(dnnl_query_weights_md);
-        dnnl_memory wmem = resources.memory(userWeights, weights.pointer());
-        if (dnnl_memory_desc_equal(kernelWeights, userWeights) == 0) {
-            NativeFloats blocked = new NativeFloats(dnnl_memory_desc_get_size(kernelWeights) / 4);
-            reordered.add(blocked);
-            dnnl_memory to = resources.memory(kernelWeights, blocked.pointer());
-            dnnl_primitive_desc rpd = new dnnl_primitive_desc();
-            Dnnl.check(dnnl_reorder_primitive_desc_create(rpd, userWeights, Dnnl.engine(), kernelWeights,
-                    Dnnl.engine(), resources.attr(io.argus.detector.darknet.Activation.LINEAR)), "weights reorder");
-            Dnnl.Primitive reorder = resources.primitive(rpd, scratch, DNNL_ARG_FROM, DNNL_ARG_TO);
-            reorder.arg(DNNL_ARG_FROM, wmem).arg(DNNL_ARG_TO, to).execute(stream);
-            Dnnl.check(dnnl_stream_wait(stream), "stream_wait");
-            wmem = to;
+        int status = dnnl_convolution_forward_primitive_desc_create(pd, Dnnl.engine(), dnnl_forward_inference,
+                algorithm, input.desc(r, n), anyWeights, b, output.desc(r, n), new long[] {spec.strideY(), spec.strideX()},
+                new long[] {0, 0}, new long[] {pad, pad}, new long[] {padBottom(), padRight()}, r.attr(spec.activation()));
+        if (status != dnnl_success) {
+            if (algorithm == dnnl_convolution_direct) Dnnl.check(status, "convolution layer " + spec.index() + " (line " + spec.line() + ")");
+            return null;
         }
-        conv.arg(DNNL_ARG_SRC, resources.memory(src, input.pointer(n)))
+        r.own(pd);
+        return pd;
+    }
+
+    /** {@code c} as a primitive in {@code r}: weights reordered for it, inputs and outputs bound. */
+    private Dnnl.Primitive instantiate(ConvolutionTuner.Candidate c, int n, Dnnl.Resources r, Scratchpad scratch) {
+        dnnl_primitive_desc pd = describe(c.algorithm(), n, r);
+        for (int i = 0; i < c.position(); i++) {
+            Dnnl.check(dnnl_primitive_desc_next_impl(pd), "next convolution implementation of layer " + spec.index());
+        }
+        r.disown(pd);   // the primitive takes it over below
+        Dnnl.Primitive conv = r.primitive(pd, scratch, DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS, DNNL_ARG_DST);
+        int g = spec.groups();
+        long k = spec.size();
+        dnnl_memory_desc userWeights = g == 1
+                ? r.desc(new long[] {spec.filters(), spec.groupChannels(), k, k}, dnnl_oihw)
+                : r.desc(new long[] {g, spec.filters() / g, spec.groupChannels(), k, k}, dnnl_goihw);
+        dnnl_memory_desc kernelWeights = conv.query(dnnl_query_weights_md);
+        dnnl_memory wmem = r.memory(userWeights, weights.pointer());
+        if (dnnl_memory_desc_equal(kernelWeights, userWeights) == 0) {
+            Pointer blocked = r.bytes(dnnl_memory_desc_get_size(kernelWeights));
+            r.reorder(userWeights, weights.pointer(), kernelWeights, blocked, scratch).execute(context.stream());
+            Dnnl.check(dnnl_stream_wait(context.stream()), "stream_wait");
+            wmem = r.memory(kernelWeights, blocked);
+        }
+        dnnl_memory_desc b = r.desc(new long[] {spec.filters()}, dnnl_f32, dnnl_x);
+        return conv.arg(DNNL_ARG_SRC, r.memory(input.desc(r, n), input.pointer()))
                 .arg(DNNL_ARG_WEIGHTS, wmem)
-                .arg(DNNL_ARG_BIAS, resources.memory(b, bias.pointer()))
-                .arg(DNNL_ARG_DST, resources.memory(dst, output.pointer(n)));
-        return new Variant(conv);
+                .arg(DNNL_ARG_BIAS, r.memory(b, bias.pointer()))
+                .arg(DNNL_ARG_DST, r.memory(output.desc(r, n), output.pointer()));
+    }
+
+    /** The best of a few runs of {@code c} on the real buffers, in ms; NaN when it cannot run. */
+    private double time(ConvolutionTuner.Candidate c, int n) {
+        try (Dnnl.Resources r = new Dnnl.Resources(); Scratchpad s = new Scratchpad()) {
+            Dnnl.Primitive p = instantiate(c, n, r, s);
+            double best = Double.POSITIVE_INFINITY;
+            for (int run = 0; run < 4; run++) {   // the first run pays page faults and JIT: not counted
+                long t = System.nanoTime();
+                p.execute(context.stream());
+                Dnnl.check(dnnl_stream_wait(context.stream()), "stream_wait");
+                if (run > 0) best = Math.min(best, (System.nanoTime() - t) / 1e6);
+            }
+            return best;
+        } catch (RuntimeException e) {
+            return Double.NaN;
+        }
     }
 
     @Override
     public void close() {
         resources.close();
-        for (NativeFloats r : reordered) r.close();
         weights.close();
         bias.close();
     }

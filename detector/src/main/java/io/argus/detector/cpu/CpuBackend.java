@@ -17,7 +17,7 @@ import java.nio.FloatBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The FP32 CPU backend: Darknet pre-processing, {@link CpuNetwork}, decode and NMS on the calling thread. */
+/** The CPU backend (FP32 or BF16, {@link CpuOptions}): Darknet pre-processing, {@link CpuNetwork}, decode and NMS on the calling thread. */
 public final class CpuBackend implements InferenceBackend {
     private final Model model;
     private final CpuNetwork network;
@@ -27,8 +27,12 @@ public final class CpuBackend implements InferenceBackend {
     private int lastBatch;
 
     public CpuBackend(Model model, int maxBatch) {
+        this(model, maxBatch, CpuOptions.DEFAULTS);
+    }
+
+    public CpuBackend(Model model, int maxBatch, CpuOptions options) {
         this.model = model;
-        this.network = new CpuNetwork(model.spec(), model.weights(), maxBatch);
+        this.network = new CpuNetwork(model.spec(), model.weights(), maxBatch, options);
         this.heads = model.spec().yoloLayers();
         this.geometry = new InputGeometry[maxBatch];
     }

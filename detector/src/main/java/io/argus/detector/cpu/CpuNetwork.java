@@ -1,5 +1,8 @@
 package io.argus.detector.cpu;
 
+import static org.bytedeco.dnnl.global.dnnl.dnnl_f32;
+import static org.bytedeco.dnnl.global.dnnl.dnnl_nchw;
+
 import io.argus.detector.darknet.ConvolutionalSpec;
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.MaxPoolSpec;
@@ -16,80 +19,73 @@ import org.bytedeco.dnnl.dnnl_stream;
 import org.bytedeco.dnnl.global.dnnl;
 
 /**
- * A network instantiated on the CPU in FP32 for up to {@code maxBatch} images: every buffer allocated here, once
- * (oneDNN primitives per batch size on first use); {@link #forward(int)} then runs the layers in cfg order.
- * For one image, layers concatenated whole by a [route] write into the route's buffer (no copy).
+ * A network instantiated on the CPU for up to {@code maxBatch} images: every buffer allocated here, once (oneDNN
+ * primitives per batch size on first use); {@link #forward(int)} then runs the layers in cfg order.
+ *
+ * <p>Between layers, activations are channels last (NHWC) in the network's {@link CpuPrecision}. The input is FP32
+ * NCHW as Darknet's (one reorder brings it in) and the [yolo] heads come out FP32 NCHW; everything in between is
+ * oneDNN primitives, so one stream runs the whole network and the Java side touches only the heads.
  */
 public final class CpuNetwork implements AutoCloseable {
     private final NetworkSpec spec;
     private final int maxBatch;
-    private final LayerOutput input;
-    private final dnnl_stream stream;
+    private final CpuOptions options;
+    private final NativeFloats input;                 // NCHW FP32, what callers fill
+    private final LayerOutput inputActivations;       // the same, channels last in the network's precision
     private final Dnnl.Resources resources = new Dnnl.Resources();
     private final Scratchpad scratch = new Scratchpad();
+    private final LayerContext context;
     private final List<LayerOutput> outputs = new ArrayList<>();
     private final List<CpuLayer> layers = new ArrayList<>();
+    private final Dnnl.Primitive[] inputReorders;
     private int lastBatch;
 
     public CpuNetwork(NetworkSpec spec, ModelWeights weights, int maxBatch) {
+        this(spec, weights, maxBatch, CpuOptions.DEFAULTS);
+    }
+
+    public CpuNetwork(NetworkSpec spec, ModelWeights weights, int maxBatch, CpuOptions options) {
         if (maxBatch <= 0) throw new IllegalArgumentException("maxBatch must be positive, got " + maxBatch);
+        options.precision().requireSupport(CpuInfo.current());
         this.spec = spec;
         this.maxBatch = maxBatch;
-        this.input = new LayerOutput((long) maxBatch * spec.inputShape().size());
-        this.stream = resources.stream();
-        for (LayerSpec l : spec.layers()) outputs.add(new LayerOutput((long) maxBatch * l.output().size()));
-        planRoutesInPlace();
+        this.options = options;
+        this.input = new NativeFloats((long) maxBatch * spec.inputShape().size());
+        this.inputActivations = new LayerOutput(spec.inputShape(), maxBatch, options.precision());
+        dnnl_stream stream = resources.stream();
+        this.context = new LayerContext(stream, scratch, options.precision(), new ConvolutionTuner(options));
+        this.inputReorders = new Dnnl.Primitive[maxBatch + 1];
+        for (LayerSpec l : spec.layers()) {
+            outputs.add(l instanceof YoloSpec ? null : new LayerOutput(l.output(), maxBatch, options.precision()));
+        }
         for (LayerSpec l : spec.layers()) layers.add(create(l, weights));
     }
 
-    /**
-     * A [route] without groups concatenates whole outputs: each input produced by a convolution, max pool, upsample
-     * or shortcut, used whole by no other route, writes its single-image result straight into its slice.
-     */
-    private void planRoutesInPlace() {
-        boolean[] aliased = new boolean[spec.layers().size()];
-        for (LayerSpec l : spec.layers()) {
-            if (!(l instanceof RouteSpec r) || r.groups() != 1) continue;
-            long offset = 0;
-            for (int i = 0; i < r.layers().length; i++) {
-                int from = r.layers()[i];
-                LayerSpec producer = spec.layers().get(from);
-                boolean writable = producer instanceof ConvolutionalSpec || producer instanceof MaxPoolSpec
-                        || producer instanceof UpsampleSpec || producer instanceof ShortcutSpec;
-                if (writable && !aliased[from] && occurrences(r.layers(), from) == 1) {
-                    outputs.get(from).aliasInto(outputs.get(r.index()), offset);
-                    aliased[from] = true;
-                }
-                offset += (long) r.channelCount(i) * r.output().plane();
-            }
+    /** The output layer {@code reader} reads from layer {@code index} (-1: the input). */
+    private LayerOutput out(int index, LayerSpec reader) {
+        if (index < 0) return inputActivations;
+        LayerOutput o = outputs.get(index);
+        if (o == null) {
+            throw new IllegalArgumentException("layer " + reader.index() + " (" + reader.kind() + ", line " + reader.line()
+                    + ") reads [yolo] layer " + index + ": the CPU backend keeps [yolo] outputs for the decoder only");
         }
-    }
-
-    private static int occurrences(int[] a, int v) {
-        int c = 0;
-        for (int x : a) if (x == v) c++;
-        return c;
-    }
-
-    private LayerOutput out(int index) {
-        return index < 0 ? input : outputs.get(index);
+        return o;
     }
 
     private CpuLayer create(LayerSpec l, ModelWeights weights) {
-        LayerOutput prev = out(l.index() - 1);
         LayerOutput mine = outputs.get(l.index());
         return switch (l) {
             case ConvolutionalSpec c ->
-                    new ConvolutionalLayer(c, weights.conv(c.index()), prev, mine, maxBatch, stream, scratch);
-            case MaxPoolSpec m -> new MaxPoolLayer(m, prev, mine, maxBatch, stream, scratch);
+                    new ConvolutionalLayer(c, weights.conv(c.index()), out(l.index() - 1, l), mine, maxBatch, context);
+            case MaxPoolSpec m -> new MaxPoolLayer(m, out(l.index() - 1, l), mine, maxBatch, context);
             case RouteSpec r -> {
                 LayerOutput[] ins = new LayerOutput[r.layers().length];
-                for (int i = 0; i < ins.length; i++) ins[i] = out(r.layers()[i]);
-                yield new RouteLayer(r, ins, mine);
+                for (int i = 0; i < ins.length; i++) ins[i] = out(r.layers()[i], l);
+                yield new RouteLayer(r, ins, mine, maxBatch, context);
             }
-            case ShortcutSpec s -> new ShortcutLayer(s, prev, out(s.from()), mine, maxBatch, stream, scratch);
-            case UpsampleSpec u -> new UpsampleLayer(u, prev, mine);
-            case YoloSpec y -> new YoloLayer(y, prev, mine);
+            case ShortcutSpec s -> new ShortcutLayer(s, out(l.index() - 1, l), out(s.from(), l), mine, maxBatch, context);
+            case UpsampleSpec u -> new UpsampleLayer(u, out(l.index() - 1, l), mine, maxBatch, context);
+            case YoloSpec y -> new YoloLayer(y, out(l.index() - 1, l), maxBatch, context);
         };
     }
 
@@ -97,14 +93,28 @@ public final class CpuNetwork implements AutoCloseable {
 
     public int maxBatch() { return maxBatch; }
 
-    /** The batch input, NCHW planar RGB in [0,1]; image i starts at i x inputShape().size(). */
-    public FloatBuffer input() { return input.own().buffer(); }
+    public CpuOptions options() { return options; }
+
+    /** The batch input, NCHW planar RGB in [0,1] (FP32 in every precision); image i starts at i x inputShape().size(). */
+    public FloatBuffer input() { return input.buffer(); }
 
     public void forward(int n) {
         check(n);
+        bringInput(n);
         for (int i = 0; i < layers.size(); i++) layers.get(i).forward(n);   // index loop: no Iterator per frame
-        Dnnl.check(dnnl.dnnl_stream_wait(stream), "stream_wait");
+        Dnnl.check(dnnl.dnnl_stream_wait(context.stream()), "stream_wait");
         lastBatch = n;
+    }
+
+    private void bringInput(int n) {
+        Dnnl.Primitive p = inputReorders[n];
+        if (p == null) {
+            var s = spec.inputShape();
+            p = inputReorders[n] = resources.reorder(
+                    resources.desc(new long[] {n, s.channels(), s.height(), s.width()}, dnnl_f32, dnnl_nchw), input.pointer(),
+                    inputActivations.desc(resources, n), inputActivations.pointer(), scratch);
+        }
+        p.execute(context.stream());
     }
 
     /**
@@ -113,11 +123,12 @@ public final class CpuNetwork implements AutoCloseable {
      */
     public long[] forwardTimed(int n) {
         check(n);
+        bringInput(n);
         long[] ns = new long[layers.size()];
         for (int i = 0; i < layers.size(); i++) {
             long t = System.nanoTime();
             layers.get(i).forward(n);
-            Dnnl.check(dnnl.dnnl_stream_wait(stream), "stream_wait");
+            Dnnl.check(dnnl.dnnl_stream_wait(context.stream()), "stream_wait");
             ns[i] = System.nanoTime() - t;
         }
         lastBatch = n;
@@ -129,39 +140,63 @@ public final class CpuNetwork implements AutoCloseable {
     }
 
     /**
-     * Output of layer {@code index} after {@code forward(n)}: image i starts at {@code outputOffset(index, n)} + i x
-     * the layer's output size.
-     */
-    public FloatBuffer output(int index, int n) { return outputs.get(index).buffer(n); }
-
-    public int outputOffset(int index, int n) { return outputs.get(index).offset(n); }
-
-    /**
-     * A copy of layer {@code index}'s output for image {@code image} of the last forward pass, wherever it lives (for
-     * tests and tools; allocates).
+     * A copy of layer {@code index}'s output for image {@code image} of the last forward pass, FP32 in Darknet's NCHW
+     * order whatever the precision (for tests and tools; allocates).
      */
     public float[] outputImage(int index, int image) {
         if (image < 0 || image >= lastBatch) throw new IndexOutOfBoundsException("image " + image + " of " + lastBatch);
-        int size = spec.layers().get(index).output().size();
+        LayerSpec l = spec.layers().get(index);
+        int size = l.output().size();
         float[] out = new float[size];
-        outputs.get(index).buffer(lastBatch).get(outputs.get(index).offset(lastBatch) + image * size, out);
+        if (layers.get(index) instanceof YoloLayer y) {
+            y.head().get(image * size, out);
+            return out;
+        }
+        LayerOutput o = outputs.get(index);
+        try (Dnnl.Resources r = new Dnnl.Resources(); Scratchpad temporary = new Scratchpad();
+             NativeFloats nchw = new NativeFloats((long) lastBatch * size)) {
+            var s = l.output();
+            r.reorder(o.desc(r, lastBatch), o.pointer(),
+                    r.desc(new long[] {lastBatch, s.channels(), s.height(), s.width()}, dnnl_f32, dnnl_nchw), nchw.pointer(), temporary)
+                    .execute(context.stream());
+            Dnnl.check(dnnl.dnnl_stream_wait(context.stream()), "stream_wait");
+            nchw.buffer().get(image * size, out);
+        }
         return out;
     }
 
-    /** Output of a layer that no route writes in place ([yolo] heads, for one): image i at i x output size. */
+    /** A [yolo] layer's output after the last forward, FP32 NCHW: image i at i x the layer's output size. */
     public FloatBuffer output(int index) {
-        LayerSpec l = spec.layers().get(index);
-        if (outputs.get(index).aliasedAt(1)) {
-            throw new IllegalStateException("layer " + index + " (" + l.kind() + ") lives in a route's buffer for one "
-                    + "image: use output(index, n) and outputOffset(index, n)");
+        if (!(layers.get(index) instanceof YoloLayer y)) {
+            LayerSpec l = spec.layers().get(index);
+            throw new IllegalArgumentException("layer " + index + " is a " + l.kind() + ": output(index) gives [yolo] "
+                    + "heads; use outputImage(index, image) for any layer");
         }
-        return outputs.get(index).own().buffer();
+        return y.head();
+    }
+
+    /** One convolution's implementation for batch size {@code n}, as chosen (null before its first forward). */
+    public record ConvolutionChoice(int layer, String shape, String implementation, boolean fromCache,
+                                    java.util.Map<String, Double> timesMs) {}
+
+    /** The implementation every convolution runs at batch size {@code n} (after a forward of that size). */
+    public List<ConvolutionChoice> convolutionChoices(int n) {
+        List<ConvolutionChoice> out = new ArrayList<>();
+        for (CpuLayer l : layers) {
+            if (!(l instanceof ConvolutionalLayer c) || c.choice(n) == null) continue;
+            ConvolutionalSpec s = c.spec();
+            String shape = s.size() + "x" + s.size() + "/" + s.strideX() + (s.groups() > 1 ? " g" + s.groups() : "");
+            ConvolutionTuner.Choice ch = c.choice(n);
+            out.add(new ConvolutionChoice(s.index(), shape, ch.candidate().key(), ch.fromCache(), ch.timesMs()));
+        }
+        return out;
     }
 
     @Override
     public void close() {
         for (CpuLayer l : layers) l.close();
-        for (LayerOutput o : outputs) o.close();
+        for (LayerOutput o : outputs) if (o != null) o.close();
+        inputActivations.close();
         input.close();
         scratch.close();
         resources.close();

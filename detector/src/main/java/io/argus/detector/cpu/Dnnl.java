@@ -49,11 +49,29 @@ final class Dnnl {
             return s;
         }
 
-        dnnl_memory_desc desc(long[] dims, int tag) {
+        dnnl_memory_desc desc(long[] dims, int tag) { return desc(dims, dnnl_f32, tag); }
+
+        dnnl_memory_desc desc(long[] dims, int dataType, int tag) {
             dnnl_memory_desc d = new dnnl_memory_desc();
-            check(dnnl_memory_desc_create_with_tag(d, dims.length, dims, dnnl_f32, tag), "memory_desc_create");
+            check(dnnl_memory_desc_create_with_tag(d, dims.length, dims, dataType, tag), "memory_desc_create");
             owned.add(d);
             return d;
+        }
+
+        /** The part of {@code parent} of size {@code dims} starting at {@code offsets} (e.g. a channel slice). */
+        dnnl_memory_desc submemory(dnnl_memory_desc parent, long[] dims, long[] offsets) {
+            dnnl_memory_desc d = new dnnl_memory_desc();
+            check(dnnl_memory_desc_create_submemory(d, parent, dims, offsets), "memory_desc_create_submemory");
+            owned.add(d);
+            return d;
+        }
+
+        /** A reorder (layout and/or type conversion) from {@code from} to {@code to}, its memories bound. */
+        Primitive reorder(dnnl_memory_desc fromDesc, Pointer from, dnnl_memory_desc toDesc, Pointer to, Scratchpad scratch) {
+            dnnl_primitive_desc pd = new dnnl_primitive_desc();
+            check(dnnl_reorder_primitive_desc_create(pd, fromDesc, engine(), toDesc, engine(), attr(Activation.LINEAR)), "reorder");
+            return primitive(pd, scratch, DNNL_ARG_FROM, DNNL_ARG_TO)
+                    .arg(DNNL_ARG_FROM, memory(fromDesc, from)).arg(DNNL_ARG_TO, memory(toDesc, to));
         }
 
         dnnl_memory_desc strided(long[] dims, long[] strides) {
@@ -61,6 +79,25 @@ final class Dnnl {
             check(dnnl_memory_desc_create_with_strides(d, dims.length, dims, dnnl_f32, strides), "memory_desc_strides");
             owned.add(d);
             return d;
+        }
+
+        /** From now on {@code o} (a primitive descriptor, ...) is destroyed with these resources. */
+        void own(Object o) { owned.add(o); }
+
+        /** {@code o} is no longer destroyed here (another owner took it). */
+        void disown(Object o) { owned.remove(o); }
+
+        /** {@code bytes} of native memory, 64-byte aligned, freed with these resources. */
+        Pointer bytes(long bytes) {
+            org.bytedeco.javacpp.BytePointer b = new org.bytedeco.javacpp.BytePointer(bytes + 64);
+            if (b.isNull()) throw new OutOfMemoryError("cannot allocate " + bytes + " native bytes");
+            owned.add(b);
+            long start = b.address() + (64 - b.address() % 64) % 64;
+            return new Pointer() {
+                {
+                    address = start;
+                }
+            };
         }
 
         /** A memory over {@code handle} (ours, not oneDNN's); its layout is {@code desc}. */
@@ -115,6 +152,22 @@ final class Dnnl {
             }
             owned.clear();
         }
+    }
+
+    /** oneDNN's name for the implementation {@code pd} stands on, e.g. "brg_conv_fwd:avx512_core". */
+    static String implementation(dnnl_primitive_desc pd) {
+        try (org.bytedeco.javacpp.PointerPointer<org.bytedeco.javacpp.BytePointer> out = new org.bytedeco.javacpp.PointerPointer<>(1)) {
+            check(dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, out), "query impl_info_str");
+            return out.getString(0);
+        }
+    }
+
+    /** "direct" or "winograd" for a {@code dnnl_convolution_*} algorithm. */
+    static String algorithmName(int algorithm) {
+        if (algorithm == dnnl_convolution_direct) return "direct";
+        if (algorithm == dnnl_convolution_winograd) return "winograd";
+        if (algorithm == dnnl_convolution_auto) return "auto";
+        return "algorithm " + algorithm;
     }
 
     /** Darknet activations as oneDNN eltwise post-ops (leaky = relu with slope 0.1, swish with alpha 1). */

@@ -1,47 +1,56 @@
 package io.argus.detector.cpu;
 
-import java.nio.FloatBuffer;
+import static org.bytedeco.dnnl.global.dnnl.dnnl_nhwc;
+
+import io.argus.detector.darknet.Shape;
+import org.bytedeco.dnnl.dnnl_memory_desc;
+import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.Pointer;
 
 /**
- * Where a layer's output lives for a given batch size. Normally its own buffer (maxBatch images, NCHW). For a single
- * image, a layer whose whole output a [route] concatenates writes straight into its slice of the route's buffer, so
- * the route copies nothing; every reader asks here and finds it.
+ * A layer's output for up to maxBatch images: channels last (NHWC) in the network's precision, one native buffer.
+ * Channels last is the layout oneDNN's fastest convolutions (brgemm, AMX) read and write directly: in NCHW every
+ * convolution was wrapped in two reorders (ncsp). Image i starts at i x {@link #imageBytes()}.
  */
 final class LayerOutput implements AutoCloseable {
-    private final NativeFloats own;
-    private LayerOutput aliasTarget;
-    private long aliasOffset;
+    private static final int ALIGN = 64;
+    private final Shape shape;
+    private final CpuPrecision precision;
+    private final BytePointer memory;
+    private final Pointer aligned;
 
-    LayerOutput(long floats) {
-        this.own = new NativeFloats(floats);
+    LayerOutput(Shape shape, int maxBatch, CpuPrecision precision) {
+        this.shape = shape;
+        this.precision = precision;
+        long bytes = (long) maxBatch * imageBytes();
+        this.memory = new BytePointer(bytes + ALIGN);
+        if (memory.isNull()) throw new OutOfMemoryError("cannot allocate " + bytes + " native bytes for a layer output");
+        memory.zero();
+        long skip = (ALIGN - memory.address() % ALIGN) % ALIGN;
+        long start = memory.address() + skip;
+        this.aligned = new Pointer() {
+            {
+                address = start;
+            }
+        };
     }
 
-    /** From now on, batch-1 results live in {@code route}'s buffer at {@code offset} floats. */
-    void aliasInto(LayerOutput route, long offset) {
-        if (route.aliasTarget != null) throw new IllegalStateException("alias chains are not supported");
-        this.aliasTarget = route;
-        this.aliasOffset = offset;
+    Shape shape() { return shape; }
+
+    CpuPrecision precision() { return precision; }
+
+    long imageBytes() { return (long) shape.size() * precision.bytes; }
+
+    /** Image 0; oneDNN memories are bound to it once. */
+    Pointer pointer() { return aligned; }
+
+    /** The layout of the first {@code n} images: NHWC in the network's type (dims in oneDNN's N, C, H, W order). */
+    dnnl_memory_desc desc(Dnnl.Resources r, int n) {
+        return r.desc(dims(n), precision.dnnlType, dnnl_nhwc);
     }
 
-    boolean aliasedAt(int n) { return n == 1 && aliasTarget != null; }
-
-    /** True when, for this batch size, this output already sits in {@code route}'s buffer. */
-    boolean livesIn(LayerOutput route, int n) { return aliasedAt(n) && aliasTarget == route; }
-
-    NativeFloats storage(int n) { return aliasedAt(n) ? aliasTarget.own : own; }
-
-    /** Float index of image 0 in {@link #storage(int)}. */
-    int offset(int n) { return aliasedAt(n) ? (int) aliasOffset : 0; }
-
-    FloatBuffer buffer(int n) { return storage(n).buffer(); }
-
-    /** A pointer to image 0, for binding native memories once (allocates a small Java object). */
-    Pointer pointer(int n) { return storage(n).at(offset(n)); }
-
-    /** The layer's own buffer (batch results; for callers reading outputs after forward(n) use buffer/offset). */
-    NativeFloats own() { return own; }
+    long[] dims(int n) { return new long[] {n, shape.channels(), shape.height(), shape.width()}; }
 
     @Override
-    public void close() { own.close(); }
+    public void close() { memory.close(); }
 }

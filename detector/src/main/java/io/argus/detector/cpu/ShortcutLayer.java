@@ -5,7 +5,6 @@ import static org.bytedeco.dnnl.global.dnnl.*;
 import io.argus.detector.darknet.ShortcutSpec;
 import org.bytedeco.dnnl.dnnl_memory_desc;
 import org.bytedeco.dnnl.dnnl_primitive_desc;
-import org.bytedeco.dnnl.dnnl_stream;
 
 /** [shortcut]: previous output + the output of layer {@code from}, then the activation: one oneDNN binary add. */
 final class ShortcutLayer implements CpuLayer {
@@ -13,18 +12,16 @@ final class ShortcutLayer implements CpuLayer {
     private final LayerOutput previous;
     private final LayerOutput from;
     private final LayerOutput output;
-    private final dnnl_stream stream;
-    private final Scratchpad scratch;
+    private final LayerContext context;
     private final Dnnl.Resources resources = new Dnnl.Resources();
     private final Dnnl.Primitive[] variants;
 
     ShortcutLayer(ShortcutSpec spec, LayerOutput previous, LayerOutput from, LayerOutput output, int maxBatch,
-                  dnnl_stream stream, Scratchpad scratch) {
+                  LayerContext context) {
         this.spec = spec;
         this.previous = previous;
         this.from = from;
-        this.stream = stream;
-        this.scratch = scratch;
+        this.context = context;
         this.output = output;
         this.variants = new Dnnl.Primitive[maxBatch + 1];
     }
@@ -36,19 +33,18 @@ final class ShortcutLayer implements CpuLayer {
     public void forward(int n) {
         Dnnl.Primitive p = variants[n];
         if (p == null) p = variants[n] = build(n);
-        p.execute(stream);
+        p.execute(context.stream());
     }
 
     private Dnnl.Primitive build(int n) {
-        var s = spec.output();
-        dnnl_memory_desc md = resources.desc(new long[] {n, s.channels(), s.height(), s.width()}, dnnl_nchw);
+        dnnl_memory_desc md = output.desc(resources, n);
         dnnl_primitive_desc pd = new dnnl_primitive_desc();
         Dnnl.check(dnnl_binary_primitive_desc_create(pd, Dnnl.engine(), dnnl_binary_add, md, md, md,
                 resources.attr(spec.activation())), "shortcut layer " + spec.index());
-        return resources.primitive(pd, scratch, DNNL_ARG_SRC_0, DNNL_ARG_SRC_1, DNNL_ARG_DST)
-                .arg(DNNL_ARG_SRC_0, resources.memory(md, previous.pointer(n)))
-                .arg(DNNL_ARG_SRC_1, resources.memory(md, from.pointer(n)))
-                .arg(DNNL_ARG_DST, resources.memory(md, output.pointer(n)));
+        return resources.primitive(pd, context.scratch(), DNNL_ARG_SRC_0, DNNL_ARG_SRC_1, DNNL_ARG_DST)
+                .arg(DNNL_ARG_SRC_0, resources.memory(md, previous.pointer()))
+                .arg(DNNL_ARG_SRC_1, resources.memory(md, from.pointer()))
+                .arg(DNNL_ARG_DST, resources.memory(md, output.pointer()));
     }
 
     @Override

@@ -1,36 +1,56 @@
 package io.argus.detector.cpu;
 
+import static org.bytedeco.dnnl.global.dnnl.dnnl_f32;
+import static org.bytedeco.dnnl.global.dnnl.dnnl_nchw;
+
 import io.argus.detector.darknet.Activation;
 import io.argus.detector.darknet.YoloSpec;
 import java.nio.FloatBuffer;
 
 /**
  * [yolo] forward as Darknet: logistic on x, y, objectness and classes (not with new_coords, where the previous
- * convolution already applied it), then x, y scaled by scale_x_y around 0.5. w, h stay raw.
+ * convolution already applied it), then x, y scaled by scale_x_y around 0.5. w, h stay raw. The head is first
+ * reordered into Darknet's layout in FP32 (NCHW: [anchor][entry][y][x]), where the decoder reads it.
  */
 final class YoloLayer implements CpuLayer {
     private final YoloSpec spec;
     private final LayerOutput input;
-    private final LayerOutput output;
+    private final NativeFloats head;     // maxBatch x the head, NCHW FP32
+    private final LayerContext context;
+    private final Dnnl.Resources resources = new Dnnl.Resources();
+    private final Dnnl.Primitive[] variants;
 
-    YoloLayer(YoloSpec spec, LayerOutput input, LayerOutput output) {
+    YoloLayer(YoloSpec spec, LayerOutput input, int maxBatch, LayerContext context) {
         this.spec = spec;
         this.input = input;
-        this.output = output;
+        this.context = context;
+        this.head = new NativeFloats((long) maxBatch * spec.output().size());
+        this.variants = new Dnnl.Primitive[maxBatch + 1];
     }
 
+    /** [yolo] outputs are read by the decoder, never by another layer. */
     @Override
-    public LayerOutput output() { return output; }
+    public LayerOutput output() { return null; }
+
+    /** Image i's head starts at i x the head's size. */
+    FloatBuffer head() { return head.buffer(); }
 
     @Override
     public void forward(int n) {
-        FloatBuffer in = input.buffer(n);
-        FloatBuffer out = output.buffer(n);   // [yolo] outputs are never aliased: offset 0
+        Dnnl.Primitive toNchw = variants[n];
+        if (toNchw == null) {
+            var s = spec.output();
+            toNchw = variants[n] = resources.reorder(input.desc(resources, n), input.pointer(),
+                    resources.desc(new long[] {n, s.channels(), s.height(), s.width()}, dnnl_f32, dnnl_nchw), head.pointer(),
+                    context.scratch());
+        }
+        toNchw.execute(context.stream());
+        Dnnl.check(org.bytedeco.dnnl.global.dnnl.dnnl_stream_wait(context.stream()), "stream_wait");
+        FloatBuffer out = head.buffer();
         int plane = spec.output().plane();
         int entries = spec.entries();
         float scale = spec.scaleXY();
         float shift = -0.5f * (scale - 1);
-        out.put(0, in, input.offset(n), n * spec.output().size());
         for (int b = 0; b < n; b++) {
             for (int a = 0; a < spec.anchorsPerCell(); a++) {
                 int base = b * spec.output().size() + a * entries * plane;
@@ -46,5 +66,11 @@ final class YoloLayer implements CpuLayer {
                 }
             }
         }
+    }
+
+    @Override
+    public void close() {
+        resources.close();
+        head.close();
     }
 }

@@ -3,7 +3,11 @@ package io.argus.pipeline.cli;
 import io.argus.detector.BgrImage;
 import io.argus.detector.Model;
 import io.argus.detector.bench.CudaBench;
+import io.argus.detector.cpu.CpuInfo;
 import io.argus.detector.cpu.CpuNetwork;
+import io.argus.detector.cpu.CpuOptions;
+import io.argus.detector.cpu.CpuPrecision;
+import io.argus.detector.cpu.OneDnnInfo;
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.post.Preprocess;
 import io.argus.gpu.CudaRuntime;
@@ -44,9 +48,20 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--batch", defaultValue = "1", split = ",", description = "batch sizes, e.g. 1,8")
     int[] batches;
 
-    @Option(names = "--vs", description = "peer timed in the same run: opencv, onnxruntime (our exported model in "
-            + "onnxruntime-node, scripts/onnxruntime) or darknet")
-    String vs;
+    @Option(names = "--vs", split = ",", description = "peers timed in the same run: opencv, onnxruntime (our exported "
+            + "model in onnxruntime-node, scripts/onnxruntime), darknet; several: opencv,onnxruntime")
+    List<String> vs;
+
+    @Option(names = "--precision", defaultValue = "fp32", split = ",",
+            description = "cpu: fp32 (default), bf16 (AVX512_BF16 or AMX), or several: fp32,bf16")
+    List<String> precisions;
+
+    @Option(names = "--no-tune", description = "cpu: oneDNN's first choice of convolution instead of timing each")
+    boolean noTune;
+
+    @Option(names = "--tuning-dir", description = "cpu: where convolution choices are kept per CPU "
+            + "(default: $XDG_CACHE_HOME/argus/cpu-tuning, as argus run's cacheDir)")
+    Path tuningDir;
 
     @Option(names = "--seconds", defaultValue = "5", description = "minimum timed seconds per side and batch")
     double seconds;
@@ -67,42 +82,88 @@ final class BenchCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--backend " + backend + ": expected cpu or cuda");
         }
         Model m = model.load(false);
+        List<CpuPrecision> kinds = precisions.stream().map(CpuPrecision::parse).toList();
+        List<String> peers = vs == null ? List.of() : vs.stream().map(v -> v.strip().toLowerCase(Locale.ROOT)).toList();
+        for (String p : peers) {
+            if (!List.of("opencv", "onnxruntime", "darknet").contains(p)) {
+                throw new IllegalArgumentException("--vs " + p + ": expected opencv, onnxruntime or darknet");
+            }
+        }
+        CpuInfo cpu = CpuInfo.current();
+        System.out.println("cpu: " + cpu.describe() + ", " + Runtime.getRuntime().availableProcessors() + " threads; ISA "
+                + String.join(" ", cpu.relevantFlags()) + "; " + OneDnnInfo.describe());
         System.out.println("model: " + m.spec() + (model.weights == null ? ", random weights (seed " + model.seed + ")" : ""));
         Path weightsFile = model.weights;
-        if (vs != null && weightsFile == null) {
+        if (!peers.isEmpty() && weightsFile == null) {
             weightsFile = Files.createTempFile("argus-bench", ".weights");
             weightsFile.toFile().deleteOnExit();
             WeightsFile.write(weightsFile, m.spec(), m.weights());
         }
         Path img = image != null ? image : ProjectPaths.sample("dog.jpg");
         BgrImage picture = BgrImage.read(img);
-        double lastRatio = Double.NaN;
+        Path tuning = tuningDir != null ? tuningDir : defaultTuningDir();
+        List<String> ratios = new ArrayList<>();
         for (int batch : batches) {
-            try (CpuNetwork net = new CpuNetwork(m.spec(), m.weights(), batch)) {
-                Preprocess pre = new Preprocess();
-                int size = m.spec().inputShape().size();
-                for (int i = 0; i < batch; i++) {
-                    pre.into(picture, m.spec().net().width(), m.spec().net().height(), m.spec().net().letterBox(),
-                            net.input(), i * size);
+            java.util.Map<CpuPrecision, Double> ours = new java.util.LinkedHashMap<>();
+            for (CpuPrecision precision : kinds) {
+                try (CpuNetwork net = new CpuNetwork(m.spec(), m.weights(), batch, new CpuOptions(precision, !noTune, tuning))) {
+                    fill(net, m, picture, batch);
+                    ours.put(precision, time("argus-" + precision, batch, net::forward));
+                    printChoices(net, batch);
                 }
-                double ours = time("argus-cpu", batch, net::forward);
-                if (vs == null) continue;
-                try (Peer peer = peer(vs, m, weightsFile, img, net, batch)) {
-                    double theirs = switch (peer) {
-                        case DarknetPeer d -> timeDarknet(d, batch);
-                        case OnnxRuntimePeer o -> timeOnnxRuntime(o, batch);
-                        default -> time(peer.name(), batch, peer::forward);
-                    };
-                    lastRatio = ours / theirs;
-                    System.out.printf(Locale.ROOT, "batch %d: ours %.2f ms/image, %s %.2f ms/image%n", batch, ours,
-                            peer.name(), theirs);
+            }
+            if (peers.isEmpty()) continue;
+            try (CpuNetwork net = new CpuNetwork(m.spec(), m.weights(), batch)) {   // the peers' input tensor
+                fill(net, m, picture, batch);
+                for (String name : peers) {
+                    try (Peer peer = peer(name, m, weightsFile, img, net, batch)) {
+                        double theirs = switch (peer) {
+                            case DarknetPeer d -> timeDarknet(d, batch);
+                            case OnnxRuntimePeer o -> timeOnnxRuntime(o, batch);
+                            default -> time(peer.name(), batch, peer::forward);
+                        };
+                        for (var e : ours.entrySet()) {
+                            ratios.add(String.format(Locale.ROOT, "batch %d: ratio ours(%s)/%s = %.3f (%.2f vs %.2f ms/image)",
+                                    batch, e.getKey(), name, e.getValue() / theirs, e.getValue(), theirs));
+                        }
+                    }
                 }
             }
         }
         String rss = peakRss();
         if (rss != null) System.out.println("peak RSS of this process (VmHWM): " + rss);
-        if (vs != null) System.out.printf(Locale.ROOT, "ratio ours/%s = %.3f%n", vs, lastRatio);
+        ratios.forEach(System.out::println);
         return 0;
+    }
+
+    private static void fill(CpuNetwork net, Model m, BgrImage picture, int batch) {
+        Preprocess pre = new Preprocess();
+        int size = m.spec().inputShape().size();
+        for (int i = 0; i < batch; i++) {
+            pre.into(picture, m.spec().net().width(), m.spec().net().height(), m.spec().net().letterBox(), net.input(), i * size);
+        }
+    }
+
+    /** $XDG_CACHE_HOME/argus/cpu-tuning (~/.cache/argus/cpu-tuning): where argus run keeps it with the default cacheDir. */
+    static Path defaultTuningDir() {
+        String xdg = System.getenv().getOrDefault("XDG_CACHE_HOME", System.getProperty("user.home") + "/.cache");
+        return Path.of(xdg, "argus", "cpu-tuning");
+    }
+
+    /** Which implementation each kind of convolution runs, e.g. "conv 3x3/1: 12 x direct|brg_conv_fwd:avx512_core". */
+    private static void printChoices(CpuNetwork net, int batch) {
+        java.util.Map<String, java.util.Map<String, Integer>> byShape = new java.util.TreeMap<>();
+        int timed = 0;
+        for (CpuNetwork.ConvolutionChoice c : net.convolutionChoices(batch)) {
+            byShape.computeIfAbsent(c.shape(), k -> new java.util.TreeMap<>()).merge(c.implementation(), 1, Integer::sum);
+            if (!c.timesMs().isEmpty()) timed++;
+        }
+        for (var e : byShape.entrySet()) {
+            StringBuilder line = new StringBuilder("  conv " + e.getKey() + ":");
+            e.getValue().forEach((impl, count) -> line.append(' ').append(count).append(" x ").append(impl).append(';'));
+            System.out.println(line.substring(0, line.length() - 1));
+        }
+        System.out.println("  (" + timed + " convolutions timed now, the rest from the tuning cache or with one candidate)");
     }
 
     /** Linux' high-water mark of resident memory, e.g. "812345 kB"; null elsewhere. */

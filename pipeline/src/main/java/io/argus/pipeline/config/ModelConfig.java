@@ -2,6 +2,7 @@ package io.argus.pipeline.config;
 
 import io.argus.detector.DetectParams;
 import io.argus.detector.Detector;
+import io.argus.detector.cpu.CpuOptions;
 import io.argus.detector.cuda.CudaOptions;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -18,10 +19,11 @@ import java.util.regex.Pattern;
  * @param maxDetections at most this many boxes per frame, the most confident (bounds message size)
  * @param cuda    the GPU it runs on and how ({@code cuda:}, see {@link CudaSections#inference}); used when the backend
  *                is cuda, or auto and CUDA is usable
+ * @param cpu     precision and convolution tuning on the CPU ({@code cpu:}, see {@link CpuSection})
  */
 public record ModelConfig(String id, Path cfg, Path weights, Path names, int width, int height, long seed,
                           String version, Detector.Backend backend, int maxBatch, int maxWaitMs, float threshold,
-                          float nms, int maxDetections, CudaOptions cuda) {
+                          float nms, int maxDetections, CudaOptions cuda, CpuOptions cpu) {
     static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
 
     static ModelConfig read(ConfigNode n) {
@@ -46,13 +48,14 @@ public record ModelConfig(String id, Path cfg, Path weights, Path names, int wid
         double nms = n.number("nms", 0.45, 0, 1);
         int maxDetections = n.integer("maxDetections", 100, 1, 100_000);
         CudaOptions cuda = CudaSections.inference(n.child("cuda"));
+        CpuOptions cpu = CpuSection.read(n.child("cpu"));
         n.finish();
         return new ModelConfig(id, cfg, weights, names, width, height, seed, version == null || version.isBlank() ? null : version,
-                Detector.Backend.valueOf(backend.toUpperCase(Locale.ROOT)), maxBatch, maxWaitMs, (float) threshold, (float) nms, maxDetections, cuda);
+                Detector.Backend.valueOf(backend.toUpperCase(Locale.ROOT)), maxBatch, maxWaitMs, (float) threshold, (float) nms, maxDetections, cuda, cpu);
     }
 
     /** How this model's detector is opened (at start and for every hot swap): backend, batch, thresholds, GPU. */
     public Detector.Options detectorOptions() {
-        return new Detector.Options(backend, maxBatch, new DetectParams(threshold, nms, null), cuda);
+        return new Detector.Options(backend, maxBatch, new DetectParams(threshold, nms, null), cuda, cpu);
     }
 }

@@ -1,11 +1,8 @@
 package io.argus.pipeline.doctor;
 
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
+import io.argus.detector.cpu.CpuInfo;
+import io.argus.detector.cpu.OneDnnInfo;
 import java.util.List;
-import org.bytedeco.dnnl.dnnl_version_t;
-import org.bytedeco.dnnl.global.dnnl;
-import org.bytedeco.javacpp.Loader;
 
 /**
  * The CPU: model (name, family/model/stepping), cores, the ISA extensions that decide inference speed, and the ISA
@@ -37,31 +34,11 @@ final class CpuCheck implements Check {
         return List.of(Finding.ok(name(), found));
     }
 
-    /** oneDNN's version and effective ISA, e.g. "oneDNN 3.11.0 uses avx512_core_bf16". */
     static String oneDnn() {
         try {
-            Loader.load(dnnl.class);
-            dnnl_version_t v = dnnl.dnnl_version();
-            return "oneDNN " + v.major() + "." + v.minor() + "." + v.patch() + " uses " + isaName(dnnl.dnnl_get_effective_cpu_isa());
+            return OneDnnInfo.describe();
         } catch (Throwable e) {
             return "oneDNN cannot be loaded (" + Doctor.describe(e) + ")";
         }
-    }
-
-    /** The name of a {@code dnnl_cpu_isa_*} value (the constants are read from the presets, not copied). */
-    static String isaName(int value) {
-        String best = null;
-        for (Field f : dnnl.class.getFields()) {
-            if (!Modifier.isStatic(f.getModifiers()) || f.getType() != int.class || !f.getName().startsWith("dnnl_cpu_isa_")) continue;
-            try {
-                if (f.getInt(null) == value) {
-                    String n = f.getName().substring("dnnl_cpu_isa_".length());
-                    if (best == null || n.length() < best.length()) best = n;
-                }
-            } catch (IllegalAccessException e) {
-                // not a constant we can read
-            }
-        }
-        return best != null ? best : "ISA 0x" + Integer.toHexString(value);
     }
 }

@@ -1,5 +1,6 @@
 package io.argus.pipeline.doctor;
 
+import io.argus.detector.cpu.CpuInfo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -61,7 +61,7 @@ class HotSwapTest {
         Path models = TestMedia.home().resolve("config/models");
         ModelConfig config = new ModelConfig(MODEL, models.resolve("demo.cfg"), models.resolve("demo.weights"),
                 models.resolve("demo.names"), 0, 0, 1, null, Detector.Backend.CPU, 2, 0, 0.25f, 0.45f, 100,
-                io.argus.detector.cuda.CudaOptions.defaults());
+                io.argus.detector.cuda.CudaOptions.defaults(), io.argus.detector.cpu.CpuOptions.DEFAULTS);
         Snapshots snapshots = new Snapshots(new SnapshotSettings(0, 0, 75), vertx.eventBus());
         verticle = new InferenceVerticle(config, snapshots, new ArgusMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)));
         vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);

@@ -1,4 +1,4 @@
-package io.argus.pipeline.doctor;
+package io.argus.detector.cpu;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -13,16 +13,16 @@ import java.util.TreeSet;
  *
  * @param processors number of "processor" entries (logical CPUs of the host, not of this process' cgroup)
  */
-record CpuInfo(String modelName, String family, String model, String stepping, int processors, Set<String> flags) {
+public record CpuInfo(String modelName, String family, String model, String stepping, int processors, Set<String> flags) {
     /** The ISA extensions oneDNN's fast kernels use, in the order of their generations. */
-    static final List<String> MATTERS = List.of("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "avx512_fp16",
+    public static final List<String> MATTERS = List.of("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "avx512_fp16",
             "amx_tile", "amx_bf16", "amx_int8");
 
-    static CpuInfo read() throws IOException {
+    public static CpuInfo read() throws IOException {
         return parse(Files.readString(Path.of("/proc/cpuinfo")));
     }
 
-    static CpuInfo parse(String cpuinfo) {
+    public static CpuInfo parse(String cpuinfo) {
         String name = null, family = null, model = null, stepping = null;
         Set<String> flags = new TreeSet<>();
         int processors = 0;
@@ -46,7 +46,22 @@ record CpuInfo(String modelName, String family, String model, String stepping, i
     }
 
     /** The flags of {@link #MATTERS} this CPU has. */
-    List<String> relevantFlags() {
+    public List<String> relevantFlags() {
         return MATTERS.stream().filter(flags::contains).toList();
     }
+
+    /** This machine's CPU, or an "unknown" one where /proc/cpuinfo cannot be read (not Linux). */
+    public static CpuInfo current() {
+        try {
+            return read();
+        } catch (IOException | RuntimeException e) {
+            return new CpuInfo("unknown CPU", "?", "?", "?", Runtime.getRuntime().availableProcessors(), Set.of());
+        }
+    }
+
+    /** BF16 arithmetic in hardware: AVX512_BF16 (Zen 4, Cooper Lake and later) or AMX-BF16 (Sapphire Rapids and later). */
+    public boolean hasBf16() { return flags.contains("avx512_bf16") || flags.contains("amx_bf16"); }
+
+    /** E.g. "AMD EPYC 9R14 96-Core Processor (family 25 model 17)". */
+    public String describe() { return modelName + " (family " + family + " model " + model + ")"; }
 }

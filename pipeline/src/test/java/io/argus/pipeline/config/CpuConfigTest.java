@@ -1,0 +1,61 @@
+package io.argus.pipeline.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.argus.detector.cpu.CpuOptions;
+import io.argus.detector.cpu.CpuPrecision;
+import io.argus.pipeline.testing.TestConfig;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code models[].cpu}: precision, tuning and its cache read into {@link CpuOptions}, and what the detector opens with. */
+class CpuConfigTest {
+    @TempDir
+    Path tmp;
+
+    ArgusConfig read(Consumer<JsonObject> edit, Map<String, String> env) throws Exception {
+        JsonObject json = TestConfig.base();
+        edit.accept(json);
+        return ArgusConfig.read(tmp.resolve("x.yaml"), json, env);
+    }
+
+    static JsonObject model(JsonObject json) { return json.getJsonArray("models").getJsonObject(0); }
+
+    @Test
+    void defaultsThenSettingsThenEnvironment() throws Exception {
+        CpuOptions d = read(j -> {}, Map.of()).models().get(0).cpu();
+        assertEquals(CpuPrecision.FP32, d.precision());
+        assertTrue(d.tune());
+        assertTrue(d.tuningDir().endsWith(Path.of("argus", "cpu-tuning")), d.tuningDir().toString());
+
+        ModelConfig m = read(j -> model(j).put("cpu", new JsonObject().put("precision", "BF16").put("tune", false)
+                .put("tuningCache", "tuning")), Map.of()).models().get(0);
+        assertEquals(new CpuOptions(CpuPrecision.BF16, false, tmp.resolve("tuning")), m.cpu());
+        assertEquals(m.cpu(), m.detectorOptions().cpu(), "what InferenceWorker and a hot swap open the detector with");
+
+        CpuOptions env = read(j -> {}, Map.of("ARGUS_MODELS_0_CPU_PRECISION", "bf16", "ARGUS_MODELS_0_CPU_TUNING_CACHE", "off"))
+                .models().get(0).cpu();
+        assertEquals(CpuPrecision.BF16, env.precision());
+        assertEquals(null, env.tuningDir());
+    }
+
+    @Test
+    void badValuesNameTheKey() {
+        ConfigException int8 = assertThrows(ConfigException.class,
+                () -> read(j -> model(j).put("cpu", new JsonObject().put("precision", "int8")), Map.of()));
+        assertEquals("models[0].cpu.precision", int8.key());
+        assertTrue(int8.getMessage().contains("int8 is not available yet"), int8.getMessage());
+        ConfigException fp16 = assertThrows(ConfigException.class,
+                () -> read(j -> model(j).put("cpu", new JsonObject().put("precision", "fp16")), Map.of()));
+        assertEquals("models[0].cpu.precision: expected fp32 or bf16, found \"fp16\"", fp16.getMessage());
+        ConfigException typo = assertThrows(ConfigException.class,
+                () -> read(j -> model(j).put("cpu", new JsonObject().put("precission", "bf16")), Map.of()));
+        assertEquals("models[0].cpu.precission", typo.key());
+    }
+}
