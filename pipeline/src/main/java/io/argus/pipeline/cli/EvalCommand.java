@@ -1,6 +1,8 @@
 package io.argus.pipeline.cli;
 
 import io.argus.detector.Model;
+import io.argus.detector.cpu.CpuOptions;
+import io.argus.detector.cpu.CpuPrecision;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.trainer.data.DataFile;
@@ -46,6 +48,9 @@ final class EvalCommand implements Callable<Integer> {
     @Option(names = "--batch", defaultValue = "8", description = "images per forward pass (default ${DEFAULT-VALUE})")
     int batch;
 
+    @Option(names = "--precision", defaultValue = "fp32", description = "CPU precision: fp32 (default) or bf16")
+    String precision;
+
     @Override
     public Integer call() {
         List<String> missing = new ArrayList<>();
@@ -71,7 +76,8 @@ final class EvalCommand implements Callable<Integer> {
         }
         Model model = new Model(spec, WeightsFile.read(weights, spec), names);
         Dataset valid = Dataset.fromList(d.requireValid(), d.classes());
-        Evaluator.Result r = Evaluator.evaluate(model, valid, batch);
+        Evaluator.Result r = Evaluator.evaluate(model, valid, batch,
+                CpuOptions.DEFAULTS.withPrecision(CpuPrecision.parse(precision)));
         System.out.printf(Locale.ROOT, "%d images, %d objects, %d detections (confidence >= %s, NMS %s)%n", r.images(),
                 r.truths(), r.detections(), Evaluator.THRESHOLD, Evaluator.NMS);
         for (int c = 0; c < names.size(); c++) {

@@ -6,6 +6,7 @@ import io.argus.detector.DetectParams;
 import io.argus.detector.Detection;
 import io.argus.detector.Model;
 import io.argus.detector.cpu.CpuBackend;
+import io.argus.detector.cpu.CpuOptions;
 import io.argus.trainer.data.Dataset;
 import io.argus.trainer.loss.Truth;
 import java.util.ArrayList;
@@ -29,15 +30,25 @@ public final class Evaluator {
     private Evaluator() {}
 
     public static Result evaluate(Model model, Dataset data, int batch) {
-        return evaluate(model, data.size(), data::image, i -> data.sample(i).truths(), batch);
+        return evaluate(model, data, batch, CpuOptions.DEFAULTS);
+    }
+
+    /** With the CPU backend in {@code cpu}'s precision (to measure what BF16 costs in mAP). */
+    public static Result evaluate(Model model, Dataset data, int batch, CpuOptions cpu) {
+        return evaluate(model, data.size(), data::image, i -> data.sample(i).truths(), batch, cpu);
     }
 
     /** Scores {@code count} images given by index, with their objects relative to each image. */
     public static Result evaluate(Model model, int count, IntFunction<BgrImage> image,
                                   IntFunction<List<Truth>> truths, int batch) {
+        return evaluate(model, count, image, truths, batch, CpuOptions.DEFAULTS);
+    }
+
+    public static Result evaluate(Model model, int count, IntFunction<BgrImage> image,
+                                  IntFunction<List<Truth>> truths, int batch, CpuOptions cpu) {
         MeanAveragePrecision map = new MeanAveragePrecision(model.spec().classes());
         int detections = 0;
-        try (CpuBackend backend = new CpuBackend(model, batch)) {
+        try (CpuBackend backend = new CpuBackend(model, batch, cpu)) {
             DetectParams params = new DetectParams(THRESHOLD, NMS, null);
             for (int start = 0; start < count; start += batch) {
                 int end = Math.min(count, start + batch);

@@ -1,0 +1,92 @@
+package io.argus.detector.cpu;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.detector.darknet.WeightsInit;
+import io.argus.detector.testing.ProjectFiles;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Choices by timing: the fastest candidate wins, a choice is written per CPU and read back by the next network
+ * (another process in real use: a fresh tuner reads the file), an entry naming an implementation oneDNN no longer
+ * offers is timed again, and tuning off takes oneDNN's first choice.
+ */
+class ConvolutionTunerTest {
+    @TempDir
+    Path dir;
+
+    static final List<ConvolutionTuner.Candidate> THREE = List.of(
+            new ConvolutionTuner.Candidate(org.bytedeco.dnnl.global.dnnl.dnnl_convolution_direct, 0, "brg_conv_fwd:avx512_core"),
+            new ConvolutionTuner.Candidate(org.bytedeco.dnnl.global.dnnl.dnnl_convolution_direct, 1, "jit:avx512_core"),
+            new ConvolutionTuner.Candidate(org.bytedeco.dnnl.global.dnnl.dnnl_convolution_direct, 2, "gemm:jit"));
+
+    @Test
+    void theFastestWinsAndIsRemembered() throws Exception {
+        Map<String, Double> ms = Map.of("brg_conv_fwd:avx512_core", 2.0, "jit:avx512_core", 1.5, "gemm:jit", Double.NaN);
+        ConvolutionTuner tuner = new ConvolutionTuner(new CpuOptions(CpuPrecision.FP32, true, dir));
+        String key = "test-" + System.nanoTime();
+        ConvolutionTuner.Choice c = tuner.choose(key, THREE, x -> ms.get(x.name()));
+        assertEquals("jit:avx512_core", c.candidate().name());
+        assertFalse(c.fromCache());
+        assertEquals(3, c.timesMs().size());
+
+        List<Path> files;
+        try (var s = Files.list(dir)) {
+            files = s.toList();
+        }
+        assertEquals(1, files.size(), "one file per CPU");
+        assertTrue(files.get(0).getFileName().toString().contains("-f" + CpuInfo.current().family() + "-m" + CpuInfo.current().model()),
+                files.get(0).toString());
+        Properties p = new Properties();
+        try (var in = Files.newInputStream(files.get(0))) {
+            p.load(in);
+        }
+        assertEquals("direct|jit:avx512_core", p.getProperty(key));
+
+        ConvolutionTuner.Choice again = new ConvolutionTuner(new CpuOptions(CpuPrecision.FP32, true, dir))
+                .choose(key, THREE, x -> { throw new AssertionError("timed again"); });
+        assertEquals("jit:avx512_core", again.candidate().name());
+        assertTrue(again.fromCache());
+
+        // oneDNN no longer offers the remembered one: time again
+        List<ConvolutionTuner.Candidate> withoutIt = List.of(THREE.get(0), THREE.get(2));
+        ConvolutionTuner.Choice retimed = tuner.choose(key, withoutIt, x -> x.name().equals("gemm:jit") ? 1.0 : 3.0);
+        assertEquals("gemm:jit", retimed.candidate().name());
+        assertFalse(retimed.fromCache());
+    }
+
+    @Test
+    void withoutTuningOneDnnsFirstChoice() {
+        ConvolutionTuner tuner = new ConvolutionTuner(new CpuOptions(CpuPrecision.FP32, false, null));
+        assertEquals("brg_conv_fwd:avx512_core", tuner.choose("k", THREE, x -> { throw new AssertionError("timed"); }).candidate().name());
+    }
+
+    @Test
+    void aSecondNetworkReadsTheChoicesOfTheFirst() {
+        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg("yolov3-tiny"), 96, 64);
+        CpuOptions options = new CpuOptions(CpuPrecision.FP32, true, dir);
+        float[] first;
+        try (CpuNetwork net = new CpuNetwork(spec, WeightsInit.darknet(spec, 3), 1, options)) {
+            net.forward(1);
+            first = net.outputImage(spec.yoloLayers().get(0).index(), 0);
+        }
+        try (CpuNetwork net = new CpuNetwork(spec, WeightsInit.darknet(spec, 3), 1, options)) {
+            net.forward(1);
+            for (var c : net.convolutionChoices(1)) {
+                assertTrue(c.fromCache() || c.timesMs().isEmpty(), "layer " + c.layer() + " was timed again: " + c);
+            }
+            float[] second = net.outputImage(spec.yoloLayers().get(0).index(), 0);
+            assertEquals(first.length, second.length);
+            for (int i = 0; i < first.length; i++) assertEquals(first[i], second[i], 1e-4f * Math.max(1, Math.abs(first[i])));
+        }
+    }
+}
