@@ -13,7 +13,8 @@ P=fp32
 grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo && P=fp32,bf16
 run() { echo "### $*  (load $(cut -d' ' -f1-3 /proc/loadavg))"; "$@" 2>&1 | grep -v '^WARNING'; echo; }
 {
-  lscpu | grep -E '^(Model name|CPU family|Model|Flags):' | sed 's/^Flags:.*\(avx512\|avx2\)/Flags: ... &/' | cut -c1-200
+  lscpu | grep -E '^(Model name|CPU family|Model):'
+  echo "ISA: $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|fma|avx512f|avx512_vnni|avx512_bf16|avx512_fp16|amx_bf16|amx_int8)$' | xargs)"
   for r in $(seq "${REPEATS:-3}"); do
     echo "=== repeat $r"
     run $A bench --backend cpu --cfg $C/yolov4-tiny.cfg --width 416 --height 416 --batch 1 --precision $P --vs opencv,onnxruntime --seconds 10

@@ -4,7 +4,8 @@
 //   node run.mjs MODEL.onnx INPUT.f32 N C H W OUTDIR [RUNS] [WARMUP]
 //
 // INPUT.f32: N*C*H*W little-endian float32 values (NCHW). Writes OUTDIR/<output name>.f32 for every graph output
-// (after the last run) and prints one line per output, `output NAME D1xD2x...`, then `ms T1 T2 ...` (each timed
+// (after the last run; an int64 output, e.g. NonMaxSuppression's, converted to float32) and prints one line per
+// output, `output NAME D1xD2x...` (a dimension of 0 prints as 0), then `ms T1 T2 ...` (each timed
 // run's wall time) and `threads N` (the processors ONNX Runtime may use).
 // RUNS (default 1) timed runs follow WARMUP (default 0) untimed ones.
 import * as ort from 'onnxruntime-node';
@@ -40,7 +41,8 @@ for (let i = 0; i < runs; i++) {
 mkdirSync(outDir, { recursive: true });
 for (const name of session.outputNames) {
   const t = results[name];
-  writeFileSync(join(outDir, `${name}.f32`), Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength));
+  const values = t.type === 'int64' ? Float32Array.from(t.data, Number) : t.data;
+  writeFileSync(join(outDir, `${name}.f32`), Buffer.from(values.buffer, values.byteOffset, values.byteLength));
   console.log(`output ${name} ${t.dims.join('x')}`);
 }
 console.log(`ms ${ms.map((t) => t.toFixed(3)).join(' ')}`);

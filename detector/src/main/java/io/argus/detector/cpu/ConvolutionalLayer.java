@@ -60,10 +60,13 @@ final class ConvolutionalLayer implements CpuLayer {
     ConvolutionalSpec spec() { return spec; }
 
     private Dnnl.Primitive build(int n) {
-        List<ConvolutionTuner.Candidate> candidates = candidates(n);
-        ConvolutionTuner.Choice choice = context.tuner().choose(shapeKey(n), candidates, c -> time(c, n));
-        choices[n] = choice;
-        return instantiate(choice.candidate(), n, resources, context.scratch());
+        try (Dnnl.Resources listed = new Dnnl.Resources()) {
+            java.util.Map<ConvolutionTuner.Candidate, dnnl_primitive_desc> candidates = candidates(n, listed);
+            ConvolutionTuner.Choice choice = context.tuner().choose(shapeKey(n), List.copyOf(candidates.keySet()),
+                    c -> time(c, candidates.get(c), n));
+            choices[n] = choice;
+            return instantiate(choice.candidate(), candidates.get(choice.candidate()), n, resources, context.scratch());
+        }
     }
 
     /** E.g. "fp32 b1 ic64 oc64 g1 104x104 k3 s1x1 p1/1/1 leaky": what the choice depends on. */
@@ -83,22 +86,28 @@ final class ConvolutionalLayer implements CpuLayer {
         return Math.max(0, (spec.output().width() - 1L) * spec.strideX() + spec.size() - spec.input().width() - spec.pad());
     }
 
-    /** Every implementation oneDNN offers for this layer, direct and (where it has one) Winograd; reference C++ last resort only. */
-    private List<ConvolutionTuner.Candidate> candidates(int n) {
-        List<ConvolutionTuner.Candidate> all = new ArrayList<>();
-        try (Dnnl.Resources r = new Dnnl.Resources()) {
-            for (int algorithm : new int[] {dnnl_convolution_direct, dnnl_convolution_winograd}) {
-                dnnl_primitive_desc pd = describe(algorithm, n, r);
-                if (pd == null) continue;
-                int position = 0;
-                do {
-                    all.add(new ConvolutionTuner.Candidate(algorithm, position++, Dnnl.implementation(pd)));
-                } while (dnnl_primitive_desc_next_impl(pd) == dnnl_success);
-            }
+    /**
+     * Every implementation oneDNN offers for this layer, direct and (where it has one) Winograd, each as its own copy
+     * of the primitive descriptor (in {@code r}), since oneDNN's list is walked by changing one descriptor in place.
+     * Reference C++ implementations only when nothing else exists.
+     */
+    private java.util.Map<ConvolutionTuner.Candidate, dnnl_primitive_desc> candidates(int n, Dnnl.Resources r) {
+        java.util.Map<ConvolutionTuner.Candidate, dnnl_primitive_desc> all = new java.util.LinkedHashMap<>();
+        for (int algorithm : new int[] {dnnl_convolution_direct, dnnl_convolution_winograd}) {
+            dnnl_primitive_desc pd = describe(algorithm, n, r);
+            if (pd == null) continue;
+            int position = 0;
+            do {
+                dnnl_primitive_desc copy = new dnnl_primitive_desc();
+                Dnnl.check(dnnl_primitive_desc_clone(copy, pd), "primitive_desc_clone");
+                r.own(copy);
+                all.put(new ConvolutionTuner.Candidate(algorithm, position++, Dnnl.implementation(copy)), copy);
+            } while (dnnl_primitive_desc_next_impl(pd) == dnnl_success);
         }
-        List<ConvolutionTuner.Candidate> fast = all.stream().filter(c -> !c.name().startsWith("ref")).toList();
         if (all.isEmpty()) throw new IllegalStateException("oneDNN has no convolution for layer " + spec.index()
                 + " (line " + spec.line() + ")");
+        java.util.Map<ConvolutionTuner.Candidate, dnnl_primitive_desc> fast = new java.util.LinkedHashMap<>(all);
+        fast.keySet().removeIf(c -> c.name().startsWith("ref"));
         return fast.isEmpty() ? all : fast;
     }
 
@@ -123,14 +132,16 @@ final class ConvolutionalLayer implements CpuLayer {
         return pd;
     }
 
-    /** {@code c} as a primitive in {@code r}: weights reordered for it, inputs and outputs bound. */
-    private Dnnl.Primitive instantiate(ConvolutionTuner.Candidate c, int n, Dnnl.Resources r, Scratchpad scratch) {
-        dnnl_primitive_desc pd = describe(c.algorithm(), n, r);
-        for (int i = 0; i < c.position(); i++) {
-            Dnnl.check(dnnl_primitive_desc_next_impl(pd), "next convolution implementation of layer " + spec.index());
-        }
-        r.disown(pd);   // the primitive takes it over below
+    /** Candidate {@code c} (its descriptor {@code listed}) as a primitive in {@code r}: weights reordered for it, buffers bound. */
+    private Dnnl.Primitive instantiate(ConvolutionTuner.Candidate c, dnnl_primitive_desc listed, int n, Dnnl.Resources r,
+                                       Scratchpad scratch) {
+        dnnl_primitive_desc pd = new dnnl_primitive_desc();
+        Dnnl.check(dnnl_primitive_desc_clone(pd, listed), "primitive_desc_clone");
         Dnnl.Primitive conv = r.primitive(pd, scratch, DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS, DNNL_ARG_DST);
+        String running = conv.implementation();
+        if (!running.equals(c.name())) {
+            throw new IllegalStateException("layer " + spec.index() + ": asked oneDNN for " + c.name() + ", it built " + running);
+        }
         int g = spec.groups();
         long k = spec.size();
         dnnl_memory_desc userWeights = g == 1
@@ -152,9 +163,9 @@ final class ConvolutionalLayer implements CpuLayer {
     }
 
     /** The best of a few runs of {@code c} on the real buffers, in ms; NaN when it cannot run. */
-    private double time(ConvolutionTuner.Candidate c, int n) {
+    private double time(ConvolutionTuner.Candidate c, dnnl_primitive_desc listed, int n) {
         try (Dnnl.Resources r = new Dnnl.Resources(); Scratchpad s = new Scratchpad()) {
-            Dnnl.Primitive p = instantiate(c, n, r, s);
+            Dnnl.Primitive p = instantiate(c, listed, n, r, s);
             double best = Double.POSITIVE_INFINITY;
             for (int run = 0; run < 4; run++) {   // the first run pays page faults and JIT: not counted
                 long t = System.nanoTime();

@@ -209,6 +209,13 @@ final class Dnnl {
             check(dnnl_primitive_execute(primitive, stream, count, args), "execute");
         }
 
+        /** The implementation this primitive runs, as oneDNN names it. */
+        String implementation() {
+            dnnl_primitive_desc own = new dnnl_primitive_desc();   // owned by the primitive: not destroyed here
+            check(dnnl_primitive_get_primitive_desc(primitive, own), "primitive_get_primitive_desc");
+            return Dnnl.implementation(own);
+        }
+
         dnnl_memory_desc query(int what) {
             return dnnl_primitive_desc_query_md(pd, what, 0);
         }

@@ -32,6 +32,11 @@ import java.util.Locale;
  * </ul>
  * The input is {@code input}: [batch, channels, height, width] FP32, RGB in 0..1, resized or letterboxed as the
  * engine does before its first layer.
+ *
+ * <p>With {@link Decode} the graph also decodes the heads as {@link io.argus.detector.post.YoloBox} does and runs
+ * NonMaxSuppression per class: outputs {@code boxes} [batch, B, 4] (centre x, centre y, width, height in input
+ * pixels), {@code scores} [batch, B, classes] (objectness x class probability) and {@code selected} [K, 3] INT64
+ * (batch index, class, box index) of the boxes kept.
  */
 public final class OnnxExport {
     private final NetworkSpec spec;
@@ -39,6 +44,19 @@ public final class OnnxExport {
     private final OnnxGraph graph;
     /** Each layer's output tensor name. */
     private final String[] outputs;
+
+    /**
+     * Decoding and NMS inside the graph: a box of a class is kept when its score is above {@code threshold} and no
+     * higher-scoring box of that class overlaps it by IoU above {@code iou}; at most {@code maxPerClass} per class
+     * and image.
+     */
+    public record Decode(float threshold, float iou, long maxPerClass) {
+        public Decode {
+            if (!(threshold >= 0 && threshold < 1)) throw new IllegalArgumentException("threshold must be in 0..1, got " + threshold);
+            if (!(iou > 0 && iou <= 1)) throw new IllegalArgumentException("NMS IoU must be in (0, 1], got " + iou);
+            if (maxPerClass <= 0) throw new IllegalArgumentException("maxPerClass must be positive, got " + maxPerClass);
+        }
+    }
 
     private OnnxExport(NetworkSpec spec, ModelWeights weights) {
         this.spec = spec;
@@ -52,12 +70,19 @@ public final class OnnxExport {
      * it does not know fails there already, naming the cfg's file and line.
      */
     public static byte[] export(NetworkSpec spec, ModelWeights weights, String producerVersion) {
+        return export(spec, weights, producerVersion, null);
+    }
+
+    /** As {@link #export(NetworkSpec, ModelWeights, String)}, with decoding and NMS when {@code decode} is not null. */
+    public static byte[] export(NetworkSpec spec, ModelWeights weights, String producerVersion, Decode decode) {
         OnnxExport e = new OnnxExport(spec, weights);
-        e.build();
+        List<String> heads = e.build();
+        if (decode != null) e.decode(heads, decode);
         return e.graph.toBytes(producerVersion, "exported by argus export onnx from " + spec.file());
     }
 
-    private void build() {
+    /** The layers; returns the raw head tensors in cfg order. */
+    private List<String> build() {
         Shape in = spec.inputShape();
         graph.input("input", -1, in.channels(), in.height(), in.width());
         List<String> heads = new ArrayList<>();
@@ -84,6 +109,86 @@ public final class OnnxExport {
         graph.metadata("classes", String.valueOf(spec.classes()));
         graph.metadata("input", in.channels() + "x" + in.height() + "x" + in.width() + " RGB 0..1"
                 + (spec.net().letterBox() ? ", letterboxed" : ", resized"));
+        return heads;
+    }
+
+    /** Every head decoded to boxes and scores, concatenated, then NonMaxSuppression per class. */
+    private void decode(List<String> heads, Decode d) {
+        List<YoloSpec> yolos = spec.yoloLayers();
+        List<String> boxes = new ArrayList<>(), scores = new ArrayList<>();
+        long total = 0;
+        for (int h = 0; h < heads.size(); h++) {
+            String[] bs = decodeHead(yolos.get(h), heads.get(h), "d" + h + "_");
+            boxes.add(bs[0]);
+            scores.add(bs[1]);
+            total += (long) yolos.get(h).anchorsPerCell() * yolos.get(h).output().plane();
+        }
+        String allBoxes = graph.node("Concat", boxes, "boxes", Attribute.of("axis", 1L));
+        String allScores = graph.node("Concat", scores, "scores", Attribute.of("axis", 1L));
+        String perClass = graph.node("Transpose", List.of(allScores), "nms_scores", Attribute.of("perm", new long[] {0, 2, 1}));
+        graph.node("NonMaxSuppression", List.of(allBoxes, perClass, graph.longs("nms_max_per_class", d.maxPerClass()),
+                graph.floats("nms_iou", new float[] {d.iou()}, 1), graph.floats("nms_threshold", new float[] {d.threshold()}, 1)),
+                "selected", Attribute.of("center_point_box", 1L));
+        graph.output("boxes", -1, total, 4);
+        graph.output("scores", -1, total, spec.classes());
+        graph.outputLongs("selected", "selected", 3);
+        graph.metadata("decode", String.format(Locale.ROOT, "boxes: cx, cy, w, h in input pixels; scores: objectness x "
+                + "class; selected: batch, class, box; score > %s, NMS IoU %s, at most %d per class", trim(d.threshold()),
+                trim(d.iou()), d.maxPerClass()));
+    }
+
+    /**
+     * One head as {boxes [N, A*H*W, 4], scores [N, A*H*W, classes]}, box index = anchor x H*W + row x W + column: the
+     * raw [N, A*(5+C), H, W] reshaped to [N, A, 5+C, H*W], entries moved last, then x, y, w, h, objectness and classes
+     * activated as Darknet's [yolo] layer and get_yolo_box do.
+     */
+    private String[] decodeHead(YoloSpec y, String raw, String p) {
+        int a = y.anchorsPerCell(), e = y.entries(), lh = y.output().height(), lw = y.output().width(), hw = lh * lw;
+        int netW = spec.net().width(), netH = spec.net().height();
+        String r1 = graph.node("Reshape", List.of(raw, graph.longs(p + "shape1", 0, a, e, hw)), p + "r1");
+        String t = graph.node("Transpose", List.of(r1), p + "t", Attribute.of("perm", new long[] {0, 1, 3, 2}));
+        String rows = graph.node("Reshape", List.of(t, graph.longs(p + "shape2", 0, (long) a * hw, e)), p + "rows");
+        String xy = slice(rows, 0, 2, p + "xy"), wh = slice(rows, 2, 4, p + "wh");
+        String obj = slice(rows, 4, 5, p + "obj"), cls = slice(rows, 5, e, p + "cls");
+        if (!y.newCoords()) {
+            xy = graph.node("Sigmoid", List.of(xy), p + "xy_sig");
+            obj = graph.node("Sigmoid", List.of(obj), p + "obj_sig");
+            cls = graph.node("Sigmoid", List.of(cls), p + "cls_sig");
+        }
+        float s = y.scaleXY();
+        if (s != 1f) {
+            xy = graph.node("Mul", List.of(xy, graph.floats(p + "scale_xy", new float[] {s})), p + "xy_scaled");
+            xy = graph.node("Add", List.of(xy, graph.floats(p + "shift_xy", new float[] {-0.5f * (s - 1)})), p + "xy_shifted");
+        }
+        float[] grid = new float[a * hw * 2], anchors = new float[a * hw * 2];
+        for (int n = 0; n < a; n++) {
+            for (int cell = 0; cell < hw; cell++) {
+                int i = (n * hw + cell) * 2;
+                grid[i] = cell % lw;
+                grid[i + 1] = cell / lw;
+                anchors[i] = y.anchorWidth(n);
+                anchors[i + 1] = y.anchorHeight(n);
+            }
+        }
+        String centre = graph.node("Add", List.of(xy, graph.floats(p + "grid", grid, (long) a * hw, 2)), p + "centre_cells");
+        centre = graph.node("Mul", List.of(centre, graph.floats(p + "cell_size", new float[] {(float) netW / lw, (float) netH / lh}, 2)),
+                p + "centre");
+        String size;
+        if (y.newCoords()) {
+            String sq = graph.node("Mul", List.of(wh, wh), p + "wh_sq");
+            size = graph.node("Mul", List.of(sq, graph.floats(p + "four", new float[] {4})), p + "wh_4sq");
+        } else {
+            size = graph.node("Exp", List.of(wh), p + "wh_exp");
+        }
+        size = graph.node("Mul", List.of(size, graph.floats(p + "anchors", anchors, (long) a * hw, 2)), p + "size");
+        String box = graph.node("Concat", List.of(centre, size), p + "box", Attribute.of("axis", 2L));
+        String score = graph.node("Mul", List.of(obj, cls), p + "score");
+        return new String[] {box, score};
+    }
+
+    private String slice(String x, long from, long to, String out) {
+        return graph.node("Slice", List.of(x, graph.longs(out + "_starts", from), graph.longs(out + "_ends", to),
+                graph.longs(out + "_axes", 2)), out);
     }
 
     private String convolutional(ConvolutionalSpec c, String input) {

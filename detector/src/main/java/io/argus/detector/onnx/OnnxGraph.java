@@ -90,12 +90,20 @@ public final class OnnxGraph {
 
     /** The graph's FP32 input; a dim of -1 is symbolic, named {@code batch}. */
     public void input(String tensorName, long... dims) {
-        inputs.add(valueInfo(tensorName, dims));
+        inputs.add(valueInfo(tensorName, FLOAT, dims, "batch"));
     }
 
     /** A graph output of FP32 and these dims (-1: symbolic batch). */
     public void output(String tensorName, long... dims) {
-        outputs.add(valueInfo(tensorName, dims));
+        outputs.add(valueInfo(tensorName, FLOAT, dims, "batch"));
+    }
+
+    /** A graph output of INT64 whose first dim is symbolic, named {@code count} (NonMaxSuppression's selections). */
+    public void outputLongs(String tensorName, String count, long... rest) {
+        long[] dims = new long[rest.length + 1];
+        dims[0] = -1;
+        System.arraycopy(rest, 0, dims, 1, rest.length);
+        outputs.add(valueInfo(tensorName, INT64, dims, count));
     }
 
     /** A key-value pair in the model's metadata_props (e.g. the anchors a decoder needs). */
@@ -158,17 +166,17 @@ public final class OnnxGraph {
         });
     }
 
-    private static byte[] valueInfo(String name, long[] dims) {
+    private static byte[] valueInfo(String name, int elementType, long[] dims, String symbolic) {
         byte[] shape = message(out -> {
             for (long d : dims) {
                 out.writeByteArray(1, message(dim -> {
-                    if (d < 0) dim.writeString(2, "batch");
+                    if (d < 0) dim.writeString(2, symbolic);
                     else dim.writeInt64(1, d);
                 }));
             }
         });
         byte[] tensorType = message(out -> {
-            out.writeInt32(1, FLOAT);
+            out.writeInt32(1, elementType);
             out.writeByteArray(2, shape);
         });
         byte[] type = message(out -> out.writeByteArray(1, tensorType));

@@ -93,6 +93,73 @@ class OnnxExportTest {
         }
     }
 
+    static List<String> decodeCfgs() { return List.of("yolov3-tiny", "yolov4", "yolov4-csp"); }
+
+    /**
+     * With decoding and NMS in the graph (plain heads, scale_x_y, new_coords): ONNX Runtime's boxes kept by its
+     * NonMaxSuppression are our detections: each of ours has a selection of its class with IoU >= 0.98 and each
+     * selection one of ours, apart from scores within {@link #MARGIN} of the threshold (rounding may flip them).
+     * Images are the network's size, so input pixels are image pixels.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("decodeCfgs")
+    void decodingAndNmsInTheGraphGiveOurDetections(String name) throws Exception {
+        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), 416, 416);
+        List<BgrImage> images = ProjectFiles.twoSamples(name).stream().map(i -> resized(i, 416, 416)).toList();
+        ModelWeights weights = RandomWeights.calibrated(spec, name.hashCode(), images.get(0), 8);
+        Model model = new Model(spec, weights, Model.readNames(ProjectFiles.cocoNames()));
+        float threshold = 0.25f, iou = 0.45f;
+        Path onnx = tmp.resolve(name + "-nms.onnx");
+        Files.write(onnx, OnnxExport.export(spec, weights, "test", new OnnxExport.Decode(threshold, iou, 1000)));
+        var in = spec.inputShape();
+        try (CpuBackend ours = new CpuBackend(model, images.size())) {
+            List<List<io.argus.detector.Detection>> found = ours.detect(images, new DetectParams(threshold, iou, YoloSpec.NmsKind.DEFAULT));
+            OnnxRuntimeNode.Result theirs = runtime().run(onnx, ours.network().input(), images.size(), in.channels(),
+                    in.height(), in.width(), 1, 0);
+            long boxesPerImage = theirs.dims().get("boxes")[1];
+            float[] boxes = theirs.outputs().get("boxes"), scores = theirs.outputs().get("scores");
+            float[] selected = theirs.outputs().get("selected");
+            assertEquals(3, theirs.dims().get("selected")[1]);
+            int classes = spec.classes();
+            for (int img = 0; img < images.size(); img++) {
+                List<io.argus.detector.Detection> kept = new java.util.ArrayList<>();
+                for (int k = 0; k < selected.length / 3; k++) {
+                    if ((int) selected[3 * k] != img) continue;
+                    int c = (int) selected[3 * k + 1];
+                    long b = (long) selected[3 * k + 2];
+                    int at = (int) ((img * boxesPerImage + b) * 4);
+                    float cx = boxes[at], cy = boxes[at + 1], w = boxes[at + 2], h = boxes[at + 3];
+                    float score = scores[(int) ((img * boxesPerImage + b) * classes + c)];
+                    kept.add(new io.argus.detector.Detection(c, "", score, new io.argus.detector.Box(cx - w / 2, cy - h / 2, w, h)));
+                }
+                List<io.argus.detector.Detection> mine = found.get(img);
+                System.out.printf(Locale.ROOT, "%s image %d: %d detections, ONNX Runtime's NMS kept %d%n", name, img, mine.size(), kept.size());
+                assertTrue(mine.size() >= 3, name + ": the calibrated weights should give some detections, got " + mine.size());
+                for (var d : mine) {
+                    if (d.confidence() < threshold + MARGIN) continue;
+                    assertTrue(kept.stream().anyMatch(k -> k.classId() == d.classId() && k.box().iou(d.box()) >= 0.98),
+                            name + " image " + img + ": ours " + d + " is not among ONNX Runtime's");
+                }
+                for (var k : kept) {
+                    if (k.confidence() < threshold + MARGIN) continue;
+                    assertTrue(mine.stream().anyMatch(d -> d.classId() == k.classId() && d.box().iou(k.box()) >= 0.98),
+                            name + " image " + img + ": ONNX Runtime kept " + k + ", we did not");
+                }
+            }
+        }
+    }
+
+    static final float MARGIN = 0.002f;
+
+    static BgrImage resized(BgrImage image, int w, int h) {
+        java.awt.image.BufferedImage out = new java.awt.image.BufferedImage(w, h, java.awt.image.BufferedImage.TYPE_3BYTE_BGR);
+        java.awt.Graphics2D g = out.createGraphics();
+        g.setRenderingHint(java.awt.RenderingHints.KEY_INTERPOLATION, java.awt.RenderingHints.VALUE_INTERPOLATION_BILINEAR);
+        g.drawImage(image.toBufferedImage(), 0, 0, w, h, null);
+        g.dispose();
+        return BgrImage.fromBufferedImage(out);
+    }
+
     /** A layer kind the engine does not know never reaches the exporter: the cfg fails, naming file, line and kind. */
     @Test
     void anUnsupportedLayerKindIsNamedWithItsLine() {

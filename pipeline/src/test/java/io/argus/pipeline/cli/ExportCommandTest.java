@@ -13,7 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code argus export onnx} from the command line: the file written is the exporter's bytes (OnnxExportTest checks
- * those against ONNX Runtime), a bad cfg is named with its line, and --nms says it is not there yet.
+ * those against ONNX Runtime), with --nms the decoding graph with the thresholds given, a bad cfg is named with its
+ * line, and a bad threshold is refused before anything is written.
  */
 class ExportCommandTest {
     @TempDir
@@ -47,10 +48,27 @@ class ExportCommandTest {
     }
 
     @Test
-    void nmsInsideTheGraphIsNotThereYet() {
+    void nmsAddsDecodingWithTheThresholdsGiven() throws Exception {
+        Path out = tmp.resolve("demo-nms.onnx");
+        Path home = ProjectPaths.home();
+        DetectCommandTest.Result r = DetectCommandTest.argus("export", "onnx", "--cfg",
+                home.resolve("config/models/demo.cfg").toString(), "--weights",
+                home.resolve("config/models/demo.weights").toString(), "--out", out.toString(), "--nms",
+                "--threshold", "0.3", "--nms-iou", "0.5");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("with decoding and NMS: score > 0.3, IoU 0.5, at most 100 per class"), r.out());
+        var model = io.argus.detector.Model.load(home.resolve("config/models/demo.cfg"),
+                home.resolve("config/models/demo.weights"), home.resolve("config/models/demo.names"), 0, 0);
+        assertArrayEquals(OnnxExport.export(model.spec(), model.weights(), "0.1.0", new OnnxExport.Decode(0.3f, 0.5f, 100)),
+                Files.readAllBytes(out));
+    }
+
+    @Test
+    void aBadNmsSettingIsRefusedBeforeWriting() {
         DetectCommandTest.Result r = DetectCommandTest.argus("export", "onnx", "--cfg", "any.cfg", "--out",
-                tmp.resolve("x.onnx").toString(), "--nms");
+                tmp.resolve("x.onnx").toString(), "--nms", "--nms-iou", "0");
         assertEquals(2, r.code());
-        assertTrue(r.err().contains("--nms: decoding and NMS inside the graph are not supported yet"), r.err());
+        assertTrue(r.err().contains("--nms: NMS IoU must be in (0, 1], got 0.0"), r.err());
+        assertFalse(Files.exists(tmp.resolve("x.onnx")));
     }
 }
