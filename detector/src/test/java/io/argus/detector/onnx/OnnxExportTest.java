@@ -130,7 +130,10 @@ class OnnxExportTest {
                     int at = (int) ((img * boxesPerImage + b) * 4);
                     float cx = boxes[at], cy = boxes[at + 1], w = boxes[at + 2], h = boxes[at + 3];
                     float score = scores[(int) ((img * boxesPerImage + b) * classes + c)];
-                    kept.add(new io.argus.detector.Detection(c, "", score, new io.argus.detector.Box(cx - w / 2, cy - h / 2, w, h)));
+                    // the graph's boxes are not clipped; ours are, to the image (here the input's size)
+                    float x0 = Math.max(0, cx - w / 2), y0 = Math.max(0, cy - h / 2);
+                    float x1 = Math.min(in.width(), cx + w / 2), y1 = Math.min(in.height(), cy + h / 2);
+                    kept.add(new io.argus.detector.Detection(c, "", score, new io.argus.detector.Box(x0, y0, x1 - x0, y1 - y0)));
                 }
                 List<io.argus.detector.Detection> mine = found.get(img);
                 System.out.printf(Locale.ROOT, "%s image %d: %d detections, ONNX Runtime's NMS kept %d%n", name, img, mine.size(), kept.size());
