@@ -117,28 +117,25 @@ class ClusterEventsTest {
         }
     }
 
-    private static long maxTrackId(Iterable<JsonObject> messages, String node, long atLeast) {
-        long max = atLeast;
+    /** The track ids in the detection messages of {@code node} seen so far. */
+    private static java.util.stream.LongStream trackIds(Iterable<JsonObject> messages, String node) {
+        java.util.stream.LongStream.Builder ids = java.util.stream.LongStream.builder();
         for (JsonObject m : messages) {
             if (!"detections".equals(m.getString("type")) || !node.equals(m.getString("node"))) continue;
             for (Object o : m.getJsonArray("detections")) {
                 JsonObject t = ((JsonObject) o).getJsonObject("track");
-                if (t != null) max = Math.max(max, t.getLong("id"));
+                if (t != null) ids.add(t.getLong("id"));
             }
         }
-        return max;
+        return ids.build();
+    }
+
+    private static long maxTrackId(Iterable<JsonObject> messages, String node, long atLeast) {
+        return Math.max(atLeast, trackIds(messages, node).max().orElse(atLeast));
     }
 
     private static long minTrackId(Iterable<JsonObject> messages, String node) {
-        long min = Long.MAX_VALUE;
-        for (JsonObject m : messages) {
-            if (!"detections".equals(m.getString("type")) || !node.equals(m.getString("node"))) continue;
-            for (Object o : m.getJsonArray("detections")) {
-                JsonObject t = ((JsonObject) o).getJsonObject("track");
-                if (t != null) min = Math.min(min, t.getLong("id"));
-            }
-        }
-        return min;
+        return trackIds(messages, node).min().orElse(Long.MAX_VALUE);
     }
 
     private static String ownerOf(ClusterNode n) {

@@ -20,9 +20,7 @@ class CpuConfigTest {
     Path tmp;
 
     ArgusConfig read(Consumer<JsonObject> edit, Map<String, String> env) throws Exception {
-        JsonObject json = TestConfig.base();
-        edit.accept(json);
-        return ArgusConfig.read(tmp.resolve("x.yaml"), json, env);
+        return TestConfig.read(tmp, edit, env);
     }
 
     static JsonObject model(JsonObject json) { return json.getJsonArray("models").getJsonObject(0); }

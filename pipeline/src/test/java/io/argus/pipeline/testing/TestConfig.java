@@ -49,4 +49,12 @@ public final class TestConfig {
     public static ArgusConfig read(JsonObject json) throws IOException {
         return ArgusConfig.read(TestMedia.dir().resolve("test.yaml"), json, Map.of());
     }
+
+    /** {@link #base()} edited by {@code edit}, read as the file {@code dir}/x.yaml with environment {@code env}. */
+    public static io.argus.pipeline.config.ArgusConfig read(java.nio.file.Path dir, java.util.function.Consumer<JsonObject> edit,
+                                                           java.util.Map<String, String> env) throws Exception {
+        JsonObject json = base();
+        edit.accept(json);
+        return io.argus.pipeline.config.ArgusConfig.read(dir.resolve("x.yaml"), json, env);
+    }
 }
