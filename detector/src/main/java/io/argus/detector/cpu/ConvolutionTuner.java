@@ -3,7 +3,6 @@ package io.argus.detector.cpu;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -25,8 +24,8 @@ import java.util.function.ToDoubleFunction;
  * process. A choice names the implementation; when oneDNN no longer offers it, the layer is timed again.
  */
 final class ConvolutionTuner {
-    /** One way to run a convolution: the algorithm asked for and the implementation's place in oneDNN's list. */
-    record Candidate(int algorithm, int position, String name) {
+    /** One way to run a convolution: the algorithm asked for and the implementation oneDNN names. */
+    record Candidate(int algorithm, String name) {
         String key() { return Dnnl.algorithmName(algorithm) + "|" + name; }
     }
 
@@ -118,8 +117,6 @@ final class ConvolutionTuner {
             Files.move(tmp, f, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             // the choice still holds for this process; the next one times again
-            System.err.println("argus: cannot write the CPU tuning cache " + f + ": " + e.getMessage());
-        } catch (UncheckedIOException e) {
             System.err.println("argus: cannot write the CPU tuning cache " + f + ": " + e.getMessage());
         }
     }

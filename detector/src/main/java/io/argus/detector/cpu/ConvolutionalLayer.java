@@ -96,12 +96,11 @@ final class ConvolutionalLayer implements CpuLayer {
         for (int algorithm : new int[] {dnnl_convolution_direct, dnnl_convolution_winograd}) {
             dnnl_primitive_desc pd = describe(algorithm, n, r);
             if (pd == null) continue;
-            int position = 0;
             do {
                 dnnl_primitive_desc copy = new dnnl_primitive_desc();
                 Dnnl.check(dnnl_primitive_desc_clone(copy, pd), "primitive_desc_clone");
                 r.own(copy);
-                all.put(new ConvolutionTuner.Candidate(algorithm, position++, Dnnl.implementation(copy)), copy);
+                all.put(new ConvolutionTuner.Candidate(algorithm, Dnnl.implementation(copy)), copy);
             } while (dnnl_primitive_desc_next_impl(pd) == dnnl_success);
         }
         if (all.isEmpty()) throw new IllegalStateException("oneDNN has no convolution for layer " + spec.index()

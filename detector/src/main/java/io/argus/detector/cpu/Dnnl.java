@@ -84,9 +84,6 @@ final class Dnnl {
         /** From now on {@code o} (a primitive descriptor, ...) is destroyed with these resources. */
         void own(Object o) { owned.add(o); }
 
-        /** {@code o} is no longer destroyed here (another owner took it). */
-        void disown(Object o) { owned.remove(o); }
-
         /** {@code bytes} of native memory, 64-byte aligned, freed with these resources. */
         Pointer bytes(long bytes) {
             org.bytedeco.javacpp.BytePointer b = new org.bytedeco.javacpp.BytePointer(bytes + 64);

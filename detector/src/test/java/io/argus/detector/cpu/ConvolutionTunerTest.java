@@ -25,9 +25,9 @@ class ConvolutionTunerTest {
     Path dir;
 
     static final List<ConvolutionTuner.Candidate> THREE = List.of(
-            new ConvolutionTuner.Candidate(org.bytedeco.dnnl.global.dnnl.dnnl_convolution_direct, 0, "brg_conv_fwd:avx512_core"),
-            new ConvolutionTuner.Candidate(org.bytedeco.dnnl.global.dnnl.dnnl_convolution_direct, 1, "jit:avx512_core"),
-            new ConvolutionTuner.Candidate(org.bytedeco.dnnl.global.dnnl.dnnl_convolution_direct, 2, "gemm:jit"));
+            new ConvolutionTuner.Candidate(org.bytedeco.dnnl.global.dnnl.dnnl_convolution_direct, "brg_conv_fwd:avx512_core"),
+            new ConvolutionTuner.Candidate(org.bytedeco.dnnl.global.dnnl.dnnl_convolution_direct, "jit:avx512_core"),
+            new ConvolutionTuner.Candidate(org.bytedeco.dnnl.global.dnnl.dnnl_convolution_direct, "gemm:jit"));
 
     @Test
     void theFastestWinsAndIsRemembered() throws Exception {
