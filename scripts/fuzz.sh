@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Fuzzes every parser of outside input for a short while each (Jazzer, JAZZER_FUZZ=1; each @FuzzTest's maxDuration,
+# 20 s): scripts/test.sh runs it after `mvn verify`, which has built and replayed the seeds and found cases.
+# A finding fails the run; Jazzer writes the input under src/test/resources/.../<Class>Inputs/<method>/, where it
+# is committed with the fix and replays in every later `mvn verify`.
+#   scripts/fuzz.sh [module:Class#method ...]      (default: all of them)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FUZZERS=("$@")
+if [ ${#FUZZERS[@]} -eq 0 ]; then
+  FUZZERS=(
+    detector:DarknetFilesFuzzTest#cfg
+    detector:DarknetFilesFuzzTest#weights
+    detector:DarknetFilesFuzzTest#weightsBody
+    trainer:DatasetFilesFuzzTest#labels
+    trainer:DatasetFilesFuzzTest#dataFile
+    pipeline:OutsideInputFuzzTest#config
+    pipeline:OutsideInputFuzzTest#subscribe
+    pipeline:OutsideInputFuzzTest#sceneRules
+  )
+fi
+failed=()
+for f in "${FUZZERS[@]}"; do
+  module="${f%%:*}" test="${f#*:}"
+  t0=$SECONDS
+  if JAZZER_FUZZ=1 mvn -B -q -o test -pl "$module" -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false \
+       > "$module/target/fuzz-${test//#/-}.log" 2>&1; then
+    echo "fuzz.sh: $test: no finding ($((SECONDS - t0)) s; log $module/target/fuzz-${test//#/-}.log)"
+  else
+    echo "fuzz.sh: $test: FINDING or failure, see $module/target/fuzz-${test//#/-}.log" >&2
+    failed+=("$test")
+  fi
+done
+[ ${#failed[@]} -eq 0 ] || { echo "fuzz.sh: ${#failed[@]} fuzzer(s) failed: ${failed[*]}" >&2; exit 1; }
