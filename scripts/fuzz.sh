@@ -23,7 +23,9 @@ failed=()
 for f in "${FUZZERS[@]}"; do
   module="${f%%:*}" test="${f#*:}"
   t0=$SECONDS
+  # the fuzz tests run in the main test execution here (excluding nothing), the regression-only one is skipped
   if JAZZER_FUZZ=1 mvn -B -q -o test -pl "$module" -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false \
+       -Dsurefire.excludedGroups=nothing -Dargus.fuzz.regression.skip=true \
        > "$module/target/fuzz-${test//#/-}.log" 2>&1; then
     echo "fuzz.sh: $test: no finding ($((SECONDS - t0)) s; log $module/target/fuzz-${test//#/-}.log)"
   else
