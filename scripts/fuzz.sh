@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes every parser of outside input for a short while each (Jazzer, JAZZER_FUZZ=1; each @FuzzTest's maxDuration,
-# 20 s): scripts/test.sh runs it after `mvn verify`, which has built and replayed the seeds and found cases.
+# 20 s), after `mvn verify` has built the tests and replayed the seeds and found cases. Not yet in scripts/test.sh
+# (docs/reliability.md).
 # A finding fails the run; Jazzer writes the input under src/test/resources/.../<Class>Inputs/<method>/, where it
 # is committed with the fix and replays in every later `mvn verify`.
 #   scripts/fuzz.sh [module:Class#method ...]      (default: all of them)
@@ -29,7 +30,8 @@ for f in "${FUZZERS[@]}"; do
        > "$module/target/fuzz-${test//#/-}.log" 2>&1; then
     echo "fuzz.sh: $test: no finding ($((SECONDS - t0)) s; log $module/target/fuzz-${test//#/-}.log)"
   else
-    echo "fuzz.sh: $test: FINDING or failure, see $module/target/fuzz-${test//#/-}.log" >&2
+    echo "fuzz.sh: $test: FINDING or failure, see $module/target/fuzz-${test//#/-}.log; its end:" >&2
+    grep -v -e '^INFO: ' -e 'Unsupported class file' "$module/target/fuzz-${test//#/-}.log" | tail -40 >&2
     failed+=("$test")
   fi
 done
