@@ -24,7 +24,11 @@ class ClearMotTest {
      */
     @Test
     void handWorkedTwoObjectsFiveFrames() {
-        ClearMot m = ClearMot.of(Rows.twoObjectsFiveFrames());
+        Rows gt = new Rows().boxes(1, 5, 1, 0, 0).boxes(1, 5, 2, 100, 0);
+        Rows res = new Rows();
+        for (int f : new int[] {1, 2, 3, 5}) res.box(f, 11, 0, 2, 10, 8);
+        res.boxes(1, 2, 12, 100, 0).boxes(3, 5, 13, 100, 0).box(5, 14, 300, 300);
+        ClearMot m = ClearMot.of(MotSequence.of(gt.list(), res.list()));
         assertEquals(9, m.truePositives());
         assertEquals(1, m.falseNegatives());
         assertEquals(1, m.falsePositives());

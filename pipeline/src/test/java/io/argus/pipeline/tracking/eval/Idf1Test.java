@@ -15,7 +15,7 @@ class Idf1Test {
     void aTrackBrokenInTwoKeepsItsLongerPart() {
         Rows gt = new Rows().boxes(1, 10, 1, 0, 0);
         Rows res = new Rows().boxes(1, 6, 100, 0, 0).boxes(7, 12, 200, 0, 0);
-        Idf1 m = Idf1.of(Rows.twoObjectsFiveFrames());
+        Idf1 m = Idf1.of(MotSequence.of(gt.list(), res.list()));
         assertEquals(6, m.idTruePositives());
         assertEquals(4, m.idFalseNegatives());
         assertEquals(6, m.idFalsePositives());
@@ -45,6 +45,10 @@ class Idf1Test {
     /** The two-object case of {@link ClearMotTest#handWorkedTwoObjectsFiveFrames}: A-11 share 4 frames, B-13 3. */
     @Test
     void handWorkedTwoObjectsFiveFrames() {
+        Rows gt = new Rows().boxes(1, 5, 1, 0, 0).boxes(1, 5, 2, 100, 0);
+        Rows res = new Rows();
+        for (int f : new int[] {1, 2, 3, 5}) res.box(f, 11, 0, 2, 10, 8);
+        res.boxes(1, 2, 12, 100, 0).boxes(3, 5, 13, 100, 0).box(5, 14, 300, 300);
         Idf1 m = Idf1.of(MotSequence.of(gt.list(), res.list()));
         // IDTP = 4 + 3 = 7 of 10 ground-truth boxes and 10 result boxes (4 + 2 + 3 + 1)
         assertEquals(7, m.idTruePositives());

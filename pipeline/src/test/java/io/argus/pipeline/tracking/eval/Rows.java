@@ -28,17 +28,4 @@ final class Rows {
     }
 
     List<MotRow> list() { return List.copyOf(rows); }
-
-    /**
-     * The hand-worked scene ClearMotTest and Idf1Test both score: objects A (id 1, at x 0) and B (id 2, at x 100) in
-     * frames 1-5; A followed by track 11 in frames 1-3 and 5 (shifted down 2 px, 10x8); B by track 12 in frames 1-2
-     * and track 13 in 3-5; a false positive, track 14, in frame 5.
-     */
-    static MotSequence twoObjectsFiveFrames() {
-        Rows gt = new Rows().boxes(1, 5, 1, 0, 0).boxes(1, 5, 2, 100, 0);
-        Rows res = new Rows();
-        for (int f : new int[] {1, 2, 3, 5}) res.box(f, 11, 0, 2, 10, 8);
-        res.boxes(1, 2, 12, 100, 0).boxes(3, 5, 13, 100, 0).box(5, 14, 300, 300);
-        return MotSequence.of(gt.list(), res.list());
-    }
 }
