@@ -17,6 +17,10 @@ import org.bytedeco.javacpp.Pointer;
  * folded into the weights and bias + activation fused as a post-op, so each output element is written once. Which of
  * oneDNN's implementations runs is measured at first use ({@link ConvolutionTuner}); its weights are reordered once
  * into the layout (and type: BF16) that implementation reads.
+ *
+ * <p>INT8: the weights become signed bytes with a scale per output channel (largest |weight| / 127); oneDNN multiplies
+ * bytes into 32-bit sums, scales them back by input scale x weight scale, adds the FP32 bias, applies the activation
+ * in FP32, and divides by the output's scale into bytes (or writes FP32 when the output is FP32).
  */
 final class ConvolutionalLayer implements CpuLayer {
     private final ConvolutionalSpec spec;
@@ -24,6 +28,9 @@ final class ConvolutionalLayer implements CpuLayer {
     private final LayerOutput output;
     private final NativeFloats weights;   // Darknet order: [filters][c/groups][ky][kx], BN folded, FP32
     private final NativeFloats bias;      // FP32 in every precision
+    private final boolean int8;
+    private final float[] weightScales;   // INT8: per output channel
+    private final org.bytedeco.javacpp.BytePointer int8Weights;   // INT8: Darknet order, signed bytes
     private final LayerContext context;
     private final Dnnl.Resources resources = new Dnnl.Resources();
     private final Dnnl.Primitive[] variants;               // per batch size, built on first use
@@ -40,6 +47,25 @@ final class ConvolutionalLayer implements CpuLayer {
         this.weights.copyFrom(folded[0]);
         this.bias = new NativeFloats(folded[1].length);
         this.bias.copyFrom(folded[1]);
+        this.int8 = context.precision() == CpuPrecision.INT8;
+        if (int8) {
+            int filters = spec.filters();
+            int per = folded[0].length / filters;
+            weightScales = new float[filters];
+            byte[] q = new byte[folded[0].length];
+            for (int f = 0; f < filters; f++) {
+                float m = 0;
+                for (int k = 0; k < per; k++) m = Math.max(m, Math.abs(folded[0][f * per + k]));
+                float scale = m > 0 ? m / 127 : 1f;
+                weightScales[f] = scale;
+                for (int k = 0; k < per; k++) q[f * per + k] = (byte) Math.round(folded[0][f * per + k] / scale);
+            }
+            int8Weights = new org.bytedeco.javacpp.BytePointer(q.length);
+            int8Weights.put(q);
+        } else {
+            weightScales = null;
+            int8Weights = null;
+        }
         this.variants = new Dnnl.Primitive[maxBatch + 1];
         this.choices = new ConvolutionTuner.Choice[maxBatch + 1];
     }
@@ -72,7 +98,8 @@ final class ConvolutionalLayer implements CpuLayer {
     /** E.g. "fp32 b1 ic64 oc64 g1 104x104 k3 s1x1 p1/1/1 leaky": what the choice depends on. */
     private String shapeKey(int n) {
         var in = spec.input();
-        return String.format(Locale.ROOT, "%s b%d ic%d oc%d g%d %dx%d k%d s%dx%d p%d/%d/%d %s", context.precision(), n,
+        String types = int8 ? context.precision() + (output.quantized() ? "" : "-f32out") : context.precision().toString();
+        return String.format(Locale.ROOT, "%s b%d ic%d oc%d g%d %dx%d k%d s%dx%d p%d/%d/%d %s", types, n,
                 in.channels(), spec.filters(), spec.groups(), in.height(), in.width(), spec.size(), spec.strideY(),
                 spec.strideX(), spec.pad(), padBottom(), padRight(), spec.activation().name().toLowerCase(Locale.ROOT));
     }
@@ -122,7 +149,7 @@ final class ConvolutionalLayer implements CpuLayer {
         dnnl_primitive_desc pd = new dnnl_primitive_desc();
         int status = dnnl_convolution_forward_primitive_desc_create(pd, Dnnl.engine(), dnnl_forward_inference,
                 algorithm, input.desc(r, n), anyWeights, b, output.desc(r, n), new long[] {spec.strideY(), spec.strideX()},
-                new long[] {0, 0}, new long[] {pad, pad}, new long[] {padBottom(), padRight()}, r.attr(spec.activation()));
+                new long[] {0, 0}, new long[] {pad, pad}, new long[] {padBottom(), padRight()}, attr(r));
         if (status != dnnl_success) {
             if (algorithm == dnnl_convolution_direct) Dnnl.check(status, "convolution layer " + spec.index() + " (line " + spec.line() + ")");
             return null;
@@ -131,34 +158,60 @@ final class ConvolutionalLayer implements CpuLayer {
         return pd;
     }
 
+    /** The activation as a post-op; INT8: scales of the input, of the weights per output channel, of a byte output. */
+    private org.bytedeco.dnnl.dnnl_primitive_attr attr(Dnnl.Resources r) {
+        org.bytedeco.dnnl.dnnl_primitive_attr a = r.attr(spec.activation());
+        if (int8) {
+            r.scaled(a, DNNL_ARG_SRC, 0);
+            r.scaled(a, DNNL_ARG_WEIGHTS, spec.groups() == 1 ? 1 : 3);
+            if (output.quantized()) r.scaled(a, DNNL_ARG_DST, 0);
+        }
+        return a;
+    }
+
     /** Candidate {@code c} (its descriptor {@code listed}) as a primitive in {@code r}: weights reordered for it, buffers bound. */
     private Dnnl.Primitive instantiate(ConvolutionTuner.Candidate c, dnnl_primitive_desc listed, int n, Dnnl.Resources r,
                                        Scratchpad scratch) {
         dnnl_primitive_desc pd = new dnnl_primitive_desc();
         Dnnl.check(dnnl_primitive_desc_clone(pd, listed), "primitive_desc_clone");
-        Dnnl.Primitive conv = r.primitive(pd, scratch, DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS, DNNL_ARG_DST);
+        Dnnl.Primitive conv = !int8
+                ? r.primitive(pd, scratch, DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS, DNNL_ARG_DST)
+                : output.quantized()
+                ? r.primitive(pd, scratch, DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS, DNNL_ARG_DST,
+                        DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS,
+                        DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST)
+                : r.primitive(pd, scratch, DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS, DNNL_ARG_DST,
+                        DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS);
         String running = conv.implementation();
         if (!running.equals(c.name())) {
             throw new IllegalStateException("layer " + spec.index() + ": asked oneDNN for " + c.name() + ", it built " + running);
         }
         int g = spec.groups();
         long k = spec.size();
+        int userType = int8 ? dnnl_s8 : dnnl_f32;
+        Pointer userPointer = int8 ? int8Weights : weights.pointer();
         dnnl_memory_desc userWeights = g == 1
-                ? r.desc(new long[] {spec.filters(), spec.groupChannels(), k, k}, dnnl_oihw)
-                : r.desc(new long[] {g, spec.filters() / g, spec.groupChannels(), k, k}, dnnl_goihw);
+                ? r.desc(new long[] {spec.filters(), spec.groupChannels(), k, k}, userType, dnnl_oihw)
+                : r.desc(new long[] {g, spec.filters() / g, spec.groupChannels(), k, k}, userType, dnnl_goihw);
         dnnl_memory_desc kernelWeights = conv.query(dnnl_query_weights_md);
-        dnnl_memory wmem = r.memory(userWeights, weights.pointer());
+        dnnl_memory wmem = r.memory(userWeights, userPointer);
         if (dnnl_memory_desc_equal(kernelWeights, userWeights) == 0) {
             Pointer blocked = r.bytes(dnnl_memory_desc_get_size(kernelWeights));
-            r.reorder(userWeights, weights.pointer(), kernelWeights, blocked, scratch).execute(context.stream());
+            r.reorder(userWeights, userPointer, kernelWeights, blocked, scratch).execute(context.stream());
             Dnnl.check(dnnl_stream_wait(context.stream()), "stream_wait");
             wmem = r.memory(kernelWeights, blocked);
         }
         dnnl_memory_desc b = r.desc(new long[] {spec.filters()}, dnnl_f32, dnnl_x);
-        return conv.arg(DNNL_ARG_SRC, r.memory(input.desc(r, n), input.pointer()))
+        conv.arg(DNNL_ARG_SRC, r.memory(input.desc(r, n), input.pointer()))
                 .arg(DNNL_ARG_WEIGHTS, wmem)
                 .arg(DNNL_ARG_BIAS, r.memory(b, bias.pointer()))
                 .arg(DNNL_ARG_DST, r.memory(output.desc(r, n), output.pointer()));
+        if (int8) {
+            conv.arg(DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, r.scales(input.scale()))
+                    .arg(DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS, r.scales(weightScales));
+            if (output.quantized()) conv.arg(DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST, r.scales(output.scale()));
+        }
+        return conv;
     }
 
     /** The best of a few runs of {@code c} on the real buffers, in ms; NaN when it cannot run. */
@@ -183,5 +236,6 @@ final class ConvolutionalLayer implements CpuLayer {
         resources.close();
         weights.close();
         bias.close();
+        if (int8Weights != null) int8Weights.close();
     }
 }

@@ -17,7 +17,10 @@ import java.nio.FloatBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The CPU backend (FP32 or BF16, {@link CpuOptions}): Darknet pre-processing, {@link CpuNetwork}, decode and NMS on the calling thread. */
+/**
+ * The CPU backend (FP32, BF16 or INT8, {@link CpuOptions}): Darknet pre-processing, {@link CpuNetwork}, decode and NMS
+ * on the calling thread. INT8 is calibrated at start on the configured sample frames (an FP32 pass over each).
+ */
 public final class CpuBackend implements InferenceBackend {
     private final Model model;
     private final CpuNetwork network;
@@ -32,7 +35,11 @@ public final class CpuBackend implements InferenceBackend {
 
     public CpuBackend(Model model, int maxBatch, CpuOptions options) {
         this.model = model;
-        this.network = new CpuNetwork(model.spec(), model.weights(), maxBatch, options);
+        Int8Calibration calibration = options.precision() == CpuPrecision.INT8
+                ? Int8Calibration.measure(model.spec(), model.weights(),
+                        Int8Calibration.readImages(options.calibration(), CpuOptions.CALIBRATION_FRAMES), options)
+                : null;
+        this.network = new CpuNetwork(model.spec(), model.weights(), maxBatch, options, calibration);
         this.heads = model.spec().yoloLayers();
         this.geometry = new InputGeometry[maxBatch];
     }

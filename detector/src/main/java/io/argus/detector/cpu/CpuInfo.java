@@ -15,7 +15,7 @@ import java.util.TreeSet;
  */
 public record CpuInfo(String modelName, String family, String model, String stepping, int processors, Set<String> flags) {
     /** The ISA extensions oneDNN's fast kernels use, in the order of their generations. */
-    public static final List<String> MATTERS = List.of("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "avx512_fp16",
+    public static final List<String> MATTERS = List.of("avx2", "fma", "avx512f", "avx512_vnni", "avx_vnni", "avx512_bf16", "avx512_fp16",
             "amx_tile", "amx_bf16", "amx_int8");
 
     public static CpuInfo read() throws IOException {
@@ -61,6 +61,11 @@ public record CpuInfo(String modelName, String family, String model, String step
 
     /** BF16 arithmetic in hardware: AVX512_BF16 (Zen 4, Cooper Lake and later) or AMX-BF16 (Sapphire Rapids and later). */
     public boolean hasBf16() { return flags.contains("avx512_bf16") || flags.contains("amx_bf16"); }
+
+    /** 8-bit dot products in hardware: AVX512-VNNI (Cascade Lake, Zen 4), AVX-VNNI (Alder Lake) or AMX-INT8. */
+    public boolean hasInt8Dot() {
+        return flags.contains("avx512_vnni") || flags.contains("avx_vnni") || flags.contains("amx_int8");
+    }
 
     /** E.g. "AMD EPYC 9R14 96-Core Processor (family 25 model 17)". */
     public String describe() { return modelName + " (family " + family + " model " + model + ")"; }

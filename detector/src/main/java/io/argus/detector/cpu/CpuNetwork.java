@@ -2,6 +2,8 @@ package io.argus.detector.cpu;
 
 import static org.bytedeco.dnnl.global.dnnl.dnnl_f32;
 import static org.bytedeco.dnnl.global.dnnl.dnnl_nchw;
+import static org.bytedeco.dnnl.global.dnnl.dnnl_s8;
+import static org.bytedeco.dnnl.global.dnnl.dnnl_u8;
 
 import io.argus.detector.darknet.ConvolutionalSpec;
 import io.argus.detector.darknet.LayerSpec;
@@ -25,6 +27,12 @@ import org.bytedeco.dnnl.global.dnnl;
  * <p>Between layers, activations are channels last (NHWC) in the network's {@link CpuPrecision}. The input is FP32
  * NCHW as Darknet's (one reorder brings it in) and the [yolo] heads come out FP32 NCHW; everything in between is
  * oneDNN primitives, so one stream runs the whole network and the Java side touches only the heads.
+ *
+ * <p>INT8 ({@link CpuPrecision#INT8}, with an {@link Int8Calibration}): the input is brought in as unsigned bytes
+ * (scale 1/255, exact for 8-bit pictures); every other output is signed bytes at the scale its calibrated range gives,
+ * except those of max pooling and upsampling (their input's scale: they only move values) and the convolutions read by
+ * [yolo] alone, which write FP32 so the heads lose nothing to a last rounding. A route whose inputs differ in scale
+ * rescales them into the largest.
  */
 public final class CpuNetwork implements AutoCloseable {
     private final NetworkSpec spec;
@@ -44,21 +52,77 @@ public final class CpuNetwork implements AutoCloseable {
         this(spec, weights, maxBatch, CpuOptions.DEFAULTS);
     }
 
+    /** FP32 or BF16 ({@code options.precision()}); INT8 needs the other constructor's calibration. */
     public CpuNetwork(NetworkSpec spec, ModelWeights weights, int maxBatch, CpuOptions options) {
+        this(spec, weights, maxBatch, options, null);
+    }
+
+    /** Any precision; {@code calibration} is required for INT8 and ignored otherwise. */
+    public CpuNetwork(NetworkSpec spec, ModelWeights weights, int maxBatch, CpuOptions options,
+                      Int8Calibration calibration) {
         if (maxBatch <= 0) throw new IllegalArgumentException("maxBatch must be positive, got " + maxBatch);
         options.precision().requireSupport(CpuInfo.current());
+        boolean int8 = options.precision() == CpuPrecision.INT8;
+        if (int8 && calibration == null) {
+            throw new IllegalArgumentException("CPU precision int8 needs a calibration (sample frames: "
+                    + "models[].cpu.calibration, --calibration)");
+        }
+        if (int8 && calibration.layers() != spec.layers().size()) {
+            throw new IllegalArgumentException("INT8 calibration of " + calibration.layers() + " layers for a network of "
+                    + spec.layers().size());
+        }
         this.spec = spec;
         this.maxBatch = maxBatch;
         this.options = options;
         this.input = new NativeFloats((long) maxBatch * spec.inputShape().size());
-        this.inputActivations = new LayerOutput(spec.inputShape(), maxBatch, options.precision());
+        this.inputActivations = int8
+                ? LayerOutput.quantized(spec.inputShape(), maxBatch, dnnl_u8, 1f / 255)
+                : new LayerOutput(spec.inputShape(), maxBatch, options.precision());
         dnnl_stream stream = resources.stream();
         this.context = new LayerContext(stream, scratch, options.precision(), new ConvolutionTuner(options));
         this.inputReorders = new Dnnl.Primitive[maxBatch + 1];
+        boolean[] readByLayers = int8 ? readByLayers(spec) : null;
         for (LayerSpec l : spec.layers()) {
-            outputs.add(l instanceof YoloSpec ? null : new LayerOutput(l.output(), maxBatch, options.precision()));
+            if (l instanceof YoloSpec) outputs.add(null);
+            else if (int8) outputs.add(quantizedOutput(l, readByLayers[l.index()], calibration));
+            else outputs.add(new LayerOutput(l.output(), maxBatch, options.precision()));
         }
         for (LayerSpec l : spec.layers()) layers.add(create(l, weights));
+    }
+
+    /** Per layer: whether a layer other than [yolo] reads its output. */
+    private static boolean[] readByLayers(NetworkSpec spec) {
+        boolean[] read = new boolean[spec.layers().size()];
+        for (LayerSpec l : spec.layers()) {
+            if (l instanceof YoloSpec) continue;
+            for (int from : l.inputs()) if (from >= 0) read[from] = true;
+        }
+        return read;
+    }
+
+    /** An INT8 network's output of layer {@code l} (see the class comment). */
+    private LayerOutput quantizedOutput(LayerSpec l, boolean readByLayers, Int8Calibration calibration) {
+        LayerOutput in = l.index() > 0 ? outputs.get(l.index() - 1) : inputActivations;
+        return switch (l) {
+            case ConvolutionalSpec c -> readByLayers
+                    ? LayerOutput.quantized(l.output(), maxBatch, dnnl_s8, scaleOf(calibration.absMax(l.index())))
+                    : LayerOutput.quantized(l.output(), maxBatch, dnnl_f32, 1f);
+            case MaxPoolSpec m -> LayerOutput.quantized(l.output(), maxBatch, in.dnnlType(), in.scale());
+            case UpsampleSpec u -> LayerOutput.quantized(l.output(), maxBatch, in.dnnlType(),
+                    in.scale() * Math.abs(u.scale()));
+            case RouteSpec r -> {
+                float scale = 0;
+                for (int from : r.layers()) scale = Math.max(scale, (from < 0 ? inputActivations : outputs.get(from)).scale());
+                yield LayerOutput.quantized(l.output(), maxBatch, dnnl_s8, scale);
+            }
+            case ShortcutSpec s -> LayerOutput.quantized(l.output(), maxBatch, dnnl_s8, scaleOf(calibration.absMax(l.index())));
+            case YoloSpec y -> throw new IllegalStateException("[yolo] has no output buffer");
+        };
+    }
+
+    /** The scale that maps [-absMax, absMax] onto [-127, 127] (a layer that wrote only zeros gets 1/127). */
+    private static float scaleOf(float absMax) {
+        return absMax > 0 && Float.isFinite(absMax) ? absMax / 127 : 1f / 127;
     }
 
     /** The output layer {@code reader} reads from layer {@code index} (-1: the input). */
@@ -111,8 +175,8 @@ public final class CpuNetwork implements AutoCloseable {
         if (p == null) {
             var s = spec.inputShape();
             p = inputReorders[n] = resources.reorder(
-                    resources.desc(new long[] {n, s.channels(), s.height(), s.width()}, dnnl_f32, dnnl_nchw), input.pointer(),
-                    inputActivations.desc(resources, n), inputActivations.pointer(), scratch);
+                    resources.desc(new long[] {n, s.channels(), s.height(), s.width()}, dnnl_f32, dnnl_nchw), input.pointer(), 1f,
+                    inputActivations.desc(resources, n), inputActivations.pointer(), inputActivations.scale(), scratch);
         }
         p.execute(context.stream());
     }
@@ -156,13 +220,36 @@ public final class CpuNetwork implements AutoCloseable {
         try (Dnnl.Resources r = new Dnnl.Resources(); Scratchpad temporary = new Scratchpad();
              NativeFloats nchw = new NativeFloats((long) lastBatch * size)) {
             var s = l.output();
-            r.reorder(o.desc(r, lastBatch), o.pointer(),
-                    r.desc(new long[] {lastBatch, s.channels(), s.height(), s.width()}, dnnl_f32, dnnl_nchw), nchw.pointer(), temporary)
-                    .execute(context.stream());
+            r.reorder(o.desc(r, lastBatch), o.pointer(), o.scale(),
+                    r.desc(new long[] {lastBatch, s.channels(), s.height(), s.width()}, dnnl_f32, dnnl_nchw), nchw.pointer(), 1f,
+                    temporary).execute(context.stream());
             Dnnl.check(dnnl.dnnl_stream_wait(context.stream()), "stream_wait");
             nchw.buffer().get(image * size, out);
         }
         return out;
+    }
+
+    /**
+     * Adds the last forward's first image to {@code absMax}: per layer, the largest |value| so far (FP32 networks
+     * only; for {@link Int8Calibration}).
+     */
+    void absMaxInto(float[] absMax) {
+        if (options.precision() != CpuPrecision.FP32) throw new IllegalStateException("calibration runs in FP32");
+        for (int i = 0; i < outputs.size(); i++) {
+            LayerOutput o = outputs.get(i);
+            if (o == null) {
+                absMax[i] = Float.NaN;
+                continue;
+            }
+            int size = o.shape().size();
+            org.bytedeco.javacpp.FloatPointer fp = new org.bytedeco.javacpp.FloatPointer(o.pointer());
+            fp.capacity(size);
+            fp.limit(size);
+            FloatBuffer values = fp.asBuffer();
+            float m = absMax[i];
+            for (int k = 0; k < size; k++) m = Math.max(m, Math.abs(values.get(k)));
+            absMax[i] = m;
+        }
     }
 
     /** A [yolo] layer's output after the last forward, FP32 NCHW: image i at i x the layer's output size. */

@@ -74,6 +74,38 @@ final class Dnnl {
                     .arg(DNNL_ARG_FROM, memory(fromDesc, from)).arg(DNNL_ARG_TO, memory(toDesc, to));
         }
 
+        /**
+         * A reorder that also rescales: {@code to = from x fromScale / toScale} (oneDNN's quantization model, where a
+         * quantized tensor's real value is its scale times its integers), rounded and saturated into an 8-bit type.
+         * Plain {@link #reorder} when both scales are 1.
+         */
+        Primitive reorder(dnnl_memory_desc fromDesc, Pointer from, float fromScale, dnnl_memory_desc toDesc, Pointer to,
+                          float toScale, Scratchpad scratch) {
+            if (fromScale == toScale) return reorder(fromDesc, from, toDesc, to, scratch);
+            dnnl_primitive_attr a = attr(Activation.LINEAR);
+            scaled(a, DNNL_ARG_FROM, 0);
+            scaled(a, DNNL_ARG_TO, 0);
+            dnnl_primitive_desc pd = new dnnl_primitive_desc();
+            check(dnnl_reorder_primitive_desc_create(pd, fromDesc, engine(), toDesc, engine(), a), "reorder");
+            return primitive(pd, scratch, DNNL_ARG_FROM, DNNL_ARG_TO, DNNL_ARG_ATTR_SCALES | DNNL_ARG_FROM,
+                    DNNL_ARG_ATTR_SCALES | DNNL_ARG_TO)
+                    .arg(DNNL_ARG_FROM, memory(fromDesc, from)).arg(DNNL_ARG_TO, memory(toDesc, to))
+                    .arg(DNNL_ARG_ATTR_SCALES | DNNL_ARG_FROM, scales(fromScale))
+                    .arg(DNNL_ARG_ATTR_SCALES | DNNL_ARG_TO, scales(toScale));
+        }
+
+        /** Tells {@code a} that argument {@code arg} comes with scales at run time (mask 0: one per tensor). */
+        void scaled(dnnl_primitive_attr a, int arg, int mask) {
+            check(dnnl_primitive_attr_set_scales_mask(a, arg, mask), "set_scales_mask");
+        }
+
+        /** A memory of FP32 scales (one, or one per channel) for an argument {@code DNNL_ARG_ATTR_SCALES | arg}. */
+        dnnl_memory scales(float... values) {
+            Pointer p = bytes(4L * values.length);
+            new org.bytedeco.javacpp.FloatPointer(p).put(values);
+            return memory(desc(new long[] {values.length}, dnnl_f32, dnnl_x), p);
+        }
+
         dnnl_memory_desc strided(long[] dims, long[] strides) {
             dnnl_memory_desc d = new dnnl_memory_desc();
             check(dnnl_memory_desc_create_with_strides(d, dims.length, dims, dnnl_f32, strides), "memory_desc_strides");

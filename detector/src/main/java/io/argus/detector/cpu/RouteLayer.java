@@ -5,7 +5,8 @@ import org.bytedeco.dnnl.dnnl_memory_desc;
 
 /**
  * [route]: channel slices of earlier outputs next to each other. In channels last a slice is a strided view, so each
- * input is one oneDNN reorder from (its group of) the input's channels into its channels of this output.
+ * input is one oneDNN reorder from (its group of) the input's channels into its channels of this output. INT8: an
+ * input at another scale than the output's is rescaled by its reorder.
  */
 final class RouteLayer implements CpuLayer {
     private final RouteSpec spec;
@@ -43,7 +44,8 @@ final class RouteLayer implements CpuLayer {
             long[] dims = {n, channels, shape.height(), shape.width()};
             dnnl_memory_desc from = resources.submemory(inputs[i].desc(resources, n), dims, new long[] {0, spec.channelOffset(i), 0, 0});
             dnnl_memory_desc to = resources.submemory(whole, dims, new long[] {0, at, 0, 0});
-            copies[i] = resources.reorder(from, inputs[i].pointer(), to, output.pointer(), context.scratch());
+            copies[i] = resources.reorder(from, inputs[i].pointer(), inputs[i].scale(), to, output.pointer(), output.scale(),
+                    context.scratch());
             at += channels;
         }
         return copies;

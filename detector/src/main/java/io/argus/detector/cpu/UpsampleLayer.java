@@ -9,7 +9,8 @@ import org.bytedeco.dnnl.dnnl_primitive_desc;
 
 /**
  * [upsample]: nearest neighbour by an integer stride, times scale: one oneDNN resampling (nearest picks input pixel
- * y / stride for an integer factor, as Darknet) with the scale as a linear post-op when it is not 1.
+ * y / stride for an integer factor, as Darknet) with the scale as a linear post-op when it is not 1. INT8: the
+ * output's scale already holds the factor's size (CpuNetwork), so only its sign remains to apply.
  */
 final class UpsampleLayer implements CpuLayer {
     private final UpsampleSpec spec;
@@ -41,11 +42,12 @@ final class UpsampleLayer implements CpuLayer {
         var src = input.desc(resources, n);
         var dst = output.desc(resources, n);
         dnnl_primitive_attr attr = resources.attr(io.argus.detector.darknet.Activation.LINEAR);
-        if (spec.scale() != 1f) {
+        float factor = output.quantized() ? Math.signum(spec.scale()) : spec.scale();
+        if (factor != 1f) {
             dnnl_post_ops po = new dnnl_post_ops();
             Dnnl.check(dnnl_post_ops_create(po), "post_ops_create");
             resources.own(po);
-            Dnnl.check(dnnl_post_ops_append_eltwise(po, dnnl_eltwise_linear, spec.scale(), 0f), "upsample scale");
+            Dnnl.check(dnnl_post_ops_append_eltwise(po, dnnl_eltwise_linear, factor, 0f), "upsample scale");
             Dnnl.check(dnnl_primitive_attr_set_post_ops(attr, po), "set_post_ops");
         }
         dnnl_primitive_desc pd = new dnnl_primitive_desc();

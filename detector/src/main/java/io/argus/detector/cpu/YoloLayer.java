@@ -40,9 +40,9 @@ final class YoloLayer implements CpuLayer {
         Dnnl.Primitive toNchw = variants[n];
         if (toNchw == null) {
             var s = spec.output();
-            toNchw = variants[n] = resources.reorder(input.desc(resources, n), input.pointer(),
+            toNchw = variants[n] = resources.reorder(input.desc(resources, n), input.pointer(), input.scale(),
                     resources.desc(new long[] {n, s.channels(), s.height(), s.width()}, dnnl_f32, dnnl_nchw), head.pointer(),
-                    context.scratch());
+                    1f, context.scratch());
         }
         toNchw.execute(context.stream());
         Dnnl.check(org.bytedeco.dnnl.global.dnnl.dnnl_stream_wait(context.stream()), "stream_wait");

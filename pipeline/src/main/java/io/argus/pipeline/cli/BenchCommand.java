@@ -7,6 +7,7 @@ import io.argus.detector.cpu.CpuInfo;
 import io.argus.detector.cpu.CpuNetwork;
 import io.argus.detector.cpu.CpuOptions;
 import io.argus.detector.cpu.CpuPrecision;
+import io.argus.detector.cpu.Int8Calibration;
 import io.argus.detector.cpu.OneDnnInfo;
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.post.Preprocess;
@@ -53,8 +54,12 @@ final class BenchCommand implements Callable<Integer> {
     List<String> vs;
 
     @Option(names = "--precision", defaultValue = "fp32", split = ",",
-            description = "cpu: fp32 (default), bf16 (AVX512_BF16 or AMX), or several: fp32,bf16")
+            description = "cpu: fp32 (default), bf16 (AVX512_BF16 or AMX), int8 (VNNI or AMX; calibrated), or several: fp32,bf16,int8")
     List<String> precisions;
+
+    @Option(names = "--calibration", description = "cpu int8: sample frames for the activation ranges, a folder of "
+            + "images or a list file (default: config/samples)")
+    Path calibration;
 
     @Option(names = "--no-tune", description = "cpu: oneDNN's first choice of convolution instead of timing each")
     boolean noTune;
@@ -103,10 +108,18 @@ final class BenchCommand implements Callable<Integer> {
         BgrImage picture = BgrImage.read(img);
         Path tuning = tuningDir != null ? tuningDir : defaultTuningDir();
         List<String> ratios = new ArrayList<>();
+        Int8Calibration int8 = null;
+        Path from = calibration != null ? calibration : ProjectPaths.sample("dog.jpg").getParent();
+        if (kinds.contains(CpuPrecision.INT8)) {
+            int8 = Int8Calibration.measure(m.spec(), m.weights(),
+                    Int8Calibration.readImages(from, CpuOptions.CALIBRATION_FRAMES), new CpuOptions(CpuPrecision.FP32, !noTune, tuning));
+            System.out.println("int8: activation ranges from " + int8.samples() + " frames of " + from);
+        }
         for (int batch : batches) {
             java.util.Map<CpuPrecision, Double> ours = new java.util.LinkedHashMap<>();
             for (CpuPrecision precision : kinds) {
-                try (CpuNetwork net = new CpuNetwork(m.spec(), m.weights(), batch, new CpuOptions(precision, !noTune, tuning))) {
+                try (CpuNetwork net = new CpuNetwork(m.spec(), m.weights(), batch, new CpuOptions(precision, !noTune, tuning,
+                        precision == CpuPrecision.INT8 ? from : null), int8)) {
                     fill(net, m, picture, batch);
                     ours.put(precision, time("argus-" + precision, batch, net::forward));
                     printChoices(net, batch);

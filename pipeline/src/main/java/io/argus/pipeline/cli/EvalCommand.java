@@ -28,7 +28,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "eval", mixinStandardHelpOptions = true,
         description = {"Measure a model's mAP on a dataset's validation images.",
                 "mAP@0.5 and mAP@0.5:0.95 (COCO 101-point); the last line is 'mAP@0.5 = X'."},
-        customSynopsis = {"argus eval [-hV] [--batch=<batch>] --cfg=<cfg> --data=<data>",
+        customSynopsis = {"argus eval [-hV] [--batch=<batch>] [--precision=fp32|bf16|int8] [--calibration=<images>]",
+                "                  --cfg=<cfg> --data=<data>",
                 "                  --weights=<weights>",
                 "       argus eval track --gt=<gt> --video=<video> [OPTIONS] (see its --help)"},
         subcommands = {EvalTrackCommand.class})
@@ -48,8 +49,12 @@ final class EvalCommand implements Callable<Integer> {
     @Option(names = "--batch", defaultValue = "8", description = "images per forward pass (default ${DEFAULT-VALUE})")
     int batch;
 
-    @Option(names = "--precision", defaultValue = "fp32", description = "CPU precision: fp32 (default) or bf16")
+    @Option(names = "--precision", defaultValue = "fp32", description = "CPU precision: fp32 (default), bf16 or int8")
     String precision;
+
+    @Option(names = "--calibration", description = "int8: sample frames for the activation ranges, a folder of images "
+            + "or a list file (default: the .data file's train list; the first " + CpuOptions.CALIBRATION_FRAMES + " images)")
+    Path calibration;
 
     @Override
     public Integer call() {
@@ -76,8 +81,10 @@ final class EvalCommand implements Callable<Integer> {
         }
         Model model = new Model(spec, WeightsFile.read(weights, spec), names);
         Dataset valid = Dataset.fromList(d.requireValid(), d.classes());
-        Evaluator.Result r = Evaluator.evaluate(model, valid, batch,
-                CpuOptions.DEFAULTS.withPrecision(CpuPrecision.parse(precision)));
+        CpuPrecision p = CpuPrecision.parse(precision);
+        CpuOptions options = CpuOptions.DEFAULTS;
+        if (p == CpuPrecision.INT8) options = options.withCalibration(calibration != null ? calibration : d.requireTrain());
+        Evaluator.Result r = Evaluator.evaluate(model, valid, batch, options.withPrecision(p));
         System.out.printf(Locale.ROOT, "%d images, %d objects, %d detections (confidence >= %s, NMS %s)%n", r.images(),
                 r.truths(), r.detections(), Evaluator.THRESHOLD, Evaluator.NMS);
         for (int c = 0; c < names.size(); c++) {

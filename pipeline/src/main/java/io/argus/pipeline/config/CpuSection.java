@@ -6,10 +6,11 @@ import java.nio.file.Path;
 
 /**
  * A model's {@code cpu:} section ({@code models[].cpu}), read whatever the backend so a typo is an error on any
- * machine: {@code precision} (fp32, or bf16 on a CPU with AVX512_BF16 or AMX), {@code tune} (time each convolution's
- * implementations at first use, default true) and {@code tuningCache} (where those choices are kept per CPU, default
- * ~/.cache/argus/cpu-tuning; {@code off} keeps them for the process only). Overrides as for any key:
- * {@code ARGUS_MODELS_0_CPU_PRECISION=bf16}.
+ * machine: {@code precision} (fp32; bf16 on a CPU with AVX512_BF16 or AMX; int8 on one with VNNI or AMX-INT8),
+ * {@code calibration} (int8 only, required there: a folder of sample frames or a list file, the first 64 of which set
+ * the activation ranges at start), {@code tune} (time each convolution's implementations at first use, default true)
+ * and {@code tuningCache} (where those choices are kept per CPU, default ~/.cache/argus/cpu-tuning; {@code off} keeps
+ * them for the process only). Overrides as for any key: {@code ARGUS_MODELS_0_CPU_PRECISION=bf16}.
  */
 final class CpuSection {
     private CpuSection() {}
@@ -22,10 +23,18 @@ final class CpuSection {
         } catch (IllegalArgumentException e) {
             throw new ConfigException(n.key("precision"), e.getMessage());
         }
+        Path calibration = n.path("calibration", null, false);
+        if (calibration != null && !java.nio.file.Files.exists(calibration)) {
+            throw new ConfigException(n.key("calibration"), "no such folder or list file " + calibration);
+        }
+        if (precision == CpuPrecision.INT8 && calibration == null) {
+            throw new ConfigException(n.key("calibration"), "precision int8 needs sample frames: a folder of images "
+                    + "or a list file (e.g. a dataset's train.txt)");
+        }
         boolean tune = n.bool("tune", true);
         Path cache = tuningCache(n);
         n.finish();
-        return new CpuOptions(precision, tune, cache);
+        return new CpuOptions(precision, tune, cache, calibration);
     }
 
     private static Path tuningCache(ConfigNode n) {

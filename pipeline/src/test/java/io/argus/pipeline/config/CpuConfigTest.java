@@ -37,6 +37,11 @@ class CpuConfigTest {
         assertEquals(new CpuOptions(CpuPrecision.BF16, false, tmp.resolve("tuning")), m.cpu());
         assertEquals(m.cpu(), m.detectorOptions().cpu(), "what InferenceWorker and a hot swap open the detector with");
 
+        java.nio.file.Files.createDirectories(tmp.resolve("frames"));
+        ModelConfig q = read(j -> model(j).put("cpu", new JsonObject().put("precision", "int8").put("calibration", "frames")),
+                Map.of()).models().get(0);
+        assertEquals(new CpuOptions(CpuPrecision.INT8, true, q.cpu().tuningDir(), tmp.resolve("frames")), q.cpu());
+
         CpuOptions env = read(j -> {}, Map.of("ARGUS_MODELS_0_CPU_PRECISION", "bf16", "ARGUS_MODELS_0_CPU_TUNING_CACHE", "off"))
                 .models().get(0).cpu();
         assertEquals(CpuPrecision.BF16, env.precision());
@@ -47,11 +52,14 @@ class CpuConfigTest {
     void badValuesNameTheKey() {
         ConfigException int8 = assertThrows(ConfigException.class,
                 () -> read(j -> model(j).put("cpu", new JsonObject().put("precision", "int8")), Map.of()));
-        assertEquals("models[0].cpu.precision", int8.key());
-        assertTrue(int8.getMessage().contains("int8 is not available yet"), int8.getMessage());
+        assertEquals("models[0].cpu.calibration", int8.key());
+        assertTrue(int8.getMessage().contains("precision int8 needs sample frames"), int8.getMessage());
+        ConfigException missing = assertThrows(ConfigException.class, () -> read(j -> model(j).put("cpu",
+                new JsonObject().put("precision", "int8").put("calibration", "frames")), Map.of()));
+        assertEquals("models[0].cpu.calibration: no such folder or list file " + tmp.resolve("frames"), missing.getMessage());
         ConfigException fp16 = assertThrows(ConfigException.class,
                 () -> read(j -> model(j).put("cpu", new JsonObject().put("precision", "fp16")), Map.of()));
-        assertEquals("models[0].cpu.precision: expected fp32 or bf16, found \"fp16\"", fp16.getMessage());
+        assertEquals("models[0].cpu.precision: expected fp32, bf16 or int8, found \"fp16\"", fp16.getMessage());
         ConfigException typo = assertThrows(ConfigException.class,
                 () -> read(j -> model(j).put("cpu", new JsonObject().put("precission", "bf16")), Map.of()));
         assertEquals("models[0].cpu.precission", typo.key());
