@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The CPU measurements quoted in the closing notes and docs/benchmarks.md, in one go, on an otherwise idle machine:
-# detector vs OpenCV DNN and ONNX Runtime in FP32 and (where the CPU has BF16 instructions) BF16, each REPEATS times
+# detector vs OpenCV DNN and ONNX Runtime in FP32 and (where the CPU has the instructions) BF16 and INT8 (calibrated on
+# config/samples), each REPEATS times
 # (issue 16); Debian's Darknet (issues 2, 3); the live pipeline (issue 5, PIPELINE=1).
 #   scripts/measure-cpu.sh [OUT_DIR]     (default out/measure-<date>; REPEATS=3, PIPELINE=0)
 set -u
@@ -10,11 +11,12 @@ mkdir -p "$OUT"
 A=bin/argus
 C=config/models/cfg
 P=fp32
-grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo && P=fp32,bf16
+grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo && P=$P,bf16
+grep -qwE 'avx512_vnni|avx_vnni|amx_int8' /proc/cpuinfo && P=$P,int8
 run() { echo "### $*  (load $(cut -d' ' -f1-3 /proc/loadavg))"; "$@" 2>&1 | grep -v '^WARNING'; echo; }
 {
   lscpu | grep -E '^(Model name|CPU family|Model):'
-  echo "ISA: $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|fma|avx512f|avx512_vnni|avx512_bf16|avx512_fp16|amx_bf16|amx_int8)$' | xargs)"
+  echo "ISA: $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|fma|avx512f|avx512_vnni|avx_vnni|avx512_bf16|avx512_fp16|amx_bf16|amx_int8)$' | xargs)"
   for r in $(seq "${REPEATS:-3}"); do
     echo "=== repeat $r"
     run $A bench --backend cpu --cfg $C/yolov4-tiny.cfg --width 416 --height 416 --batch 1 --precision $P --vs opencv,onnxruntime --seconds 10

@@ -32,16 +32,32 @@ public record Model(NetworkSpec spec, ModelWeights weights, List<String> names) 
         return new Model(spec, WeightsFile.read(weights, spec), classNames);
     }
 
-    /** One name per non-empty line, trimmed (Darknet's .names format). */
+    /**
+     * One name per non-empty line, trimmed (Darknet's .names format). A file that is not UTF-8 text is refused with
+     * an IllegalArgumentException naming the file and line (a names file in another encoding would otherwise become
+     * class names with replacement characters on every dashboard and MQTT topic).
+     */
     public static List<String> readNames(Path file) {
-        List<String> out = new ArrayList<>();
+        byte[] bytes;
         try {
-            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-                String t = line.strip();
-                if (!t.isEmpty()) out.add(t);
-            }
+            bytes = Files.readAllBytes(file);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read names " + file + ": " + e.getMessage(), e);
+        }
+        String text;
+        try {
+            text = StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes)).toString();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            int line = 1;
+            String good = new String(bytes, StandardCharsets.UTF_8);
+            int bad = good.indexOf('\uFFFD');
+            for (int i = 0; i < Math.max(bad, 0); i++) if (good.charAt(i) == '\n') line++;
+            throw new IllegalArgumentException(file + ":" + line + ": not UTF-8 text (expected one class name per line)");
+        }
+        List<String> out = new ArrayList<>();
+        for (String line : text.split("\r?\n|\r")) {
+            String t = line.strip();
+            if (!t.isEmpty()) out.add(t);
         }
         return out;
     }

@@ -14,7 +14,8 @@ import java.nio.file.Path;
 
 /**
  * Darknet's files from outside, fuzzed (Jazzer): a cfg may only fail with {@link CfgException} (file, line, what was
- * expected), a .weights file only with {@link WeightsException}. Anything else escaping (a NumberFormatException, an
+ * expected), a .weights file only with {@link WeightsException}, a .names file only with IllegalArgumentException (not
+ * UTF-8, naming file and line) and never gives an empty or untrimmed name. Anything else escaping (a NumberFormatException, an
  * index out of bounds, an OutOfMemoryError from a size read off the input) is a finding. In {@code mvn verify} the
  * seeds (src/test/resources/.../DarknetFilesFuzzTestInputs) and found cases replay; scripts/fuzz.sh fuzzes.
  */
@@ -40,6 +41,23 @@ class DarknetFilesFuzzTest {
             WeightsFile.read(f, TINY);
         } catch (WeightsException expected) {
             // documented: names the file and what did not fit
+        } finally {
+            Files.delete(f);
+        }
+    }
+
+    @FuzzTest(maxDuration = "20s")
+    void names(byte[] bytes) throws Exception {
+        Path f = Files.createTempFile("fuzz", ".names");
+        try {
+            Files.write(f, bytes);
+            for (String name : io.argus.detector.Model.readNames(f)) {
+                if (name.isEmpty() || !name.equals(name.strip())) {
+                    throw new AssertionError("names: \"" + name + "\" is empty or untrimmed");
+                }
+            }
+        } catch (IllegalArgumentException expected) {
+            if (!expected.getMessage().startsWith(f + ":")) throw new AssertionError("no file named: " + expected.getMessage());
         } finally {
             Files.delete(f);
         }
