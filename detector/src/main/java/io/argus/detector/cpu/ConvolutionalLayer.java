@@ -214,6 +214,57 @@ final class ConvolutionalLayer implements CpuLayer {
         return conv;
     }
 
+    /**
+     * This layer's output for the first {@code n} images as every implementation oneDNN offers would write it, from
+     * the input now in place (for tests: each must agree with the one chosen, which the equivalence tests check
+     * against OpenCV and Darknet). FP32 and BF16 outputs in channels-last order, as floats; the layer's own output is
+     * left as the chosen implementation wrote it.
+     */
+    java.util.Map<String, float[]> outputsOfEveryImplementation(int n) {
+        java.util.Map<String, float[]> out = new java.util.LinkedHashMap<>();
+        long bytes = n * output.imageBytes();
+        byte[] chosen = new byte[(int) bytes];
+        org.bytedeco.javacpp.BytePointer view = new org.bytedeco.javacpp.BytePointer(output.pointer());
+        view.capacity(bytes).limit(bytes);
+        view.get(chosen);
+        try (Dnnl.Resources listed = new Dnnl.Resources()) {
+            var candidates = candidates(n, listed);
+            for (var e : candidates.entrySet()) {
+                try (Dnnl.Resources r = new Dnnl.Resources(); Scratchpad s = new Scratchpad()) {
+                    instantiate(e.getKey(), e.getValue(), n, r, s).execute(context.stream());
+                    Dnnl.check(dnnl_stream_wait(context.stream()), "stream_wait");
+                    out.put(e.getKey().key(), readOutput(n));
+                }
+            }
+        } finally {
+            view.put(chosen);
+        }
+        return out;
+    }
+
+    private float[] readOutput(int n) {
+        int count = n * output.shape().size();
+        float[] values = new float[count];
+        if (output.dnnlType() == dnnl_f32) {
+            org.bytedeco.javacpp.FloatPointer f = new org.bytedeco.javacpp.FloatPointer(output.pointer());
+            f.capacity(count).limit(count);
+            f.get(values);
+        } else if (output.dnnlType() == dnnl_bf16) {
+            org.bytedeco.javacpp.ShortPointer h = new org.bytedeco.javacpp.ShortPointer(output.pointer());
+            h.capacity(count).limit(count);
+            short[] raw = new short[count];
+            h.get(raw);
+            for (int i = 0; i < count; i++) values[i] = Float.intBitsToFloat((raw[i] & 0xFFFF) << 16);
+        } else {
+            org.bytedeco.javacpp.BytePointer b = new org.bytedeco.javacpp.BytePointer(output.pointer());
+            b.capacity(count).limit(count);
+            byte[] raw = new byte[count];
+            b.get(raw);
+            for (int i = 0; i < count; i++) values[i] = output.scale() * raw[i];
+        }
+        return values;
+    }
+
     /** The best of a few runs of {@code c} on the real buffers, in ms; NaN when it cannot run. */
     private double time(ConvolutionTuner.Candidate c, dnnl_primitive_desc listed, int n) {
         try (Dnnl.Resources r = new Dnnl.Resources(); Scratchpad s = new Scratchpad()) {

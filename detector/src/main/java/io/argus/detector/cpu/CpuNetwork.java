@@ -155,6 +155,9 @@ public final class CpuNetwork implements AutoCloseable {
 
     public NetworkSpec spec() { return spec; }
 
+    /** Layer {@code index} (for tests in this package). */
+    CpuLayer layer(int index) { return layers.get(index); }
+
     public int maxBatch() { return maxBatch; }
 
     public CpuOptions options() { return options; }
