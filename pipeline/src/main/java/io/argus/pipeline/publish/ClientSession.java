@@ -132,7 +132,10 @@ final class ClientSession {
     boolean isClosed() { return closed; }
 
     JsonObject toJson() {
-        return new JsonObject().put("queued", queue.size()).put("sent", sent).put("dropped", droppedTotal)
+        // the peer's address tells clients apart (several tabs, a proxy's connections): whose messages are dropped
+        var peer = ws.remoteAddress();
+        return new JsonObject().put("remote", peer != null ? peer.host() + ":" + peer.port() : null)
+                .put("queued", queue.size()).put("sent", sent).put("dropped", droppedTotal)
                 .put("subscription", subscription != null ? subscription.toJson() : null);
     }
 
