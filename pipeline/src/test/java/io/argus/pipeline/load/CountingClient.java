@@ -30,7 +30,10 @@ final class CountingClient {
                 detections.incrementAndGet();
                 double capture = number(text, "\"captureTime\":");
                 if (!Double.isNaN(capture)) latencies.delivery(now - capture);
-                if (probe) latencies.server(number(text, "\"totalMs\":"));
+                if (probe) {
+                    latencies.server(number(text, "\"totalMs\":"));
+                    latencies.inference(number(text, "\"inferenceMs\":"));
+                }
             } else if (text.contains("\"type\":\"dropped\"")) {
                 droppedNotices.incrementAndGet();
             }

@@ -8,6 +8,8 @@ final class Latencies {
     private int deliveryCount;
     private double[] server = new double[1 << 12];
     private int serverCount;
+    private double[] inference = new double[1 << 12];
+    private int inferenceCount;
     private volatile boolean recording;
 
     void recording(boolean on) { recording = on; }
@@ -26,6 +28,15 @@ final class Latencies {
         server[serverCount++] = ms;
     }
 
+    /** The message's latency.inferenceMs: the detector's share, which only CPU contention moves. */
+    synchronized void inference(double ms) {
+        if (!recording || Double.isNaN(ms)) return;
+        if (inferenceCount == inference.length) inference = Arrays.copyOf(inference, inference.length * 2);
+        inference[inferenceCount++] = ms;
+    }
+
+    synchronized double inferencePercentile(double p) { return percentile(inference, inferenceCount, p); }
+
     synchronized int deliveryCount() { return deliveryCount; }
 
     synchronized int serverCount() { return serverCount; }
@@ -33,6 +44,15 @@ final class Latencies {
     synchronized double deliveryPercentile(double p) { return percentile(delivery, deliveryCount, p); }
 
     synchronized double serverPercentile(double p) { return percentile(server, serverCount, p); }
+
+    /**
+     * Of the samples from fraction {@code from} to {@code to} of the phase, in arrival order (the probes' messages come
+     * at the cameras' steady rate, so a third of the samples is about a third of the time).
+     */
+    synchronized double serverPercentile(double p, double from, double to) {
+        int a = (int) (from * serverCount), b = (int) (to * serverCount);
+        return percentile(Arrays.copyOfRange(server, a, b), b - a, p);
+    }
 
     private static double percentile(double[] values, int n, double p) {
         if (n == 0) return Double.NaN;

@@ -92,9 +92,16 @@ class WebSocketLoadTest {
             }
             Thread.sleep(WARMUP_SECONDS * 1000L);
             int rssFrom = rss.size();
+            double appCpu0 = CpuTime.process(app.pid());
+            double[] machine0 = CpuTime.machine();
+            long baselineStart = System.nanoTime();
             baseline.recording(true);
             Thread.sleep(BASELINE_SECONDS * 1000L);
             baseline.recording(false);
+            double baselineSeconds = (System.nanoTime() - baselineStart) / 1e9;
+            double appCpuBefore = 100 * (CpuTime.process(app.pid()) - appCpu0) / baselineSeconds;
+            double[] machine1 = CpuTime.machine();
+            double machineBefore = 100 * (machine1[0] - machine0[0]) / baselineSeconds;
             double rssBefore = mean(rss.subList(rssFrom, rss.size()));
             double p99Before = baseline.serverPercentile(99), deliveryP99Before = baseline.deliveryPercentile(99);
             System.out.printf(Locale.ROOT, "baseline: %d detections, server p50 %.1f p99 %.1f ms, delivery p99 %.1f ms, rss %.0f MB%n",
@@ -135,6 +142,9 @@ class WebSocketLoadTest {
 
             Wrk wrk = Wrk.start("http://127.0.0.1:" + port + "/api/cameras", TOKEN, WRK_CONNECTIONS, LOAD_SECONDS, WRK_DELAY_MS, dir);
             long loadStart = System.nanoTime();
+            double appCpu1 = CpuTime.process(app.pid()), testCpu1 = CpuTime.process(ProcessHandle.current().pid());
+            double wrkCpu1 = CpuTime.process(wrk.pid());
+            double[] machine2 = CpuTime.machine();
             int rssLoadFrom = rss.size();
             Map<String, Double> publishedStart = published(app);
             Map<CountingClient, Long> countsStart = new HashMap<>();
@@ -159,6 +169,12 @@ class WebSocketLoadTest {
             sleepUntil(loadStart, LOAD_SECONDS - 1);
             load.recording(false);
             double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
+            double appCpuDuring = 100 * (CpuTime.process(app.pid()) - appCpu1) / loadSeconds;
+            double testCpuDuring = 100 * (CpuTime.process(ProcessHandle.current().pid()) - testCpu1) / loadSeconds;
+            double wrkCpuDuring = 100 * (CpuTime.process(wrk.pid()) - wrkCpu1) / loadSeconds;
+            double[] machine3 = CpuTime.machine();
+            double machineDuring = 100 * (machine3[0] - machine2[0]) / loadSeconds;
+            double othersDuring = machineDuring - appCpuDuring - testCpuDuring - wrkCpuDuring;
             Map<String, Double> publishedEnd = published(app);
             JsonArray clients = app.get("/api/clients").array();
             String metricsEnd = app.get("/metrics").body();
@@ -200,6 +216,7 @@ class WebSocketLoadTest {
             for (String cam : publishedEnd.keySet()) cameraRate += (publishedEnd.get(cam) - publishedStart.get(cam)) / loadSeconds / CAMERAS;
             double promDropped = counter(metricsEnd, "argus_ws_dropped_messages_total");
             double p99During = load.serverPercentile(99), deliveryP99During = load.deliveryPercentile(99);
+            double p99Middle = load.serverPercentile(99, 1 / 3.0, 2 / 3.0), p99Last = load.serverPercentile(99, 2 / 3.0, 1);
 
             // after the load: the slow clients, silent since the handshake, are closed by the pong timeout
             long reapStart = System.nanoTime();
@@ -209,7 +226,10 @@ class WebSocketLoadTest {
 
             String summary = String.format(Locale.ROOT, "LOAD clients=%d normal=%d slow=%d vanished=%d cameras=%d fps=%d load_s=%.0f"
                             + " wrk_rps=%.1f wrk_requests=%d wrk_p50_ms=%.2f wrk_p99_ms=%.2f wrk_non2xx=%d wrk_errors=%s"
-                            + " detection_p99_ms_before=%.1f during=%.1f delivery_p99_ms_before=%.1f during=%.1f"
+                            + " detection_p99_ms_before=%.1f during=%.1f detection_p99_ms_middle_third=%.1f last_third=%.1f"
+                            + " inference_p99_ms_before=%.1f during=%.1f delivery_p99_ms_before=%.1f during=%.1f"
+                            + " cpu_pct_app_before=%.0f during=%.0f cpu_pct_test_clients=%.0f wrk=%.0f others=%.0f"
+                            + " cpu_pct_machine_before=%.0f during=%.0f (of %d)"
                             + " rss_mb_before=%.0f max=%.0f after=%.0f rss_mb_middle_max=%.0f last_max=%.0f"
                             + " camera_msgs_per_s=%.2f normal_msgs_per_s_mean=%.2f normal_min_ratio=%.3f"
                             + " slow_dropped=%d slow_with_drops=%d slow_max_queued=%d normal_dropped=%d normal_drop_notices=%d"
@@ -217,7 +237,10 @@ class WebSocketLoadTest {
                             + " slow_reaped_after_load_s=%.1f",
                     NORMAL + SLOW + VANISHED, NORMAL, SLOW, VANISHED, CAMERAS, FPS, loadSeconds,
                     w.requestsPerSecond(), w.requests(), w.p50Ms(), w.p99Ms(), w.non2xx(), w.socketErrors().replace(' ', '_'),
-                    p99Before, p99During, deliveryP99Before, deliveryP99During,
+                    p99Before, p99During, p99Middle, p99Last,
+                    baseline.inferencePercentile(99), load.inferencePercentile(99), deliveryP99Before, deliveryP99During,
+                    appCpuBefore, appCpuDuring, testCpuDuring, wrkCpuDuring, othersDuring,
+                    machineBefore, machineDuring, 100 * Runtime.getRuntime().availableProcessors(),
                     rssBefore, rssMax, rssEnd, rssMiddleMax, rssLastMax,
                     cameraRate, sumRate / normal.size(), minRatio,
                     slowDropped, slowWithDrops, maxSlowQueued, normalDropped, normalNotices,
@@ -230,11 +253,13 @@ class WebSocketLoadTest {
             assertTrue(app.alive(), app.tail());
             assertEquals(0, w.non2xx(), "REST answered errors under load: " + w.output());
             assertTrue(w.requestsPerSecond() > 50, "REST rate: " + w.output());
-            // detection latency stays bounded: within 3x the baseline's p99 plus 100 ms (2 shared cores)
-            double bound = 3 * p99Before + 100;
-            assertTrue(p99During <= bound, "detection p99 " + p99During + " ms > bound " + bound + " ms; " + summary);
+            // Detection latency stays bounded: p99 within 5 frame intervals (500 ms at 10 fps; the baseline's is about
+            // 40 ms: the rise is CPU, the load's clients and wrk sharing the two cores with the detector), and not
+            // growing: the last third's p99 within twice the middle third's plus 100 ms.
+            assertTrue(p99During <= 500, "detection p99 " + p99During + " ms > 500 ms; " + summary);
+            assertTrue(p99Last <= 2 * p99Middle + 100, "detection p99 growing: " + summary);
             // memory: bounded, and flat over the last third of the load
-            assertTrue(rssMax < rssBefore + 400, "RSS grew too much: " + summary);
+            assertTrue(rssMax < rssBefore + 250, "RSS grew too much: " + summary);
             assertTrue(rssLastMax < rssMiddleMax + 64, "RSS still growing in the last third: " + summary);
             // the clients that keep up get their camera's messages and lose none
             assertTrue(minRatio > 0.9, "a normal client fell behind its camera: " + summary);

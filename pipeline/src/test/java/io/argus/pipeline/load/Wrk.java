@@ -49,6 +49,8 @@ final class Wrk {
         return new Wrk(p, out);
     }
 
+    long pid() { return process.pid(); }
+
     Result await(long timeoutSeconds) throws Exception {
         if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
             process.destroyForcibly();
