@@ -55,6 +55,20 @@ final class RawWsClient implements AutoCloseable {
 
     int localPort() { return socket.getLocalPort(); }
 
+    /**
+     * Writes one text frame (masked, as a client must; with a zero key, which leaves the bytes as they are); blocks
+     * while the server does not read.
+     */
+    void sendText(String text) throws IOException {
+        byte[] payload = text.getBytes(StandardCharsets.UTF_8);
+        if (payload.length >= 126) throw new IllegalArgumentException("short frames only");
+        byte[] frame = new byte[6 + payload.length];
+        frame[0] = (byte) 0x81; // FIN, text
+        frame[1] = (byte) (0x80 | payload.length); // masked, length; the 4 key bytes stay 0
+        System.arraycopy(payload, 0, frame, 6, payload.length);
+        socket.getOutputStream().write(frame);
+    }
+
     /** Reads and discards (a client that keeps up, until it vanishes) on a virtual thread. */
     void readInBackground() {
         reading = true;
