@@ -11,8 +11,9 @@ import java.util.function.LongConsumer;
  * One WebSocket client. Messages matching its {@link Subscription} go into a queue of at most {@code capacity};
  * when full, the oldest is dropped and the client later gets {@code {"type": "dropped", "count": n, "total": t}}
  * before the next message. Only as much as the socket's write queue accepts is written, so a client that never reads
- * costs at most {@code capacity} messages plus the write queue. Pings every interval; no pong within the timeout
- * closes the socket. Runs entirely on the HTTP verticle's event loop.
+ * costs at most {@code capacity} messages plus the write queue; one that sends requests without reading their answers
+ * is not read while its write queue is full. Pings every interval; no pong within the timeout closes the socket. Runs
+ * entirely on the HTTP verticle's event loop.
  */
 final class ClientSession {
     private final ServerWebSocket ws;
@@ -27,6 +28,7 @@ final class ClientSession {
     private long lastPongMs;
     private boolean closed;
     private boolean drainPending;
+    private boolean readingPaused;
 
     ClientSession(ServerWebSocket ws, Subscription initial, int capacity, long pongTimeoutMs, LongConsumer onDrop) {
         this.ws = ws;
@@ -90,17 +92,36 @@ final class ClientSession {
             ws.writeTextMessage(queue.pollFirst());
             sent++;
         }
-        if (!queue.isEmpty() && !drainPending) {
-            drainPending = true;
-            ws.drainHandler(v -> {
-                drainPending = false;
-                pump();
-            });
+        if (!queue.isEmpty()) awaitDrain();
+    }
+
+    /**
+     * An answer to the client (subscribed, error). Each request gets one, so a client that sends without reading would
+     * have its answers queue without bound: once the write queue is full, the client is not read any more (TCP then
+     * pushes back on its sending) until the queue drains.
+     */
+    void send(JsonObject control) {
+        if (closed) return;
+        ws.writeTextMessage(control.encode());
+        if (ws.writeQueueFull() && !readingPaused) {
+            readingPaused = true;
+            ws.pause();
+            awaitDrain();
         }
     }
 
-    void send(JsonObject control) {
-        if (!closed) ws.writeTextMessage(control.encode());
+    /** One drain handler for both waits (the socket has one slot): resume reading, then write what queued. */
+    private void awaitDrain() {
+        if (drainPending) return;
+        drainPending = true;
+        ws.drainHandler(v -> {
+            drainPending = false;
+            if (readingPaused) {
+                readingPaused = false;
+                ws.resume();
+            }
+            pump();
+        });
     }
 
     void pong() { lastPongMs = System.currentTimeMillis(); }
@@ -132,7 +153,10 @@ final class ClientSession {
     boolean isClosed() { return closed; }
 
     JsonObject toJson() {
-        return new JsonObject().put("queued", queue.size()).put("sent", sent).put("dropped", droppedTotal)
+        // the peer's address tells clients apart (several tabs, a proxy's connections): whose messages are dropped
+        var peer = ws.remoteAddress();
+        return new JsonObject().put("remote", peer != null ? peer.host() + ":" + peer.port() : null)
+                .put("queued", queue.size()).put("sent", sent).put("dropped", droppedTotal)
                 .put("subscription", subscription != null ? subscription.toJson() : null);
     }
 
