@@ -212,7 +212,17 @@ public final class DatasetStore {
         if (f == null) return null;
         CollectedFrame g = f.withLabels(labels, source, atMs);
         writeLabels(g);
-        writeMeta(g);
+        try {
+            writeMeta(g);
+        } catch (RuntimeException e) {
+            // not committed (a full disk): the label file goes back to the description's, which a run would read
+            try {
+                writeLabels(f);
+            } catch (RuntimeException again) {
+                e.addSuppressed(again); // the next start makes it match (open's repair)
+            }
+            throw e;
+        }
         frames.put(id, g);
         labelsRevision++;
         writeState();

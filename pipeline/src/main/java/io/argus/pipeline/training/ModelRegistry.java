@@ -128,8 +128,7 @@ public final class ModelRegistry {
         Path file = accepted ? copyIn(weights, number, version) : null;
         Version v = new Version(version, number, file, active().version(), accepted ? "accepted" : "rejected",
                 System.currentTimeMillis(), run, mapBefore, mapAfter);
-        versions.put(version, v);
-        save();
+        record(v);
         return v;
     }
 
@@ -150,9 +149,17 @@ public final class ModelRegistry {
         int number = nextNumber();
         Path file = copyIn(weights, number, actual);
         Version v = new Version(version, number, file, active().version(), state, System.currentTimeMillis(), null, null, null);
-        versions.put(version, v);
-        save();
+        record(v);
         return v;
+    }
+
+    /** Adds or replaces a version's record, saved (or, when the save fails, as it was). */
+    private void record(Version v) {
+        Version before = versions.get(v.version());
+        saveOrUndo(() -> versions.put(v.version(), v), () -> {
+            if (before == null) versions.remove(v.version());
+            else versions.put(v.version(), before);
+        });
     }
 
     private int nextNumber() { return versions.values().stream().mapToInt(Version::number).max().orElse(0) + 1; }
@@ -167,16 +174,21 @@ public final class ModelRegistry {
     /** {@code version} serves now. */
     public void activated(String version) {
         if (!versions.containsKey(version)) throw new IllegalArgumentException("unknown version " + version);
-        history.add(version);
-        save();
+        saveOrUndo(() -> history.add(version), () -> history.remove(history.size() - 1));
     }
 
     /** The active version was replaced by {@link #previous()}: it leaves the history for good. */
     public void rolledBack() {
         if (history.size() < 2) throw new IllegalStateException("no previous version");
-        String gone = history.remove(history.size() - 1);
-        versions.put(gone, versions.get(gone).withState("rolled-back"));
-        save();
+        String gone = history.get(history.size() - 1);
+        Version was = versions.get(gone);
+        saveOrUndo(() -> {
+            history.remove(history.size() - 1);
+            versions.put(gone, was.withState("rolled-back"));
+        }, () -> {
+            history.add(gone);
+            versions.put(gone, was);
+        });
     }
 
     /** Newest first, each with {@code serving} and {@code rollbackTarget} flags. */
@@ -194,6 +206,20 @@ public final class ModelRegistry {
         return new JsonObject().put("base", base).put("active", active)
                 .put("previous", prev != null ? prev.version() : null).put("history", new JsonArray(List.copyOf(history)))
                 .put("versions", a);
+    }
+
+    /**
+     * A change in memory, then saved; when the save fails (a full disk) the change is undone, so memory keeps saying
+     * what {@code registry.json} says and a restart finds what the last successful call reported.
+     */
+    private void saveOrUndo(Runnable change, Runnable undo) {
+        change.run();
+        try {
+            save();
+        } catch (RuntimeException e) {
+            undo.run();
+            throw e;
+        }
     }
 
     private void save() {
