@@ -1,15 +1,13 @@
 package io.argus.detector.darknet;
 
+import io.argus.detector.io.AtomicFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -95,25 +93,12 @@ public final class WeightsFile {
         return new ModelWeights(major, minor, revision, seen, conv);
     }
 
-    /** Writes atomically (temporary file, then rename), so a reader never sees half a checkpoint. */
+    /**
+     * Writes atomically ({@link AtomicFile}: temporary file, fsync, rename, fsync of the directory), so a reader, or a
+     * restart after kill -9 or a power cut, never sees half a checkpoint; a full disk leaves the previous file as it was.
+     */
     public static void write(Path file, NetworkSpec spec, ModelWeights weights) {
-        ByteBuffer buf = encode(spec, weights);
-        Path dir = file.toAbsolutePath().getParent();
-        try {
-            Files.createDirectories(dir);
-            Path tmp = Files.createTempFile(dir, file.getFileName().toString(), ".tmp");
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-                while (buf.hasRemaining()) ch.write(buf);
-                ch.force(true);
-            }
-            try {
-                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write weights " + file + ": " + e.getMessage(), e);
-        }
+        AtomicFile.write(file, encode(spec, weights));
     }
 
     static ByteBuffer encode(NetworkSpec spec, ModelWeights weights) {

@@ -3,14 +3,14 @@ package io.argus.pipeline.training;
 import io.argus.detector.BgrImage;
 import io.argus.detector.Box;
 import io.argus.detector.Detection;
+import io.argus.detector.io.AtomicFile;
 import io.argus.trainer.data.LabelFile;
 import io.argus.trainer.loss.Truth;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -23,17 +23,21 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 import javax.imageio.ImageIO;
+import javax.imageio.stream.ImageOutputStream;
+import javax.imageio.stream.MemoryCacheImageOutputStream;
 
 /**
  * The collected frames of one model on disk, in Darknet's layout so the trainer core reads them as any dataset:
  * {@code images/<id>.png} (lossless), {@code labels/<id>.txt} (once labelled), {@code frames/<id>.json} (the
  * {@link CollectedFrame}) and {@code store.json} (counters). Used from one thread only (the dataset verticle's I/O
- * thread); every file is replaced atomically.
+ * thread); every file is replaced atomically ({@link AtomicFile}), the frame's description last: it commits the frame.
  *
  * <p>While a fine-tune runs its frames are pinned: deleting or evicting one removes it from the store at once but
  * keeps its files until {@link #unpin()}.
  */
 public final class DatasetStore {
+    private static final System.Logger LOG = System.getLogger("argus.training.dataset");
+
     private final Path dir;
     private final List<String> names;
     private final int valEvery;
@@ -51,33 +55,96 @@ public final class DatasetStore {
         this.maxFrames = maxFrames;
     }
 
-    /** Opens (creating) the store in {@code dir} and reads its index. */
+    /**
+     * Opens (creating) the store in {@code dir} and reads its index. A frame is committed when its
+     * {@code frames/<id>.json} is (the last file {@link #add} and {@link #label} replace), so opening also finishes
+     * what a kill cut short: the temporary files of unfinished writes go, an image without a description goes, and a
+     * label file that disagrees with its description is rewritten from it. A description that cannot be read (not
+     * one a kill can leave: every write is atomic) is set aside as {@code <id>.json.corrupt} with a warning naming it,
+     * and the other frames open.
+     */
     public static DatasetStore open(Path dir, List<String> names, int valEvery, int maxFrames) {
         DatasetStore s = new DatasetStore(dir, names, valEvery, maxFrames);
         try {
             for (String sub : List.of("images", "labels", "frames")) Files.createDirectories(dir.resolve(sub));
-            Path state = dir.resolve("store.json");
-            if (Files.isRegularFile(state)) {
-                JsonObject j = new JsonObject(Files.readString(state));
-                s.kept = j.getLong("kept", 0L);
-                s.labelsRevision = j.getLong("labelsRevision", 0L);
-            }
+            for (String sub : List.of("", "images", "labels", "frames")) removeTemporary(dir.resolve(sub));
             List<CollectedFrame> found = new ArrayList<>();
             try (Stream<Path> files = Files.list(dir.resolve("frames"))) {
                 for (Path p : files.filter(f -> f.toString().endsWith(".json")).toList()) {
                     try {
                         found.add(CollectedFrame.fromJson(new JsonObject(Files.readString(p))));
                     } catch (RuntimeException e) {
-                        throw new IllegalStateException(p + ": not a collected frame: " + e.getMessage(), e);
+                        Path aside = p.resolveSibling(p.getFileName() + ".corrupt");
+                        LOG.log(System.Logger.Level.WARNING, p + ": not a collected frame (" + e.getMessage()
+                                + "), set aside as " + aside.getFileName() + "; the other frames are kept");
+                        Files.move(p, aside, StandardCopyOption.REPLACE_EXISTING);
                     }
                 }
             }
             found.sort(Comparator.comparingDouble(CollectedFrame::captureTime).thenComparing(CollectedFrame::id));
             for (CollectedFrame f : found) s.frames.put(f.id(), f);
+            Path state = dir.resolve("store.json");
+            if (Files.isRegularFile(state)) {
+                try {
+                    JsonObject j = new JsonObject(Files.readString(state));
+                    s.kept = j.getLong("kept", 0L);
+                    s.labelsRevision = j.getLong("labelsRevision", 0L);
+                } catch (RuntimeException e) {
+                    // a revision only has to move on: the clock in ms is beyond any count of label changes
+                    s.kept = found.size();
+                    s.labelsRevision = System.currentTimeMillis();
+                    LOG.log(System.Logger.Level.WARNING, state + ": not readable (" + e.getMessage()
+                            + "), counters restarted from the " + found.size() + " frames");
+                }
+            }
+            s.repair();
         } catch (IOException e) {
             throw new UncheckedIOException("dataset store " + dir + ": " + e.getMessage(), e);
         }
         return s;
+    }
+
+    /** Images without a description and label files that disagree with theirs (see {@link #open}). */
+    private void repair() throws IOException {
+        int orphans = 0, relabelled = 0;
+        try (Stream<Path> files = Files.list(dir.resolve("images"))) {
+            for (Path p : files.toList()) {
+                String n = p.getFileName().toString();
+                if (n.endsWith(".png") && !frames.containsKey(n.substring(0, n.length() - 4))) {
+                    Files.deleteIfExists(p);
+                    orphans++;
+                }
+            }
+        }
+        try (Stream<Path> files = Files.list(dir.resolve("labels"))) {
+            for (Path p : files.toList()) {
+                String n = p.getFileName().toString();
+                CollectedFrame f = n.endsWith(".txt") ? frames.get(n.substring(0, n.length() - 4)) : null;
+                if (f != null && f.labeled()) continue;
+                Files.deleteIfExists(p);
+                relabelled++;
+            }
+        }
+        for (CollectedFrame f : frames.values()) {
+            if (!f.labeled()) continue;
+            Path file = labelFile(f.id());
+            String want = labelText(f);
+            if (!Files.isRegularFile(file) || !want.equals(Files.readString(file))) {
+                AtomicFile.writeString(file, want);
+                relabelled++;
+            }
+        }
+        if (orphans + relabelled > 0) {
+            LOG.log(System.Logger.Level.INFO, "dataset store " + dir + ": finished writes cut short: " + orphans
+                    + " image(s) without a description removed, " + relabelled + " label file(s) made to match theirs");
+        }
+    }
+
+    /** Temporary files of writes that never finished (this class's and {@link AtomicFile}'s). */
+    private static void removeTemporary(Path d) throws IOException {
+        try (Stream<Path> files = Files.list(d)) {
+            for (Path p : files.filter(f -> f.getFileName().toString().endsWith(".tmp")).toList()) Files.deleteIfExists(p);
+        }
     }
 
     public Path dir() { return dir; }
@@ -122,13 +189,13 @@ public final class DatasetStore {
         CollectedFrame f = new CollectedFrame(id, camera, frame, pts, captureTime, image.width(), image.height(), split,
                 confidence, servedBy, List.copyOf(proposals), labels == null ? null : List.copyOf(labels),
                 labels == null ? null : "teacher", labels == null ? 0 : captureTime);
-        try {
-            Path tmp = Files.createTempFile(dir.resolve("images"), id, ".png.tmp");
-            ImageIO.write(image.toBufferedImage(), "png", tmp.toFile());
-            move(tmp, image(id));
+        ByteArrayOutputStream png = new ByteArrayOutputStream();
+        try (ImageOutputStream out = new MemoryCacheImageOutputStream(png)) { // in memory: no cache file elsewhere
+            ImageIO.write(image.toBufferedImage(), "png", out);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + image(id) + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot encode " + image(id) + ": " + e.getMessage(), e);
         }
+        AtomicFile.write(image(id), png.toByteArray());
         if (labels != null) {
             writeLabels(f);
             labelsRevision++;
@@ -145,7 +212,17 @@ public final class DatasetStore {
         if (f == null) return null;
         CollectedFrame g = f.withLabels(labels, source, atMs);
         writeLabels(g);
-        writeMeta(g);
+        try {
+            writeMeta(g);
+        } catch (RuntimeException e) {
+            // not committed (a full disk): the label file goes back to the description's, which a run would read
+            try {
+                writeLabels(f);
+            } catch (RuntimeException again) {
+                e.addSuppressed(again); // the next start makes it match (open's repair)
+            }
+            throw e;
+        }
         frames.put(id, g);
         labelsRevision++;
         writeState();
@@ -240,9 +317,13 @@ public final class DatasetStore {
             }
             return;
         }
+        write(file, labelText(f));
+    }
+
+    private static String labelText(CollectedFrame f) {
         StringBuilder b = new StringBuilder();
         for (Detection d : f.labels()) b.append(LabelFile.format(truth(d, f.width(), f.height()))).append('\n');
-        write(file, b.toString());
+        return b.toString();
     }
 
     /** A pixel box as Darknet's relative centre and size. */
@@ -269,21 +350,8 @@ public final class DatasetStore {
         }
     }
 
+    /** Atomically ({@link AtomicFile}); a full disk throws UncheckedIOException naming the file, the old one intact. */
     static void write(Path file, String text) {
-        try {
-            Path tmp = Files.createTempFile(file.getParent(), file.getFileName().toString(), ".tmp");
-            Files.writeString(tmp, text, StandardCharsets.UTF_8);
-            move(tmp, file);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
-        }
-    }
-
-    static void move(Path tmp, Path file) throws IOException {
-        try {
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-        }
+        AtomicFile.writeString(file, text);
     }
 }

@@ -1,10 +1,10 @@
 package io.argus.pipeline.training;
 
+import io.argus.detector.io.AtomicFile;
 import io.argus.pipeline.inference.LoadedModel;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -18,9 +18,13 @@ import java.util.Map;
  * from (the base), every fine-tuned candidate with the held-out mAP that decided it, which one serves, and the stack
  * of versions that served before it (what rollback returns to). A registry belongs to its base: when the configured
  * weights change, the old history is set aside ({@code registry-<time>.json}) and a new one starts.
- * Used from one thread.
+ * Used from one thread. Every file is replaced atomically ({@link AtomicFile}): a version's weights are copied in
+ * before {@code registry.json} names them, and {@code registry.json} commits each change (a candidate, a swap that
+ * happened, a rollback), so a kill at any moment leaves the last committed history with whole weights.
  */
 public final class ModelRegistry {
+    private static final System.Logger LOG = System.getLogger("argus.training.registry");
+
     /** A version: {@code state} configured, accepted, rejected or rolled-back. */
     public record Version(String version, int number, Path file, String parent, String state, double createdAt,
                           Integer run, Double mapBefore, Double mapAfter) {
@@ -60,9 +64,20 @@ public final class ModelRegistry {
         Path file = dir.resolve("registry.json");
         try {
             Files.createDirectories(dir);
+            AtomicFile.removeLeftovers(dir); // a copy or a save a kill cut short: never referenced
             if (Files.isRegularFile(file)) {
-                JsonObject j = new JsonObject(Files.readString(file));
-                if (baseVersion.equals(j.getString("base"))) {
+                JsonObject j;
+                try {
+                    j = new JsonObject(Files.readString(file));
+                } catch (RuntimeException e) {
+                    // not a file a kill can leave (every save is atomic): keep it for a person, serve the base
+                    Path aside = dir.resolve("registry-corrupt-" + System.currentTimeMillis() + ".json");
+                    LOG.log(System.Logger.Level.WARNING, file + ": not readable (" + e.getMessage() + "), set aside as "
+                            + aside.getFileName() + "; starting a new history from the configured weights");
+                    Files.move(file, aside, StandardCopyOption.REPLACE_EXISTING);
+                    j = null;
+                }
+                if (j != null && baseVersion.equals(j.getString("base"))) {
                     r.base = baseVersion;
                     for (Object o : j.getJsonArray("versions", new JsonArray())) {
                         Version v = Version.fromJson((JsonObject) o);
@@ -74,8 +89,10 @@ public final class ModelRegistry {
                     if (!r.history.isEmpty()) return r;
                     r.versions.clear();
                 }
-                Files.move(file, dir.resolve("registry-" + System.currentTimeMillis() + ".json"),
-                        StandardCopyOption.REPLACE_EXISTING);
+                if (j != null) {
+                    Files.move(file, dir.resolve("registry-" + System.currentTimeMillis() + ".json"),
+                            StandardCopyOption.REPLACE_EXISTING);
+                }
             }
         } catch (IOException | RuntimeException e) {
             throw new IllegalStateException("model registry " + file + ": " + e.getMessage(), e);
@@ -111,8 +128,7 @@ public final class ModelRegistry {
         Path file = accepted ? copyIn(weights, number, version) : null;
         Version v = new Version(version, number, file, active().version(), accepted ? "accepted" : "rejected",
                 System.currentTimeMillis(), run, mapBefore, mapAfter);
-        versions.put(version, v);
-        save();
+        record(v);
         return v;
     }
 
@@ -133,37 +149,46 @@ public final class ModelRegistry {
         int number = nextNumber();
         Path file = copyIn(weights, number, actual);
         Version v = new Version(version, number, file, active().version(), state, System.currentTimeMillis(), null, null, null);
-        versions.put(version, v);
-        save();
+        record(v);
         return v;
+    }
+
+    /** Adds or replaces a version's record, saved (or, when the save fails, as it was). */
+    private void record(Version v) {
+        Version before = versions.get(v.version());
+        saveOrUndo(() -> versions.put(v.version(), v), () -> {
+            if (before == null) versions.remove(v.version());
+            else versions.put(v.version(), before);
+        });
     }
 
     private int nextNumber() { return versions.values().stream().mapToInt(Version::number).max().orElse(0) + 1; }
 
-    /** Copies {@code weights} into the registry as {@code <number>-<hash>.weights}. */
+    /** Copies {@code weights} into the registry as {@code <number>-<hash>.weights}, atomically. */
     private Path copyIn(Path weights, int number, String version) {
         Path file = dir.resolve(number + "-" + version.replace("sha256:", "") + ".weights");
-        try {
-            Files.copy(weights, file, StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot copy " + weights + " to " + file + ": " + e.getMessage(), e);
-        }
+        AtomicFile.copy(weights, file); // a kill mid-copy leaves no partial weights under the version's name
         return file;
     }
 
     /** {@code version} serves now. */
     public void activated(String version) {
         if (!versions.containsKey(version)) throw new IllegalArgumentException("unknown version " + version);
-        history.add(version);
-        save();
+        saveOrUndo(() -> history.add(version), () -> history.remove(history.size() - 1));
     }
 
     /** The active version was replaced by {@link #previous()}: it leaves the history for good. */
     public void rolledBack() {
         if (history.size() < 2) throw new IllegalStateException("no previous version");
-        String gone = history.remove(history.size() - 1);
-        versions.put(gone, versions.get(gone).withState("rolled-back"));
-        save();
+        String gone = history.get(history.size() - 1);
+        Version was = versions.get(gone);
+        saveOrUndo(() -> {
+            history.remove(history.size() - 1);
+            versions.put(gone, was.withState("rolled-back"));
+        }, () -> {
+            history.add(gone);
+            versions.put(gone, was);
+        });
     }
 
     /** Newest first, each with {@code serving} and {@code rollbackTarget} flags. */
@@ -181,6 +206,20 @@ public final class ModelRegistry {
         return new JsonObject().put("base", base).put("active", active)
                 .put("previous", prev != null ? prev.version() : null).put("history", new JsonArray(List.copyOf(history)))
                 .put("versions", a);
+    }
+
+    /**
+     * A change in memory, then saved; when the save fails (a full disk) the change is undone, so memory keeps saying
+     * what {@code registry.json} says and a restart finds what the last successful call reported.
+     */
+    private void saveOrUndo(Runnable change, Runnable undo) {
+        change.run();
+        try {
+            save();
+        } catch (RuntimeException e) {
+            undo.run();
+            throw e;
+        }
     }
 
     private void save() {

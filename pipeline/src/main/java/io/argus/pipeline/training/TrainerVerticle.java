@@ -328,7 +328,8 @@ public final class TrainerVerticle extends VerticleBase {
                         Files.deleteIfExists(in.candidate());
                         DatasetStore.write(in.candidate().resolveSibling("run.json"), snapshot.encodePrettily());
                         return null;
-                    });
+                    }).onFailure(e -> LOG.log(Level.WARNING, "fine-tune run " + r.id() + " of " + config.model()
+                            + ": its record was not saved (" + e.getMessage() + "); it is lost at the next start"));
                     LOG.log(Level.INFO, "fine-tune run " + r.id() + " of " + config.model() + ": " + r.state()
                             + (r.json.getString("reason") != null ? " (" + r.json.getString("reason") + ")" : ""));
                     publish("run-finished", new JsonObject().put("run", snapshot));

@@ -4,6 +4,7 @@ import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.darknet.WeightsInit;
+import io.argus.detector.io.AtomicFile;
 import io.argus.trainer.data.Augmentation;
 import io.argus.trainer.data.DataFile;
 import io.argus.trainer.data.Dataset;
@@ -12,12 +13,9 @@ import io.argus.trainer.precision.LossScaler;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
-import java.io.Writer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Properties;
 
 /**
@@ -86,6 +84,7 @@ public final class TrainingRun {
         ModelWeights initial;
         int completed = 0;
         Path last = lastWeights(o.out(), spec);
+        AtomicFile.removeLeftovers(o.out()); // a checkpoint a kill cut short: never read, only in the way
         if (o.resume()) {
             if (!Files.isRegularFile(last)) {
                 throw new IllegalArgumentException("--resume: no checkpoint " + last + " to resume from");
@@ -132,20 +131,13 @@ public final class TrainingRun {
         p.setProperty("loss_scale", String.valueOf(trainer.scaler().scale()));
         p.setProperty("clean_steps", String.valueOf(trainer.scaler().cleanSteps()));
         p.setProperty("skipped", String.valueOf(trainer.scaler().skipped()));
-        Path file = stateFile(out, spec);
+        java.io.StringWriter w = new java.io.StringWriter();
         try {
-            Path tmp = Files.createTempFile(out, file.getFileName().toString(), ".tmp");
-            try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
-                p.store(w, "argus train state beside " + lastWeights(out, spec).getFileName());
-            }
-            try {
-                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-            }
+            p.store(w, "argus train state beside " + lastWeights(out, spec).getFileName());
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException(e); // a StringWriter does not fail
         }
+        AtomicFile.writeString(stateFile(out, spec), w.toString());
     }
 
     private static Properties readState(Path file) {
