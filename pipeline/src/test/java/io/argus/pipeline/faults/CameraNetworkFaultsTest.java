@@ -39,9 +39,10 @@ import org.junit.jupiter.api.TestMethodOrder;
  * frame ("recover") and to a second holding 80% of its frame rate ("steady"), and the frames lost (its frame rate
  * before the fault times the time from the fault to a second after recovery, less the frames it delivered); for the
  * healthy cameras, frames per second (the lowest of the two) and p99 of capture-to-publish latency (the highest) over
- * 6 s before the fault and over the fault. It asserts recovery within {@link #RECOVER_BOUND_MS}, the healthy cameras'
- * rate within {@link #FPS_TOLERANCE} of before, their p99 at most twice before plus 100 ms, and no camera thread left
- * once the faulted cameras are removed. One {@code FAULT ...} line per test (and all again at the end) carries the
+ * 6 s before the fault and over the fault. It asserts recovery within {@link #RECOVER_BOUND_MS}
+ * ({@link #LONG_OUTAGE_BOUND_MS} after the 60 s link-down), the healthy cameras' rate within {@link #FPS_TOLERANCE}
+ * of before, their p99 at most twice before plus 250 ms, and no camera thread left once the faulted cameras are
+ * removed. Argus runs with the product's camera defaults (timeouts 5 s, backoff 0.5 s doubling to 30 s). One {@code FAULT ...} line per test (and all again at the end) carries the
  * figures; docs/reliability.md has them in its table.
  *
  * <p>Kernel netem is not available on the development machine's kernel (no {@code sch_netem}): delay and jitter come
@@ -53,7 +54,22 @@ import org.junit.jupiter.api.TestMethodOrder;
 class CameraNetworkFaultsTest {
     static final int FPS = FaultMedia.FPS;
     static final double FPS_TOLERANCE = 0.10;
-    static final long RECOVER_BOUND_MS = 10_000;
+    /**
+     * Recovery bound of a fault (from its removal to the camera's first new frame) with the product's camera defaults,
+     * which these tests run with (config/argus.yaml: connectTimeoutMs 5000, stallTimeoutMs 5000, reconnect 500 ms
+     * doubling to 30 s): a connect timeout, a few short backoffs and a second of probing. A long outage lets the
+     * backoff reach its 30 s cap: {@link #LONG_OUTAGE_BOUND_MS}.
+     */
+    static final long RECOVER_BOUND_MS = 15_000;
+    static final long LONG_OUTAGE_BOUND_MS = 40_000;
+    /**
+     * The healthy cameras' p99 during a fault may be at most twice that before plus 250 ms. The slack is the shared
+     * 2-core machine's: with 2 x 10 fps a p99 over 10 s is its two worst frames, and one scheduling hiccup of another
+     * process (load average 7 while these ran beside other people's builds) put 300 ms there with no fault in
+     * Argus; what the bound is for is a latency that grows with the fault (seconds), which it catches.
+     */
+    static final double P99_FACTOR = 2;
+    static final double P99_SLACK_MS = 250;
     static final int PORT = 8554; // each namespace has its own ports
     static final String[] HEALTHY = {"ok-tcp", "ok-udp"};
     static final String[] FAULTED = {"kr-tcp", "kr-udp", "ld5-tcp", "ld5-udp", "ld60-tcp", "ld60-udp", "imp-tcp", "imp-udp",
@@ -61,7 +77,7 @@ class CameraNetworkFaultsTest {
 
     record Msg(String camera, double captureTime, double totalMs, int width) {}
 
-    record Healthy(double fps, double p99) {}
+    record Healthy(double fps, double p50, double p99) {}
 
     NetworkNamespaces net;
     NamespacedServer healthyServer;
@@ -84,6 +100,10 @@ class CameraNetworkFaultsTest {
         try {
             healthyServer = NamespacedServer.rtsp(net, 2, PORT, video);
             JsonObject json = TestConfig.base();
+            // the product's camera defaults, not the tests' quick ones (connect 1.5 s, stall 2.5 s, backoff <= 1 s):
+            // the figures are what a deployment sees, and a 1.5 s connect cannot complete behind 200 ms of delay
+            // with 10% loss (four RTSP round trips, TCP retransmissions, a second of probing)
+            json.remove("camera");
             json.getJsonArray("cameras").add(camera("ok-tcp", url(2), "tcp")).add(camera("ok-udp", url(2), "udp"));
             app = new RunningApp(TestConfig.read(json));
             List<String> all = new ArrayList<>(List.of(HEALTHY));
@@ -165,6 +185,7 @@ class CameraNetworkFaultsTest {
 
     private void linkDown(String name, long downMs, String tcp, String udp) throws Exception {
         Fault f = new Fault(name, List.of(tcp, udp));
+        if (downMs > 30_000) f.bound = LONG_OUTAGE_BOUND_MS;
         try (NamespacedServer server = NamespacedServer.rtsp(net, 1, PORT, video)) {
             f.start(server, url(1), "tcp", "udp");
             double start = now();
@@ -270,7 +291,7 @@ class CameraNetworkFaultsTest {
             f.recovered(switchAt, big, 3000);
             f.during(switchAt - 1000, big + 3000);
             JsonObject cam = app.camera("res");
-            f.extra.append(" reconnects=").append(cam.getLong("reconnects")).append(" size_after=")
+            f.extra.append(" size_after=")
                     .append(cam.getInteger("width")).append('x').append(cam.getInteger("height"));
         }
         f.finish("");
@@ -296,8 +317,6 @@ class CameraNetworkFaultsTest {
             f.extra.append(String.format(Locale.ROOT, " fps_during_damage=%.1f", count("flip", start, end) / ((end - start) / 1000)));
             f.recover(end, 3000);
             f.during(start, end);
-            JsonObject cam = app.camera("flip");
-            f.extra.append(" reconnects=").append(cam.getLong("reconnects")).append(" stalls=").append(cam.getLong("stalls"));
         }
         f.finish("");
     }
@@ -312,6 +331,7 @@ class CameraNetworkFaultsTest {
         final List<Double> recoverMs = new ArrayList<>();
         final List<Double> steadyMs = new ArrayList<>();
         final StringBuilder extra = new StringBuilder();
+        long bound = RECOVER_BOUND_MS;
         double firstFault = Double.NaN;
         double lastFault;
         int tries;
@@ -363,7 +383,7 @@ class CameraNetworkFaultsTest {
             double last = removed;
             double[] at = new double[cameras.size()];
             for (int i = 0; i < cameras.size(); i++) {
-                at[i] = awaitFrameAfter(cameras.get(i), removed, RECOVER_BOUND_MS + 20_000);
+                at[i] = awaitFrameAfter(cameras.get(i), removed, bound + 20_000);
                 if (!Double.isNaN(at[i])) last = Math.max(last, at[i]);
             }
             Thread.sleep(Math.max(0, (long) (last + tailMs - now())) + 300);
@@ -397,6 +417,12 @@ class CameraNetworkFaultsTest {
 
         /** Removes the cameras, checks that their threads end, prints the line and asserts. */
         void finish(String more) throws Exception {
+            long reconnects = 0, stalls = 0;
+            for (String c : cameras) {
+                JsonObject cam = app.camera(c);
+                reconnects += cam.getLong("reconnects", 0L);
+                stalls += cam.getLong("stalls", 0L);
+            }
             for (String c : cameras) assertEquals(200, app.call(HttpMethod.DELETE, "/api/cameras/" + c, null).status());
             long leftThreads = 0;
             long end = System.nanoTime() + 15_000_000_000L;
@@ -407,15 +433,15 @@ class CameraNetworkFaultsTest {
             long lost = Math.max(0, Math.round(expected - received));
             String line = String.format(Locale.ROOT, "FAULT %s tries=%d recovered=%d recover_ms_p50=%.0f max=%.0f "
                             + "steady_ms_p50=%.0f max=%.0f frames_lost=%d of_expected=%.0f healthy_fps_before=%.2f during=%.2f "
-                            + "healthy_p99_ms_before=%.1f during=%.1f camera_threads_left=%d fd_delta=%d%s%s",
+                            + "healthy_p50_ms_before=%.1f during=%.1f healthy_p99_ms_before=%.1f during=%.1f reconnects=%d stalls=%d camera_threads_left=%d fd_delta=%d%s%s",
                     name, tries, r.length, pct(r, 0.5), pct(r, 1), pct(s, 0.5), pct(s, 1), lost, expected,
-                    before.fps(), during.fps(), before.p99(), during.p99(), leftThreads, fdDelta, extra, more);
+                    before.fps(), during.fps(), before.p50(), during.p50(), before.p99(), during.p99(), reconnects, stalls, leftThreads, fdDelta, extra, more);
             System.out.println(line);
             summary.add(line);
             assertEquals(tries, r.length, "every try recovered: " + line);
-            assertTrue(r[r.length - 1] <= RECOVER_BOUND_MS, "recovered within " + RECOVER_BOUND_MS + " ms: " + line);
+            assertTrue(r[r.length - 1] <= bound, "recovered within " + bound + " ms: " + line);
             assertTrue(during.fps() >= before.fps() * (1 - FPS_TOLERANCE), "healthy cameras' fps held: " + line);
-            assertTrue(during.p99() <= 2 * before.p99() + 100, "healthy cameras' p99 bounded: " + line);
+            assertTrue(during.p99() <= P99_FACTOR * before.p99() + P99_SLACK_MS, "healthy cameras' p99 bounded: " + line);
             assertEquals(0, leftThreads, "no camera thread left: " + line);
         }
 
@@ -425,16 +451,17 @@ class CameraNetworkFaultsTest {
         }
     }
 
-    /** The healthy cameras over [from, to): the lowest frame rate and the highest p99 latency. */
+    /** The healthy cameras over [from, to): the lowest frame rate and the highest p50 and p99 latency. */
     Healthy healthy(double from, double to) {
-        double fps = Double.MAX_VALUE, p99 = 0;
+        double fps = Double.MAX_VALUE, p50 = 0, p99 = 0;
         for (String c : HEALTHY) {
             double[] lat = msgs.stream().filter(m -> m.camera().equals(c) && m.captureTime() >= from && m.captureTime() < to)
                     .mapToDouble(Msg::totalMs).sorted().toArray();
             fps = Math.min(fps, lat.length / ((to - from) / 1000));
+            p50 = Math.max(p50, pct(lat, 0.5));
             p99 = Math.max(p99, pct(lat, 0.99));
         }
-        return new Healthy(fps, p99);
+        return new Healthy(fps, p50, p99);
     }
 
     /** When, after {@code from}, the camera first held 80% of {@code fps} for a second. */
