@@ -332,6 +332,8 @@ class CameraNetworkFaultsTest {
         final List<Double> steadyMs = new ArrayList<>();
         final StringBuilder extra = new StringBuilder();
         long bound = RECOVER_BOUND_MS;
+        long reconnects;
+        long stalls;
         double firstFault = Double.NaN;
         double lastFault;
         int tries;
@@ -409,20 +411,20 @@ class CameraNetworkFaultsTest {
             received += count(camera, lastFault, until);
         }
 
-        void during(double from, double to) throws InterruptedException {
+        void during(double from, double to) throws Exception {
             if (to - from < 3000) to = from + 3000; // a short window says little
             sleepUntil(to + 500);
             during = healthy(from, to);
-        }
-
-        /** Removes the cameras, checks that their threads end, prints the line and asserts. */
-        void finish(String more) throws Exception {
-            long reconnects = 0, stalls = 0;
+            // the cameras' counters now, while their server still runs (its end would add a reconnect of its own)
             for (String c : cameras) {
                 JsonObject cam = app.camera(c);
                 reconnects += cam.getLong("reconnects", 0L);
                 stalls += cam.getLong("stalls", 0L);
             }
+        }
+
+        /** Removes the cameras, checks that their threads end, prints the line and asserts. */
+        void finish(String more) throws Exception {
             for (String c : cameras) assertEquals(200, app.call(HttpMethod.DELETE, "/api/cameras/" + c, null).status());
             long leftThreads = 0;
             long end = System.nanoTime() + 15_000_000_000L;
