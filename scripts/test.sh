@@ -16,7 +16,8 @@ cd "$(dirname "$0")/.."
 #   chromium                   dashboard tests in headless Chromium
 #   python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-{good,bad,ugly} gstreamer1.0-libav
 #                              the real RTSP server (GStreamer, driven by /usr/bin/python3)
-#   iproute2                   network namespaces for the cluster partition test
+#   iproute2                   network namespaces for the cluster partition test and the camera fault tests
+#   nftables                   10% packet loss in the kernel for the camera fault tests (no sch_netem on our kernel)
 #   mosquitto mosquitto-clients the MQTT broker and a real subscriber (mosquitto_sub) for the MQTT output tests
 #   wrk                        REST at a steady rate (Lua delay hook) in the 500-WebSocket-client load test (WebSocketLoadTest)
 #   nodejs npm                 ONNX Runtime (onnxruntime-node from npm, scripts/onnxruntime): the peer that runs our
@@ -24,7 +25,7 @@ cd "$(dirname "$0")/.."
 #   + config/system-packages.txt: what `argus run` itself needs (FFmpeg's libavdevice links libpulse0, ...)
 TEST_PACKAGES="maven gcc libc6-dev darknet ffmpeg chromium python3-gi gir1.2-gst-rtsp-server-1.0 \
   gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav iproute2 \
-  mosquitto mosquitto-clients wrk"
+  nftables mosquitto mosquitto-clients wrk"
 RUN_PACKAGES="$(sed 's/#.*//' config/system-packages.txt | xargs)"
 
 missing=""

@@ -1,4 +1,4 @@
-package io.argus.pipeline.cluster;
+package io.argus.pipeline.testing;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -27,12 +27,12 @@ import java.util.concurrent.TimeUnit;
  * is also run by a shutdown hook should the test JVM be stopped first. The namespaces' processes must be gone first:
  * a namespace with a process in it outlives its name (and its veth pair with it).
  */
-final class NetworkNamespaces implements AutoCloseable {
-    static final String IP = "ip";
+public final class NetworkNamespaces implements AutoCloseable {
+    public static final String IP = "ip";
 
-    final String prefix;
-    final String subnet;
-    final int count;
+    public final String prefix;
+    public final String subnet;
+    public final int count;
     private final List<String> created = new ArrayList<>();
     private final List<String> routes = new ArrayList<>(); // "ns|dst" of every blackhole route added
     private final Thread hook;
@@ -50,7 +50,7 @@ final class NetworkNamespaces implements AutoCloseable {
      * Why namespaces cannot be made here (not root, no {@code ip}, {@code ip netns add} refused), or null when they
      * can: probes with a namespace of its own, deleted at once.
      */
-    static String unavailable() {
+    public static String unavailable() {
         try {
             Object uid = Files.getAttribute(Path.of("/proc/self"), "unix:uid");
             if (!Integer.valueOf(0).equals(uid)) return "network namespaces need root (uid " + uid + ")";
@@ -69,7 +69,7 @@ final class NetworkNamespaces implements AutoCloseable {
     }
 
     /** Makes {@code count} namespaces on a bridge, on a free 10.x.y.0/24. */
-    static NetworkNamespaces create(int count) throws IOException {
+    public static NetworkNamespaces create(int count) throws IOException {
         String prefix = "argus-p" + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0x10000));
         NetworkNamespaces n = new NetworkNamespaces(prefix, freeSubnet(), count);
         Runtime.getRuntime().addShutdownHook(n.hook);
@@ -99,20 +99,20 @@ final class NetworkNamespaces implements AutoCloseable {
         }
     }
 
-    String name(int i) { return prefix + "-" + i; }
+    public String name(int i) { return prefix + "-" + i; }
 
-    String bridgeName() { return prefix + "-br"; }
+    public String bridgeName() { return prefix + "-br"; }
 
-    String vethName(int i) { return prefix + "-v" + i; }
+    public String vethName(int i) { return prefix + "-v" + i; }
 
     /** Namespace {@code i}'s address. */
-    String address(int i) { return subnet + "." + (10 + i); }
+    public String address(int i) { return subnet + "." + (10 + i); }
 
     /** The command prefix that runs a program in namespace {@code i}. */
-    List<String> exec(int i) { return List.of(IP, "netns", "exec", name(i)); }
+    public List<String> exec(int i) { return List.of(IP, "netns", "exec", name(i)); }
 
     /** Cuts namespace {@code node} off from each of {@code others}, both ways (blackhole routes on both sides). */
-    void isolate(int node, int... others) throws IOException {
+    public void isolate(int node, int... others) throws IOException {
         for (int o : others) {
             blackhole(node, address(o));
             blackhole(o, address(node));
@@ -120,13 +120,21 @@ final class NetworkNamespaces implements AutoCloseable {
     }
 
     /** Removes every blackhole route: the namespaces reach each other again. */
-    void heal() throws IOException {
+    public void heal() throws IOException {
         for (String r : List.copyOf(routes)) {
             String[] p = r.split("\\|");
             run(IP, "-n", p[0], "route", "del", "blackhole", p[1] + "/32");
             routes.remove(r);
         }
     }
+
+    /**
+     * Pulls namespace {@code i}'s cable: its veth end on the bridge goes down, so the peer {@code eth0} loses carrier
+     * and nothing passes either way until {@link #linkUp}; established connections stay open on both sides.
+     */
+    public void linkDown(int i) throws IOException { run(IP, "link", "set", vethName(i), "down"); }
+
+    public void linkUp(int i) throws IOException { run(IP, "link", "set", vethName(i), "up"); }
 
     private void blackhole(int in, String dst) throws IOException {
         run(IP, "-n", name(in), "route", "add", "blackhole", dst + "/32");
@@ -183,7 +191,7 @@ final class NetworkNamespaces implements AutoCloseable {
     }
 
     /** Whether any a.b.c.d[/n] in {@code text} overlaps the /24 at {@code net}. */
-    static boolean overlaps(String text, long net) {
+    public static boolean overlaps(String text, long net) {
         var m = java.util.regex.Pattern.compile("(\\d+)\\.(\\d+)\\.(\\d+)\\.(\\d+)(/(\\d+))?").matcher(text);
         while (m.find()) {
             long a = 0;
@@ -214,7 +222,7 @@ final class NetworkNamespaces implements AutoCloseable {
         }
     }
 
-    static String run(String... cmd) throws IOException {
+    public static String run(String... cmd) throws IOException {
         Result r = exec(List.of(cmd));
         if (r.status != 0) throw new IOException(String.join(" ", cmd) + " failed (" + r.status + "): " + r.output.strip());
         return r.output;
