@@ -62,6 +62,7 @@ public final class AtomicFile {
         try {
             Files.createDirectories(dir);
             tmp = Files.createTempFile(dir, "." + file.getFileName(), ".tmp");
+            keepPermissions(file, tmp);
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                 if (bytes != null) {
                     ByteBuffer b = bytes.duplicate();
@@ -127,5 +128,18 @@ public final class AtomicFile {
         String m = e.getMessage();
         if (e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null) m = fs.getReason();
         return m != null ? m : e.getClass().getSimpleName();
+    }
+
+    /**
+     * createTempFile makes the file readable by its owner only (0600); the file it replaces keeps its permissions, and
+     * a new one gets rw-r--r--, what a plain write gives under the usual umask 022 (weights and datasets are read by
+     * other tools and users).
+     */
+    private static void keepPermissions(Path file, Path tmp) throws IOException {
+        if (!tmp.getFileSystem().supportedFileAttributeViews().contains("posix")) return;
+        java.util.Set<java.nio.file.attribute.PosixFilePermission> p = Files.exists(file)
+                ? Files.getPosixFilePermissions(file)
+                : java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--");
+        Files.setPosixFilePermissions(tmp, p);
     }
 }

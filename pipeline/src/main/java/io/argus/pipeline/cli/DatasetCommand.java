@@ -14,7 +14,8 @@ import picocli.CommandLine.Option;
  * with MOTChallenge ground truth as a detection dataset.
  */
 @Command(name = "dataset", mixinStandardHelpOptions = true, description = "Make datasets for training.",
-        subcommands = {DatasetCommand.Synth.class, DatasetCommand.TrackingVideoCommand.class, DatasetCommand.Frames.class})
+        subcommands = {DatasetCommand.Synth.class, DatasetCommand.TrackingVideoCommand.class, DatasetCommand.Frames.class,
+                DatasetCommand.Pack.class})
 final class DatasetCommand {
     @Command(name = "synth", mixinStandardHelpOptions = true,
             description = {"Write the synthetic shapes dataset in Darknet's layout.",
@@ -135,6 +136,42 @@ final class DatasetCommand {
                     io.argus.pipeline.tracking.eval.MotFile.read(gt), classes, out, p, every, minVisibility, valFraction);
             System.out.printf(java.util.Locale.ROOT, "wrote %d training and %d validation images (%d boxes) to %s; %s%n",
                     written.trainImages(), written.valImages(), written.boxes(), out, written.data());
+            return 0;
+        }
+    }
+
+    @Command(name = "pack", mixinStandardHelpOptions = true,
+            description = {"Pack a Darknet dataset into a few large shards, read by memory mapping.",
+                    "Writes OUT/train (and OUT/valid when the .data file has one), each shards of about --shard-mb "
+                    + "with images as stored and their labels, plus an index written last; and OUT/packed.data "
+                    + "naming them, usable wherever a .data file is (argus train, argus eval)."})
+    static final class Pack implements Callable<Integer> {
+        @Option(names = "--data", required = true, description = "the Darknet .data file (classes, train, valid, names)")
+        Path data;
+
+        @Option(names = "--out", required = true, description = "output folder (must not hold a pack yet)")
+        Path out;
+
+        @Option(names = "--shard-mb", defaultValue = "256", description = "shard size in MiB (default ${DEFAULT-VALUE})")
+        int shardMb;
+
+        @Override
+        public Integer call() {
+            var d = io.argus.trainer.data.DataFile.read(data);
+            StringBuilder packed = new StringBuilder("classes=" + d.classes() + "\n");
+            for (String split : new String[] {"train", "valid"}) {
+                Path list = split.equals("train") ? d.requireTrain() : d.valid();
+                if (list == null) continue;
+                long t0 = System.nanoTime();
+                var dataset = io.argus.trainer.data.Dataset.open(list, d.classes());
+                var w = io.argus.trainer.data.pack.PackWriter.write(dataset, out.resolve(split), (long) shardMb << 20);
+                System.out.printf(java.util.Locale.ROOT, "%s: %d images in %d shard(s), %.1f MiB, %s (%.1f s)%n", split,
+                        w.samples(), w.shards(), w.bytes() / 1048576.0, out.resolve(split), (System.nanoTime() - t0) / 1e9);
+                packed.append(split).append('=').append(split).append('\n');
+            }
+            if (d.names() != null) packed.append("names=").append(d.names().toAbsolutePath()).append('\n');
+            io.argus.detector.io.AtomicFile.writeString(out.resolve("packed.data"), packed.toString());
+            System.out.println("wrote " + out.resolve("packed.data"));
             return 0;
         }
     }

@@ -80,7 +80,7 @@ final class EvalCommand implements Callable<Integer> {
                     + spec.classes());
         }
         Model model = new Model(spec, WeightsFile.read(weights, spec), names);
-        Dataset valid = Dataset.fromList(d.requireValid(), d.classes());
+        Dataset valid = Dataset.open(d.requireValid(), d.classes());
         CpuPrecision p = CpuPrecision.parse(precision);
         CpuOptions options = CpuOptions.DEFAULTS;
         if (p == CpuPrecision.INT8) options = options.withCalibration(calibration != null ? calibration : d.requireTrain());

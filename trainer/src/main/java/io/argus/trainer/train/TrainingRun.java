@@ -77,7 +77,7 @@ public final class TrainingRun {
             throw new IllegalArgumentException(o.data() + ": classes=" + data.classes() + ", but the cfg " + o.cfg()
                     + " has classes=" + spec.classes() + " in its [yolo] layers");
         }
-        Dataset train = Dataset.fromList(data.requireTrain(), data.classes());
+        Dataset train = Dataset.open(data.requireTrain(), data.classes());
         TrainingPlan plan = TrainingPlan.of(spec, o.maxBatches());
         LossScaler scaler = LossScaler.of(spec.net().training());
 
