@@ -40,28 +40,44 @@ class Bf16AgreementTest {
         List<BgrImage> images = ProjectFiles.twoSamples(name);
         ModelWeights weights = RandomWeights.calibrated(spec, name.hashCode(), images.get(0), 8);
         Model model = new Model(spec, weights, Model.readNames(ProjectFiles.cocoNames()));
-        DetectParams params = new DetectParams(THRESHOLD, 0.45f, YoloSpec.NmsKind.DEFAULT);
-        try (CpuBackend fp32 = new CpuBackend(model, images.size());
-             CpuBackend bf16 = new CpuBackend(model, images.size(), CpuOptions.DEFAULTS.withPrecision(CpuPrecision.BF16))) {
-            List<List<Detection>> a = fp32.detect(images, params);
-            List<List<Detection>> b = bf16.detect(images, params);
-            int[] all = new int[4], sure = new int[4];   // fp32 count, bf16 count, fp32 found by bf16, bf16 found by fp32
-            for (int i = 0; i < images.size(); i++) {
-                count(a.get(i), b.get(i), 0, all);
-                count(a.get(i), b.get(i), THRESHOLD + MARGIN, sure);
-            }
-            double worstHead = 0;
-            for (int h = 0; h < spec.yoloLayers().size(); h++) {
+        Agreement a = Agreement.measure(model, images, CpuOptions.DEFAULTS.withPrecision(CpuPrecision.BF16));
+        a.print("bf16", name);
+        assertTrue(a.sure[0] >= 4, name + ": the calibrated weights should give FP32 some confident detections, got " + a.sure[0]);
+        assertTrue(share(a.sure[2], a.sure[0]) >= 0.9 && share(a.sure[3], a.sure[1]) >= 0.9, name + ": agreement "
+                + share(a.sure[2], a.sure[0]) + " / " + share(a.sure[3], a.sure[1]));
+    }
+
+    /**
+     * FP32 against {@code other} on {@code images}: counts of all detections and of those at least MARGIN above the
+     * threshold ({fp32, other, fp32 found by other, other found by fp32}), and the worst head's relative L2 error.
+     */
+    record Agreement(int[] all, int[] sure, double worstHead) {
+        static Agreement measure(Model model, List<BgrImage> images, CpuOptions other) {
+            DetectParams params = new DetectParams(THRESHOLD, 0.45f, YoloSpec.NmsKind.DEFAULT);
+            try (CpuBackend fp32 = new CpuBackend(model, images.size());
+                 CpuBackend them = new CpuBackend(model, images.size(), other)) {
+                List<List<Detection>> a = fp32.detect(images, params);
+                List<List<Detection>> b = them.detect(images, params);
+                int[] all = new int[4], sure = new int[4];
                 for (int i = 0; i < images.size(); i++) {
-                    worstHead = Math.max(worstHead, relativeL2(bf16.headOutput(h, i), fp32.headOutput(h, i)));
+                    count(a.get(i), b.get(i), 0, all);
+                    count(a.get(i), b.get(i), THRESHOLD + MARGIN, sure);
                 }
+                double worstHead = 0;
+                for (int h = 0; h < model.spec().yoloLayers().size(); h++) {
+                    for (int i = 0; i < images.size(); i++) {
+                        worstHead = Math.max(worstHead, relativeL2(them.headOutput(h, i), fp32.headOutput(h, i)));
+                    }
+                }
+                return new Agreement(all, sure, worstHead);
             }
-            System.out.printf(Locale.ROOT, "bf16 vs fp32 %s: all %d vs %d detections, agreement %.3f / %.3f; at least %.2f: "
-                    + "%d vs %d, agreement %.3f / %.3f; worst [yolo] relative L2 %.2e%n", name, all[1], all[0], share(all[2], all[0]),
-                    share(all[3], all[1]), THRESHOLD + MARGIN, sure[1], sure[0], share(sure[2], sure[0]), share(sure[3], sure[1]), worstHead);
-            assertTrue(sure[0] >= 4, name + ": the calibrated weights should give FP32 some confident detections, got " + sure[0]);
-            assertTrue(share(sure[2], sure[0]) >= 0.9 && share(sure[3], sure[1]) >= 0.9, name + ": agreement "
-                    + share(sure[2], sure[0]) + " / " + share(sure[3], sure[1]));
+        }
+
+        void print(String precision, String name) {
+            System.out.printf(Locale.ROOT, "%s vs fp32 %s: all %d vs %d detections, agreement %.3f / %.3f; at least %.2f: "
+                    + "%d vs %d, agreement %.3f / %.3f; worst [yolo] relative L2 %.2e%n", precision, name, all[1], all[0],
+                    share(all[2], all[0]), share(all[3], all[1]), THRESHOLD + MARGIN, sure[1], sure[0],
+                    share(sure[2], sure[0]), share(sure[3], sure[1]), worstHead);
         }
     }
 

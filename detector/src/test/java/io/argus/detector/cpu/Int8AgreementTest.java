@@ -1,21 +1,15 @@
 package io.argus.detector.cpu;
 
-import static io.argus.detector.cpu.Bf16AgreementTest.count;
-import static io.argus.detector.cpu.Bf16AgreementTest.relativeL2;
 import static io.argus.detector.cpu.Bf16AgreementTest.share;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.BgrImage;
-import io.argus.detector.DetectParams;
-import io.argus.detector.Detection;
 import io.argus.detector.Model;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
-import io.argus.detector.darknet.YoloSpec;
 import io.argus.detector.testing.ProjectFiles;
 import io.argus.detector.testing.RandomWeights;
 import java.util.List;
-import java.util.Locale;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -46,31 +40,13 @@ class Int8AgreementTest {
         List<BgrImage> images = ProjectFiles.twoSamples(name);
         ModelWeights weights = RandomWeights.calibrated(spec, name.hashCode(), images.get(0), 8);
         Model model = new Model(spec, weights, Model.readNames(ProjectFiles.cocoNames()));
-        DetectParams params = new DetectParams(THRESHOLD, 0.45f, YoloSpec.NmsKind.DEFAULT);
         CpuOptions int8 = CpuOptions.DEFAULTS.withCalibration(ProjectFiles.root().resolve("config/samples"))
                 .withPrecision(CpuPrecision.INT8);
-        try (CpuBackend fp32 = new CpuBackend(model, images.size());
-             CpuBackend quantized = new CpuBackend(model, images.size(), int8)) {
-            List<List<Detection>> a = fp32.detect(images, params);
-            List<List<Detection>> b = quantized.detect(images, params);
-            int[] all = new int[4], sure = new int[4];
-            for (int i = 0; i < images.size(); i++) {
-                count(a.get(i), b.get(i), 0, all);
-                count(a.get(i), b.get(i), THRESHOLD + MARGIN, sure);
-            }
-            double worstHead = 0;
-            for (int h = 0; h < spec.yoloLayers().size(); h++) {
-                for (int i = 0; i < images.size(); i++) {
-                    worstHead = Math.max(worstHead, relativeL2(quantized.headOutput(h, i), fp32.headOutput(h, i)));
-                }
-            }
-            System.out.printf(Locale.ROOT, "int8 vs fp32 %s: all %d vs %d detections, agreement %.3f / %.3f; at least %.2f: "
-                    + "%d vs %d, agreement %.3f / %.3f; worst [yolo] relative L2 %.2e%n", name, all[1], all[0], share(all[2], all[0]),
-                    share(all[3], all[1]), THRESHOLD + MARGIN, sure[1], sure[0], share(sure[2], sure[0]), share(sure[3], sure[1]), worstHead);
-            assertTrue(sure[0] >= 4, name + ": the calibrated weights should give FP32 some confident detections, got " + sure[0]);
-            assertTrue(worstHead <= 0.2, name + ": a head's relative L2 error is " + worstHead);
-            assertTrue(share(sure[2], sure[0]) >= 0.8, name + ": share of FP32's detections INT8 finds "
-                    + share(sure[2], sure[0]));
-        }
+        Bf16AgreementTest.Agreement a = Bf16AgreementTest.Agreement.measure(model, images, int8);
+        a.print("int8", name);
+        assertTrue(a.sure()[0] >= 4, name + ": the calibrated weights should give FP32 some confident detections, got " + a.sure()[0]);
+        assertTrue(a.worstHead() <= 0.2, name + ": a head's relative L2 error is " + a.worstHead());
+        assertTrue(share(a.sure()[2], a.sure()[0]) >= 0.8, name + ": share of FP32's detections INT8 finds "
+                + share(a.sure()[2], a.sure()[0]));
     }
 }

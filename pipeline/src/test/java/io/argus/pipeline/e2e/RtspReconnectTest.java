@@ -80,7 +80,7 @@ class RtspReconnectTest {
             }
             server.destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL mid-stream
             double killedAt = now();
-            HungCameraTest.waitFor(() -> !"streaming".equals(app.camera("tcp").getString("state"))
+            io.argus.pipeline.testing.Waits.waitFor(() -> !"streaming".equals(app.camera("tcp").getString("state"))
                     && !"streaming".equals(app.camera("udp").getString("state")), 15_000, "both cameras noticing the loss");
             double noticedMs = now() - killedAt;
             Thread.sleep(1500); // down for a while: the cameras keep retrying with backoff

@@ -1,5 +1,6 @@
 package io.argus.pipeline.faults;
 
+import static io.argus.pipeline.testing.Waits.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -528,14 +529,4 @@ class CameraNetworkFaultsTest {
         }
     }
 
-    interface Check { boolean ok() throws Exception; }
-
-    static void waitFor(Check c, long timeoutMs, String what) throws Exception {
-        long end = System.nanoTime() + timeoutMs * 1_000_000;
-        while (System.nanoTime() < end) {
-            if (c.ok()) return;
-            Thread.sleep(50);
-        }
-        throw new AssertionError("timed out after " + timeoutMs + " ms waiting for " + what);
-    }
 }
