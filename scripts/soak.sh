@@ -148,13 +148,13 @@ while :; do
   native=${vals%%,*}; rest=${vals#*,}
   ds=$(curl -sf -m 5 "$BASE/api/training/dataset" | grep -o '"frames":[0-9]*' | head -1 | cut -d: -f2 || true)
   runs_json=$(curl -sf -m 5 "$BASE/api/training/runs" || true)
-  runs=$(printf '%s' "$runs_json" | grep -o '"state":"[a-z]*"' | grep -vc running || true)
-  swaps=$(printf '%s' "$runs_json" | grep -o '"state":"swapped"' | wc -l)
+  runs=$(printf '%s' "$runs_json" | grep -o '"id":[0-9]*' | cut -d: -f2 | sort -n | tail -1)   # the list: last 20 only
+  swaps=$(curl -sf -m 5 "$BASE/api/models/default/versions" | grep -o '"state":"accepted"' | wc -l)
   load1=$(cut -d' ' -f1 /proc/loadavg)
   IFS=, read -r eb batcher heap fps processed <<< "$rest"
-  echo "$t,$rss,$native,$threads,$fds,$eb,$batcher,$p99,$heap,$fps,$processed,${ds:-},$runs,$swaps,$load1" >> "$OUT/soak.csv"
+  echo "$t,$rss,$native,$threads,$fds,$eb,$batcher,$p99,$heap,$fps,$processed,${ds:-},${runs:-0},$swaps,$load1" >> "$OUT/soak.csv"
   printf 't=%4ds rss=%s MiB native=%s MiB threads=%s fds=%s eb_pending=%s batcher=%s p99=%s ms fps=%s frames=%s runs=%s load=%s\n' \
-    "$t" "$rss" "$native" "$threads" "$fds" "$eb" "$batcher" "${p99:--}" "$fps" "${ds:--}" "$runs" "$load1"
+    "$t" "$rss" "$native" "$threads" "$fds" "$eb" "$batcher" "${p99:--}" "$fps" "${ds:--}" "${runs:-0}" "$load1"
   # Keep the dataset turning over: labelled frames are never evicted (only a person deletes them), so once
   # maxFrames are labelled collection would stop, and with it new labels and scheduled runs. As a user curating the
   # dataset would, delete the oldest few when it is nearly full.
@@ -210,7 +210,7 @@ for i in $(seq 2 "$NCOL"); do
   a=NaN b=NaN   # the thirds' means, for the gated series
   [ -n "$line" ] && read -r a b < <(echo "$line" | awk -F'|' '{ gsub(/ /, ""); print $3, $4 }')
   gnuplot <<EOF
-set terminal pngcairo size 800,300 font ",9"
+set terminal pngcairo size 800,300 font ",9" noenhanced
 set output "$OUT/$name.png"
 set datafile separator ","
 set title "$name (every ${INTERVAL} s; shaded: warm-up)"
@@ -221,7 +221,7 @@ set yrange [0:*]
 set object 1 rect from 0, graph 0 to $WARMUP / 60.0, graph 1 fc rgb "#dddddd" fs solid 0.5 noborder behind
 a = $a; b = $b
 plot "$OUT/soak.csv" every ::1 using (\$1/60):$i with linespoints pt 7 ps 0.3 lw 1 title "$name", \
-     a with lines dt 2 lc rgb "#2a7" title "first third mean", b with lines dt 2 lc rgb "#c33" title "last third mean"
+     a with lines dt 2 lw 1.5 lc rgb "#22aa77" title "first third mean", b with lines dt 2 lw 1.5 lc rgb "#cc3333" title "last third mean"
 EOF
 done
 

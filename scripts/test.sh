@@ -4,6 +4,7 @@
 #   1. installs the Debian packages the tests use (as root with apt-get; otherwise names them and stops),
 #   2. picks a JDK 21+ (JAVA_HOME, then /usr/lib/jvm/*),
 #   3. runs `mvn -B verify` with the reference peers required (a missing peer fails instead of skipping).
+#   4. runs the soak's 10-minute cut (scripts/soak.sh, docs/reliability.md; ARGUS_SOAK_MINUTES=0 skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,10 +20,11 @@ cd "$(dirname "$0")/.."
 #   mosquitto mosquitto-clients the MQTT broker and a real subscriber (mosquitto_sub) for the MQTT output tests
 #   nodejs npm                 ONNX Runtime (onnxruntime-node from npm, scripts/onnxruntime): the peer that runs our
 #                              ONNX export (only when no node/npm is on the PATH: another Node.js install will do)
+#   gnuplot-nox curl           the soak (scripts/soak.sh, run last): a PNG plot per series; scraping /metrics
 #   + config/system-packages.txt: what `argus run` itself needs (FFmpeg's libavdevice links libpulse0, ...)
 TEST_PACKAGES="maven gcc libc6-dev darknet ffmpeg chromium python3-gi gir1.2-gst-rtsp-server-1.0 \
   gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav iproute2 \
-  mosquitto mosquitto-clients"
+  mosquitto mosquitto-clients gnuplot-nox curl"
 RUN_PACKAGES="$(sed 's/#.*//' config/system-packages.txt | xargs)"
 
 missing=""
@@ -71,4 +73,11 @@ if [ -x kernels/check.sh ]; then kernels/check.sh; fi
 # The fuzz tests' seeds and found cases replay inside this run (surefire execution fuzz-regression). Fuzzing itself,
 # scripts/fuzz.sh, is not part of it yet: its first run in a fresh root failed on the cfg fuzzer with a cause that
 # could not be seen (docs/reliability.md); it now prints the log on failure.
-ARGUS_REQUIRE_PEERS=1 exec mvn -B verify "$@"
+ARGUS_REQUIRE_PEERS=1 mvn -B verify "$@"
+
+# The soak's CI cut (docs/reliability.md, "Soak"): the live app with online training for ARGUS_SOAK_MINUTES
+# (default 10; 0 skips), every series flat within 5 % after warm-up; table and plots in ARGUS_SOAK_OUT (default: a
+# new /tmp/argus-soak.*).
+if [ "${ARGUS_SOAK_MINUTES:-10}" != 0 ]; then
+  scripts/soak.sh --minutes "${ARGUS_SOAK_MINUTES:-10}" ${ARGUS_SOAK_OUT:+--out "$ARGUS_SOAK_OUT"}
+fi
