@@ -171,6 +171,7 @@ public final class ArgusApp {
     private static MicrometerMetricsOptions metricsOptions() {
         // the event-bus domain is on for its pending and handlers gauges only (EventBusMeters denies the rest)
         return new MicrometerMetricsOptions().setEnabled(true).setJvmMetricsEnabled(true)
+                .addLabels(io.vertx.micrometer.Label.EB_ADDRESS) // pending per consumer address: which one falls behind
                 .setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true));
     }
 
