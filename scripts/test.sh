@@ -4,7 +4,8 @@
 #   1. installs the Debian packages the tests use (as root with apt-get; otherwise names them and stops),
 #   2. picks a JDK 21+ (JAVA_HOME, then /usr/lib/jvm/*),
 #   3. runs `mvn -B verify` with the reference peers required (a missing peer fails instead of skipping),
-#   4. fuzzes each parser of outside input for 20 s (scripts/fuzz.sh; ARGUS_FUZZ=0 leaves it out).
+#   4. fuzzes each parser of outside input for 20 s (scripts/fuzz.sh; ARGUS_FUZZ=0 leaves it out),
+#   5. runs the soak's 10-minute cut (scripts/soak.sh, docs/reliability.md; ARGUS_SOAK_MINUTES=0 skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,10 +23,11 @@ cd "$(dirname "$0")/.."
 #   wrk                        REST at a steady rate (Lua delay hook) in the 500-WebSocket-client load test (WebSocketLoadTest)
 #   nodejs npm                 ONNX Runtime (onnxruntime-node from npm, scripts/onnxruntime): the peer that runs our
 #                              ONNX export (only when no node/npm is on the PATH: another Node.js install will do)
+#   gnuplot-nox curl           the soak (scripts/soak.sh, run last): a PNG plot per series; scraping /metrics
 #   + config/system-packages.txt: what `argus run` itself needs (FFmpeg's libavdevice links libpulse0, ...)
 TEST_PACKAGES="maven gcc libc6-dev darknet ffmpeg chromium python3-gi gir1.2-gst-rtsp-server-1.0 \
   gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav iproute2 \
-  nftables mosquitto mosquitto-clients wrk"
+  nftables mosquitto mosquitto-clients wrk gnuplot-nox curl"
 RUN_PACKAGES="$(sed 's/#.*//' config/system-packages.txt | xargs)"
 
 missing=""
@@ -75,3 +77,10 @@ if [ -x kernels/check.sh ]; then kernels/check.sh; fi
 # fuzzer runs for its fixed short time (scripts/fuzz.sh, 20 s each; a finding fails the run, its log's end printed).
 ARGUS_REQUIRE_PEERS=1 mvn -B verify "$@"
 if [ "${ARGUS_FUZZ:-1}" = 1 ]; then scripts/fuzz.sh; fi
+
+# The soak's CI cut (docs/reliability.md, "Soak"): the live app with online training for ARGUS_SOAK_MINUTES
+# (default 10; 0 skips), every series flat within 5 % after warm-up; table and plots in ARGUS_SOAK_OUT (default: a
+# new /tmp/argus-soak.*).
+if [ "${ARGUS_SOAK_MINUTES:-10}" != 0 ]; then
+  scripts/soak.sh --minutes "${ARGUS_SOAK_MINUTES:-10}" ${ARGUS_SOAK_OUT:+--out "$ARGUS_SOAK_OUT"}
+fi

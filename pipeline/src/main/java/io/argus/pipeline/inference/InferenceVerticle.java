@@ -41,6 +41,14 @@ public final class InferenceVerticle extends VerticleBase {
     private final Map<String, Timer> latencies = new ConcurrentHashMap<>();
     private LatestFrames queue;
     private Thread thread;
+    /**
+     * Where a hot swap loads, opens and warms up the next detector: always the same thread. On Vert.x's shared worker
+     * pool each swap tended to land on a thread not used before (the pool starts a new thread per task until it holds
+     * 20), and every new thread that runs oneDNN gets an OpenMP team of its own and a glibc malloc arena of its own,
+     * both kept for the thread's life: the soak (docs/reliability.md) measured +2 threads and 40-60 MiB RSS per
+     * swap. One thread makes that a one-time cost.
+     */
+    private java.util.concurrent.ExecutorService swapThread;
     private ArgusMetrics.Group meters;
     private MessageConsumer<VideoFrame> frames;
     private MessageConsumer<JsonObject> cameraEvents;
@@ -90,6 +98,11 @@ public final class InferenceVerticle extends VerticleBase {
                 }),
                 this::latency, metrics.batchSize(meters, config.id(), config.maxBatch()),
                 metrics.inference(meters, config.id()), metrics.detections(meters, config.id()), provenance, tracks);
+        swapThread = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "argus-swap-" + config.id());
+            t.setDaemon(true);
+            return t;
+        });
         thread = new Thread(worker, "argus-inference-" + config.id());
         thread.setDaemon(true);
         thread.start();
@@ -109,6 +122,7 @@ public final class InferenceVerticle extends VerticleBase {
         if (cameraEvents != null) cameraEvents.unregister();
         if (control != null) control.unregister();
         queue.close();
+        if (swapThread != null) swapThread.shutdown();
         meters.close();
         cameraMeters.values().forEach(ArgusMetrics.Group::close);
         Thread t = thread;
@@ -158,17 +172,29 @@ public final class InferenceVerticle extends VerticleBase {
      * between two batches. Completes with {@code {"id", "version", "replaced"}} once it serves.
      */
     public Future<JsonObject> swap(Path weights, String version) {
-        Future<InferenceWorker.Serving> loaded = vertx.executeBlocking(() -> {
-            LoadedModel m = LoadedModel.load(config, weights, version);
-            Detector d = Detector.open(m.model(), config.detectorOptions());
-            try {
-                InferenceWorker.warmUp(d, config.maxBatch(), worker.lastFrameWidth(), worker.lastFrameHeight());
-            } catch (RuntimeException e) {
-                d.close();
-                throw e;
-            }
-            return new InferenceWorker.Serving(m, d);
-        }, false);
+        Promise<InferenceWorker.Serving> promise = Promise.promise();
+        io.vertx.core.Context ctx = context;
+        try {
+            swapThread.execute(() -> {
+                try {
+                    LoadedModel m = LoadedModel.load(config, weights, version);
+                    Detector d = Detector.open(m.model(), config.detectorOptions());
+                    try {
+                        InferenceWorker.warmUp(d, config.maxBatch(), worker.lastFrameWidth(), worker.lastFrameHeight());
+                    } catch (RuntimeException e) {
+                        d.close();
+                        throw e;
+                    }
+                    InferenceWorker.Serving s = new InferenceWorker.Serving(m, d);
+                    ctx.runOnContext(v -> promise.complete(s));
+                } catch (Throwable e) {
+                    ctx.runOnContext(v -> promise.fail(e));
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            promise.fail(new IllegalStateException("stopped"));
+        }
+        Future<InferenceWorker.Serving> loaded = promise.future();
         return loaded.compose(s -> Future.fromCompletionStage(worker.swap(s), context)
                 .map(replaced -> new JsonObject().put("id", config.id()).put("version", s.model().version())
                         .put("replaced", replaced.version())));

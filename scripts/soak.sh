@@ -1,0 +1,252 @@
+#!/usr/bin/env bash
+# Soak of the live app (issue 17; design and measurements in docs/reliability.md, "Soak"). Starts the real
+# `bin/argus run` on a config written here (a few looping cameras on the demo model, online training on, with the
+# demo model as teacher so every kept frame is labelled and fine-tunes, evaluations and hot swaps keep happening),
+# samples every INTERVAL seconds into OUT/soak.csv, stops the app, then writes one PNG per series (gnuplot) and
+# OUT/soak.md: per series the mean of the first and last third of the samples after warm-up, the change, PASS/FAIL.
+# Exit code 1 when a series is not flat (or the app died); 0 when all are.
+#
+#   scripts/soak.sh --minutes 10                      # the CI cut (scripts/test.sh runs it, ARGUS_SOAK_MINUTES)
+#   scripts/soak.sh --minutes 120 --out /tmp/soak2h   # the acceptance run
+#
+# Options: --minutes N (default 10), --out DIR (default a new /tmp/argus-soak.XXXXXX), --interval S (10),
+#          --warmup-minutes W (default: 20 % of the run, at least 5), --tolerance PCT (5), --cameras N (3),
+#          --port P (default: a free one).
+# Needs: curl, awk, gnuplot (Debian gnuplot-nox; scripts/test.sh installs it).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+
+MINUTES=10 OUT="" INTERVAL=10 WARMUP_MIN="" TOL=5 CAMERAS=3 PORT=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --minutes) MINUTES="$2"; shift 2 ;;
+    --out) OUT="$2"; shift 2 ;;
+    --interval) INTERVAL="$2"; shift 2 ;;
+    --warmup-minutes) WARMUP_MIN="$2"; shift 2 ;;
+    --tolerance) TOL="$2"; shift 2 ;;
+    --cameras) CAMERAS="$2"; shift 2 ;;
+    --port) PORT="$2"; shift 2 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) echo "soak.sh: unknown option $1 (--help)" >&2; exit 2 ;;
+  esac
+done
+for t in curl awk gnuplot; do
+  command -v "$t" >/dev/null || { echo "soak.sh: $t is missing (apt-get install curl gawk gnuplot-nox)" >&2; exit 2; }
+done
+DURATION=$(awk -v m="$MINUTES" 'BEGIN { printf "%d", m * 60 }')
+# Warm-up: 20 % of the run, at least 5 minutes. In it: JIT compilation, oneDNN primitives created and the per-layer
+# tuning timed, frame pools and snapshot buffers filled, the sample video generated, the dataset filling to its
+# working size (training.collect.maxFrames below) and the first fine-tune, evaluation and hot swap, each of which
+# allocates its buffers once (training network, a second detector beside the serving one) and glibc's malloc arenas
+# grown to the working set of those threads. What follows is the steady state every series must hold flat. The
+# 5 minutes are measured: RSS rose by 30-60 MiB with each of the first 5 fine-tunes (one a minute; half of it G1
+# growing the heap it commits, half glibc arenas) and then stayed within 530-580 MiB (docs/reliability.md).
+if [ -z "$WARMUP_MIN" ]; then WARMUP=$(awk -v d="$DURATION" 'BEGIN { w = d * 0.2; if (w < 300) w = 300; printf "%d", w }')
+else WARMUP=$(awk -v m="$WARMUP_MIN" 'BEGIN { printf "%d", m * 60 }'); fi
+[ "$WARMUP" -lt "$DURATION" ] || { echo "soak.sh: the warm-up (${WARMUP}s) leaves nothing to measure in ${DURATION}s" >&2; exit 2; }
+[ -n "$OUT" ] || OUT="$(mktemp -d /tmp/argus-soak.XXXXXX)"
+mkdir -p "$OUT"; OUT="$(cd "$OUT" && pwd)"
+[ -n "$PORT" ] || PORT=$(for p in $(seq 18470 18570); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; break; }; done)
+BASE="http://127.0.0.1:$PORT"
+M="$ROOT/config/models"
+
+# ---- the config: looping sample cameras, online training every minute with the demo model as its own teacher ----
+{
+  echo "# written by scripts/soak.sh"
+  echo "http: {host: 127.0.0.1, port: $PORT}"
+  echo "models:"
+  echo "  - {id: default, cfg: $M/demo.cfg, weights: $M/demo.weights, names: $M/demo.names, backend: cpu, maxBatch: 4, maxWaitMs: 10}"
+  echo "cameras:"
+  for i in $(seq 1 "$CAMERAS"); do echo "  - {id: cam$i, url: \"sample:\", model: default, loop: true, realtime: true}"; done
+  echo "snapshots: {fps: 2}"
+  echo "cacheDir: $OUT/cache"
+  echo "training:"
+  echo "  enabled: true"
+  echo "  model: default"
+  echo "  dataDir: $OUT/training"
+  echo "  schedule: \"0 * * * * *\"   # every minute (runs only when labels changed: the teacher labels every kept frame)"
+  echo "  backend: cpu"
+  echo "  iterations: 20"
+  echo "  batch: 8"
+  echo "  subdivisions: 2"
+  echo "  cpuShare: 0.5"
+  echo "  resume: false"
+  echo "  mapTolerance: 1.0         # swap after every run: each run then also exercises the hot swap"
+  echo "  collect: {intervalMs: 10000, minSceneChange: 0, maxFrames: 60, valEvery: 4}   # 0: the looping video's scenes repeat"
+  echo "  teacher: {cfg: $M/demo.cfg, weights: $M/demo.weights, names: $M/demo.names, threshold: 0.5}"
+} > "$OUT/argus.yaml"
+
+# ---- start ----
+ARGUS_JAVA_OPTS="${ARGUS_JAVA_OPTS:--Xmx1g}" "$ROOT/bin/argus" run --config "$OUT/argus.yaml" > "$OUT/argus.log" 2>&1 &
+PID=$!   # bin/argus execs java: this is the JVM
+stop_app() {
+  kill "$PID" 2>/dev/null || return 0
+  for _ in $(seq 1 30); do kill -0 "$PID" 2>/dev/null || break; sleep 1; done
+  kill -9 "$PID" 2>/dev/null || true
+  wait "$PID" 2>/dev/null || true
+}
+trap stop_app EXIT
+for _ in $(seq 1 600); do   # the first start may build the project and generate the sample video
+  curl -sf "$BASE/ready" >/dev/null 2>&1 && break
+  kill -0 "$PID" 2>/dev/null || { echo "soak.sh: argus exited before ready:" >&2; tail -40 "$OUT/argus.log" >&2; exit 1; }
+  sleep 1
+done
+curl -sf "$BASE/ready" >/dev/null || { echo "soak.sh: argus not ready after 600 s" >&2; tail -40 "$OUT/argus.log" >&2; exit 1; }
+echo "soak.sh: argus ready (pid $PID, port $PORT); ${MINUTES} min, a sample every ${INTERVAL} s, warm-up ${WARMUP} s; out: $OUT"
+
+# ---- sampling ----
+# Gated series (columns 2..8) and context (9..): see docs/reliability.md for what each is and where it comes from.
+COLS="t_s,rss_mib,native_mib,threads,fds,eventbus_pending,batcher_queue,p99_ms,heap_used_mib,fps,frames_processed,dataset_frames,training_runs,swaps,load1"
+echo "$COLS" > "$OUT/soak.csv"
+PREV="$OUT/.latency.prev"; : > "$PREV"
+METRICS="$OUT/.metrics"
+t0=$(date +%s); next=$t0
+set +e   # a failed scrape or an empty grep is a missing value in one sample, not the end of an hours-long run
+while :; do
+  now=$(date +%s); t=$((now - t0))
+  [ "$t" -le "$DURATION" ] || break
+  kill -0 "$PID" 2>/dev/null || { echo "soak.sh: argus died at t=${t}s" >&2; tail -40 "$OUT/argus.log" >&2; exit 1; }
+  rss=$(awk '/^VmRSS:/ { printf "%.1f", $2 / 1024 }' "/proc/$PID/status")
+  threads=$(awk '/^Threads:/ { print $2 }' "/proc/$PID/status")
+  fds=$(find "/proc/$PID/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
+  curl -sf -m 5 "$BASE/metrics" > "$METRICS" || : > "$METRICS"
+  # p99 of the end-to-end latency (argus_latency_seconds, all cameras) over the last interval: the histogram's bucket
+  # counts minus the previous sample's, interpolated linearly inside the bucket (as Prometheus' histogram_quantile)
+  p99=$(awk -v prev="$PREV" '
+    FILENAME == prev { before[$1] = $2; next }
+    /^argus_latency_seconds_bucket\{/ {
+      le = $0; sub(/.*le="/, "", le); sub(/".*/, "", le); n[le] += $NF
+    }
+    END {
+      m = 0
+      for (le in n) { if (le != "+Inf") keys[++m] = le + 0 }
+      for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (keys[j] < keys[i]) { x = keys[i]; keys[i] = keys[j]; keys[j] = x }
+      first = !("+Inf" in before)   # (testing membership before any before[...] reference creates the key)
+      total = n["+Inf"] - before["+Inf"]
+      for (le in n) printf "%s %s\n", le, n[le] > prev
+      if (first || total <= 0) { print ""; exit }
+      want = 0.99 * total; lo = 0; below = 0
+      for (i = 1; i <= m; i++) {
+        k = sprintf("%g", keys[i]); c = 0
+        for (le in n) if (le != "+Inf" && le + 0 == keys[i]) c = n[le] - before[le]
+        if (c >= want) { printf "%.2f", 1000 * (lo + (keys[i] - lo) * (want - below) / (c - below > 0 ? c - below : 1)); exit }
+        lo = keys[i]; below = c
+      }
+      printf "%.2f", 1000 * lo   # beyond the last finite bucket: its bound (a floor)
+    }' "$PREV" "$METRICS")
+  vals=$(awk '
+    function v(name) { return (name in s) ? s[name] : 0 }
+    /^#/ { next }
+    { name = $1; sub(/\{.*/, "", name); lbl = $1 }
+    name == "argus_native_bytes" { s[name] += $NF }
+    name == "vertx_eventbus_pending" { s[name] += $NF }
+    name == "argus_queue_depth" && lbl ~ /queue="batcher"/ { s["batcher"] += $NF }
+    name == "jvm_memory_used_bytes" && lbl ~ /area="heap"/ { s["heap"] += $NF }
+    name == "argus_camera_fps" { s["fps"] += $NF }
+    name == "argus_latency_seconds_count" { s["processed"] += $NF }
+    END { printf "%.1f,%d,%d,%.1f,%.1f,%d", v("argus_native_bytes") / 1048576, v("vertx_eventbus_pending"), v("batcher"),
+                 v("heap") / 1048576, v("fps"), v("processed") }' "$METRICS")
+  native=${vals%%,*}; rest=${vals#*,}
+  ds=$(curl -sf -m 5 "$BASE/api/training/dataset" | grep -o '"frames":[0-9]*' | head -1 | cut -d: -f2 || true)
+  runs_json=$(curl -sf -m 5 "$BASE/api/training/runs" || true)
+  runs=$(printf '%s' "$runs_json" | grep -o '"id":[0-9]*' | cut -d: -f2 | sort -n | tail -1)   # the list: last 20 only
+  swaps=$(curl -sf -m 5 "$BASE/api/models/default/versions" | grep -o '"state":"accepted"' | wc -l)
+  load1=$(cut -d' ' -f1 /proc/loadavg)
+  IFS=, read -r eb batcher heap fps processed <<< "$rest"
+  echo "$t,$rss,$native,$threads,$fds,$eb,$batcher,$p99,$heap,$fps,$processed,${ds:-},${runs:-0},$swaps,$load1" >> "$OUT/soak.csv"
+  printf 't=%4ds rss=%s MiB native=%s MiB threads=%s fds=%s eb_pending=%s batcher=%s p99=%s ms fps=%s frames=%s runs=%s load=%s\n' \
+    "$t" "$rss" "$native" "$threads" "$fds" "$eb" "$batcher" "${p99:--}" "$fps" "${ds:--}" "${runs:-0}" "$load1"
+  # Keep the dataset turning over: labelled frames are never evicted (only a person deletes them), so once
+  # maxFrames are labelled collection would stop, and with it new labels and scheduled runs. As a user curating the
+  # dataset would, delete the oldest few when it is nearly full.
+  if [ -n "${ds:-}" ] && [ "$ds" -ge 48 ]; then
+    curl -sf -m 5 "$BASE/api/training/frames?limit=500" | grep -o '"id":"[^"]*"' | cut -d'"' -f4 | tail -n 6 \
+      | while read -r id; do curl -sf -m 5 -X DELETE "$BASE/api/training/frames/$id" >/dev/null || true; done
+  fi
+  next=$((next + INTERVAL)); sleep $(( next > $(date +%s) ? next - $(date +%s) : 0 ))
+done
+set -e
+cpu_s=$(awk '{ printf "%.0f", ($14 + $15) / 100 }' "/proc/$PID/stat")   # utime + stime, clock ticks of 1/100 s
+stop_app; trap - EXIT
+rm -f "$PREV" "$METRICS"
+
+# ---- verdict: first and last third of the samples after warm-up ----
+# A series passes when |mean(last third) - mean(first third)| <= TOL % of mean(first third). Queue depths are counts
+# near zero, where a percentage means nothing (0.1 -> 0.2 items is +100 %): they pass when the change is also at most
+# one item (QUEUE_FLOOR). Latency is judged on the same thirds of its per-interval p99.
+GATED="rss_mib native_mib threads fds eventbus_pending batcher_queue p99_ms"
+awk -F, -v warm="$WARMUP" -v tol="$TOL" -v gated="$GATED" -v out="$OUT" -v minutes="$MINUTES" -v interval="$INTERVAL" \
+    -v cpu="$cpu_s" -v floor_q=1 '
+  NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+  $1 + 0 >= warm { n++; for (i = 1; i <= NF; i++) val[n, i] = $i }
+  END {
+    k = split(gated, g, " "); fail = 0
+    printf "| series | first third (mean) | last third (mean) | change | verdict | plot |\n|---|---|---|---|---|---|\n" > out "/soak.md.table"
+    third = int(n / 3)
+    for (j = 1; j <= k; j++) {
+      c = col[g[j]]; a = 0; na = 0; b = 0; nb = 0
+      for (r = 1; r <= third; r++) if (val[r, c] != "") { a += val[r, c]; na++ }
+      for (r = n - third + 1; r <= n; r++) if (val[r, c] != "") { b += val[r, c]; nb++ }
+      if (third < 1 || na == 0 || nb == 0) { verdict = "FAIL (no samples)"; fail = 1; a = b = 0; pct = "n/a" }
+      else {
+        a /= na; b /= nb; d = b - a
+        pct = (a != 0) ? sprintf("%+.1f %%", 100 * d / a) : (d == 0 ? "0 %" : "n/a")
+        ok = (a != 0 && (d < 0 ? -d : d) <= tol / 100 * (a < 0 ? -a : a)) || d == 0
+        if (!ok && (g[j] == "eventbus_pending" || g[j] == "batcher_queue") && (d < 0 ? -d : d) <= floor_q) {
+          ok = 1; pct = pct " (<= " floor_q " item)"
+        }
+        verdict = ok ? "PASS" : "FAIL"; if (!ok) fail = 1
+      }
+      printf "| %s | %.2f | %.2f | %s | %s | ![%s](%s.png) |\n", g[j], a, b, pct, verdict, g[j], g[j] > out "/soak.md.table"
+    }
+    printf "%d %d %d\n", n, third, fail > out "/soak.md.counts"
+  }' "$OUT/soak.csv"
+read -r NPOST THIRD FAIL < "$OUT/soak.md.counts"
+
+# ---- plots: one PNG per series (gnuplot), the warm-up shaded, the two thirds' means drawn ----
+NCOL=$(head -1 "$OUT/soak.csv" | tr ',' '\n' | wc -l)
+for i in $(seq 2 "$NCOL"); do
+  name=$(head -1 "$OUT/soak.csv" | cut -d, -f"$i")
+  line=$(grep "^| $name |" "$OUT/soak.md.table" || true)
+  a=NaN b=NaN   # the thirds' means, for the gated series
+  [ -n "$line" ] && read -r a b < <(echo "$line" | awk -F'|' '{ gsub(/ /, ""); print $3, $4 }')
+  gnuplot <<EOF
+set terminal pngcairo size 800,300 font ",9" noenhanced
+set output "$OUT/$name.png"
+set datafile separator ","
+set title "$name (every ${INTERVAL} s; shaded: warm-up)"
+set xlabel "minutes"
+set grid
+set key bottom right
+set yrange [0:*]
+set object 1 rect from 0, graph 0 to $WARMUP / 60.0, graph 1 fc rgb "#dddddd" fs solid 0.5 noborder behind
+a = $a; b = $b
+plot "$OUT/soak.csv" every ::1 using (\$1/60):$i with linespoints pt 7 ps 0.3 lw 1 title "$name", \
+     a with lines dt 2 lw 1.5 lc rgb "#22aa77" title "first third mean", b with lines dt 2 lw 1.5 lc rgb "#cc3333" title "last third mean"
+EOF
+done
+
+# ---- the report ----
+HOST_CPU=$(lscpu 2>/dev/null | awk -F: '/^Model name/ { gsub(/^ +/, "", $2); m = $2 } /^CPU family/ { gsub(/ /, "", $2); f = $2 }
+  /^Model:/ { gsub(/ /, "", $2); mo = $2 } END { printf "%s (family %s, model %s)", m, f, mo }')
+LAST=$(tail -1 "$OUT/soak.csv")
+{
+  echo "# Soak $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo
+  echo "\`scripts/soak.sh --minutes $MINUTES\`, commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo ' (with uncommitted changes)'), $CAMERAS sample cameras, online training on; CPU: $HOST_CPU, $(nproc) cores"
+  echo
+  echo "Samples every ${INTERVAL} s; warm-up ${WARMUP} s (excluded); after it ${NPOST} samples, thirds of ${THIRD}."
+  echo "A series passes when its last third's mean is within ${TOL} % of its first third's (queues: or within 1 item)."
+  echo
+  cat "$OUT/soak.md.table"
+  echo
+  echo "At the end (last sample): $(echo "$LAST" | awk -F, -v cols="$COLS" 'BEGIN { split(cols, c, ",") } { for (i = 9; i <= NF; i++) printf "%s %s%s", c[i], $i, (i < NF ? ", " : "") }');"
+  echo "process CPU time ${cpu_s} s over $((DURATION + 0)) s sampled."
+  echo
+  echo "Context series (not gated), plotted too: $(for c in heap_used_mib fps frames_processed dataset_frames training_runs swaps load1; do printf '[%s](%s.png) ' "$c" "$c"; done)"
+} > "$OUT/soak.md"
+rm -f "$OUT/soak.md.table" "$OUT/soak.md.counts"
+cat "$OUT/soak.md"
+if [ "$FAIL" -ne 0 ]; then echo "soak.sh: FAIL: a series is not flat within ${TOL} % (above; $OUT)" >&2; exit 1; fi
+echo "soak.sh: PASS ($OUT)"
