@@ -141,7 +141,7 @@ final class DatasetCommand {
     }
 
     @Command(name = "pack", mixinStandardHelpOptions = true,
-            description = {"Pack a Darknet dataset into a few large shards, read by memory mapping.",
+            description = {"Pack a dataset into a few large memory-mapped shards.",
                     "Writes OUT/train (and OUT/valid when the .data file has one), each shards of about --shard-mb "
                     + "with images as stored and their labels, plus an index written last; and OUT/packed.data "
                     + "naming them, usable wherever a .data file is (argus train, argus eval)."})

@@ -168,6 +168,11 @@ class ClusterPartitionTest {
         await(() -> Set.of(id1, id2, id3).stream().allMatch(id -> seen(at1, id, 0) && seen(at3, id, 0)), 20_000,
                 "both clients receiving detections of all three nodes", n1, n2, n3);
 
+        // every camera's first detection from its owner at the client that reads its epoch below (a node streaming
+        // does not mean each of its cameras has sent one yet: cam2 had not, once, in the fresh root)
+        await(() -> owners.entrySet().stream().allMatch(e -> fromOwner(id3.equals(e.getValue()) ? at3 : at1, e.getKey(), e.getValue())),
+                20_000, "a detection of every camera from its owner", n1, n2, n3);
+
         // the cut: node 3 from nodes 1 and 2, both ways; the test still reaches all three over the bridge
         Set<String> ofNode3 = new TreeSet<>(camerasOf(owners, id3));
         Map<String, Long> oldEpoch = new HashMap<>();
@@ -492,6 +497,10 @@ class ClusterPartitionTest {
 
     private static boolean seen(List<Received> in, String node, long sinceMs) {
         return in.stream().anyMatch(r -> node.equals(r.node()) && r.atMs() >= sinceMs);
+    }
+
+    private static boolean fromOwner(List<Received> in, String camera, String node) {
+        return in.stream().anyMatch(r -> r.camera().equals(camera) && node.equals(r.node()));
     }
 
     private static long lastEpoch(List<Received> in, String camera, String node) {
