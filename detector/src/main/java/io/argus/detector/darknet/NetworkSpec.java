@@ -89,23 +89,36 @@ public final class NetworkSpec {
         if (width > 0 || height > 0) {
             net = net.withInput(width > 0 ? width : net.width(), height > 0 ? height : net.height());
         }
+        if ((long) net.channels() * net.height() * net.width() > Integer.MAX_VALUE) {
+            throw new CfgException(file, first.line(), "[net] input " + net.channels() + "x" + net.height() + "x"
+                    + net.width() + " holds more than 2^31 - 1 values per image");
+        }
         Shape input = new Shape(net.channels(), net.height(), net.width());
         List<LayerSpec> layers = new ArrayList<>();
         for (int i = 1; i < sections.size(); i++) {
             CfgSection s = sections.get(i);
             int index = layers.size();
             Shape prev = index == 0 ? input : layers.get(index - 1).output();
-            LayerSpec layer = switch (s.name()) {
-                case "convolutional", "conv" -> convolutional(s, index, prev);
-                case "maxpool", "max" -> maxpool(s, index, prev);
-                case "route" -> route(s, index, layers);
-                case "shortcut" -> shortcut(s, index, prev, layers);
-                case "upsample" -> upsample(s, index, prev);
-                case "yolo" -> yolo(s, index, prev, net);
-                case "net", "network" -> throw s.error("[net] may only be the first section");
-                default -> throw s.error("unknown section (supported: [net], [convolutional], [maxpool], [route], "
-                        + "[shortcut], [upsample], [yolo])");
-            };
+            LayerSpec layer;
+            try {
+                layer = switch (s.name()) {
+                    case "convolutional", "conv" -> convolutional(s, index, prev);
+                    case "maxpool", "max" -> maxpool(s, index, prev);
+                    case "route" -> route(s, index, layers);
+                    case "shortcut" -> shortcut(s, index, prev, layers);
+                    case "upsample" -> upsample(s, index, prev);
+                    case "yolo" -> yolo(s, index, prev, net);
+                    case "net", "network" -> throw s.error("[net] may only be the first section");
+                    default -> throw s.error("unknown section (supported: [net], [convolutional], [maxpool], [route], "
+                            + "[shortcut], [upsample], [yolo])");
+                };
+            } catch (IllegalArgumentException e) {   // a shape the settings make impossible (Shape's check)
+                throw s.error(e.getMessage());
+            }
+            Shape out = layer.output();
+            if ((long) out.channels() * out.height() * out.width() > Integer.MAX_VALUE) {
+                throw s.error("output " + out + " holds more than 2^31 - 1 values per image");
+            }
             layers.add(layer);
         }
         if (layers.isEmpty()) throw new CfgException(file, first.line(), "no layers after [net]");
@@ -241,8 +254,11 @@ public final class NetworkSpec {
         float scale = s.getFloat("scale", 1f);
         if (stride <= 0) throw s.error("stride", "expected a positive integer (downsampling is not supported), found "
                 + stride);
-        return new UpsampleSpec(index, s.line(), in,
-                new Shape(in.channels(), in.height() * stride, in.width() * stride), stride, scale);
+        long h = (long) in.height() * stride, w = (long) in.width() * stride;
+        if (h > Integer.MAX_VALUE || w > Integer.MAX_VALUE) {
+            throw s.error("stride", "an input of " + in.height() + "x" + in.width() + " times " + stride + " is too large");
+        }
+        return new UpsampleSpec(index, s.line(), in, new Shape(in.channels(), (int) h, (int) w), stride, scale);
     }
 
     private static YoloSpec yolo(CfgSection s, int index, Shape in, NetSettings net) {

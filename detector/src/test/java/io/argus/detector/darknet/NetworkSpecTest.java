@@ -105,6 +105,17 @@ class NetworkSpecTest {
                 + "(expected equal height and width)", e.getMessage());
     }
 
+    /** Found by the cfg fuzzer in a fresh root (seed upsample-stride-overflow): the product overflowed an int. */
+    @Test
+    void sizesBeyondAnIntNameTheSection() {
+        CfgException e = broken(NET + "[upsample]\nstride=1000000000\n");
+        assertEquals("bad.cfg:6: [upsample] stride: an input of 64x64 times 1000000000 is too large", e.getMessage());
+        e = broken(NET + "[upsample]\nstride=10000\n");
+        assertEquals("bad.cfg:5: [upsample] output 3x640000x640000 holds more than 2^31 - 1 values per image", e.getMessage());
+        e = broken("[net]\nwidth=100000\nheight=100000\nchannels=3\n[convolutional]\nfilters=8\n");
+        assertEquals("bad.cfg:1: [net] input 3x100000x100000 holds more than 2^31 - 1 values per image", e.getMessage());
+    }
+
     @Test
     void syntaxErrors() {
         assertEquals("bad.cfg:2: option 'width=3' before the first [section]",
