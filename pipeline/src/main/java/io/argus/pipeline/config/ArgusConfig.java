@@ -125,8 +125,33 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
         }
     }
 
+    /**
+     * YAML 1.1 reads an unquoted {@code on}, {@code off}, {@code yes}, {@code no}, {@code true}, {@code false} (and
+     * numbers) as values of their own type, keys included; the config's keys are words, so such a key is refused here,
+     * named, instead of failing later as a cast deep in a reader (the config fuzzer's find: {@code off: 10}).
+     */
+    private static void requireTextKeys(Object value, String at) {
+        if (value instanceof JsonObject j) value = j.getMap();
+        if (value instanceof Map<?, ?> map) {
+            for (Map.Entry<?, ?> e : map.entrySet()) {
+                String here = at.isEmpty() ? String.valueOf(e.getKey()) : at + "." + e.getKey();
+                if (!(e.getKey() instanceof String)) {
+                    throw new ConfigException(here, "a key YAML reads as " + e.getKey().getClass().getSimpleName()
+                            .toLowerCase(java.util.Locale.ROOT) + " " + e.getKey() + " (on, off, yes, no, true, false and numbers "
+                            + "unquoted are not text): expected a word, quote it");
+                }
+                requireTextKeys(e.getValue(), here);
+            }
+        } else if (value instanceof io.vertx.core.json.JsonArray a) {
+            for (int i = 0; i < a.size(); i++) requireTextKeys(a.getValue(i), at + "[" + i + "]");
+        } else if (value instanceof List<?> l) {
+            for (int i = 0; i < l.size(); i++) requireTextKeys(l.get(i), at + "[" + i + "]");
+        }
+    }
+
     /** Reads and checks everything; {@code json} is the YAML file's content, {@code env} the environment. */
     public static ArgusConfig read(Path file, JsonObject json, Map<String, String> env) {
+        requireTextKeys(json.getMap(), "");
         Set<String> used = new HashSet<>();
         Path base = file.toAbsolutePath().getParent();
         ConfigNode root = new ConfigNode("", json, env, used, base);

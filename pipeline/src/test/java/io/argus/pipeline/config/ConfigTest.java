@@ -117,6 +117,33 @@ class ConfigTest {
         }
     }
 
+    /**
+     * The config fuzzer's find in a fresh root (seed config/boolean-key): a key YAML reads as a boolean. Vert.x
+     * Config makes it the text "false", an unknown key; JSON with a non-text key (the fuzz harness reads YAML with
+     * SnakeYAML directly) is refused by ArgusConfig.read itself, where it was a ClassCastException.
+     */
+    @Test
+    void aKeyYamlReadsAsABooleanIsNamed() throws Exception {
+        Path f = tmp.resolve("boolean-key.yaml");
+        Files.writeString(f, "http:\n  off: 10\n");
+        Vertx vertx = Vertx.vertx();
+        try {
+            ExecutionException e = assertThrows(ExecutionException.class, () -> ConfigLoader.load(vertx, f, Map.of())
+                    .toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS));
+            assertEquals(f + ": http.false: unknown key (known here: host, port, sendBufferBytes, token)",
+                    e.getCause().getMessage());
+        } finally {
+            vertx.close();
+        }
+        java.util.Map<Object, Object> http = new java.util.HashMap<>();
+        http.put(Boolean.FALSE, 10);
+        java.util.Map<String, Object> raw = new java.util.HashMap<>();
+        raw.put("http", http);
+        ConfigException e = assertThrows(ConfigException.class, () -> ArgusConfig.read(f, new JsonObject(raw), Map.of()));
+        assertEquals("http.false: a key YAML reads as boolean false (on, off, yes, no, true, false and numbers unquoted "
+                + "are not text): expected a word, quote it", e.getMessage());
+    }
+
     @Test
     void argusRunWithAnInvalidConfigExitsWithTheKeyAndReason() throws Exception {
         Path f = tmp.resolve("bad.yaml");
