@@ -135,6 +135,9 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
         if (value instanceof Map<?, ?> map) {
             for (Map.Entry<?, ?> e : map.entrySet()) {
                 String here = at.isEmpty() ? String.valueOf(e.getKey()) : at + "." + e.getKey();
+                if (e.getKey() == null) {
+                    throw new ConfigException(here, "an empty key (or ~, YAML's null): expected a word");
+                }
                 if (!(e.getKey() instanceof String)) {
                     throw new ConfigException(here, "a key YAML reads as " + e.getKey().getClass().getSimpleName()
                             .toLowerCase(java.util.Locale.ROOT) + " " + e.getKey() + " (on, off, yes, no, true, false and numbers "

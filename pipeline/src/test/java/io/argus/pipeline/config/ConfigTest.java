@@ -142,6 +142,10 @@ class ConfigTest {
         ConfigException e = assertThrows(ConfigException.class, () -> ArgusConfig.read(f, new JsonObject(raw), Map.of()));
         assertEquals("http.false: a key YAML reads as boolean false (on, off, yes, no, true, false and numbers unquoted "
                 + "are not text): expected a word, quote it", e.getMessage());
+        http.clear();
+        http.put(null, 10);   // the fuzzer's second find: an empty key
+        e = assertThrows(ConfigException.class, () -> ArgusConfig.read(f, new JsonObject(raw), Map.of()));
+        assertEquals("http.null: an empty key (or ~, YAML's null): expected a word", e.getMessage());
     }
 
     @Test
