@@ -48,6 +48,9 @@ public final class ArgusCli implements Runnable {
         } else if (args.length >= 2 && args[0].equals("bench") && args[1].equals("cluster")) {
             cl = new CommandLine(new BenchClusterCommand()).setCommandName("bench cluster");
             args = java.util.Arrays.copyOfRange(args, 2, args.length);
+        } else if (args.length >= 2 && args[0].equals("bench") && args[1].equals("cluster-soak")) {
+            cl = new CommandLine(new BenchClusterSoakCommand()).setCommandName("bench cluster-soak");
+            args = java.util.Arrays.copyOfRange(args, 2, args.length);
         }
         cl.setExecutionExceptionHandler((ex, cmd, parse) -> {
             // Users get the message that names the problem; the stack trace only with ARGUS_DEBUG=1.

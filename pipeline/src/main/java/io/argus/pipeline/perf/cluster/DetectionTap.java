@@ -25,12 +25,21 @@ final class DetectionTap implements WebSocket.Listener, AutoCloseable {
     private final List<Received> received = new ArrayList<>();
     private final StringBuilder partial = new StringBuilder();
     private final HttpClient http = HttpClient.newHttpClient();
+    private final java.util.function.Consumer<Received> listener;
     private WebSocket socket;
 
-    private DetectionTap(String nodeName) { this.nodeName = nodeName; }
+    private DetectionTap(String nodeName, java.util.function.Consumer<Received> listener) {
+        this.nodeName = nodeName;
+        this.listener = listener;
+    }
 
     static DetectionTap connect(NodeProcess node) throws Exception {
-        DetectionTap tap = new DetectionTap(node.name);
+        return connect(node, r -> { });
+    }
+
+    /** As {@link #connect(NodeProcess)}, also handing each message to {@code listener} as it arrives (the socket's thread). */
+    static DetectionTap connect(NodeProcess node, java.util.function.Consumer<Received> listener) throws Exception {
+        DetectionTap tap = new DetectionTap(node.name, listener);
         tap.socket = tap.http.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(5))
                 .buildAsync(URI.create("ws://127.0.0.1:" + node.httpPort + "/ws?includeEmpty=true"), tap)
                 .get(10, TimeUnit.SECONDS);
@@ -50,6 +59,7 @@ final class DetectionTap implements WebSocket.Listener, AutoCloseable {
                 synchronized (received) {
                     received.add(r);
                 }
+                listener.accept(r);
             }
         }
         ws.request(1);

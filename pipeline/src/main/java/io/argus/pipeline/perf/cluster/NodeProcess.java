@@ -63,6 +63,9 @@ final class NodeProcess implements AutoCloseable {
 
     boolean alive() { return process != null && process.isAlive(); }
 
+    /** The JVM's process id (its /proc entry), or -1 before the first start. */
+    long pid() { return process != null ? process.pid() : -1; }
+
     /** kill -9: no lease released, connections reset by the kernel. */
     void kill() throws InterruptedException {
         process.destroyForcibly();
