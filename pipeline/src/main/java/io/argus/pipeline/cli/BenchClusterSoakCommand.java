@@ -12,7 +12,8 @@ import picocli.CommandLine.Option;
  * camera lost, no counter reset, one owner per camera (issue 17; docs/reliability.md, "Cluster soak").
  */
 @Command(name = "cluster-soak", mixinStandardHelpOptions = true,
-        description = {"Soak a cluster of nodes started on this machine, killing one (kill -9) every few minutes.",
+        description = {"Soak a local cluster, a kill -9 every few minutes.",
+                "Nodes are separate processes on this machine, one killed (kill -9) and restarted every few minutes.",
                 "Cameras loop the synthetic tracking video with its counting line (demo model). PASS when no camera",
                 "is silent longer than the failover limit, no line count ever goes down and counting goes on after",
                 "the last kill, and no camera is published by two nodes at once. Writes samples.csv and kills.csv."})
