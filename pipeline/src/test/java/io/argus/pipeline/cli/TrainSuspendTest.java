@@ -77,6 +77,8 @@ class TrainSuspendTest {
         // far more iterations than it gets to run, so that the signal surely comes while it trains; the schedule is
         // constant, so max_batches changes nothing but where a run ends
         Process p = new ProcessBuilder(javaCommand(cfg, data, stopped)).redirectErrorStream(true).start();
+        // should the signal go unheeded, the run must not train on for hours
+        java.util.concurrent.CompletableFuture.delayedExecutor(120, TimeUnit.SECONDS).execute(p::destroyForcibly);
         StringBuilder output = new StringBuilder();
         boolean signalled = false;
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
