@@ -35,7 +35,8 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--max-batches", defaultValue = "0", description = "iterations to run (default: the cfg's max_batches)")
     int maxBatches;
 
-    @Option(names = "--out", required = true, description = "directory for the checkpoint: <cfg name>_last.weights, .momentum, .state")
+    @Option(names = "--out", required = true,
+            description = "directory for the checkpoint: <cfg name>_last.weights, .momentum, .state")
     Path out;
 
     @Option(names = "--checkpoint-every", defaultValue = "100",
