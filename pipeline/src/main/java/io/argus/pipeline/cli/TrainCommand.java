@@ -15,11 +15,13 @@ import picocli.CommandLine.Option;
 /**
  * {@code argus train}: trains a Darknet cfg on a Darknet-layout dataset on the CPU or (--backend cuda, or auto with a
  * usable GPU) a GPU, through the same {@link TrainingBackends} as the pipeline's fine-tunes; the GPU's settings come
- * from the -Dargus.cuda.* properties ({@link CudaSystemProperties}).
+ * from the -Dargus.cuda.* properties ({@link CudaSystemProperties}). SIGTERM or SIGINT suspends it: the iteration in
+ * progress finishes, the checkpoint is written, and {@code --resume} continues exactly there ({@link SuspendOnSignal}).
  */
 @Command(name = "train", mixinStandardHelpOptions = true,
         description = {"Train a Darknet cfg on a dataset (.data file), CPU or GPU.",
-                "Runs on the CPU or an NVIDIA GPU; writes OUT/<cfg name>_last.weights."})
+                "Runs on the CPU or an NVIDIA GPU; writes OUT/<cfg name>_last.weights.",
+                "SIGTERM or Ctrl-C suspends it after the iteration in progress, with a checkpoint; --resume goes on."})
 final class TrainCommand implements Callable<Integer> {
     @Option(names = "--cfg", required = true, description = "Darknet cfg file ([net] batch, subdivisions, schedule)")
     Path cfg;
@@ -33,14 +35,16 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--max-batches", defaultValue = "0", description = "iterations to run (default: the cfg's max_batches)")
     int maxBatches;
 
-    @Option(names = "--out", required = true, description = "directory for <cfg name>_last.weights and its state")
+    @Option(names = "--out", required = true,
+            description = "directory for the checkpoint: <cfg name>_last.weights, .momentum, .state")
     Path out;
 
     @Option(names = "--checkpoint-every", defaultValue = "100",
             description = "iterations between checkpoints (default ${DEFAULT-VALUE})")
     int checkpointEvery;
 
-    @Option(names = "--resume", description = "continue from OUT/<cfg name>_last.weights")
+    @Option(names = "--resume", description = "continue from the checkpoint in OUT (weights, momentum, state) exactly "
+            + "where it stopped")
     boolean resume;
 
     @Option(names = "--seed", defaultValue = "1", description = "seed of the initialisation and the batches (default ${DEFAULT-VALUE})")
@@ -77,12 +81,20 @@ final class TrainCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--weights: no such file " + weights);
         }
         Progress progress = new Progress(System.out, System.console() != null);
-        TrainingRun.Result r = TrainingRun.run(new TrainingRun.Options(cfg, weights, data, maxBatches, out,
-                checkpointEvery, resume, seed, threads, fp16), progress, backends(device));
-        progress.finish();
-        System.out.printf(Locale.ROOT, "wrote %s after %d iterations (loss scale %s, %d skipped steps)%n", r.weights(),
-                r.iterations(), Progress.compact(r.lossScale()), r.skipped());
-        return 0;
+        try (SuspendOnSignal signal = new SuspendOnSignal(System.err)) {
+            TrainingRun.Result r = TrainingRun.run(new TrainingRun.Options(cfg, weights, data, maxBatches, out,
+                    checkpointEvery, resume, seed, threads, fp16), progress, backends(device), signal);
+            progress.finish();
+            if (r.suspended()) {
+                System.out.printf(Locale.ROOT, "argus train: suspended at iteration %d (%s); continue with --resume%n",
+                        r.iterations(), out);
+            } else {
+                System.out.printf(Locale.ROOT, "wrote %s after %d iterations (loss scale %s, %d skipped steps)%n",
+                        r.weights(), r.iterations(), Progress.compact(r.lossScale()), r.skipped());
+            }
+            System.out.flush(); // before the signal's hook lets the JVM exit
+            return 0;
+        }
     }
 
     /**
@@ -127,6 +139,13 @@ final class TrainCommand implements Callable<Integer> {
         public void onCheckpoint(Path file, int iteration) {
             finish();
             out.printf("checkpoint %s at iteration %d%n", file, iteration);
+        }
+
+        /** On standard error, as the command's other warnings. */
+        @Override
+        public void onNotice(String message) {
+            finish();
+            System.err.println("argus train: " + message);
         }
 
         void finish() {

@@ -16,6 +16,7 @@ import io.argus.gpu.KernelLaunch;
 import io.argus.gpu.Status;
 import io.argus.gpu.cudnn.ConvolutionPlanner;
 import io.argus.trainer.loss.LossParts;
+import io.argus.trainer.optim.OptimizerState;
 import io.argus.trainer.optim.SgdStep;
 import io.argus.trainer.train.TrainingBackend;
 import io.argus.trainer.train.TrainingBatch;
@@ -299,6 +300,35 @@ public final class CudaTrainingBackend implements TrainingBackend {
     public ModelWeights weights(long seen) {
         float[][] host = parameters.download(true);
         return new ModelWeights(0, 2, 5, seen, arena.toDarknet(host[0], host[1]));
+    }
+
+    /** Downloads the momentum arena (and the masters while the EMA runs) as Darknet-layout tensors. */
+    @Override
+    public OptimizerState optimizerState() {
+        ctx.device.makeCurrent();
+        List<OptimizerState.Shape> shapes = OptimizerState.shapes(spec);
+        List<float[]> momentum = arena.toTensors(parameters.velocities());
+        List<float[]> masters = parameters.emaStarted() ? arena.toTensors(parameters.download(false)[0]) : null;
+        List<OptimizerState.Tensor> tensors = new java.util.ArrayList<>(shapes.size());
+        for (int i = 0; i < shapes.size(); i++) {
+            tensors.add(new OptimizerState.Tensor(shapes.get(i).name(), momentum.get(i),
+                    masters == null ? null : masters.get(i)));
+        }
+        return new OptimizerState(tensors, masters != null);
+    }
+
+    /** Uploads a checkpoint's momentum (and masters, the EMA's shadow then being the weights this was opened with). */
+    @Override
+    public void restoreOptimizerState(OptimizerState state) {
+        String mismatch = OptimizerState.mismatch(state.shapes(), OptimizerState.shapes(spec));
+        if (mismatch != null) {
+            throw new IllegalArgumentException("optimizer state does not fit " + spec.name() + ": " + mismatch);
+        }
+        ctx.device.makeCurrent();
+        float[] momentum = arena.fromTensors(state.tensors().stream().map(OptimizerState.Tensor::momentum).toList());
+        float[] masters = state.emaRunning()
+                ? arena.fromTensors(state.tensors().stream().map(OptimizerState.Tensor::master).toList()) : null;
+        parameters.restore(momentum, masters);
     }
 
     /** The masters (never the EMA), for tests and checkpoints of the raw weights. */

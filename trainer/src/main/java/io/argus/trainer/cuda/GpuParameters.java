@@ -99,13 +99,38 @@ final class GpuParameters implements AutoCloseable {
         Transfers.upload(velocity, new float[(int) arena.total()]);
         Transfers.upload(gradient, new float[(int) arena.total()]);
         emaStarted = false;
-        if (ctx.precision == Precision.MIXED) {
-            KernelLaunch refresh = ctx.kernel(FILE, "refresh_working");
-            refresh.pointer(master);
-            refresh.pointer(working);
-            refresh.i64(arena.weightValues());
-            refresh.launch(ctx.grid(arena.weightValues()), ctx.stream.handle());
-            ctx.stream.synchronize();
+        refreshWorkingCopy();
+    }
+
+    /** In mixed precision, rounds the masters' weights into the FP16 working copy (FP32 reads the masters). */
+    private void refreshWorkingCopy() {
+        if (ctx.precision != Precision.MIXED) return;
+        KernelLaunch refresh = ctx.kernel(FILE, "refresh_working");
+        refresh.pointer(master);
+        refresh.pointer(working);
+        refresh.i64(arena.weightValues());
+        refresh.launch(ctx.grid(arena.weightValues()), ctx.stream.handle());
+        ctx.stream.synchronize();
+    }
+
+    /**
+     * Resumes a checkpoint after {@link #load} of its weights: the momentum arena takes {@code momentum}; with
+     * {@code masters} (the EMA ran), the masters loaded (which were the EMA) become the EMA's shadow, {@code masters}
+     * the masters, and the next step moves the average instead of starting it. Arrays in the arena's layout.
+     */
+    void restore(float[] momentum, float[] masters) {
+        if (momentum.length != arena.total() || masters != null && masters.length != arena.total()) {
+            throw new IllegalArgumentException("optimizer state of " + momentum.length + " values, the arena holds "
+                    + arena.total());
+        }
+        ctx.stream.synchronize();
+        Transfers.upload(velocity, momentum);
+        if (masters != null) {
+            if (shadow == 0) shadow = ctx.memory.allocate(4 * arena.total(), "EMA of the weights").address();
+            Transfers.upload(shadow, Transfers.downloadFloats(master, arena.total()));
+            Transfers.upload(master, masters);
+            emaStarted = true;
+            refreshWorkingCopy();
         }
     }
 

@@ -5,7 +5,9 @@ import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ConvolutionalSpec;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -142,6 +144,34 @@ final class ParameterArena {
             out.put(s.spec().index(), new ConvWeights(biases, scales, mean, variance, weightsFromArena(s, arena)));
         }
         return out;
+    }
+
+    /**
+     * Per tensor in {@link io.argus.trainer.optim.OptimizerState#shapes}' order (per convolution: weights in
+     * Darknet's layout, biases, scales), the values of an arena (momentum or masters).
+     */
+    List<float[]> toTensors(float[] arena) {
+        List<float[]> out = new ArrayList<>();
+        for (Slot s : slots.values()) {
+            int f = s.spec().filters();
+            out.add(weightsFromArena(s, arena));
+            out.add(slice(arena, s.biases(), f));
+            if (s.scales() >= 0) out.add(slice(arena, s.scales(), f));
+        }
+        return out;
+    }
+
+    /** The inverse of {@link #toTensors}: an arena (padding zero) from per-tensor values in that order. */
+    float[] fromTensors(List<float[]> tensors) {
+        float[] arena = new float[(int) total];
+        int t = 0;
+        for (Slot s : slots.values()) {
+            int f = s.spec().filters();
+            weightsToArena(s, tensors.get(t++), arena);
+            System.arraycopy(tensors.get(t++), 0, arena, (int) s.biases(), f);
+            if (s.scales() >= 0) System.arraycopy(tensors.get(t++), 0, arena, (int) s.scales(), f);
+        }
+        return arena;
     }
 
     private static float[] slice(float[] a, long from, int count) {

@@ -3,6 +3,7 @@ package io.argus.trainer.nn;
 import io.argus.detector.cpu.NativeFloats;
 import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ConvolutionalSpec;
+import io.argus.trainer.optim.OptimizerState;
 import io.argus.trainer.precision.Fp16;
 import java.nio.FloatBuffer;
 import java.util.ArrayList;
@@ -29,13 +30,16 @@ public final class ConvParameters implements AutoCloseable {
             throw new IllegalArgumentException("layer " + spec.index() + ": parameters do not match the cfg");
         }
         this.spec = spec;
-        String layer = "layer " + spec.index() + " ";
         this.weightGradient = new NativeFloats(spec.weightCount());
-        this.weights = new ParameterTensor(layer + "weights", initial.weights().clone(), weightGradient.buffer(), true);
+        int layer = spec.index();
+        this.weights = new ParameterTensor(OptimizerState.tensorName(layer, "weights"), initial.weights().clone(),
+                weightGradient.buffer(), true);
         int n = spec.filters();
-        this.biases = new ParameterTensor(layer + "biases", initial.biases().clone(), FloatBuffer.allocate(n), false);
+        this.biases = new ParameterTensor(OptimizerState.tensorName(layer, "biases"), initial.biases().clone(),
+                FloatBuffer.allocate(n), false);
         if (spec.batchNormalize()) {
-            this.scales = new ParameterTensor(layer + "scales", initial.scales().clone(), FloatBuffer.allocate(n), false);
+            this.scales = new ParameterTensor(OptimizerState.tensorName(layer, "scales"), initial.scales().clone(),
+                    FloatBuffer.allocate(n), false);
             this.rollingMean = initial.mean().clone();
             this.rollingVariance = initial.variance().clone();
         } else {

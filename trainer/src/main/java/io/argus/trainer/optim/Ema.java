@@ -33,6 +33,25 @@ public final class Ema {
         started = true;
     }
 
+    /**
+     * Continues an average that a checkpoint saved: the shadow takes {@code values} (one array per tensor, in the
+     * constructor's order; copied) and the next update moves it instead of starting it.
+     */
+    public void resume(List<float[]> values) {
+        if (values.size() != shadow.length) {
+            throw new IllegalArgumentException(values.size() + " tensors to resume the EMA from, expected "
+                    + shadow.length);
+        }
+        for (int t = 0; t < shadow.length; t++) {
+            if (values.get(t).length != shadow[t].length) {
+                throw new IllegalArgumentException(tensors.get(t).name() + ": " + values.get(t).length
+                        + " values to resume the EMA from, expected " + shadow[t].length);
+            }
+            System.arraycopy(values.get(t), 0, shadow[t], 0, shadow[t].length);
+        }
+        started = true;
+    }
+
     /** The averaged values of tensor {@code t} (in the order given to the constructor). */
     public float[] shadow(int t) { return shadow[t]; }
 }

@@ -10,6 +10,7 @@ import io.argus.trainer.nn.TrainContext;
 import io.argus.trainer.nn.TrainNetwork;
 import io.argus.trainer.nn.Workers;
 import io.argus.trainer.optim.Ema;
+import io.argus.trainer.optim.OptimizerState;
 import io.argus.trainer.optim.Sgd;
 import io.argus.trainer.optim.SgdStep;
 import io.argus.trainer.precision.Fp16;
@@ -127,6 +128,37 @@ public final class CpuTrainingBackend implements TrainingBackend {
             averaged.put(e.getKey(), new ConvWeights(biases, scales, c.mean(), c.variance(), weights));
         }
         return new ModelWeights(w.major(), w.minor(), w.revision(), seen, averaged);
+    }
+
+    @Override
+    public OptimizerState optimizerState() {
+        List<OptimizerState.Tensor> out = new ArrayList<>(tensors.size());
+        for (ParameterTensor t : tensors) {
+            float[] master = ema.started() ? t.master().clone() : null;
+            out.add(new OptimizerState.Tensor(t.name(), t.velocity().clone(), master));
+        }
+        return new OptimizerState(out, ema.started());
+    }
+
+    @Override
+    public void restoreOptimizerState(OptimizerState state) {
+        String mismatch = OptimizerState.mismatch(state.shapes(), OptimizerState.shapes(spec));
+        if (mismatch != null) {
+            throw new IllegalArgumentException("optimizer state does not fit " + spec.name() + ": " + mismatch);
+        }
+        if (state.emaRunning()) {
+            // opened from the checkpoint's .weights, which hold the EMA: those values are the shadow
+            ema.resume(tensors.stream().map(ParameterTensor::master).toList());
+        }
+        for (int i = 0; i < tensors.size(); i++) {
+            OptimizerState.Tensor saved = state.tensors().get(i);
+            ParameterTensor t = tensors.get(i);
+            System.arraycopy(saved.momentum(), 0, t.velocity(), 0, t.size());
+            if (saved.master() != null) System.arraycopy(saved.master(), 0, t.master(), 0, t.size());
+        }
+        if (state.emaRunning()) {
+            for (ConvParameters p : net.parameters().values()) p.refreshWorkingCopy(fp16);
+        }
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.argus.trainer.train;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.trainer.loss.LossParts;
+import io.argus.trainer.optim.OptimizerState;
 import io.argus.trainer.optim.SgdStep;
 
 /**
@@ -48,6 +49,22 @@ public interface TrainingBackend extends AutoCloseable {
 
     /** The weights in Darknet's layout (copies): the EMA when it runs, else the masters; rolling BN statistics. */
     ModelWeights weights(long seen);
+
+    /**
+     * What a checkpoint needs beside {@link #weights} to resume exactly (copies): every tensor's momentum and, while
+     * the EMA runs, the masters it averages; in {@link OptimizerState#shapes(NetworkSpec)}'s order and Darknet's
+     * layout.
+     */
+    OptimizerState optimizerState();
+
+    /**
+     * Resumes from a checkpoint: the backend was opened with the checkpoint's {@link #weights}, and {@code state} is
+     * what {@link #optimizerState} gave with them. Sets the momentum; when the EMA ran, the weights it was opened with
+     * become the EMA's shadow and the state's masters the masters.
+     *
+     * @throws IllegalArgumentException when the state's tensors are not this network's
+     */
+    void restoreOptimizerState(OptimizerState state);
 
     @Override
     void close();

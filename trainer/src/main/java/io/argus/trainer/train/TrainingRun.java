@@ -10,19 +10,14 @@ import io.argus.trainer.data.DataFile;
 import io.argus.trainer.data.Dataset;
 import io.argus.trainer.data.DetectionBatches;
 import io.argus.trainer.precision.LossScaler;
-import java.io.IOException;
-import java.io.Reader;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Properties;
+import java.util.function.BooleanSupplier;
 
 /**
  * A whole training job as {@code argus train} runs it: cfg + .data (+ optional starting weights) to
- * {@code out/<cfg name>_last.weights}, written atomically every {@code checkpointEvery} iterations and at the end,
- * with a small state file beside it (iteration, loss scale) so {@code resume} continues where it stopped. The
- * Darknet .weights keep {@code seen}; momentum is not saved (nor is it by Darknet).
+ * {@code out/<cfg name>_last.weights}, with a {@link Checkpoint} (weights, momentum, state) every
+ * {@code checkpointEvery} iterations, at the end, and when asked to suspend; {@code resume} continues from it exactly
+ * as if the run had never stopped.
  */
 public final class TrainingRun {
     /**
@@ -35,8 +30,11 @@ public final class TrainingRun {
     public record Options(Path cfg, Path weights, Path data, int maxBatches, Path out, int checkpointEvery,
                           boolean resume, long seed, int threads, boolean fp16) {}
 
-    /** The outcome: final weights file, iterations done, last loss scale, skipped steps. */
-    public record Result(Path weights, int iterations, float lossScale, long skipped) {}
+    /**
+     * The outcome: final weights file, iterations done, last loss scale, skipped steps; {@code suspended}: stopped
+     * before max_batches because a suspend was asked for (the checkpoint is written).
+     */
+    public record Result(Path weights, int iterations, float lossScale, long skipped, boolean suspended) {}
 
     /** Progress callbacks, on the training thread. */
     public interface Listener {
@@ -45,6 +43,11 @@ public final class TrainingRun {
         void onIteration(IterationStats stats);
 
         default void onCheckpoint(Path file, int iteration) {}
+
+        /** Something the user should know once, e.g. a resume with zero momentum from an older checkpoint. */
+        default void onNotice(String message) {
+            System.err.println(message);
+        }
     }
 
     /** Opens the backend a run trains on (the CPU by default; {@code argus train --backend cuda} passes the GPU's). */
@@ -59,11 +62,7 @@ public final class TrainingRun {
     private TrainingRun() {}
 
     public static Path lastWeights(Path out, NetworkSpec spec) {
-        return out.resolve(spec.name() + "_last.weights");
-    }
-
-    static Path stateFile(Path out, NetworkSpec spec) {
-        return out.resolve(spec.name() + "_last.state");
+        return Checkpoint.weightsFile(out, spec);
     }
 
     public static Result run(Options o, Listener listener) {
@@ -71,6 +70,14 @@ public final class TrainingRun {
     }
 
     public static Result run(Options o, Listener listener, BackendFactory backends) {
+        return run(o, listener, backends, () -> false);
+    }
+
+    /**
+     * Runs the job; {@code suspend} is asked before every iteration: once true, the run writes its checkpoint and
+     * returns ({@link Result#suspended}), so a signal handler stops it between iterations, never inside one.
+     */
+    public static Result run(Options o, Listener listener, BackendFactory backends, BooleanSupplier suspend) {
         NetworkSpec spec = NetworkSpec.load(o.cfg());
         DataFile data = DataFile.read(o.data());
         if (data.classes() != spec.classes()) {
@@ -83,20 +90,15 @@ public final class TrainingRun {
 
         ModelWeights initial;
         int completed = 0;
+        Checkpoint.Resumed resumed = null;
         Path last = lastWeights(o.out(), spec);
         AtomicFile.removeLeftovers(o.out()); // a checkpoint a kill cut short: never read, only in the way
         if (o.resume()) {
-            if (!Files.isRegularFile(last)) {
-                throw new IllegalArgumentException("--resume: no checkpoint " + last + " to resume from");
-            }
-            initial = WeightsFile.read(last, spec);
-            completed = (int) (initial.seen() / plan.batch());
-            Properties state = readState(stateFile(o.out(), spec));
-            if (state != null) {
-                scaler.restore(Float.parseFloat(state.getProperty("loss_scale", String.valueOf(scaler.scale()))),
-                        Integer.parseInt(state.getProperty("clean_steps", "0")),
-                        Long.parseLong(state.getProperty("skipped", "0")));
-            }
+            resumed = Checkpoint.read(o.out(), spec, plan.batch(), o.seed());
+            initial = resumed.weights();
+            completed = resumed.iteration();
+            if (resumed.scaler() != null) resumed.scaler().restoreInto(scaler);
+            if (resumed.notice() != null) listener.onNotice(resumed.notice());
         } else if (o.weights() != null) {
             initial = WeightsFile.read(o.weights(), spec);
         } else {
@@ -106,48 +108,31 @@ public final class TrainingRun {
         try (TrainingBackend backend = backends.open(spec, initial, plan.miniBatch(), threads, o.fp16());
              DetectionBatches batches = new DetectionBatches(train, Augmentation.of(spec), spec.net().width(),
                      spec.net().height(), plan.miniBatch(), o.seed(), (long) completed * plan.subdivisions())) {
+            if (resumed != null && resumed.optimizer() != null) backend.restoreOptimizerState(resumed.optimizer());
             Trainer trainer = new Trainer(backend, batches, plan, scaler, completed);
             listener.onStart(String.format("%s on %s: %d training images, batch %d (subdivisions %d), iterations %d..%d",
                     spec.name(), backend.name(), train.size(), plan.batch(), plan.subdivisions(), completed + 1,
                     plan.maxBatches()));
-            trainer.run(stats -> {
+            int checkpointed = o.resume() ? completed : -1;
+            boolean suspended = false;
+            while (trainer.completed() < plan.maxBatches()) {
+                if (suspend.getAsBoolean()) {
+                    suspended = true;
+                    break;
+                }
+                IterationStats stats = trainer.iterate();
                 listener.onIteration(stats);
                 if (stats.iteration() % o.checkpointEvery() == 0 && stats.iteration() < plan.maxBatches()) {
-                    checkpoint(o.out(), spec, trainer);
+                    Checkpoint.write(o.out(), spec, trainer, o.seed());
+                    checkpointed = stats.iteration();
                     listener.onCheckpoint(last, stats.iteration());
                 }
-            });
-            checkpoint(o.out(), spec, trainer);
-            listener.onCheckpoint(last, trainer.completed());
-            return new Result(last, trainer.completed(), scaler.scale(), scaler.skipped());
+            }
+            if (checkpointed != trainer.completed()) {
+                Checkpoint.write(o.out(), spec, trainer, o.seed());
+                listener.onCheckpoint(last, trainer.completed());
+            }
+            return new Result(last, trainer.completed(), scaler.scale(), scaler.skipped(), suspended);
         }
-    }
-
-    /** Writes the weights and the state file, each atomically. */
-    static void checkpoint(Path out, NetworkSpec spec, Trainer trainer) {
-        WeightsFile.write(lastWeights(out, spec), spec, trainer.backend().weights(trainer.seen()));
-        Properties p = new Properties();
-        p.setProperty("iteration", String.valueOf(trainer.completed()));
-        p.setProperty("loss_scale", String.valueOf(trainer.scaler().scale()));
-        p.setProperty("clean_steps", String.valueOf(trainer.scaler().cleanSteps()));
-        p.setProperty("skipped", String.valueOf(trainer.scaler().skipped()));
-        java.io.StringWriter w = new java.io.StringWriter();
-        try {
-            p.store(w, "argus train state beside " + lastWeights(out, spec).getFileName());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e); // a StringWriter does not fail
-        }
-        AtomicFile.writeString(stateFile(out, spec), w.toString());
-    }
-
-    private static Properties readState(Path file) {
-        if (!Files.isRegularFile(file)) return null;
-        Properties p = new Properties();
-        try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            p.load(r);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
-        }
-        return p;
     }
 }

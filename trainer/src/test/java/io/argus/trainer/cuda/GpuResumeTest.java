@@ -1,0 +1,145 @@
+package io.argus.trainer.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.argus.detector.darknet.ModelWeights;
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.detector.darknet.WeightsFile;
+import io.argus.detector.darknet.WeightsInit;
+import io.argus.trainer.data.SyntheticScenes;
+import io.argus.trainer.optim.OptimizerState;
+import io.argus.trainer.optim.SgdStep;
+import io.argus.trainer.train.Checkpoint;
+import io.argus.trainer.train.MomentumFile;
+import io.argus.trainer.train.TrainingBatch;
+import io.argus.trainer.train.TrainingRun;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Suspend and resume on the GPU. The momentum (and, with an EMA running, the masters) goes down to the host in
+ * Darknet's layout and back up into the arena unchanged, bit for bit, and the EMA continues from the weights it was
+ * opened with. A run suspended halfway and resumed from its checkpoint ends where an uninterrupted one does: as
+ * close as two uninterrupted runs are to each other (0 where the GPU is deterministic), while a resume with zero
+ * momentum ends measurably elsewhere (so the comparison can fail).
+ */
+@Tag("gpu")
+class GpuResumeTest {
+    static final int ITERATIONS = 8;
+    static final String CFG = GpuLossScalingTest.CFG.replace("classes=2", "classes=5").replace("filters=21",
+            "filters=30").replace("burn_in=0", "burn_in=2\nema_alpha=0.9");
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void needsGpu() {
+        GpuTests.assumeGpu();
+    }
+
+    static void assertSameState(OptimizerState expected, OptimizerState actual) {
+        assertEquals(expected.emaRunning(), actual.emaRunning());
+        assertEquals(expected.shapes(), actual.shapes());
+        for (int t = 0; t < expected.tensors().size(); t++) {
+            OptimizerState.Tensor e = expected.tensors().get(t);
+            OptimizerState.Tensor a = actual.tensors().get(t);
+            assertArrayEquals(e.momentum(), a.momentum(), e.name() + " momentum");
+            if (e.master() != null) assertArrayEquals(e.master(), a.master(), e.name() + " masters");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Precision.class)
+    void theOptimizerStateGoesDownAndBackUpUnchanged(Precision precision) {
+        NetworkSpec spec = GpuTests.spec("resume", CFG);
+        ModelWeights start = WeightsInit.darknet(spec, 3);
+        SgdStep withEma = new SgdStep(0.01f, 0.9f, 0.0005f, 2, 0.9f);
+        try (CudaTrainingBackend a = new CudaTrainingBackend(spec, start, 2, GpuTests.options(precision))) {
+            for (int k = 0; k < 3; k++) {
+                a.forwardBackward(GpuTests.batch(spec, 2, 900 + k), 1f);
+                a.step(withEma, 1f);
+            }
+            OptimizerState saved = a.optimizerState();
+            assertTrue(saved.emaRunning());
+            assertEquals(OptimizerState.shapes(spec), saved.shapes(), "the CPU's tensors, names and sizes");
+            ModelWeights ema = a.weights(6);
+            try (CudaTrainingBackend b = new CudaTrainingBackend(spec, ema, 2, GpuTests.options(precision))) {
+                b.restoreOptimizerState(saved);
+                assertSameState(saved, b.optimizerState());
+                assertArrayEquals(ema.conv(0).weights(), b.weights(6).conv(0).weights(), "the EMA continues");
+                assertArrayEquals(a.masterWeights(6).conv(1).weights(), b.masterWeights(6).conv(1).weights(),
+                        "the masters are the state's");
+                // one more identical step on both: they stay together
+                TrainingBatch next = GpuTests.batch(spec, 2, 950);
+                a.forwardBackward(next, 1f);
+                b.forwardBackward(next, 1f);
+                a.step(withEma, 1f);
+                b.step(withEma, 1f);
+                double drift = GpuTrainingStepsTest.drift(b.masterWeights(7), a.masterWeights(7));
+                System.out.printf(Locale.ROOT, "%s: restored backend after one more step, rel L2 vs the original "
+                        + "%.2e%n", precision, drift);
+                assertTrue(drift < 1e-5, precision + ": " + drift);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Precision.class)
+    void aSuspendedAndResumedRunEndsWhereAnUninterruptedOneDoes(Precision precision) throws Exception {
+        Path data = SyntheticScenes.write(dir.resolve("synth"), 12, 3, 96, 0.25);
+        Path cfg = dir.resolve("resume.cfg");
+        Files.writeString(cfg, CFG);
+        NetworkSpec spec = NetworkSpec.load(cfg);
+        TrainingRun.BackendFactory gpu = (s, initial, miniBatch, threads, fp16) ->
+                new CudaTrainingBackend(s, initial, miniBatch, GpuTests.options(precision));
+        ModelWeights straight = run(cfg, data, dir.resolve("straight"), false, 0, gpu, spec);
+        ModelWeights again = run(cfg, data, dir.resolve("again"), false, 0, gpu, spec);
+
+        Path stopped = dir.resolve("stopped");
+        run(cfg, data, stopped, false, ITERATIONS / 2, gpu, spec);
+        MomentumFile.Saved saved = MomentumFile.read(Checkpoint.momentumFile(stopped, spec), spec);
+        assertEquals(ITERATIONS / 2, saved.iteration());
+        assertTrue(saved.state().emaRunning(), "the EMA runs at the suspension (burn_in=2)");
+        Path zeroed = dir.resolve("zeroed");
+        copyCheckpoint(stopped, zeroed, spec);
+        MomentumFile.write(Checkpoint.momentumFile(zeroed, spec), saved.iteration(), new OptimizerState(
+                saved.state().tensors().stream().map(t -> new OptimizerState.Tensor(t.name(),
+                        new float[t.momentum().length], t.master())).toList(), true));
+        ModelWeights resumed = run(cfg, data, stopped, true, 0, gpu, spec);
+        ModelWeights withoutMomentum = run(cfg, data, zeroed, true, 0, gpu, spec);
+
+        double noise = GpuTrainingStepsTest.drift(again, straight);
+        double drift = GpuTrainingStepsTest.drift(resumed, straight);
+        double zero = GpuTrainingStepsTest.drift(withoutMomentum, straight);
+        System.out.printf(Locale.ROOT, "%s: rel L2 vs uninterrupted: another uninterrupted run %.2e, suspended and "
+                + "resumed %.2e, resumed with zero momentum %.2e%n", precision, noise, drift, zero);
+        assertTrue(drift <= 2 * noise + 1e-6, precision + ": resumed " + drift + ", run to run " + noise);
+        assertTrue(zero > 10 * Math.max(drift, 1e-6), precision + ": zero momentum " + zero + ", resumed " + drift);
+    }
+
+    static ModelWeights run(Path cfg, Path data, Path out, boolean resume, int stopAfter,
+                            TrainingRun.BackendFactory gpu, NetworkSpec spec) {
+        AtomicInteger done = new AtomicInteger();
+        TrainingRun.Result r = TrainingRun.run(new TrainingRun.Options(cfg, null, data, ITERATIONS, out, 100, resume,
+                1, 1, false), s -> done.incrementAndGet(), gpu, () -> stopAfter > 0 && done.get() >= stopAfter);
+        assertEquals(stopAfter > 0 ? stopAfter : ITERATIONS, r.iterations());
+        return WeightsFile.read(r.weights(), spec);
+    }
+
+    static void copyCheckpoint(Path from, Path to, NetworkSpec spec) throws Exception {
+        Files.createDirectories(to);
+        for (Path f : new Path[] {Checkpoint.weightsFile(from, spec), Checkpoint.momentumFile(from, spec),
+                Checkpoint.stateFile(from, spec)}) {
+            Files.copy(f, to.resolve(f.getFileName()));
+        }
+    }
+}

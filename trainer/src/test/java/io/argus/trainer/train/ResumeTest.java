@@ -1,0 +1,258 @@
+package io.argus.trainer.train;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.trainer.data.SyntheticScenes;
+import io.argus.trainer.optim.OptimizerState;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Suspend and resume: a run stopped halfway and resumed from its checkpoint ends with the very weights and momentum
+ * of a run that never stopped (CPU training is bit-reproducible for a given thread count), with or without an EMA,
+ * in FP32 and emulated FP16; resuming with zero momentum ends elsewhere, so the comparison can fail. Damaged,
+ * foreign and mismatched checkpoint files are refused naming the file and what did not match; an older checkpoint
+ * without momentum resumes with zero momentum and says so once.
+ */
+class ResumeTest {
+    static final int ITERATIONS = 8;
+    static final int THREADS = 2;
+    static final long SEED = 1;
+
+    @TempDir
+    Path dir;
+    Path data;
+    Path cfg;
+    NetworkSpec spec;
+
+    @BeforeEach
+    void tinyDataset() throws IOException {
+        data = SyntheticScenes.write(dir.resolve("synth"), 12, 3, 96, 0.25);
+        cfg = writeCfg("tiny", TrainingRunTest.CFG);
+        spec = NetworkSpec.load(cfg);
+    }
+
+    Path writeCfg(String name, String text) throws IOException {
+        Path file = dir.resolve(name + ".cfg");
+        Files.writeString(file, text);
+        return file;
+    }
+
+    /** Runs to {@code ITERATIONS} from scratch or from {@code out}'s checkpoint, suspending after {@code stopAfter}. */
+    TrainingRun.Result run(Path cfg, Path out, boolean resume, boolean fp16, int stopAfter, List<String> notices) {
+        AtomicInteger done = new AtomicInteger();
+        TrainingRun.Listener listener = new TrainingRun.Listener() {
+            @Override
+            public void onIteration(IterationStats s) { done.incrementAndGet(); }
+
+            @Override
+            public void onNotice(String message) { notices.add(message); }
+        };
+        return TrainingRun.run(new TrainingRun.Options(cfg, null, data, ITERATIONS, out, 100, resume, SEED, THREADS,
+                fp16), listener, TrainingRun.CPU, () -> stopAfter > 0 && done.get() >= stopAfter);
+    }
+
+    TrainingRun.Result run(Path out, boolean resume, int stopAfter) {
+        return run(cfg, out, resume, false, stopAfter, new ArrayList<>());
+    }
+
+    Path weights(Path out) { return Checkpoint.weightsFile(out, spec); }
+
+    Path momentum(Path out) { return Checkpoint.momentumFile(out, spec); }
+
+    Path state(Path out) { return Checkpoint.stateFile(out, spec); }
+
+    static void assertSameBytes(Path expected, Path actual) throws IOException {
+        assertEquals(-1, Files.mismatch(expected, actual), actual + " differs from " + expected + " at byte "
+                + Files.mismatch(expected, actual));
+    }
+
+    static double largestMomentum(OptimizerState s) {
+        double m = 0;
+        for (OptimizerState.Tensor t : s.tensors()) for (float v : t.momentum()) m = Math.max(m, Math.abs(v));
+        return m;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"fp32", "fp32 ema", "fp16"})
+    void aSuspendedAndResumedRunEndsBitForBitWhereAnUninterruptedOneDoes(String mode) throws Exception {
+        boolean fp16 = mode.equals("fp16");
+        if (mode.contains("ema")) {
+            // the EMA starts after burn-in (iteration 2), so it runs at the suspension: the masters must travel too
+            cfg = writeCfg("tiny", TrainingRunTest.CFG.replace("burn_in=0", "burn_in=2\nema_alpha=0.9"));
+        }
+        Path straight = dir.resolve("straight");
+        Path stopped = dir.resolve("stopped");
+        TrainingRun.Result whole = run(cfg, straight, false, fp16, 0, new ArrayList<>());
+        assertEquals(ITERATIONS, whole.iterations());
+        assertFalse(whole.suspended());
+
+        TrainingRun.Result half = run(cfg, stopped, false, fp16, ITERATIONS / 2, new ArrayList<>());
+        assertTrue(half.suspended());
+        assertEquals(ITERATIONS / 2, half.iterations());
+        MomentumFile.Saved saved = MomentumFile.read(momentum(stopped), spec);
+        assertEquals(ITERATIONS / 2, saved.iteration());
+        assertEquals(mode.contains("ema"), saved.state().emaRunning());
+        assertTrue(largestMomentum(saved.state()) > 0, "momentum to restore");
+
+        List<String> notices = new ArrayList<>();
+        TrainingRun.Result rest = run(cfg, stopped, true, fp16, 0, notices);
+        assertEquals(ITERATIONS, rest.iterations());
+        assertEquals(List.of(), notices);
+        assertSameBytes(weights(straight), weights(stopped));
+        assertSameBytes(momentum(straight), momentum(stopped));
+        assertEquals(whole.lossScale(), rest.lossScale());
+        assertEquals(whole.skipped(), rest.skipped());
+    }
+
+    /** The control: the same resume with the momentum zeroed ends elsewhere, so the test above can fail. */
+    @Test
+    void resumingWithZeroMomentumEndsElsewhere() throws Exception {
+        Path straight = dir.resolve("straight");
+        Path zeroed = dir.resolve("zeroed");
+        run(straight, false, 0);
+        run(zeroed, false, ITERATIONS / 2);
+        MomentumFile.Saved saved = MomentumFile.read(momentum(zeroed), spec);
+        List<OptimizerState.Tensor> zeros = saved.state().tensors().stream()
+                .map(t -> new OptimizerState.Tensor(t.name(), new float[t.momentum().length], null)).toList();
+        MomentumFile.write(momentum(zeroed), saved.iteration(), new OptimizerState(zeros, false));
+        run(zeroed, true, 0);
+        assertNotEquals(-1, Files.mismatch(weights(straight), weights(zeroed)), "zero momentum changes the weights");
+    }
+
+    @Test
+    void aDamagedMomentumFileIsRefused() throws Exception {
+        Path out = dir.resolve("out");
+        run(out, false, 2);
+        byte[] bytes = Files.readAllBytes(momentum(out));
+        bytes[bytes.length / 2] ^= 0x10; // one bit of one float of the momentum
+        Files.write(momentum(out), bytes);
+        var e = assertThrows(IllegalArgumentException.class, () -> run(out, true, 0));
+        assertTrue(e.getMessage().startsWith(momentum(out) + ": CRC-32 of the content is "), e.getMessage());
+        assertTrue(e.getMessage().endsWith(": it was changed or cut after it was written"), e.getMessage());
+
+        Files.write(momentum(out), java.util.Arrays.copyOf(bytes, bytes.length - 100)); // cut
+        e = assertThrows(IllegalArgumentException.class, () -> run(out, true, 0));
+        assertTrue(e.getMessage().startsWith(momentum(out) + ": CRC-32 of the content is "), e.getMessage());
+    }
+
+    @Test
+    void theMomentumOfAnotherNetworkIsRefused() throws Exception {
+        Path out = dir.resolve("out");
+        run(out, false, 2);
+        // the same layers with twice the filters in the first convolution (yolo's filters unchanged)
+        Path wide = writeCfg("wide", TrainingRunTest.CFG.replaceFirst("filters=8", "filters=16"));
+        Path other = dir.resolve("other");
+        run(wide, other, false, false, 2, new ArrayList<>());
+        Files.copy(other.resolve("wide_last.momentum"), momentum(out), StandardCopyOption.REPLACE_EXISTING);
+        var e = assertThrows(IllegalArgumentException.class, () -> run(out, true, 0));
+        assertEquals(momentum(out) + ": does not match the network of " + cfg + ": tensor 0 is 'layer 0 weights' of "
+                + "432 values, expected 'layer 0 weights' of 216 values", e.getMessage());
+
+        // one layer fewer: the counts differ
+        String mishLayer = "[convolutional]\nbatch_normalize=1\nfilters=8\nsize=3\nstride=2\npad=1\nactivation=mish\n";
+        assertTrue(TrainingRunTest.CFG.contains(mishLayer));
+        Path shallow = writeCfg("shallow", TrainingRunTest.CFG.replace(mishLayer, ""));
+        Path third = dir.resolve("third");
+        run(shallow, third, false, false, 2, new ArrayList<>());
+        Files.copy(third.resolve("shallow_last.momentum"), momentum(out), StandardCopyOption.REPLACE_EXISTING);
+        e = assertThrows(IllegalArgumentException.class, () -> run(out, true, 0));
+        assertTrue(e.getMessage().startsWith(momentum(out) + ": does not match the network of " + cfg
+                + ": 5 tensors, expected 8 (tensor 3 is "), e.getMessage());
+    }
+
+    @Test
+    void filesOfDifferentIterationsAreRefusedNamingBoth() throws Exception {
+        Path out = dir.resolve("out");
+        Path keep = dir.resolve("keep");
+        Files.createDirectories(keep);
+        run(out, false, 2);
+        Files.copy(weights(out), keep.resolve("w"));
+        Files.copy(momentum(out), keep.resolve("m"));
+        run(out, false, 0); // a fresh run over it, to iteration 8
+        // a kill between the momentum and the weights of the checkpoint at 8 would leave momentum of 8 and weights of 2
+        Files.copy(keep.resolve("w"), weights(out), StandardCopyOption.REPLACE_EXISTING);
+        var e = assertThrows(IllegalArgumentException.class, () -> run(out, true, 0));
+        assertEquals("the checkpoint's files disagree: " + state(out) + " says iteration 8, " + weights(out)
+                + " holds seen=8 (iteration 2 at batch=4); a kill cut the checkpoint between its files, or they come "
+                + "from different runs; delete tiny_last.state and tiny_last.momentum to resume from the weights "
+                + "alone (iteration 2, zero momentum, initial loss scale)", e.getMessage());
+
+        run(out, false, 0);
+        Files.copy(keep.resolve("m"), momentum(out), StandardCopyOption.REPLACE_EXISTING);
+        e = assertThrows(IllegalArgumentException.class, () -> run(out, true, 0));
+        assertTrue(e.getMessage().startsWith("the checkpoint's files disagree: " + state(out) + " says iteration 8, "
+                + momentum(out) + " holds iteration 2;"), e.getMessage());
+
+        Files.delete(momentum(out));
+        e = assertThrows(IllegalArgumentException.class, () -> run(out, true, 0));
+        assertTrue(e.getMessage().startsWith(state(out) + " names " + momentum(out) + ", which does not exist;"),
+                e.getMessage());
+    }
+
+    @Test
+    void anotherSeedIsRefused() throws Exception {
+        Path out = dir.resolve("out");
+        run(out, false, 2);
+        var e = assertThrows(IllegalArgumentException.class, () -> TrainingRun.run(new TrainingRun.Options(cfg, null,
+                data, ITERATIONS, out, 100, true, 7, THREADS, false), s -> { }));
+        assertEquals("--seed 7, but " + state(out) + " was trained with seed 1 (batch k is drawn from the seed and k): "
+                + "pass --seed 1", e.getMessage());
+    }
+
+    @Test
+    void anOlderCheckpointResumesWithZeroMomentumAndSaysSoOnce() throws Exception {
+        Path out = dir.resolve("out");
+        Path zeroed = dir.resolve("zeroed");
+        run(out, false, ITERATIONS / 2);
+        // what argus train wrote before momentum was saved: weights and a state of iteration and loss scaler only
+        Files.delete(momentum(out));
+        List<String> older = Files.readAllLines(state(out)).stream()
+                .filter(l -> !l.startsWith("momentum=") && !l.startsWith("seed=")).toList();
+        Files.write(state(out), older);
+        List<String> notices = new ArrayList<>();
+        TrainingRun.Result r = run(cfg, out, true, false, 0, notices);
+        assertEquals(ITERATIONS, r.iterations());
+        assertEquals(List.of(state(out) + " is from before momentum was saved: resuming at iteration 4 with zero "
+                + "momentum"), notices);
+
+        // ... and continues as a resume with the momentum zeroed does
+        run(zeroed, false, ITERATIONS / 2);
+        MomentumFile.Saved saved = MomentumFile.read(momentum(zeroed), spec);
+        MomentumFile.write(momentum(zeroed), saved.iteration(), new OptimizerState(saved.state().tensors().stream()
+                .map(t -> new OptimizerState.Tensor(t.name(), new float[t.momentum().length], null)).toList(), false));
+        run(zeroed, true, 0);
+        assertSameBytes(weights(zeroed), weights(out));
+    }
+
+    @Test
+    void weightsWithoutStateResumeFromTheWeightsAloneUnlessMomentumIsThere() throws Exception {
+        Path out = dir.resolve("out");
+        run(out, false, 2);
+        Files.delete(state(out));
+        var e = assertThrows(IllegalArgumentException.class, () -> run(out, true, 0));
+        assertEquals(momentum(out) + " exists but " + state(out) + ", written last, does not: the checkpoint was cut "
+                + "before it was complete; delete tiny_last.momentum to resume from the weights alone (iteration 2, "
+                + "zero momentum, initial loss scale)", e.getMessage());
+        Files.delete(momentum(out));
+        List<String> notices = new ArrayList<>();
+        assertEquals(ITERATIONS, run(cfg, out, true, false, 0, notices).iterations());
+        assertEquals(List.of("no " + state(out) + ": resuming from " + weights(out) + " alone at iteration 2 with "
+                + "zero momentum and the initial loss scale"), notices);
+    }
+}
