@@ -21,8 +21,8 @@ import picocli.CommandLine.Option;
  * a GPU fed when it makes more images per second than the GPU trains.
  */
 @Command(name = "loader", mixinStandardHelpOptions = true,
-        description = {"Benchmark the training-batch loader alone (decode + augment, prefetching threads).",
-                "Images/s at a cfg's input size and batch, per loader thread count."})
+        description = {"Benchmark the training-batch loader alone.",
+                "Images/s decoded and augmented at a cfg's input size and batch, per number of loader threads."})
 final class BenchLoaderCommand implements Callable<Integer> {
     @Option(names = "--data", required = true, description = "Darknet .data file; its train= list or packed dataset")
     Path data;
