@@ -122,9 +122,10 @@ public final class TrainingRun {
                      (long) completed * plan.subdivisions()))) {
             Trainer trainer = new Trainer(backend, batches, plan, scaler, completed);
             listener.onStart(String.format("%s on %s: %d training images%s, batch %d (subdivisions %d), iterations "
-                            + "%d..%d, %d loader threads %d batches ahead",
+                            + "%d..%d; loader: %d thread%s, %d batches ahead",
                     spec.name(), backend.name(), train.size(), train.packed() ? " (packed)" : "", plan.batch(),
-                    plan.subdivisions(), completed + 1, plan.maxBatches(), batches.threads(), batches.depth()));
+                    plan.subdivisions(), completed + 1, plan.maxBatches(), batches.threads(), batches.threads() == 1 ? "" : "s",
+                    batches.depth()));
             trainer.run(stats -> {
                 listener.onIteration(stats);
                 if (stats.iteration() % o.checkpointEvery() == 0 && stats.iteration() < plan.maxBatches()) {
