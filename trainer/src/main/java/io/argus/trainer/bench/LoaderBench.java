@@ -5,6 +5,7 @@ import io.argus.trainer.data.Dataset;
 import io.argus.trainer.data.DetectionBatches;
 import io.argus.trainer.data.PrefetchingBatches;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -19,12 +20,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * sustains on its own, for a dataset, augmentation, input size, batch, loader threads and depth. The consumer takes
  * each batch as soon as it is ready and does nothing with it, so the figure is the loader's ceiling: a GPU that trains
  * fewer images per second than this (argus bench train) is kept fed by it, one that trains more waits for data.
- * Prints one line per run in a fixed format ({@code argus-loader key=value ...}).
+ * Also the process's CPU time per image over the timed batches: on a shared machine the images per second depend on
+ * what else runs, the CPU time per image much less, and {@code 1000 / cpu_ms_per_image} estimates the images per
+ * second of one otherwise idle core of the same kind. Prints one line per run in a fixed format
+ * ({@code argus-loader key=value ...}).
  */
 public final class LoaderBench {
     /** One run's result. */
     public record Result(int threads, int depth, int batch, long batches, double seconds, double imagesPerSecond,
-                         double medianBatchMs, long decodedBytes) {}
+                         double medianBatchMs, double cpuMsPerImage, long decodedBytes) {}
 
     private final double warmupSeconds;
     private final double seconds;
@@ -70,6 +74,7 @@ public final class LoaderBench {
                 loader.next();
             } while (System.nanoTime() < warmEnd);
             List<Double> ms = new ArrayList<>();
+            long cpuStart = processCpuNanos();
             long start = System.nanoTime();
             long last = start;
             while (ms.size() < 3 || (last - start) / 1e9 < seconds) {
@@ -78,19 +83,26 @@ public final class LoaderBench {
                 ms.add((now - last) / 1e6);
                 last = now;
             }
+            double cpuMs = (processCpuNanos() - cpuStart) / 1e6;
             double elapsed = (last - start) / 1e9;
             Collections.sort(ms);
             Result r = new Result(threads, depth, batch, ms.size(), elapsed, ms.size() * (double) batch / elapsed,
-                    ms.get(ms.size() / 2), dataset.decodedBytes());
+                    ms.get(ms.size() / 2), cpuMs / (ms.size() * (double) batch), dataset.decodedBytes());
             out.printf(Locale.ROOT, "argus-loader data=%s samples=%d packed=%s batch=%d input=%dx%d threads=%d depth=%d "
-                            + "batches=%d seconds=%.2f images/s=%.1f median_batch_ms=%.1f decoded_kept_mib=%.1f "
-                            + "decoded_budget_mib=%.1f%n",
+                            + "batches=%d seconds=%.2f images/s=%.1f median_batch_ms=%.1f cpu_ms_per_image=%.2f "
+                            + "decoded_kept_mib=%.1f decoded_budget_mib=%.1f%n",
                     dataset.list(), dataset.size(), dataset.packed(), batch, width, height, threads, depth, r.batches(),
-                    r.seconds(), r.imagesPerSecond(), r.medianBatchMs(), mib(r.decodedBytes()),
+                    r.seconds(), r.imagesPerSecond(), r.medianBatchMs(), r.cpuMsPerImage(), mib(r.decodedBytes()),
                     mib(dataset.decodedBudget()));
             return r;
         }
     }
 
     private static double mib(long bytes) { return bytes / 1048576.0; }
+
+    /** CPU time of this whole process (every thread: the loader's, GC, the consumer's), or 0 where not reported. */
+    private static long processCpuNanos() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? Math.max(0, os.getProcessCpuTime()) : 0;
+    }
 }
