@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # The CUDA trainer on a GPU host without Java (bundle built with BUNDLE=train scripts/gpu/build-bundle.sh DIR):
-#   DIR/run-train.sh [PHASES]      PHASES: comma list of tests,bench,torch,curves (default: all four)
+#   DIR/run-train.sh [PHASES]      PHASES: comma list of tests,bench,torch,curves (default: all four), and loader
+#   (asked for by name: the batch loader against the GPU, issue 18: a 2,000-image synthetic set at 416x416 packed, the
+#   loader's images/s alone for LOADER_THREADS (default 1,4,8,15), `bench train --data` setting it against mixed
+#   precision, then LOADER_ITERATIONS (default 200) iterations of `argus train --backend cuda` on the pack, whose
+#   progress lines print the share of time the GPU waited for data)
 # (also reached as DIR/run-gpu.sh train-tests,train-bench,...). Run from the repository root.
 # env: CFG (config/models/cfg/yolov4-tiny.cfg), SIZE (416), BATCH (64), TIMED_SECONDS (10, timed seconds per precision and
 # side), CURVES (2000 iterations of real training per precision), CURVE_PRECISION (mixed,tf32), POOL (512 synthetic
@@ -65,6 +69,25 @@ if [[ ",$PHASES," == *",curves,"* ]]; then
   timeout "${CURVE_TIMEOUT:-420}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench train \
     --cfg "$CFG" --width "$SIZE" --height "$SIZE" --seconds 0 --warmup 0 --curves "${CURVES:-2000}" \
     --pool "${POOL:-512}" --curve-precision "${CURVE_PRECISION:-mixed,tf32}" --curve-seeds "${CURVE_SEEDS:-1}" --csv "$LOGS/curves.csv" 2>&1 | grep -v "^argus-train" | tee "$LOGS/train-curves.log"
+fi
+
+if [[ ",$PHASES," == *",loader,"* ]]; then
+  log "batch loader (issue 18)"
+  L=/tmp/argus-loader
+  [ -f "$L/pack/packed.data" ] || { argus dataset synth --out "$L/synth" --count 2000 --seed 7 --size "$SIZE" \
+    && argus dataset pack --data "$L/synth/synth.data" --out "$L/pack"; } 2>&1 | tee "$LOGS/loader.log"
+  timeout "${BENCH_TIMEOUT:-240}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench loader \
+    --data "$L/pack/packed.data" --cfg "$CFG" --width "$SIZE" --height "$SIZE" --batch "$BATCH" \
+    --threads "${LOADER_THREADS:-1,4,8,15}" --seconds "$SECONDS_EACH" 2>&1 | tee -a "$LOGS/loader.log"
+  timeout "${BENCH_TIMEOUT:-240}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench train \
+    --cfg "$CFG" --width "$SIZE" --height "$SIZE" --batch "$BATCH" --seconds "$SECONDS_EACH" --warmup 5 \
+    --precision mixed --data "$L/pack/packed.data" 2>&1 | tee -a "$LOGS/loader.log"
+  rm -rf "$L/train"
+  # the cfg with the synthetic set's 5 classes (yolov4-tiny: 80 classes, 255 filters before each [yolo])
+  sed -e 's/^classes=80/classes=5/' -e 's/^filters=255/filters=30/' "$CFG" > "$L/train-5-classes.cfg"
+  timeout "${BENCH_TIMEOUT:-240}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli train --backend cuda \
+    --cfg "$L/train-5-classes.cfg" --data "$L/pack/packed.data" --out "$L/train" --max-batches "${LOADER_ITERATIONS:-200}" \
+    --checkpoint-every 100000 2>&1 | tee -a "$LOGS/loader.log"
 fi
 
 log "summary"

@@ -45,6 +45,9 @@ public final class ArgusCli implements Runnable {
         } else if (args.length >= 2 && args[0].equals("bench") && args[1].equals("train")) {
             cl = new CommandLine(new BenchTrainCommand()).setCommandName("bench train");
             args = java.util.Arrays.copyOfRange(args, 2, args.length);
+        } else if (args.length >= 2 && args[0].equals("bench") && args[1].equals("loader")) {
+            cl = new CommandLine(new BenchLoaderCommand()).setCommandName("bench loader");
+            args = java.util.Arrays.copyOfRange(args, 2, args.length);
         } else if (args.length >= 2 && args[0].equals("bench") && args[1].equals("cluster")) {
             cl = new CommandLine(new BenchClusterCommand()).setCommandName("bench cluster");
             args = java.util.Arrays.copyOfRange(args, 2, args.length);

@@ -5,8 +5,13 @@ import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.darknet.WeightsInit;
 import io.argus.trainer.bench.CudaTrainBench;
+import io.argus.trainer.bench.LoaderBench;
 import io.argus.trainer.bench.LossCurves;
 import io.argus.trainer.cuda.CudaTrainingOptions;
+import io.argus.trainer.data.Augmentation;
+import io.argus.trainer.data.DataFile;
+import io.argus.trainer.data.Dataset;
+import io.argus.trainer.data.PrefetchingBatches;
 import io.argus.trainer.train.TrainingBatch;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +29,9 @@ import picocli.CommandLine.Option;
  * stand-in loss = mean of the squared head outputs, backward, overflow check, SGD) on a fixed batch. With
  * {@code --curves N}, also N iterations of real training (YOLO loss, the cfg's schedule and loss scaling) on a pool of
  * synthetic scenes per precision, the loss of every iteration to {@code --csv}. The PyTorch peer is
- * scripts/gpu/torch_train_peer.py, run in the same job by scripts/gpu/run-train.sh.
+ * scripts/gpu/torch_train_peer.py, run in the same job by scripts/gpu/run-train.sh. With {@code --data D}, also the
+ * images per second the batch loader sustains alone on D at the same input and batch ({@link LoaderBench}), set
+ * against each precision's training images/s: below 1x the GPU would wait for data.
  */
 @Command(name = "train", mixinStandardHelpOptions = true,
         description = {"Benchmark training on the GPU (mixed precision and FP32).", "Optionally with loss curves."})
@@ -80,6 +87,14 @@ final class BenchTrainCommand implements Callable<Integer> {
     @Option(names = "--csv", description = "where the curves' per-iteration losses go (default: stdout)")
     Path csv;
 
+    @Option(names = "--data", description = "also time the batch loader on this .data file's train list or pack at "
+            + "the same input and batch, against the training images/s")
+    Path data;
+
+    @Option(names = "--loader-threads", defaultValue = "0",
+            description = "loader threads for --data (default: processors - 1, at least 1)")
+    int loaderThreads;
+
     @Override
     public Integer call() throws Exception {
         Path c = cfg != null ? cfg : ProjectPaths.home().resolve("config/models/cfg/yolov4-tiny.cfg");
@@ -99,6 +114,18 @@ final class BenchTrainCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "%s vs %s: %.2fx images/s, %.2fx allocated memory, %.2fx used memory%n",
                     a.mode(), b.mode(), a.imagesPerSecond() / b.imagesPerSecond(),
                     (double) a.allocatedBytes() / b.allocatedBytes(), (double) a.usedBytes() / b.usedBytes());
+        }
+        if (data != null) {
+            DataFile d = DataFile.read(data);
+            Dataset dataset = Dataset.open(d.requireTrain(), d.classes());
+            int threads = loaderThreads > 0 ? loaderThreads : PrefetchingBatches.defaultThreads(1);
+            LoaderBench.Result loader = new LoaderBench(2, Math.max(5, seconds), out).run(dataset, Augmentation.of(spec),
+                    spec.net().width(), spec.net().height(), n, threads, PrefetchingBatches.DEFAULT_DEPTH, seed);
+            for (CudaTrainBench.Result r : results) {
+                out.printf(Locale.ROOT, "loader vs %s: %.1f / %.1f images/s = %.2fx (%d loader threads; below 1x the "
+                                + "GPU waits for data)%n", r.mode(), loader.imagesPerSecond(), r.imagesPerSecond(),
+                        loader.imagesPerSecond() / r.imagesPerSecond(), threads);
+            }
         }
         if (curves > 0) {
             if (batch > 0 && batch != spec.net().batch()) {

@@ -53,6 +53,15 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--threads", defaultValue = "0", description = "worker threads (default: one per processor)")
     int threads;
 
+    @Option(names = "--loader-threads", defaultValue = "0",
+            description = "threads decoding and augmenting batches ahead (default: the processors the backend leaves "
+                    + "free, at least 1: processors - --threads on the CPU, processors - 1 on cuda)")
+    int loaderThreads;
+
+    @Option(names = "--loader-depth", defaultValue = "0",
+            description = "batches made ahead of the one training (default 3; each is batch/subdivisions images)")
+    int loaderDepth;
+
     @Option(names = "--precision",
             description = "fp32, or fp16: mixed precision with dynamic loss scaling (emulated on the CPU); default "
                     + "fp32 on the CPU, fp16 on cuda")
@@ -76,6 +85,8 @@ final class TrainCommand implements Callable<Integer> {
             case "fp16" -> true;
             default -> throw new IllegalArgumentException("--precision: expected fp32 or fp16, found " + precision);
         };
+        if (loaderThreads < 0) throw new IllegalArgumentException("--loader-threads: expected >= 1 (0: default), found " + loaderThreads);
+        if (loaderDepth < 0) throw new IllegalArgumentException("--loader-depth: expected >= 1 (0: default), found " + loaderDepth);
         if (resume && weights != null) throw new IllegalArgumentException("--resume and --weights exclude each other");
         if (weights != null && !Files.isRegularFile(weights)) {
             throw new IllegalArgumentException("--weights: no such file " + weights);
@@ -83,14 +94,15 @@ final class TrainCommand implements Callable<Integer> {
         Progress progress = new Progress(System.out, System.console() != null);
         try (SuspendOnSignal signal = new SuspendOnSignal(System.err)) {
             TrainingRun.Result r = TrainingRun.run(new TrainingRun.Options(cfg, weights, data, maxBatches, out,
-                    checkpointEvery, resume, seed, threads, fp16), progress, backends(device), signal);
+                    checkpointEvery, resume, seed, threads, fp16, loaderThreads, loaderDepth), progress, backends(device), signal);
             progress.finish();
             if (r.suspended()) {
                 System.out.printf(Locale.ROOT, "argus train: suspended at iteration %d (%s); continue with --resume%n",
                         r.iterations(), out);
             } else {
-                System.out.printf(Locale.ROOT, "wrote %s after %d iterations (loss scale %s, %d skipped steps)%n",
-                        r.weights(), r.iterations(), Progress.compact(r.lossScale()), r.skipped());
+                System.out.printf(Locale.ROOT, "wrote %s after %d iterations (loss scale %s, %d skipped steps); waited for "
+                                + "data %.1f%% of %.1f s%n", r.weights(), r.iterations(), Progress.compact(r.lossScale()),
+                        r.skipped(), r.seconds() > 0 ? 100 * r.dataWaitSeconds() / r.seconds() : 0.0, r.seconds());
             }
             System.out.flush(); // before the signal's hook lets the JVM exit
             return 0;
@@ -159,10 +171,11 @@ final class TrainCommand implements Callable<Integer> {
             String bar = "=".repeat(done) + (done < width ? ">" + " ".repeat(width - done - 1) : "");
             var l = s.lossPerImage();
             return String.format(Locale.ROOT,
-                    "%d/%d [%s] loss %.3f (box %.3f obj %.3f cls %.3f) scale %s skipped %d%s lr %.6f %.1f img/s ETA %s",
+                    "%d/%d [%s] loss %.3f (box %.3f obj %.3f cls %.3f) scale %s skipped %d%s lr %.6f %.1f img/s "
+                            + "data wait %.1f%% ETA %s",
                     s.iteration(), s.maxBatches(), bar, l.total(), l.box(), l.objectness(), l.classification(),
                     compact(s.lossScale()), s.skipped(), s.applied() ? "" : " (overflow: step skipped)",
-                    s.learningRate(), s.imagesPerSecond(), duration(s.etaSeconds()));
+                    s.learningRate(), s.imagesPerSecond(), 100 * s.dataWaitShare(), duration(s.etaSeconds()));
         }
 
         static String compact(float v) {

@@ -9,6 +9,7 @@ import io.argus.trainer.backends.TrainingBackends;
 import io.argus.trainer.data.Augmentation;
 import io.argus.trainer.data.Dataset;
 import io.argus.trainer.data.DetectionBatches;
+import io.argus.trainer.data.PrefetchingBatches;
 import io.argus.trainer.eval.Evaluator;
 import io.argus.trainer.optim.LearningRate;
 import io.argus.trainer.precision.LossScaler;
@@ -64,11 +65,14 @@ final class FineTune {
         LossScaler scaler = LossScaler.of(t);
         ModelWeights trained;
         int done;
-        ThrottledBatches batches = new ThrottledBatches(new DetectionBatches(train, Augmentation.of(spec),
-                spec.net().width(), spec.net().height(), plan.miniBatch(), in.seed(), 0), config.cpuShare(), cancelled);
-        try (TrainingBackend backend = TrainingBackends.open(device, config.cuda(), spec, start, plan.miniBatch(),
-                config.threads(), false);
-             batches) {
+        // One loader thread, two batches ahead: a fine-tune's batches are small, and live detection keeps the cores.
+        ThrottledBatches batches = new ThrottledBatches(new PrefetchingBatches(new DetectionBatches(train,
+                Augmentation.of(spec), spec.net().width(), spec.net().height(), plan.miniBatch(), in.seed(), 0), 1, 2),
+                config.cpuShare(), cancelled);
+        // batches first: closed last, and closed (its loader thread ended) when the backend cannot open
+        try (batches;
+             TrainingBackend backend = TrainingBackends.open(device, config.cuda(), spec, start, plan.miniBatch(),
+                     config.threads(), false)) {
             listener.onStart(backend, train.size(), val.size());
             Trainer trainer = new Trainer(backend, batches, plan, scaler, 0);
             trainer.run(listener::onIteration);

@@ -49,6 +49,13 @@ final class ThrottledBatches implements BatchSource {
         return b;
     }
 
+    /** The source's wait for data (the sleeps to respect the share are not waiting for data). */
+    @Override
+    public long waitNanos() { return source.waitNanos(); }
+
+    @Override
+    public long handedOut() { return source.handedOut(); }
+
     /** Time spent sleeping to respect the share. */
     long sleptNanos() { return sleptNanos; }
 

@@ -26,7 +26,7 @@ class ArgusCliHelpTest {
             assertTrue(lines.stream().anyMatch(l -> l.matches("\\s+" + java.util.regex.Pattern.quote(e.name()) + "\\s{2,}"
                     + java.util.regex.Pattern.quote(e.summary()))), "argus --help lacks " + e.name() + ":\n" + r.out());
         }
-        for (String name : List.of("run", "doctor", "bench pipeline", "bench train", "detect")) {
+        for (String name : List.of("run", "doctor", "bench pipeline", "bench train", "bench loader", "detect")) {
             assertTrue(entries.stream().anyMatch(e -> e.name().equals(name)), name + " is not listed");
         }
     }

@@ -122,33 +122,79 @@ public final class Augmenter {
         return rnd.nextBoolean() ? s : 1 / s;
     }
 
-    /** Bilinear resampling of the crop (left, top, cropW x cropH source pixels) into the tile; outside: grey. */
-    private static void resample(BgrImage img, double left, double top, double cropW, double cropH, boolean flip,
-                                 int netW, int netH, int tx, int ty, int tw, int th, float[] out, int offset) {
+    /** Byte value v as a float in [0, 1]: v / 255f, looked up (the same float as the division). */
+    private static final float[] UNIT = new float[256];
+
+    static {
+        for (int v = 0; v < 256; v++) UNIT[v] = v / 255f;
+    }
+
+    /**
+     * Bilinear resampling of the crop (left, top, cropW x cropH source pixels) into the tile; outside: grey. The
+     * source positions of the tile's columns and rows are computed once each, and the pixels inside the image are
+     * read straight from its bytes: the same arithmetic, in the same order, as sampling each pixel through
+     * {@link BgrImage#at} (AugmenterTest compares the two bit for bit), about twice as fast (the loader's largest cost).
+     */
+    static void resample(BgrImage img, double left, double top, double cropW, double cropH, boolean flip,
+                         int netW, int netH, int tx, int ty, int tw, int th, float[] out, int offset) {
         int plane = netW * netH;
         int w = img.width();
         int h = img.height();
+        int stride = img.stride();
+        byte[] px;
+        int base;
+        if (img.pixels().hasArray()) {
+            px = img.pixels().array();
+            base = img.pixels().arrayOffset();
+        } else { // a direct buffer (a pooled frame): read once into the heap
+            px = new byte[stride * (h - 1) + 3 * w];
+            img.pixels().get(0, px);
+            base = 0;
+        }
         double sx = cropW / tw;
         double sy = cropH / th;
+        int[] colX = new int[tw];
+        float[] colA = new float[tw];
+        for (int u = 0; u < tw; u++) {
+            int su = flip ? tw - 1 - u : u;
+            double fx = left + (su + 0.5) * sx - 0.5;
+            colX[u] = (int) Math.floor(fx);
+            colA[u] = (float) (fx - colX[u]);
+        }
         for (int v = 0; v < th; v++) {
             double fy = top + (v + 0.5) * sy - 0.5;
             int y0 = (int) Math.floor(fy);
             float ay = (float) (fy - y0);
             int row = offset + (ty + v) * netW + tx;
+            boolean rowsInside = y0 >= 0 && y0 + 1 < h;
+            int line0 = base + y0 * stride;
             for (int u = 0; u < tw; u++) {
-                int su = flip ? tw - 1 - u : u;
-                double fx = left + (su + 0.5) * sx - 0.5;
-                int x0 = (int) Math.floor(fx);
-                float ax = (float) (fx - x0);
-                for (int c = 0; c < 3; c++) {
-                    int bgr = 2 - c;
-                    float p00 = px(img, x0, y0, bgr, w, h);
-                    float p10 = px(img, x0 + 1, y0, bgr, w, h);
-                    float p01 = px(img, x0, y0 + 1, bgr, w, h);
-                    float p11 = px(img, x0 + 1, y0 + 1, bgr, w, h);
-                    float top2 = p00 + ax * (p10 - p00);
-                    float bottom2 = p01 + ax * (p11 - p01);
-                    out[row + u + c * plane] = top2 + ay * (bottom2 - top2);
+                int x0 = colX[u];
+                float ax = colA[u];
+                if (rowsInside && x0 >= 0 && x0 + 1 < w) {
+                    int i00 = line0 + 3 * x0;
+                    int i01 = i00 + stride;
+                    for (int c = 0; c < 3; c++) {
+                        int bgr = 2 - c;
+                        float p00 = UNIT[px[i00 + bgr] & 0xff];
+                        float p10 = UNIT[px[i00 + 3 + bgr] & 0xff];
+                        float p01 = UNIT[px[i01 + bgr] & 0xff];
+                        float p11 = UNIT[px[i01 + 3 + bgr] & 0xff];
+                        float top2 = p00 + ax * (p10 - p00);
+                        float bottom2 = p01 + ax * (p11 - p01);
+                        out[row + u + c * plane] = top2 + ay * (bottom2 - top2);
+                    }
+                } else { // a neighbour outside the image: grey there
+                    for (int c = 0; c < 3; c++) {
+                        int bgr = 2 - c;
+                        float p00 = px(img, x0, y0, bgr, w, h);
+                        float p10 = px(img, x0 + 1, y0, bgr, w, h);
+                        float p01 = px(img, x0, y0 + 1, bgr, w, h);
+                        float p11 = px(img, x0 + 1, y0 + 1, bgr, w, h);
+                        float top2 = p00 + ax * (p10 - p00);
+                        float bottom2 = p01 + ax * (p11 - p01);
+                        out[row + u + c * plane] = top2 + ay * (bottom2 - top2);
+                    }
                 }
             }
         }

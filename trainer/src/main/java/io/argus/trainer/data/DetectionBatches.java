@@ -3,34 +3,34 @@ package io.argus.trainer.data;
 import io.argus.trainer.loss.Truth;
 import io.argus.trainer.train.BatchSource;
 import io.argus.trainer.train.TrainingBatch;
-import java.util.ArrayDeque;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
- * Augmented mini-batches drawn at random from a dataset (with replacement, as Darknet), prepared ahead on one
- * background thread. Batch k depends only on (seed, k): a resumed run continues with the batches it would have seen.
+ * What the training batches are: batch k holds {@code images} augmented images drawn at random from a dataset (with
+ * replacement, as Darknet), image i with the i-th random stream split from the stream of (seed, k). Batch k depends on
+ * (seed, k) alone, so a resumed run continues with the batches it would have seen, and the images of a batch can be
+ * made in any order, on any threads, with the same result ({@link PrefetchingBatches}).
+ *
+ * <p>As a {@link BatchSource} it makes each batch on the calling thread when asked: the reference the prefetching
+ * loader is checked against, and all of its time is time the caller waits for data.
  */
 public final class DetectionBatches implements BatchSource {
-    private static final int AHEAD = 2;
-
     private final Dataset dataset;
     private final Augmentation aug;
     private final int netW;
     private final int netH;
     private final int images;
     private final long seed;
-    private final ExecutorService loader;
-    private final ArrayDeque<Future<TrainingBatch>> queue = new ArrayDeque<>();
     private long next;
+    private long waitNanos;
+    private long handedOut;
 
     /** {@code first}: index of the first batch to hand out (passes already done when resuming). */
     public DetectionBatches(Dataset dataset, Augmentation aug, int netW, int netH, int images, long seed, long first) {
+        if (images <= 0) throw new IllegalArgumentException("images per batch: expected > 0, found " + images);
         this.dataset = dataset;
         this.aug = aug;
         this.netW = netW;
@@ -38,49 +38,71 @@ public final class DetectionBatches implements BatchSource {
         this.images = images;
         this.seed = seed;
         this.next = first;
-        this.loader = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "argus-train-data");
-            t.setDaemon(true);
-            return t;
-        });
-        for (int i = 0; i < AHEAD; i++) queue.add(submit());
     }
 
-    private Future<TrainingBatch> submit() {
-        long k = next++;
-        return loader.submit(() -> build(k));
+    public Dataset dataset() { return dataset; }
+
+    /** Images per batch. */
+    public int images() { return images; }
+
+    /** Floats of one image at the network input (planar RGB). */
+    public int imageFloats() { return 3 * netW * netH; }
+
+    public int width() { return netW; }
+
+    public int height() { return netH; }
+
+    /** The batch the next call to {@link #next} hands out. */
+    public long nextBatch() { return next; }
+
+    /** Batch k's random streams, one per image, split in order from the stream of (seed, k). */
+    public SplittableRandom[] imageRandoms(long k) {
+        SplittableRandom batch = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + k);
+        SplittableRandom[] out = new SplittableRandom[images];
+        for (int i = 0; i < images; i++) out[i] = batch.split();
+        return out;
     }
 
-    /** Batch number k, computed on the calling thread. */
-    public TrainingBatch build(long k) {
-        SplittableRandom rnd = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + k);
-        int size = 3 * netW * netH;
-        float[] data = new float[images * size];
-        List<List<Truth>> truths = new ArrayList<>(images);
-        for (int i = 0; i < images; i++) {
-            truths.add(Augmenter.sample(dataset, aug, rnd.split(), netW, netH, data, i * size));
+    /**
+     * Image {@code slot} of batch k, drawn with its stream ({@link #imageRandoms}) into its place in {@code into};
+     * returns its boxes. A failure (an image that does not decode) names the image, then the batch and slot.
+     */
+    public List<Truth> draw(long k, int slot, SplittableRandom random, float[] into) {
+        try {
+            return Augmenter.sample(dataset, aug, random, netW, netH, into, slot * imageFloats());
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException(messageOf(e) + " (training batch " + k + ", image " + slot + " of "
+                    + images + ")", e);
         }
+    }
+
+    /** Batch number k, made on the calling thread. */
+    public TrainingBatch build(long k) {
+        float[] data = new float[images * imageFloats()];
+        SplittableRandom[] randoms = imageRandoms(k);
+        List<List<Truth>> truths = new ArrayList<>(images);
+        for (int i = 0; i < images; i++) truths.add(draw(k, i, randoms[i], data));
         return new TrainingBatch(data, truths, images);
     }
 
     @Override
     public TrainingBatch next() {
-        Future<TrainingBatch> f = queue.poll();
-        queue.add(submit());
-        try {
-            return f.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while loading training images", e);
-        } catch (ExecutionException e) {
-            Throwable c = e.getCause();
-            if (c instanceof RuntimeException r) throw r;
-            throw new IllegalStateException("loading training images failed: " + c, c);
-        }
+        long start = System.nanoTime();
+        TrainingBatch b = build(next++);
+        waitNanos += System.nanoTime() - start;
+        handedOut++;
+        return b;
     }
 
     @Override
-    public void close() {
-        loader.shutdownNow();
+    public long waitNanos() { return waitNanos; }
+
+    @Override
+    public long handedOut() { return handedOut; }
+
+    /** The message that names the problem: an UncheckedIOException's is its cause's. */
+    static String messageOf(Throwable e) {
+        Throwable t = e instanceof UncheckedIOException && e.getCause() != null ? e.getCause() : e;
+        return t.getMessage() != null ? t.getMessage() : t.toString();
     }
 }

@@ -24,6 +24,9 @@ public final class Trainer {
     private final LossScaler scaler;
     private int iteration;
     private double secondsPerImage = Double.NaN;
+    private double waitPerImage = Double.NaN;
+    private double seconds;
+    private double dataWaitSeconds;
 
     /** {@code completed}: iterations already done (resume), 0 for a fresh start. */
     public Trainer(TrainingBackend backend, BatchSource data, TrainingPlan plan, LossScaler scaler, int completed) {
@@ -45,6 +48,12 @@ public final class Trainer {
 
     public LossScaler scaler() { return scaler; }
 
+    /** Seconds this trainer has spent in iterations. */
+    public double seconds() { return seconds; }
+
+    /** Of {@link #seconds}, those spent waiting for data. */
+    public double dataWaitSeconds() { return dataWaitSeconds; }
+
     public TrainingBackend backend() { return backend; }
 
     /** Runs until max_batches iterations are done. */
@@ -55,6 +64,7 @@ public final class Trainer {
     /** One iteration: the passes, then the step or its skip. */
     public IterationStats iterate() {
         long start = System.nanoTime();
+        long waitedBefore = data.waitNanos();
         int number = iteration + 1;
         float scale = scaler.scale();
         LossParts loss = LossParts.ZERO;
@@ -75,11 +85,17 @@ public final class Trainer {
             backend.discardGradients();
         }
         iteration = number;
-        double seconds = (System.nanoTime() - start) / 1e9;
-        double perImage = seconds / Math.max(1, images);
+        double took = (System.nanoTime() - start) / 1e9;
+        double waited = (data.waitNanos() - waitedBefore) / 1e9;
+        seconds += took;
+        dataWaitSeconds += waited;
+        double perImage = took / Math.max(1, images);
+        double waitedPerImage = waited / Math.max(1, images);
         secondsPerImage = Double.isNaN(secondsPerImage) ? perImage : 0.9 * secondsPerImage + 0.1 * perImage;
+        waitPerImage = Double.isNaN(waitPerImage) ? waitedPerImage : 0.9 * waitPerImage + 0.1 * waitedPerImage;
         double eta = (plan.maxBatches() - iteration) * (double) plan.batch() * secondsPerImage;
         return new IterationStats(number, plan.maxBatches(), loss.dividedBy(Math.max(1, images)), scale, applied,
-                scaler.skipped(), rate, 1 / secondsPerImage, eta);
+                scaler.skipped(), rate, 1 / secondsPerImage, eta, waited,
+                secondsPerImage > 0 ? waitPerImage / secondsPerImage : 0);
     }
 }

@@ -9,6 +9,7 @@ import io.argus.trainer.data.Augmentation;
 import io.argus.trainer.data.DataFile;
 import io.argus.trainer.data.Dataset;
 import io.argus.trainer.data.DetectionBatches;
+import io.argus.trainer.data.PrefetchingBatches;
 import io.argus.trainer.precision.LossScaler;
 import java.nio.file.Path;
 import java.util.function.BooleanSupplier;
@@ -26,15 +27,25 @@ public final class TrainingRun {
      * @param checkpointEvery iterations between checkpoints
      * @param threads         worker threads (0: one per processor)
      * @param fp16            emulate mixed precision (FP16 activations, gradients and working weights)
+     * @param loaderThreads   threads making batches ahead (0: {@link PrefetchingBatches#defaultThreads})
+     * @param loaderDepth     batches made ahead (0: {@link PrefetchingBatches#DEFAULT_DEPTH})
      */
     public record Options(Path cfg, Path weights, Path data, int maxBatches, Path out, int checkpointEvery,
-                          boolean resume, long seed, int threads, boolean fp16) {}
+                          boolean resume, long seed, int threads, boolean fp16, int loaderThreads, int loaderDepth) {
+        /** With the loader's defaults. */
+        public Options(Path cfg, Path weights, Path data, int maxBatches, Path out, int checkpointEvery, boolean resume,
+                       long seed, int threads, boolean fp16) {
+            this(cfg, weights, data, maxBatches, out, checkpointEvery, resume, seed, threads, fp16, 0, 0);
+        }
+    }
 
     /**
      * The outcome: final weights file, iterations done, last loss scale, skipped steps; {@code suspended}: stopped
-     * before max_batches because a suspend was asked for (the checkpoint is written).
+     * before max_batches because a suspend was asked for (the checkpoint is written); seconds the iterations of this
+     * run took, and of those, the seconds the training thread waited for data.
      */
-    public record Result(Path weights, int iterations, float lossScale, long skipped, boolean suspended) {}
+    public record Result(Path weights, int iterations, float lossScale, long skipped, boolean suspended, double seconds,
+                         double dataWaitSeconds) {}
 
     /** Progress callbacks, on the training thread. */
     public interface Listener {
@@ -106,13 +117,16 @@ public final class TrainingRun {
         }
         int threads = o.threads() > 0 ? o.threads() : Runtime.getRuntime().availableProcessors();
         try (TrainingBackend backend = backends.open(spec, initial, plan.miniBatch(), threads, o.fp16());
-             DetectionBatches batches = new DetectionBatches(train, Augmentation.of(spec), spec.net().width(),
-                     spec.net().height(), plan.miniBatch(), o.seed(), (long) completed * plan.subdivisions())) {
+             PrefetchingBatches batches = loader(o, backend, threads, new DetectionBatches(train, Augmentation.of(spec),
+                     spec.net().width(), spec.net().height(), plan.miniBatch(), o.seed(),
+                     (long) completed * plan.subdivisions()))) {
             if (resumed != null && resumed.optimizer() != null) backend.restoreOptimizerState(resumed.optimizer());
             Trainer trainer = new Trainer(backend, batches, plan, scaler, completed);
-            listener.onStart(String.format("%s on %s: %d training images, batch %d (subdivisions %d), iterations %d..%d",
-                    spec.name(), backend.name(), train.size(), plan.batch(), plan.subdivisions(), completed + 1,
-                    plan.maxBatches()));
+            listener.onStart(String.format("%s on %s: %d training images%s, batch %d (subdivisions %d), iterations "
+                            + "%d..%d; loader: %d thread%s, %d batches ahead",
+                    spec.name(), backend.name(), train.size(), train.packed() ? " (packed)" : "", plan.batch(),
+                    plan.subdivisions(), completed + 1, plan.maxBatches(), batches.threads(), batches.threads() == 1 ? "" : "s",
+                    batches.depth()));
             int checkpointed = o.resume() ? completed : -1;
             boolean suspended = false;
             while (trainer.completed() < plan.maxBatches()) {
@@ -132,7 +146,19 @@ public final class TrainingRun {
                 Checkpoint.write(o.out(), spec, trainer, o.seed());
                 listener.onCheckpoint(last, trainer.completed());
             }
-            return new Result(last, trainer.completed(), scaler.scale(), scaler.skipped(), suspended);
+            return new Result(last, trainer.completed(), scaler.scale(), scaler.skipped(), suspended, trainer.seconds(),
+                    trainer.dataWaitSeconds());
         }
+    }
+
+    /**
+     * The batch loader: by default one thread per processor the backend leaves free (the CPU backend computes on
+     * {@code threads}; a GPU backend's feeding is one thread), at least one.
+     */
+    private static PrefetchingBatches loader(Options o, TrainingBackend backend, int threads, DetectionBatches batches) {
+        int training = "cpu".equals(backend.kind()) ? threads : 1;
+        int loaderThreads = o.loaderThreads() > 0 ? o.loaderThreads() : PrefetchingBatches.defaultThreads(training);
+        int depth = o.loaderDepth() > 0 ? o.loaderDepth() : PrefetchingBatches.DEFAULT_DEPTH;
+        return new PrefetchingBatches(batches, loaderThreads, depth);
     }
 }

@@ -116,6 +116,28 @@ class DataTest {
     }
 
     @Test
+    void decodedImagesAreKeptWithinTheBudgetOnly() {
+        Path data = SyntheticScenes.write(dir.resolve("b"), 8, 5, 96, 0.25);
+        Dataset ds = Dataset.fromList(DataFile.read(data).requireTrain(), 5);
+        long one = 96 * 96 * 3;
+        assertEquals(Dataset.DEFAULT_DECODED_BUDGET, ds.decodedBudget());
+        for (int i = 0; i < ds.size(); i++) ds.image(i);
+        assertEquals(ds.size() * one, ds.decodedBytes(), "the default keeps a small dataset whole");
+        assertTrue(ds.image(2) == ds.image(2), "a kept image is not decoded again");
+
+        Dataset none = ds.withDecodedBudget(0);
+        for (int i = 0; i < none.size(); i++) none.image(i);
+        assertEquals(0, none.decodedBytes());
+        assertTrue(none.image(2) != none.image(2), "decoded at every use");
+        assertEquals(ds.image(2).pixels(), none.image(2).pixels());
+
+        Dataset two = ds.withDecodedBudget(2 * one + one / 2);
+        for (int i = 0; i < two.size(); i++) two.image(i);
+        assertEquals(2 * one, two.decodedBytes(), "the first images that fit stay, no more");
+        assertTrue(two.image(0) == two.image(0) && two.image(1) == two.image(1) && two.image(2) != two.image(2));
+    }
+
+    @Test
     void mosaicTilesFourImagesAndKeepsEachBoxInsideItsTile() {
         Path data = SyntheticScenes.write(dir.resolve("m"), 8, 5, 128, 0.25);
         Dataset ds = Dataset.fromList(DataFile.read(data).requireTrain(), 5);

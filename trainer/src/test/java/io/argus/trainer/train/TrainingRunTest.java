@@ -62,6 +62,23 @@ class TrainingRunTest {
     }
 
     @Test
+    void theLoadersThreadsAndDepthChangeNothingButTime() throws Exception {
+        Path data = SyntheticScenes.write(dir.resolve("synth"), 12, 3, 96, 0.25);
+        Path cfg = dir.resolve("tiny.cfg");
+        Files.writeString(cfg, CFG);
+        byte[] first = null;
+        for (int[] loader : new int[][] {{1, 1}, {3, 3}}) {
+            Path out = dir.resolve("out-" + loader[0] + "-" + loader[1]);
+            TrainingRun.Result r = TrainingRun.run(new TrainingRun.Options(cfg, null, data, 3, out, 100, false, 1, 2,
+                    false, loader[0], loader[1]), s -> { });
+            assertTrue(r.dataWaitSeconds() >= 0 && r.dataWaitSeconds() <= r.seconds(), r.toString());
+            byte[] weights = Files.readAllBytes(r.weights());
+            if (first == null) first = weights;
+            else assertTrue(java.util.Arrays.equals(first, weights), "the same weights with 1 and 3 loader threads");
+        }
+    }
+
+    @Test
     void mismatchedClassesAndMissingCheckpointAreExplained() throws Exception {
         Path data = SyntheticScenes.write(dir.resolve("synth"), 4, 3, 96, 0.25);
         Path cfg = dir.resolve("two.cfg");

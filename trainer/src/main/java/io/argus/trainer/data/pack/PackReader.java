@@ -110,6 +110,14 @@ public final class PackReader {
 
     public int shards() { return shards.length; }
 
+    /** The shard file that holds sample i (for messages about it). */
+    public Path shardFile(int i) {
+        return dir.resolve(PackFormat.shardName(sampleShard[i]));
+    }
+
+    /** Where sample i's record starts in its shard, in bytes. */
+    public long offset(int i) { return sampleOffset[i]; }
+
     /** The image's path as it was listed when packed. */
     public String name(int i) {
         ByteBuffer r = record(i);
