@@ -30,6 +30,8 @@ class TrainerDataWaitTest {
         @Override public float step(SgdStep step, float lossScale) { return 0; }
         @Override public void discardGradients() {}
         @Override public ModelWeights weights(long seen) { return null; }
+        @Override public io.argus.trainer.optim.OptimizerState optimizerState() { return null; }
+        @Override public void restoreOptimizerState(io.argus.trainer.optim.OptimizerState state) {}
         @Override public void close() {}
     }
 
