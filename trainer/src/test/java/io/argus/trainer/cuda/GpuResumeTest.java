@@ -17,6 +17,7 @@ import io.argus.trainer.train.TrainingBatch;
 import io.argus.trainer.train.TrainingRun;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
@@ -72,22 +73,28 @@ class GpuResumeTest {
             assertTrue(saved.emaRunning());
             assertEquals(OptimizerState.shapes(spec), saved.shapes(), "the CPU's tensors, names and sizes");
             ModelWeights ema = a.weights(6);
-            try (CudaTrainingBackend b = new CudaTrainingBackend(spec, ema, 2, GpuTests.options(precision))) {
+            try (CudaTrainingBackend b = new CudaTrainingBackend(spec, ema, 2, GpuTests.options(precision));
+                 CudaTrainingBackend c = new CudaTrainingBackend(spec, ema, 2, GpuTests.options(precision))) {
                 b.restoreOptimizerState(saved);
+                c.restoreOptimizerState(saved);
                 assertSameState(saved, b.optimizerState());
                 assertArrayEquals(ema.conv(0).weights(), b.weights(6).conv(0).weights(), "the EMA continues");
                 assertArrayEquals(a.masterWeights(6).conv(1).weights(), b.masterWeights(6).conv(1).weights(),
                         "the masters are the state's");
-                // one more identical step on both: they stay together
+                // one more identical step on all three. The kernels need not be bitwise deterministic (atomics in
+                // the weight gradients): two restored backends (b, c) give the noise of one step; the original (a)
+                // must be no farther from b than that (a restore that missed some state would be)
                 TrainingBatch next = GpuTests.batch(spec, 2, 950);
-                a.forwardBackward(next, 1f);
-                b.forwardBackward(next, 1f);
-                a.step(withEma, 1f);
-                b.step(withEma, 1f);
+                for (CudaTrainingBackend x : List.of(a, b, c)) {
+                    x.forwardBackward(next, 1f);
+                    x.step(withEma, 1f);
+                }
                 double drift = GpuTrainingStepsTest.drift(b.masterWeights(7), a.masterWeights(7));
-                System.out.printf(Locale.ROOT, "%s: restored backend after one more step, rel L2 vs the original "
-                        + "%.2e%n", precision, drift);
-                assertTrue(drift < 1e-5, precision + ": " + drift);
+                double noise = GpuTrainingStepsTest.drift(b.masterWeights(7), c.masterWeights(7));
+                System.out.printf(Locale.ROOT, "%s: after one more step, restored vs original rel L2 %.2e, restored vs "
+                        + "restored %.2e%n", precision, drift, noise);
+                assertTrue(drift <= 3 * noise + 1e-6, precision + ": restored vs original " + drift
+                        + ", two restored backends " + noise);
             }
         }
     }
