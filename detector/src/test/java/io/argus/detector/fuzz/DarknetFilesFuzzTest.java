@@ -2,6 +2,7 @@ package io.argus.detector.fuzz;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import com.code_intelligence.jazzer.junit.DictionaryFile;
 import io.argus.detector.darknet.CfgException;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile.WeightsException;
@@ -21,6 +22,7 @@ import java.nio.file.Path;
  */
 class DarknetFilesFuzzTest {
     @FuzzTest(maxDuration = "20s")
+    @DictionaryFile(resourcePath = "cfg.dict")   // section headers and keys: random bytes rarely spell them
     void cfg(FuzzedDataProvider data) {
         int width = data.consumeInt(0, 4096), height = data.consumeInt(0, 4096);
         String text = data.consumeRemainingAsString();

@@ -2,6 +2,7 @@ package io.argus.pipeline.fuzz;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import com.code_intelligence.jazzer.junit.DictionaryFile;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.publish.Subscription;
@@ -27,6 +28,7 @@ import org.yaml.snakeyaml.Yaml;
  */
 class OutsideInputFuzzTest {
     @FuzzTest(maxDuration = "20s")
+    @DictionaryFile(resourcePath = "config.dict")   // every key the reader asks for, YAML syntax
     void config(FuzzedDataProvider data) {
         Map<String, String> env = new HashMap<>();
         int overrides = data.consumeInt(0, 3);
@@ -57,6 +59,7 @@ class OutsideInputFuzzTest {
     }
 
     @FuzzTest(maxDuration = "20s")
+    @DictionaryFile(resourcePath = "json.dict")   // JSON syntax and the field names: past the JSON parser
     void subscribe(String text) {
         if (text == null) return;   // Jazzer's null; a WebSocket text frame is never null
         JsonObject j;
@@ -73,6 +76,7 @@ class OutsideInputFuzzTest {
     }
 
     @FuzzTest(maxDuration = "20s")
+    @DictionaryFile(resourcePath = "json.dict")
     void sceneRules(String text) {
         if (text == null) return;   // Jazzer's null; an HTTP body is never null
         JsonObject j;

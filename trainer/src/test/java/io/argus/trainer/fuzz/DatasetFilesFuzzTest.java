@@ -2,6 +2,7 @@ package io.argus.trainer.fuzz;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import com.code_intelligence.jazzer.junit.DictionaryEntries;
 import io.argus.trainer.data.DataFile;
 import io.argus.trainer.data.LabelFile;
 import java.nio.charset.StandardCharsets;
@@ -28,6 +29,7 @@ class DatasetFilesFuzzTest {
     }
 
     @FuzzTest(maxDuration = "20s")
+    @DictionaryEntries({"classes=", "train=", "valid=", "names=", "backup=", "eval=", "=", "#"})   // the keys DataFile reads (a line break as an inline entry breaks Jazzer's dictionary file)
     void dataFile(byte[] bytes) throws Exception {
         Path f = write(bytes, ".data");
         try {
