@@ -386,7 +386,8 @@ public final class ClusterBenchmark {
         return last;
     }
 
-    private void await(BooleanSupplier condition, long timeoutMs, String what, NodeProcess... watch) throws Exception {
+    /** Waits for {@code condition}; fails naming {@code what} (with the watched nodes' logs) on timeout or a node's exit. */
+    static void await(BooleanSupplier condition, long timeoutMs, String what, NodeProcess... watch) throws Exception {
         long end = System.currentTimeMillis() + timeoutMs;
         while (System.currentTimeMillis() < end) {
             if (condition.getAsBoolean()) return;
@@ -400,7 +401,7 @@ public final class ClusterBenchmark {
         throw new IllegalStateException(sb.toString());
     }
 
-    private static boolean awaitQuietly(BooleanSupplier condition, long timeoutMs) throws InterruptedException {
+    static boolean awaitQuietly(BooleanSupplier condition, long timeoutMs) throws InterruptedException {
         long end = System.currentTimeMillis() + timeoutMs;
         while (System.currentTimeMillis() < end) {
             if (condition.getAsBoolean()) return true;
@@ -422,7 +423,7 @@ public final class ClusterBenchmark {
         return PipelineBenchmark.percentile(values.stream().mapToDouble(Double::doubleValue).sorted().toArray(), p / 100);
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }

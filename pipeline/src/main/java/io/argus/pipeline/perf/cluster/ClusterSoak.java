@@ -6,7 +6,6 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -110,7 +109,7 @@ public final class ClusterSoak {
         double loopSeconds = script.frames() / (double) TrackingVideo.FPS;
 
         int[] hazelcastPorts = new int[o.nodes()];
-        for (int i = 0; i < o.nodes(); i++) hazelcastPorts[i] = freePort();
+        for (int i = 0; i < o.nodes(); i++) hazelcastPorts[i] = ClusterBenchmark.freePort();
         List<String> members = new ArrayList<>();
         for (int port : hazelcastPorts) members.add("127.0.0.1:" + port);
         JsonArray cameras = new JsonArray();
@@ -124,7 +123,7 @@ public final class ClusterSoak {
         for (int i = 0; i < o.nodes(); i++) {
             String name = "node-" + (i + 1);
             Path config = o.work().resolve(name + ".yaml");
-            Files.writeString(config, nodeConfig(freePort(), hazelcastPorts[i], members, cameras).encodePrettily());
+            Files.writeString(config, nodeConfig(ClusterBenchmark.freePort(), hazelcastPorts[i], members, cameras).encodePrettily());
             Path log = o.work().resolve(name + ".log");
             Files.deleteIfExists(log);
             nodes.add(new NodeProcess(name, portOf(config), hazelcastPorts[i], config, log, o.threads()));
@@ -152,8 +151,8 @@ public final class ClusterSoak {
 
     private int soak(long truthPerLoop, double loopSeconds) throws Exception {
         for (NodeProcess n : nodes) n.start();
-        for (NodeProcess n : nodes) await(n::ready, 300_000, n.name + " ready", n);
-        await(() -> owned() == o.cameras(), 120_000, "every camera owned");
+        for (NodeProcess n : nodes) ClusterBenchmark.await(n::ready, 300_000, n.name + " ready", n);
+        ClusterBenchmark.await(() -> owned() == o.cameras(), 120_000, "every camera owned");
         for (NodeProcess n : nodes) connectTap(n);
         t0 = System.currentTimeMillis();
         Path samples = o.work().resolve("samples.csv");
@@ -213,7 +212,7 @@ public final class ClusterSoak {
         DetectionTap oldTap = taps.remove(victim);
         if (oldTap != null) oldTap.close();
         String problem = null;
-        boolean back = awaitQuietly(() -> moved.stream().noneMatch(c -> Double.isNaN(seen.get(c).firstAfterKill)), 60_000);
+        boolean back = ClusterBenchmark.awaitQuietly(() -> moved.stream().noneMatch(c -> Double.isNaN(seen.get(c).firstAfterKill)), 60_000);
         long worst = 0;
         for (String c : moved) worst = Math.max(worst, (long) (seen.get(c).firstAfterKill - signalAt));
         if (!back) {
@@ -222,7 +221,7 @@ public final class ClusterSoak {
         }
         long restartAt = System.currentTimeMillis();
         victim.start();
-        await(victim::ready, 300_000, victim.name + " ready again", victim);
+        ClusterBenchmark.await(victim::ready, 300_000, victim.name + " ready again", victim);
         double restart = (System.currentTimeMillis() - restartAt) / 1000.0;
         connectTap(victim);
         Kill k = new Kill(index + 1, victim.name, (signalAt - t0) / 1000.0, moved.size(), worst, restart, problem);
@@ -409,34 +408,5 @@ public final class ClusterSoak {
         long s = 0;
         for (String k : perClass.fieldNames()) s += perClass.getLong(k);
         return s;
-    }
-
-    private static void await(java.util.function.BooleanSupplier condition, long timeoutMs, String what, NodeProcess... watch) throws Exception {
-        long end = System.currentTimeMillis() + timeoutMs;
-        while (System.currentTimeMillis() < end) {
-            if (condition.getAsBoolean()) return;
-            for (NodeProcess n : watch) {
-                if (!n.alive()) throw new IllegalStateException(n.name + " exited while waiting for " + what + "\n" + n.tail(40));
-            }
-            Thread.sleep(100);
-        }
-        StringBuilder sb = new StringBuilder("no " + what + " within " + timeoutMs + " ms");
-        for (NodeProcess n : watch) sb.append('\n').append(n.tail(20));
-        throw new IllegalStateException(sb.toString());
-    }
-
-    private static boolean awaitQuietly(java.util.function.BooleanSupplier condition, long timeoutMs) throws InterruptedException {
-        long end = System.currentTimeMillis() + timeoutMs;
-        while (System.currentTimeMillis() < end) {
-            if (condition.getAsBoolean()) return true;
-            Thread.sleep(20);
-        }
-        return condition.getAsBoolean();
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 }
