@@ -318,7 +318,7 @@ public final class CameraOwnership extends VerticleBase {
                     prepareStandby(cameras, leaseTexts, live);
                     List<Claim> claims = claimable(cameras, leaseTexts, live, System.nanoTime());
                     return dropped.compose(v -> claim(claims, share))
-                            .compose(v -> rebalance(cameras.size(), leaseTexts, live, weights, claims.isEmpty()))
+                            .compose(v -> rebalance(cameras.size(), leaseTexts, live, weights, claims.isEmpty(), directory))
                             .compose(v -> nodes.prune(live, directory));
                 });
     }
@@ -519,9 +519,12 @@ public final class CameraOwnership extends VerticleBase {
     /**
      * Releases one camera when this node holds more than its share rounded down and some node holds less than its
      * own: only one a round, and only once no camera is waiting for an owner, so a joining node takes over gradually.
+     * The heir must have written its directory entry: a node restarting is a Hazelcast member seconds before its
+     * ownership starts (models loading), and a camera released to it then waited for it: 5.4 and 12.6 s of silence in
+     * the cluster soak (docs/reliability.md), against ~2 s when the heir was already claiming.
      */
     private Future<Void> rebalance(int cameras, Map<String, String> leaseTexts, List<String> live,
-                                   Map<String, Double> weights, boolean noneWaiting) {
+                                   Map<String, Double> weights, boolean noneWaiting, Map<String, JsonObject> directory) {
         if (!noneWaiting || held.size() <= FairShare.floor(cameras, weights, held.node()) || !changing.isEmpty()) {
             return Future.succeededFuture();
         }
@@ -535,7 +538,7 @@ public final class CameraOwnership extends VerticleBase {
         int deficit = 0;
         for (String m : new java.util.TreeSet<>(live)) {
             int d = FairShare.floor(cameras, weights, m) - owned.getOrDefault(m, 0);
-            if (!m.equals(held.node()) && d > deficit) {
+            if (!m.equals(held.node()) && directory.containsKey(m) && d > deficit) {
                 heir = m;
                 deficit = d;
             }
