@@ -49,7 +49,6 @@ public final class ClusterSoak {
         volatile double lastAt = Double.NaN;
         volatile String lastNode;
         double longestGapMs;
-        double longestGapAt;
         /** During a kill: the first arrival at or after {@code watchFrom} published by a node other than the victim. */
         private String watchVictim;
         private double watchFrom;
@@ -65,10 +64,7 @@ public final class ClusterSoak {
             if (watchVictim != null && Double.isNaN(firstAfterKill) && r.atMs() >= watchFrom && !watchVictim.equals(r.node())) {
                 firstAfterKill = r.atMs();
             }
-            if (!Double.isNaN(lastAt) && r.atMs() - lastAt > longestGapMs) {
-                longestGapMs = r.atMs() - lastAt;
-                longestGapAt = r.atMs();
-            }
+            if (!Double.isNaN(lastAt)) longestGapMs = Math.max(longestGapMs, r.atMs() - lastAt);
             if (Double.isNaN(lastAt) || r.atMs() >= lastAt) {
                 lastAt = r.atMs();
                 lastNode = r.node();
