@@ -102,6 +102,14 @@ final class EvalTrackCommand implements Callable<Integer> {
     @Option(names = "--track-buffer", description = "frames a lost track is kept (default: the pipeline's, 30)")
     Integer trackBuffer;
 
+    @Option(names = "--exit-buffer",
+            description = "frames a track lost going out through an edge of the frame is kept (default: the pipeline's, 5)")
+    Integer exitBuffer;
+
+    @Option(names = "--frame-size", description = "the size of the frames of --detections, WIDTHxHEIGHT (default: "
+            + "scene.json's beside the ground truth; unknown without it, and no track is taken as gone at an edge)")
+    String frameSize;
+
     @Option(names = "--high-threshold",
             description = "ByteTrack: detections from this score go to the first association (default: the pipeline's, 0.5)")
     Double highThreshold;
@@ -133,6 +141,9 @@ final class EvalTrackCommand implements Callable<Integer> {
                     + "tracker) or --results (score only), found " + inputs);
         }
         if (saveDetections != null && video == null) throw new IllegalArgumentException("--save-detections needs --video");
+        if (frameSize != null && detections == null) {
+            throw new IllegalArgumentException("--frame-size is for --detections (a video says its own size)");
+        }
         if (!(fps > 0)) throw new IllegalArgumentException("--fps: expected > 0, found " + fps);
         if (!(minVisibility >= 0 && minVisibility <= 1)) {
             throw new IllegalArgumentException("--min-visibility: expected 0..1, found " + minVisibility);
@@ -145,10 +156,12 @@ final class EvalTrackCommand implements Callable<Integer> {
             System.out.printf(Locale.ROOT, "results %s: %,d boxes of %d tracks%n", results, rows.size(), ids(rows));
         } else if (detections != null) {
             classNames = names != null ? Model.readNames(names) : model().names();
-            List<TrackEval.DetectedFrame> frames = TrackEval.fromRows(MotFile.read(detections), classNames, fps);
+            int[] size = frameSizeOfDetections();
+            List<TrackEval.DetectedFrame> frames = TrackEval.fromRows(MotFile.read(detections), classNames, fps,
+                    size[0], size[1]);
             TrackEval.Run run = TrackEval.track(frames, tracker());
-            System.out.printf(Locale.ROOT, "detections %s: %,d frames, %,d detections, %s%n", detections, run.frames(),
-                    run.detections(), trackerName());
+            System.out.printf(Locale.ROOT, "detections %s: %,d frames%s, %,d detections, %s%n", detections, run.frames(),
+                    size[0] > 0 ? " of " + size[0] + "x" + size[1] : " (size unknown)", run.detections(), trackerName());
             rows = run.rows();
         } else {
             Model model = model();
@@ -190,23 +203,24 @@ final class EvalTrackCommand implements Callable<Integer> {
         return new TrackerSettings(highThreshold != null ? highThreshold : d.highThreshold(), d.lowThreshold(),
                 newTrackThreshold != null ? newTrackThreshold : d.newTrackThreshold(),
                 matchThreshold != null ? matchThreshold : d.matchThreshold(),
-                trackBuffer != null ? trackBuffer : d.trackBuffer(), perClass != null ? perClass : d.perClass());
+                trackBuffer != null ? trackBuffer : d.trackBuffer(), exitBuffer != null ? exitBuffer : d.exitBuffer(),
+                perClass != null ? perClass : d.perClass());
     }
 
     /** ByteTrack with {@link #trackerSettings()}, as a frame tracker. */
     private TrackEval.FrameTracker tracker() {
         ByteTracker tracker = new ByteTracker(trackerSettings());
-        return (dets, timeMs) -> {
+        return (dets, timeMs, width, height) -> {
             List<Long> ids = new ArrayList<>(dets.size());
-            for (TrackState t : tracker.update(dets, timeMs)) ids.add(t == null ? null : t.id());
+            for (TrackState t : tracker.update(dets, timeMs, width, height)) ids.add(t == null ? null : t.id());
             return ids;
         };
     }
 
     private String trackerName() {
         TrackerSettings t = trackerSettings();
-        return String.format(Locale.ROOT, "ByteTrack (%s, lost tracks kept %d frames)",
-                t.perClass() ? "per class" : "across classes", t.trackBuffer());
+        return String.format(Locale.ROOT, "ByteTrack (%s, lost tracks kept %d frames, %d when gone out at an edge)",
+                t.perClass() ? "per class" : "across classes", t.trackBuffer(), t.exitBuffer());
     }
 
     private void report(List<MotRow> truth, TrackingScores s) {
@@ -256,6 +270,22 @@ final class EvalTrackCommand implements Callable<Integer> {
             System.out.printf(Locale.ROOT, "line %s:%s: %s%n", truth.line().id(), b.isEmpty() ? " no crossings" : b,
                     equal ? "equal to the truth" : "DIFFER from the truth");
         }
+    }
+
+    /** --frame-size, else scene.json's size beside the ground truth, else {0, 0} (unknown). */
+    private int[] frameSizeOfDetections() {
+        if (frameSize != null) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,6})x(\\d{1,6})").matcher(frameSize);
+            if (!m.matches() || Integer.parseInt(m.group(1)) == 0 || Integer.parseInt(m.group(2)) == 0) {
+                throw new IllegalArgumentException("--frame-size: expected WIDTHxHEIGHT in pixels (e.g. 384x384), found '"
+                        + frameSize + "'");
+            }
+            return new int[] {Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2))};
+        }
+        Path sceneFile = scene != null ? scene : sceneBeside(gt);
+        if (sceneFile == null) return new int[] {0, 0};
+        SceneFile s = SceneFile.read(sceneFile);
+        return new int[] {s.width(), s.height()};
     }
 
     private static Path sceneBeside(Path gt) {

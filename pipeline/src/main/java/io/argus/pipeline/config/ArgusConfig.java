@@ -37,9 +37,10 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
             double newTrack = n.number("newTrackThreshold", d.newTrackThreshold(), 0, 1);
             double match = n.number("matchThreshold", d.matchThreshold(), 0, 1);
             int buffer = n.integer("trackBuffer", d.trackBuffer(), 0, 100_000);
+            int exitBuffer = n.integer("exitBuffer", d.exitBuffer(), 0, 100_000);
             boolean perClass = n.bool("perClass", d.perClass());
             n.finish();
-            return new Tracking(enabled, new TrackerSettings(high, low, newTrack, match, buffer, perClass));
+            return new Tracking(enabled, new TrackerSettings(high, low, newTrack, match, buffer, exitBuffer, perClass));
         }
     }
 

@@ -25,11 +25,11 @@ final class CameraTracks {
     /** {@code settings}: null when tracking is off (messages then carry no tracks). */
     CameraTracks(TrackerSettings settings) { this.settings = settings; }
 
-    /** On the inference thread: one frame of {@code camera} at capture time {@code timeMs}. */
-    Tracked update(String camera, List<Detection> detections, double timeMs) {
+    /** On the inference thread: one frame of {@code camera} at capture time {@code timeMs}, of width x height px. */
+    Tracked update(String camera, List<Detection> detections, double timeMs, int width, int height) {
         if (settings == null) return new Tracked(null, List.of());
         ByteTracker t = trackers.computeIfAbsent(camera, c -> new ByteTracker(settings));
-        List<TrackState> tracks = t.update(detections, timeMs);
+        List<TrackState> tracks = t.update(detections, timeMs, width, height);
         return new Tracked(tracks, List.copyOf(t.removed()));
     }
 

@@ -237,7 +237,8 @@ final class InferenceWorker implements Runnable {
                 List<Detection> kept = mostConfident(found.get(i), config.maxDetections());
                 long p0 = System.nanoTime();
                 double queueMs = (t0 - f.captureNanos()) / 1e6;
-                CameraTracks.Tracked tracked = tracks.update(f.cameraId(), kept, f.captureTimeMs());
+                CameraTracks.Tracked tracked = tracks.update(f.cameraId(), kept, f.captureTimeMs(), f.width(),
+                        f.height());
                 stats.trackNanos.add(System.nanoTime() - p0);
                 JsonObject msg = DetectionMessage.of(f, kept, tracked.tracks(), tracked.ended(), model.id(), model.version(),
                         queueMs, inferenceMs, frames.size());

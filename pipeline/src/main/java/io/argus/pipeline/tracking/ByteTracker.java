@@ -26,6 +26,12 @@ import java.util.List;
  * </ol>
  * With {@code perClass}, a detection is only matched to tracks of its class.
  *
+ * <p>One rule the reference does not have, for fixed cameras: when the frame's size is known, a track lost while its
+ * box touched an edge of the frame and moved out through it has left the view, and is kept only {@code exitBuffer}
+ * frames instead of {@code trackBuffer}. Otherwise the filter, which sees the clipped box shrink and move at half the
+ * object's speed, keeps predicting it at the edge for a second, where the next object to come in that way takes over
+ * its id (the tracking video's object 5 entering where 3 had left half a second earlier: docs/tracking.md).
+ *
  * <p>Ids are given when a track is confirmed, so the ids reported are 1, 2, 3... without the gaps that one-frame
  * false positives would leave; every id reported ends in {@link #removed()} once. Not thread-safe: one caller, the
  * camera's frames in order.
@@ -39,6 +45,9 @@ public final class ByteTracker {
     private static final double DUPLICATE_IOU = 0.85;
     /** Weight of the newest interval in the smoothed frame interval (velocities in px/s). */
     private static final double INTERVAL_SMOOTHING = 0.1;
+    /** A box this close to a frame edge (share of the frame's size, at least MIN_EDGE_MARGIN_PX) touches it. */
+    private static final double EDGE_MARGIN = 0.01;
+    private static final double MIN_EDGE_MARGIN_PX = 2;
 
     private final TrackerSettings settings;
     /** Every track held: followed (confirmed or not) and lost. */
@@ -61,10 +70,18 @@ public final class ByteTracker {
      * without area).
      */
     public List<TrackState> update(List<Detection> detections, double timeMs) {
+        return update(detections, timeMs, 0, 0);
+    }
+
+    /**
+     * As {@link #update(List, double)}, for a frame of frameWidth x frameHeight pixels: tracks lost at its edges,
+     * moving out, are let go after {@code exitBuffer} frames. A size of 0 means unknown (no track is taken as gone).
+     */
+    public List<TrackState> update(List<Detection> detections, double timeMs, int frameWidth, int frameHeight) {
         frame++;
         measureFrameInterval(timeMs);
         removed.clear();
-        for (Track track : tracks) track.predict();
+        for (Track track : tracks) track.predict(frame);
 
         List<Candidate> high = new ArrayList<>();
         List<Candidate> low = new ArrayList<>();
@@ -88,7 +105,11 @@ public final class ByteTracker {
             if (track.status == Status.FOLLOWED && !track.matched()) followedUnmatched.add(track);
         }
         matchAndUpdate(followedUnmatched, low, LOW_SCORE_MATCH_LIMIT);
-        for (Track track : followedUnmatched) if (!track.matched()) track.status = Status.LOST;
+        for (Track track : followedUnmatched) {
+            if (track.matched()) continue;
+            track.lose();
+            track.leftTheView = leavingTheView(track, frameWidth, frameHeight);
+        }
 
         // 3. the high ones left with the tracks born last frame: a match confirms, no match ends a false start
         highLeft = matchAndUpdate(unconfirmed, highLeft, UNCONFIRMED_MATCH_LIMIT);
@@ -107,11 +128,27 @@ public final class ByteTracker {
 
         // 5. lost too long; duplicates
         for (Track track : List.copyOf(tracks)) {
-            if (track.status == Status.LOST && frame - track.lastMatchedFrame > settings.trackBuffer()) remove(track);
+            if (track.status != Status.LOST) continue;
+            int kept = track.leftTheView ? Math.min(settings.exitBuffer(), settings.trackBuffer()) : settings.trackBuffer();
+            if (frame - track.lastMatchedFrame > kept) remove(track);
         }
         removeDuplicates();
 
         return statesOf(detections.size());
+    }
+
+    /**
+     * Whether a track just lost was last seen going out of a frame of this size: its last matched box within
+     * {@link #EDGE_MARGIN} of an edge and its centre moving towards that edge.
+     */
+    private static boolean leavingTheView(Track track, int frameWidth, int frameHeight) {
+        if (frameWidth <= 0 || frameHeight <= 0) return false;
+        Box b = track.lastMatchedBox;
+        double mx = Math.max(MIN_EDGE_MARGIN_PX, EDGE_MARGIN * frameWidth);
+        double my = Math.max(MIN_EDGE_MARGIN_PX, EDGE_MARGIN * frameHeight);
+        double vx = track.filter.velocityXPerFrame(), vy = track.filter.velocityYPerFrame();
+        return b.x() <= mx && vx < 0 || b.right() >= frameWidth - mx && vx > 0
+                || b.y() <= my && vy < 0 || b.bottom() >= frameHeight - my && vy > 0;
     }
 
     /** Ids of tracks removed (lost longer than trackBuffer, or found twice) by the last update: objects gone. */
@@ -214,7 +251,7 @@ public final class ByteTracker {
 
     /** One object's track. */
     private static final class Track {
-        final KalmanBoxFilter filter;
+        KalmanBoxFilter filter;
         final int startFrame;
         private final ClassVotes classVotes;
         long id;                    // 0 until confirmed
@@ -225,6 +262,14 @@ public final class ByteTracker {
         int detectionIndex;
         /** The filter's box now: predicted, or corrected after a match. */
         Box box;
+        /** The detection's box at the last match. */
+        Box lastMatchedBox;
+        /** Lost going out through an edge of the frame (kept exitBuffer frames). */
+        boolean leftTheView;
+        /** The last matched boxes, oldest first. */
+        final java.util.Deque<OccludedPath.Sighting> recent = OccludedPath.memory();
+        /** Lost while being hidden: where the whole object goes meanwhile (null otherwise). */
+        OccludedPath hidden;
 
         Track(Candidate first, int frame, boolean perClass) {
             filter = new KalmanBoxFilter(first.detection.box());
@@ -234,19 +279,36 @@ public final class ByteTracker {
             classVotes.add(first.detection);
             detectionIndex = first.index;
             box = filter.box();
+            lastMatchedBox = first.detection.box();
+            OccludedPath.remember(recent, frame, lastMatchedBox);
         }
 
-        void predict() {
+        void predict(int frame) {
             // ByteTrack holds the height of a box it does not see
             if (status == Status.LOST) filter.predictHoldingHeight();
             else filter.predict();
-            box = filter.box();
+            box = hidden != null ? hidden.boxAt(frame) : filter.box();
             detectionIndex = -1;
         }
 
+        /** Unmatched while followed: lost now, perhaps behind something. */
+        void lose() {
+            status = Status.LOST;
+            hidden = OccludedPath.of(recent);
+        }
+
         void update(Candidate c, int frame) {
-            filter.update(c.detection.box());
+            if (hidden != null) {
+                // out from behind: the filter followed a shrinking part and then guessed; start it on the whole box
+                filter = new KalmanBoxFilter(c.detection.box());
+                hidden = null;
+            } else {
+                filter.update(c.detection.box());
+            }
             box = filter.box();
+            OccludedPath.remember(recent, frame, c.detection.box());
+            lastMatchedBox = c.detection.box();
+            leftTheView = false;
             status = Status.FOLLOWED;
             lastMatchedFrame = frame;
             detectionIndex = c.index;

@@ -17,9 +17,9 @@ import java.util.Map;
 
 /**
  * What {@code argus eval track} reads from the scene.json beside a tracking video ({@link TrackingVideo}): the class
- * names and each counting line with its true counts per class name, in and out.
+ * names, each counting line with its true counts per class name, in and out, and the video's size (0 if absent).
  */
-public record SceneFile(List<String> classes, List<LineTruth> lines) {
+public record SceneFile(List<String> classes, List<LineTruth> lines, int width, int height) {
     /** A counting line and how many objects of each class truly crossed it. */
     public record LineTruth(Line line, Map<String, Integer> in, Map<String, Integer> out) {}
 
@@ -48,7 +48,10 @@ public record SceneFile(List<String> classes, List<LineTruth> lines) {
                         from.getDouble(1)), new Point(to.getDouble(0), to.getDouble(1)), false, List.of()),
                         counts(l, "in", where), counts(l, "out", where)));
             }
-            return new SceneFile(List.copyOf(classes), List.copyOf(lines));
+            int width = json.getInteger("width", 0), height = json.getInteger("height", 0);
+            if (width < 0 || height < 0) throw new IllegalArgumentException("width, height: expected >= 0, found "
+                    + width + "x" + height);
+            return new SceneFile(List.copyOf(classes), List.copyOf(lines), width, height);
         } catch (ClassCastException | NullPointerException e) {
             throw new IllegalArgumentException(file + ": unexpected content: " + e.getMessage(), e);
         } catch (IllegalArgumentException e) {

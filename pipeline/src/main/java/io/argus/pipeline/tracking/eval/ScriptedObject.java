@@ -60,6 +60,11 @@ final class ScriptedObject {
 
     ScriptedPath path() { return path; }
 
+    /** The same object on another path (its colour was picked for where it goes, which a delay does not change). */
+    ScriptedObject onPath(ScriptedPath other) {
+        return new ScriptedObject(id, classId, size, color, outlined, shapeSeed, layer, role, other);
+    }
+
     /** Draws the object centred at (cx, cy), scene pixels; returns its shape there. */
     Shape draw(Graphics2D g, double cx, double cy) {
         return SyntheticScenes.drawObject(g, classId, size, cx, cy, color, outlined, new SplittableRandom(shapeSeed));

@@ -27,6 +27,11 @@ final class ScriptedPath {
 
     List<Waypoint> waypoints() { return points; }
 
+    /** The same path, started {@code frames} later. */
+    ScriptedPath delayed(double frames) {
+        return new ScriptedPath(points.stream().map(w -> new Waypoint(w.frame() + frames, w.x(), w.y())).toList());
+    }
+
     /** The position {x, y} at {@code frame}, or null before the path starts or after it ends. */
     double[] at(double frame) {
         if (frame < firstFrame() || frame > lastFrame()) return null;

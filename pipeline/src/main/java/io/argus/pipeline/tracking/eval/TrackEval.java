@@ -23,7 +23,8 @@ public final class TrackEval {
     /** A tracker for one video: the track id of each detection of a frame (aligned with them), or null for none. */
     @FunctionalInterface
     public interface FrameTracker {
-        List<Long> update(List<Detection> detections, double timeMs);
+        /** One frame's detections; frameWidth and frameHeight: the frame's size, 0 when unknown. */
+        List<Long> update(List<Detection> detections, double timeMs, int frameWidth, int frameHeight);
     }
 
     /** The tracker's rows, the video's frame count, all detections before tracking, and how long it took. */
@@ -32,7 +33,7 @@ public final class TrackEval {
     private TrackEval() {}
 
     /** One decoded frame's detections: its number (from 1, in decoding order) and presentation time. */
-    public record DetectedFrame(int number, double timeMs, List<Detection> detections) {}
+    public record DetectedFrame(int number, double timeMs, int width, int height, List<Detection> detections) {}
 
     /** The detector and then the tracker over the video. */
     public static Run run(Path video, Detector detector, FrameTracker tracker) throws IOException {
@@ -69,7 +70,8 @@ public final class TrackEval {
                 if (images.size() == batch || (!more && !images.isEmpty())) {
                     List<List<Detection>> found = detector.detect(images);
                     for (int i = 0; i < found.size(); i++) {
-                        out.add(new DetectedFrame(out.size() + 1, times.get(i), List.copyOf(found.get(i))));
+                        out.add(new DetectedFrame(out.size() + 1, times.get(i), images.get(i).width(),
+                                images.get(i).height(), List.copyOf(found.get(i))));
                     }
                     images.clear();
                     times.clear();
@@ -90,7 +92,7 @@ public final class TrackEval {
         for (DetectedFrame frame : frames) {
             List<Detection> dets = frame.detections();
             detections += dets.size();
-            List<Long> ids = tracker.update(dets, frame.timeMs());
+            List<Long> ids = tracker.update(dets, frame.timeMs(), frame.width(), frame.height());
             for (int j = 0; j < dets.size(); j++) {
                 Long id = ids.get(j);
                 if (id == null) continue;
@@ -119,9 +121,11 @@ public final class TrackEval {
 
     /**
      * Frames 1 to the last one with a detection (frames without any included, empty), frame n at (n - 1) / fps
-     * seconds, from det.txt rows; a detection's class name is {@code classNames}' entry for its class index.
+     * seconds, from det.txt rows; a detection's class name is {@code classNames}' entry for its class index. det.txt
+     * does not say the frames' size: width and height (0: unknown) are the caller's.
      */
-    public static List<DetectedFrame> fromRows(List<MotRow> rows, List<String> classNames, double fps) {
+    public static List<DetectedFrame> fromRows(List<MotRow> rows, List<String> classNames, double fps, int width,
+                                               int height) {
         int last = 0;
         for (MotRow r : rows) last = Math.max(last, r.frame());
         List<List<Detection>> perFrame = new ArrayList<>();
@@ -135,7 +139,7 @@ public final class TrackEval {
                     new io.argus.detector.Box((float) r.left(), (float) r.top(), (float) r.width(), (float) r.height())));
         }
         List<DetectedFrame> frames = new ArrayList<>();
-        for (int i = 0; i < last; i++) frames.add(new DetectedFrame(i + 1, i * 1000 / fps, List.copyOf(perFrame.get(i))));
+        for (int i = 0; i < last; i++) frames.add(new DetectedFrame(i + 1, i * 1000 / fps, width, height, List.copyOf(perFrame.get(i))));
         return frames;
     }
 

@@ -216,6 +216,28 @@ class TrackingVideoTest {
         }
     }
 
+    /**
+     * Only the roles make objects meet: over many seeds, objects of different roles never overlap more than the
+     * script's bound (objects 3 and 5 used to meet at the bottom edge by chance, one box to the detector), while the
+     * head-on pair and the X still do what they are for.
+     */
+    @Test
+    void onlyTheScriptedPairsMeet() {
+        for (long seed = 1; seed <= 60; seed++) {
+            List<ScriptedObject> objects = new TrackingScript(seed).objects;
+            for (ScriptedObject a : objects) {
+                for (ScriptedObject b : objects) {
+                    if (a.id() >= b.id()) continue;
+                    double most = TrackingScript.mostOverlap(a, b);
+                    String pair = "seed " + seed + ", objects " + a.id() + " and " + b.id() + ": most overlap " + most;
+                    if (a.id() == 1 && b.id() == 2) assertTrue(most > 0 && most < 0.7, pair);
+                    else if (a.id() == 8 && b.id() == 9) assertTrue(most > 0.6, pair);
+                    else assertTrue(most <= TrackingScript.MAX_UNSCRIPTED_OVERLAP, pair);
+                }
+            }
+        }
+    }
+
     private static Point anchor(MotRow r) {
         return new Point(r.left() + r.width() / 2, r.bottom());
     }
