@@ -78,7 +78,11 @@ M="$ROOT/config/models"
 } > "$OUT/argus.yaml"
 
 # ---- start ----
-ARGUS_JAVA_OPTS="${ARGUS_JAVA_OPTS:--Xmx1g}" "$ROOT/bin/argus" run --config "$OUT/argus.yaml" > "$OUT/argus.log" 2>&1 &
+# The heap fixed and touched up front (-Xms = -Xmx, AlwaysPreTouch), as a service that runs for months is deployed:
+# RSS then moves only with native memory (code, metaspace, malloc, JavaCPP), which is what a leak outside the heap
+# grows, instead of with G1 committing and uncommitting heap (it swung RSS by 40-80 MiB within minutes in the 2-hour
+# run, and a 10-minute cut judged its growth). A leak in the heap ends in OutOfMemoryError: the app dies, the soak fails.
+ARGUS_JAVA_OPTS="${ARGUS_JAVA_OPTS:--Xms1g -Xmx1g -XX:+AlwaysPreTouch}" "$ROOT/bin/argus" run --config "$OUT/argus.yaml" > "$OUT/argus.log" 2>&1 &
 PID=$!   # bin/argus execs java: this is the JVM
 stop_app() {
   kill "$PID" 2>/dev/null || return 0
@@ -97,7 +101,13 @@ echo "soak.sh: argus ready (pid $PID, port $PORT); ${MINUTES} min, a sample ever
 
 # ---- sampling ----
 # Gated series (columns 2..8) and context (9..): see docs/reliability.md for what each is and where it comes from.
-COLS="t_s,rss_mib,native_mib,threads,fds,eventbus_pending,batcher_queue,p99_ms,heap_used_mib,fps,frames_processed,dataset_frames,training_runs,swaps,load1"
+COLS="t_s,rss_mib,native_mib,threads,fds,eventbus_pending,batcher_queue,p99_ms,heap_used_mib,fps,frames_processed,dataset_frames,training_runs,swaps,load1,others_cpu_pct"
+NCPU=$(nproc)
+# CPU time of the machine (busy ticks over all CPUs) and of the app, at the previous sample: what other processes
+# used in between is the difference, in % of one core (p99 is judged only when that did not change, below)
+cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
+app_ticks() { awk '{ print $14 + $15 }' "/proc/$PID/stat" 2>/dev/null || echo 0; }
+read -r PREV_BUSY PREV_ALL < <(cpu_ticks); PREV_APP=$(app_ticks)
 echo "$COLS" > "$OUT/soak.csv"
 PREV="$OUT/.latency.prev"; : > "$PREV"
 METRICS="$OUT/.metrics"
@@ -153,10 +163,14 @@ while :; do
   runs=$(printf '%s' "$runs_json" | grep -o '"id":[0-9]*' | cut -d: -f2 | sort -n | tail -1)   # the list: last 20 only
   swaps=$(curl -sf -m 5 "$BASE/api/models/default/versions" | grep -o '"state":"accepted"' | wc -l)
   load1=$(cut -d' ' -f1 /proc/loadavg)
+  read -r busy all < <(cpu_ticks); app=$(app_ticks)
+  others=$(awk -v b=$((busy - PREV_BUSY)) -v a=$((all - PREV_ALL)) -v p=$((app - PREV_APP)) -v n="$NCPU" \
+    'BEGIN { if (a > 0) { o = 100 * (b - p) / (a / n); printf "%.0f", o < 0 ? 0 : o } }')
+  PREV_BUSY=$busy PREV_ALL=$all PREV_APP=$app
   IFS=, read -r eb batcher heap fps processed <<< "$rest"
-  echo "$t,$rss,$native,$threads,$fds,$eb,$batcher,$p99,$heap,$fps,$processed,${ds:-},${runs:-0},$swaps,$load1" >> "$OUT/soak.csv"
-  printf 't=%4ds rss=%s MiB native=%s MiB threads=%s fds=%s eb_pending=%s batcher=%s p99=%s ms fps=%s frames=%s runs=%s load=%s\n' \
-    "$t" "$rss" "$native" "$threads" "$fds" "$eb" "$batcher" "${p99:--}" "$fps" "${ds:--}" "${runs:-0}" "$load1"
+  echo "$t,$rss,$native,$threads,$fds,$eb,$batcher,$p99,$heap,$fps,$processed,${ds:-},${runs:-0},$swaps,$load1,$others" >> "$OUT/soak.csv"
+  printf 't=%4ds rss=%s MiB native=%s MiB threads=%s fds=%s eb_pending=%s batcher=%s p99=%s ms fps=%s frames=%s runs=%s load=%s others=%s%%\n' \
+    "$t" "$rss" "$native" "$threads" "$fds" "$eb" "$batcher" "${p99:--}" "$fps" "${ds:--}" "${runs:-0}" "$load1" "${others:--}"
   # Keep the dataset turning over: labelled frames are never evicted (only a person deletes them), so once
   # maxFrames are labelled collection would stop, and with it new labels and scheduled runs. As a user curating the
   # dataset would, delete the oldest few when it is nearly full.
@@ -174,16 +188,24 @@ rm -f "$PREV" "$METRICS"
 # ---- verdict: first and last third of the samples after warm-up ----
 # A series passes when |mean(last third) - mean(first third)| <= TOL % of mean(first third). Queue depths are counts
 # near zero, where a percentage means nothing (0.1 -> 0.2 items is +100 %): they pass when the change is also at most
-# one item (QUEUE_FLOOR). Latency is judged on the same thirds of its per-interval p99.
+# two items (floor_q): each sample is one instant of a queue that 75 messages a second pass through (0-4 seen in a
+# sound run, means of 1.5 and 0.0 over a minute), while a queue that does not drain grows by thousands a minute. Latency is judged on the same thirds of its per-interval p99, when the machine's other
+# processes used about the same CPU in both (within OTHERS_LIMIT % of a core): on a shared 2-core machine a neighbour's
+# build moved this app's p99 from 20 to 32 ms and back within minutes (docs/reliability.md); a p99 that moved while
+# the neighbours' load moved says nothing of the app, and the verdict then says NOT JUDGED and why, without failing.
 GATED="rss_mib native_mib threads fds eventbus_pending batcher_queue p99_ms"
 awk -F, -v warm="$WARMUP" -v tol="$TOL" -v gated="$GATED" -v out="$OUT" -v minutes="$MINUTES" -v interval="$INTERVAL" \
-    -v cpu="$cpu_s" -v floor_q=1 '
+    -v cpu="$cpu_s" -v floor_q=2 -v others_limit=25 '
   NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
   $1 + 0 >= warm { n++; for (i = 1; i <= NF; i++) val[n, i] = $i }
   END {
     k = split(gated, g, " "); fail = 0
     printf "| series | first third (mean) | last third (mean) | change | verdict | plot |\n|---|---|---|---|---|---|\n" > out "/soak.md.table"
     third = int(n / 3)
+    oc = col["others_cpu_pct"]; oa = 0; ona = 0; ob = 0; onb = 0
+    for (r = 1; r <= third; r++) if (val[r, oc] != "") { oa += val[r, oc]; ona++ }
+    for (r = n - third + 1; r <= n; r++) if (val[r, oc] != "") { ob += val[r, oc]; onb++ }
+    oa = ona ? oa / ona : 0; ob = onb ? ob / onb : 0
     for (j = 1; j <= k; j++) {
       c = col[g[j]]; a = 0; na = 0; b = 0; nb = 0
       for (r = 1; r <= third; r++) if (val[r, c] != "") { a += val[r, c]; na++ }
@@ -194,9 +216,13 @@ awk -F, -v warm="$WARMUP" -v tol="$TOL" -v gated="$GATED" -v out="$OUT" -v minut
         pct = (a != 0) ? sprintf("%+.1f %%", 100 * d / a) : (d == 0 ? "0 %" : "n/a")
         ok = (a != 0 && (d < 0 ? -d : d) <= tol / 100 * (a < 0 ? -a : a)) || d == 0
         if (!ok && (g[j] == "eventbus_pending" || g[j] == "batcher_queue") && (d < 0 ? -d : d) <= floor_q) {
-          ok = 1; pct = pct " (<= " floor_q " item)"
+          ok = 1; pct = pct " (<= " floor_q " items)"
         }
-        verdict = ok ? "PASS" : "FAIL"; if (!ok) fail = 1
+        verdict = ok ? "PASS" : "FAIL"
+        if (!ok && g[j] == "p99_ms" && (ob - oa > others_limit || oa - ob > others_limit)) {
+          ok = 1; verdict = sprintf("NOT JUDGED (other processes: %.0f -> %.0f %% of a core)", oa, ob)
+        }
+        if (!ok) fail = 1
       }
       printf "| %s | %.2f | %.2f | %s | %s | ![%s](%s.png) |\n", g[j], a, b, pct, verdict, g[j], g[j] > out "/soak.md.table"
     }
@@ -237,14 +263,15 @@ LAST=$(tail -1 "$OUT/soak.csv")
   echo "\`scripts/soak.sh --minutes $MINUTES\`, commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo ' (with uncommitted changes)'), $CAMERAS sample cameras, online training on; CPU: $HOST_CPU, $(nproc) cores"
   echo
   echo "Samples every ${INTERVAL} s; warm-up ${WARMUP} s (excluded); after it ${NPOST} samples, thirds of ${THIRD}."
-  echo "A series passes when its last third's mean is within ${TOL} % of its first third's (queues: or within 1 item)."
+  echo "A series passes when its last third's mean is within ${TOL} % of its first third's (queues: or within 2 items;"
+  echo "p99: judged when the other processes' CPU changed by at most 25 % of a core between the thirds)."
   echo
   cat "$OUT/soak.md.table"
   echo
   echo "At the end (last sample): $(echo "$LAST" | awk -F, -v cols="$COLS" 'BEGIN { split(cols, c, ",") } { for (i = 9; i <= NF; i++) printf "%s %s%s", c[i], $i, (i < NF ? ", " : "") }');"
   echo "process CPU time ${cpu_s} s over $((DURATION + 0)) s sampled."
   echo
-  echo "Context series (not gated), plotted too: $(for c in heap_used_mib fps frames_processed dataset_frames training_runs swaps load1; do printf '[%s](%s.png) ' "$c" "$c"; done)"
+  echo "Context series (not gated), plotted too: $(for c in heap_used_mib fps frames_processed dataset_frames training_runs swaps load1 others_cpu_pct; do printf '[%s](%s.png) ' "$c" "$c"; done)"
 } > "$OUT/soak.md"
 rm -f "$OUT/soak.md.table" "$OUT/soak.md.counts"
 cat "$OUT/soak.md"
