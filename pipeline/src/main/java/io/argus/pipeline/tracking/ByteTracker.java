@@ -5,6 +5,7 @@ import io.argus.detector.Detection;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Deque;
 import java.util.List;
 
 /**
@@ -26,11 +27,16 @@ import java.util.List;
  * </ol>
  * With {@code perClass}, a detection is only matched to tracks of its class.
  *
- * <p>One rule the reference does not have, for fixed cameras: when the frame's size is known, a track lost while its
- * box touched an edge of the frame and moved out through it has left the view, and is kept only {@code exitBuffer}
- * frames instead of {@code trackBuffer}. Otherwise the filter, which sees the clipped box shrink and move at half the
- * object's speed, keeps predicting it at the edge for a second, where the next object to come in that way takes over
- * its id (the tracking video's object 5 entering where 3 had left half a second earlier: docs/tracking.md).
+ * <p>Two rules the reference does not have, both for fixed cameras (docs/tracking.md):
+ * <ul>
+ *   <li>when the frame's size is known, a track lost while its box touched an edge of the frame and moved out through
+ *       it has left the view, and is kept only {@code exitBuffer} frames instead of {@code trackBuffer}. Otherwise the
+ *       filter, which sees the clipped box shrink and move at half the object's speed, keeps predicting it at the edge
+ *       for a second, where the next object to come in that way takes over its id (the tracking video's object 5
+ *       entering where 3 had left half a second earlier);</li>
+ *   <li>a track lost while being hidden (its box had shrunk) is matched, while lost, at its {@link OccludedPath}:
+ *       its last whole box moved on at its whole boxes' speed, not where the filter followed the shrinking part.</li>
+ * </ul>
  *
  * <p>Ids are given when a track is confirmed, so the ids reported are 1, 2, 3... without the gaps that one-frame
  * false positives would leave; every id reported ends in {@link #removed()} once. Not thread-safe: one caller, the
@@ -267,7 +273,7 @@ public final class ByteTracker {
         /** Lost going out through an edge of the frame (kept exitBuffer frames). */
         boolean leftTheView;
         /** The last matched boxes, oldest first. */
-        final java.util.Deque<OccludedPath.Sighting> recent = OccludedPath.memory();
+        final Deque<OccludedPath.Sighting> recent = OccludedPath.memory();
         /** Lost while being hidden: where the whole object goes meanwhile (null otherwise). */
         OccludedPath hidden;
 
