@@ -91,6 +91,12 @@ final class BenchTrainCommand implements Callable<Integer> {
             + "the same input and batch, against the training images/s")
     Path data;
 
+    @Option(names = "--gpus", split = ",",
+            description = "data-parallel training on GPUs 0..N-1 for each N listed (e.g. 1,2,4): --batch images per "
+                    + "GPU, gradients summed over NCCL; images/s of all GPUs and the scaling against N=1 measured "
+                    + "in the same run (replaces the single-GPU timing)")
+    List<Integer> gpus;
+
     @Option(names = "--loader-threads", defaultValue = "0",
             description = "loader threads for --data (default: processors - 1, at least 1)")
     int loaderThreads;
@@ -107,6 +113,7 @@ final class BenchTrainCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "model: %s %dx%d, batch %d, %.2f GFLOP/image forward%n", spec.name(),
                 spec.net().width(), spec.net().height(), n, spec.flops() / 1e9);
         CudaTrainBench bench = new CudaTrainBench(seconds, warmup, profile, CudaSystemProperties.verbose(), out);
+        if (gpus != null && !gpus.isEmpty()) return scaling(bench, spec, initial, n, list, out);
         List<CudaTrainBench.Result> results = new ArrayList<>();
         if (seconds > 0) for (CudaTrainingOptions p : list) results.add(bench.run(spec, initial, n, p));
         for (int i = 1; i < results.size(); i++) {
@@ -145,6 +152,37 @@ final class BenchTrainCommand implements Callable<Integer> {
                         LossCurves.run(spec, initial, CudaSystemProperties.training(p), curves, scenes, orderSeed, rows, out);
                     }
                 }
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * Per precision and GPU count, data-parallel training; the scaling efficiency is images/s over N times the one-GPU
+     * images/s of the same run (one GPU measured first even when 1 is not listed).
+     */
+    private int scaling(CudaTrainBench bench, NetworkSpec spec, ModelWeights initial, int n,
+                        List<CudaTrainingOptions> modes, PrintStream out) {
+        for (int g : gpus) {
+            if (g <= 0) throw new IllegalArgumentException("--gpus: expected GPU counts >= 1, found " + g);
+        }
+        if (curves > 0 || data != null) {
+            throw new IllegalArgumentException("--gpus times data-parallel training alone: leave out --curves and --data");
+        }
+        for (CudaTrainingOptions mode : modes) {
+            List<Integer> counts = new ArrayList<>(gpus);
+            if (!counts.contains(1)) counts.add(0, 1);
+            double one = Double.NaN;
+            List<CudaTrainBench.RanksResult> results = new ArrayList<>();
+            for (int g : counts) {
+                CudaTrainBench.RanksResult r = bench.runRanks(spec, initial, n, g, mode);
+                if (g == 1) one = r.imagesPerSecond();
+                results.add(r);
+            }
+            for (CudaTrainBench.RanksResult r : results) {
+                out.printf(Locale.ROOT, "scaling %s gpus=%d: %.1f images/s = %.3f x %d x one GPU's %.1f%s%n", r.mode(),
+                        r.gpus(), r.imagesPerSecond(), r.imagesPerSecond() / (r.gpus() * one), r.gpus(), one,
+                        r.ranksIdentical() ? "" : " (RANKS DIFFER: the ranks' weights are not the same bits)");
             }
         }
         return 0;

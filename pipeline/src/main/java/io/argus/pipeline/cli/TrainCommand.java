@@ -1,7 +1,9 @@
 package io.argus.pipeline.cli;
 
 import io.argus.trainer.backends.TrainingBackends;
+import io.argus.trainer.cuda.NcclRanks;
 import io.argus.trainer.cuda.Precision;
+import io.argus.trainer.parallel.HostRanks;
 import io.argus.trainer.train.IterationStats;
 import io.argus.trainer.train.TrainingRun;
 import java.io.PrintStream;
@@ -72,13 +74,31 @@ final class TrainCommand implements Callable<Integer> {
                     + "when usable, else cpu (default ${DEFAULT-VALUE})")
     String backend;
 
+    @Option(names = "--gpus", defaultValue = "1",
+            description = "data-parallel training on GPUs 0..N-1 (cuda): each GPU trains on its share of every "
+                    + "iteration's batch/subdivisions mini-batches (subdivisions a multiple of N), gradients summed "
+                    + "over NCCL; a checkpoint resumes on any such N (default ${DEFAULT-VALUE})")
+    int gpus;
+
+    @Option(names = "--ranks", defaultValue = "1",
+            description = "cpu: data-parallel training on N ranks of this process, the stand-in for N GPUs "
+                    + "(default ${DEFAULT-VALUE})")
+    int ranks;
+
     @Override
     public Integer call() {
         if (checkpointEvery <= 0) throw new IllegalArgumentException("--checkpoint-every must be positive");
+        if (gpus < 1) throw new IllegalArgumentException("--gpus: expected >= 1, found " + gpus);
+        if (ranks < 1) throw new IllegalArgumentException("--ranks: expected >= 1, found " + ranks);
         TrainingBackends.Choice device = TrainingBackends.choose(TrainingBackends.Kind.parse(backend, "--backend"),
                 "--backend");
         if (device.note() != null) System.err.println("argus train: " + device.note());
         boolean cuda = device.cuda();
+        if (gpus > 1 && !cuda) {
+            throw new IllegalArgumentException("--gpus " + gpus + " trains on GPUs: use --backend cuda (--ranks N for "
+                    + "ranks on the CPU)");
+        }
+        if (ranks > 1 && cuda) throw new IllegalArgumentException("--ranks is for the CPU: on GPUs use --gpus " + ranks);
         if (precision == null) precision = cuda ? "fp16" : "fp32";
         boolean fp16 = switch (precision.toLowerCase(Locale.ROOT)) {
             case "fp32" -> false;
@@ -94,7 +114,8 @@ final class TrainCommand implements Callable<Integer> {
         Progress progress = new Progress(System.out, System.console() != null);
         try (SuspendOnSignal signal = new SuspendOnSignal(System.err)) {
             TrainingRun.Result r = TrainingRun.run(new TrainingRun.Options(cfg, weights, data, maxBatches, out,
-                    checkpointEvery, resume, seed, threads, fp16, loaderThreads, loaderDepth), progress, backends(device), signal);
+                    checkpointEvery, resume, seed, threads, fp16, loaderThreads, loaderDepth), progress,
+                    backends(device, fp16, gpus, ranks), signal);
             progress.finish();
             if (r.suspended()) {
                 System.out.printf(Locale.ROOT, "argus train: suspended at iteration %d (%s); continue with --resume%n",
@@ -113,6 +134,15 @@ final class TrainCommand implements Callable<Integer> {
      * The chosen device's backend: on the GPU mixed precision for fp16, FP32 otherwise, with the options of the
      * system properties; on the CPU fp16 is emulated.
      */
+    static TrainingRun.Backends backends(TrainingBackends.Choice device, boolean fp16, int gpus, int ranks) {
+        if (gpus > 1) {
+            return new NcclRanks(NcclRanks.firstDevices(gpus),
+                    CudaSystemProperties.training(fp16 ? Precision.MIXED : Precision.FP32));
+        }
+        if (ranks > 1) return new HostRanks(ranks);
+        return TrainingRun.alone(backends(device));
+    }
+
     static TrainingRun.BackendFactory backends(TrainingBackends.Choice device) {
         return (spec, initial, miniBatch, threads, fp16) -> TrainingBackends.open(device,
                 CudaSystemProperties.training(fp16 ? Precision.MIXED : Precision.FP32), spec, initial, miniBatch,

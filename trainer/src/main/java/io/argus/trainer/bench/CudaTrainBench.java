@@ -4,11 +4,14 @@ import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.GpuBuffer;
+import io.argus.gpu.NcclClique;
 import io.argus.trainer.cuda.CudaTrainingBackend;
 import io.argus.trainer.cuda.CudaTrainingOptions;
+import io.argus.trainer.cuda.NcclRanks;
 import io.argus.trainer.loss.LossParts;
 import io.argus.trainer.loss.Truth;
 import io.argus.trainer.optim.SgdStep;
+import io.argus.trainer.parallel.RankThreads;
 import io.argus.trainer.precision.LossScaler;
 import io.argus.trainer.train.TrainingBatch;
 import java.io.PrintStream;
@@ -97,12 +100,98 @@ public final class CudaTrainBench {
         }
     }
 
+    /** One GPU count's result: every rank trained {@code batchPerGpu} images per iteration. */
+    public record RanksResult(String mode, int gpus, int batchPerGpu, int iterations, double seconds,
+                              double imagesPerSecond, double medianMs, boolean ranksIdentical, String nccl) {
+        public double msPerIteration() { return 1000 * seconds / iterations; }
+    }
+
+    /**
+     * Data-parallel training on GPUs 0..gpus-1 (one rank per GPU, a thread each, gradients summed by NCCL in buckets
+     * during the backward pass): each rank trains on its own resident random batch of {@code batchPerGpu} images with
+     * the {@link StandInLoss}, the ranks stepping together. The iterations run in rounds of {@code ROUND} on every
+     * rank (a collective needs every rank, so all make the same number) until {@code seconds} have passed; images per
+     * second count every rank's images. Afterwards the ranks' master weights are compared bit for bit: data-parallel
+     * training keeps them identical. One GPU is the same code with one rank and no NCCL.
+     */
+    public RanksResult runRanks(NetworkSpec spec, ModelWeights weights, int batchPerGpu, int gpus,
+                                CudaTrainingOptions options) {
+        CudaRuntime.require();
+        if (gpus > CudaRuntime.deviceCount()) {
+            throw new IllegalArgumentException("--gpus " + gpus + ": this host has " + CudaRuntime.deviceCount()
+                    + " GPU" + (CudaRuntime.deviceCount() == 1 ? "" : "s"));
+        }
+        long t0 = System.nanoTime();
+        NcclClique clique = gpus > 1 ? NcclClique.of(NcclRanks.firstDevices(gpus)) : null;
+        String nccl = clique == null ? "none" : NcclClique.version();
+        CudaTrainingBackend[] backends = new CudaTrainingBackend[gpus];
+        TrainingBatch[] inputs = new TrainingBatch[gpus];
+        LossScaler[] scalers = new LossScaler[gpus];
+        SgdStep step = new SgdStep(0.001f, 0.9f, 0.0005f, batchPerGpu * gpus, 0f);
+        List<Double> times = Collections.synchronizedList(new ArrayList<>());
+        try (RankThreads ranks = new RankThreads(gpus, "argus-bench-train", () -> {
+            if (clique != null) clique.abort();
+        })) {
+            try {
+                ranks.onEach(r -> {
+                    backends[r] = new CudaTrainingBackend(spec, weights, batchPerGpu, options.withDevice(r),
+                            new StandInLoss(), clique == null ? null : clique.rank(r));
+                    inputs[r] = randomBatch(spec, batchPerGpu, 17 + r);
+                    backends[r].keepResident(inputs[r]);
+                    scalers[r] = new LossScaler(65536f, 1 << 24, 1f / 1024, 1000);
+                    for (int i = 0; i < warmup; i++) iteration(backends[r], inputs[r], scalers[r], step);
+                    return null;
+                });
+                out.printf(Locale.ROOT, "%s %s on %d GPU%s, %d images each: set up in %.1f s (%s; NCCL %s)%n",
+                        spec.name(), options.modeName(), gpus, gpus == 1 ? "" : "s", batchPerGpu,
+                        (System.nanoTime() - t0) / 1e9, backends[0].device(), nccl);
+                int done = 0;
+                long start = System.nanoTime();
+                while (done < 5 || (System.nanoTime() - start) / 1e9 < seconds) {
+                    ranks.onEach(r -> {
+                        for (int i = 0; i < ROUND; i++) {
+                            long i0 = System.nanoTime();
+                            iteration(backends[r], inputs[r], scalers[r], step);
+                            if (r == 0) times.add((System.nanoTime() - i0) / 1e6);
+                        }
+                        return null;
+                    });
+                    done += ROUND;
+                }
+                double elapsed = (System.nanoTime() - start) / 1e9;
+                List<float[]> masters = ranks.onEach(r -> backends[r].masterArena());
+                boolean identical = true;
+                for (int r = 1; r < gpus; r++) identical &= java.util.Arrays.equals(masters.get(0), masters.get(r));
+                List<Double> sorted = new ArrayList<>(times);
+                Collections.sort(sorted);
+                RanksResult result = new RanksResult(options.modeName(), gpus, batchPerGpu, done, elapsed,
+                        (double) done * batchPerGpu * gpus / elapsed, sorted.get(sorted.size() / 2), identical, nccl);
+                out.printf(Locale.ROOT, "argus-train-gpus model=%s precision=%s gpus=%d batch_per_gpu=%d "
+                                + "iterations=%d images/s=%.1f per_gpu=%.1f ms/iter=%.3f median_ms=%.3f "
+                                + "ranks_identical=%s loss_scale=%s skipped=%d%n",
+                        spec.name(), result.mode(), gpus, batchPerGpu, done, result.imagesPerSecond(),
+                        result.imagesPerSecond() / gpus, result.msPerIteration(), result.medianMs(), identical,
+                        scalers[0].scale(), scalers[0].skipped());
+                return result;
+            } finally {
+                ranks.onEach(r -> {
+                    if (backends[r] != null) backends[r].close();
+                    return null;
+                });
+                if (clique != null) clique.close();
+            }
+        }
+    }
+
+    /** Iterations each rank makes between the driver's checks of the clock. */
+    private static final int ROUND = 5;
+
     private static double mib(long bytes) { return bytes / 1048576.0; }
 
     private static LossParts iteration(CudaTrainingBackend backend, TrainingBatch input, LossScaler scaler,
                                        SgdStep step) {
         float scale = scaler.scale();
-        LossParts loss = backend.forwardBackward(input, scale);
+        LossParts loss = backend.forwardBackward(input, scale, true);
         if (scaler.accept(backend.gradientsOverflowed())) {
             scaler.followUpdate(backend.step(step, scale), false);
         } else {

@@ -13,6 +13,7 @@ import io.argus.gpu.DevicePointer;
 import io.argus.gpu.GpuBuffer;
 import io.argus.gpu.GpuDevice;
 import io.argus.gpu.KernelLaunch;
+import io.argus.gpu.NcclClique;
 import io.argus.gpu.Status;
 import io.argus.gpu.cudnn.ConvolutionPlanner;
 import io.argus.trainer.loss.LossParts;
@@ -52,6 +53,8 @@ public final class CudaTrainingBackend implements TrainingBackend {
     private final KernelLaunch inputKernel;
     private final int inputTotalSlot;
     private final Map<float[], GpuBuffer> resident = new IdentityHashMap<>();
+    /** This backend's part of a data-parallel run's gradient sums, or null when it trains alone. */
+    private final GradientAllReduce allReduce;
     private final long steadyBytes;
     /** Bytes a planning candidate may need beyond the workspace already chosen (a tenth of the set-up's memory). */
     private long planningHeadroom;
@@ -62,8 +65,30 @@ public final class CudaTrainingBackend implements TrainingBackend {
     private GpuBuffer truthsDevice;
     private int truthCapacity;
 
+    /**
+     * Gradient values per bucket of a data-parallel rank's sums (4 MiB of FP32): yolov4-tiny's 6 M weights make six,
+     * so all but the first layers' sums overlap the backward pass; PyTorch DDP's 25 MB buckets would make one.
+     */
+    static final long BUCKET_VALUES = 1L << 20;
+
     public CudaTrainingBackend(NetworkSpec spec, ModelWeights initial, int maxBatch, CudaTrainingOptions options) {
-        this(spec, initial, maxBatch, options, null, false);
+        this(spec, initial, maxBatch, options, null, false, null);
+    }
+
+    /**
+     * One rank of a data-parallel run on the GPU of {@code options.device()} (which must be {@code rank}'s device):
+     * the iteration's last pass sums the gradients over the ranks through NCCL ({@link GradientAllReduce}).
+     * {@code rank} null: alone.
+     */
+    public CudaTrainingBackend(NetworkSpec spec, ModelWeights initial, int maxBatch, CudaTrainingOptions options,
+                               NcclClique.Rank rank) {
+        this(spec, initial, maxBatch, options, null, false, rank);
+    }
+
+    /** A rank of a data-parallel benchmark: the supplied loss, the gradients summed over the ranks. */
+    public CudaTrainingBackend(NetworkSpec spec, ModelWeights initial, int maxBatch, CudaTrainingOptions options,
+                               HeadLoss loss, NcclClique.Rank rank) {
+        this(spec, initial, maxBatch, options, Objects.requireNonNull(loss, "loss"), false, rank);
     }
 
     /**
@@ -72,7 +97,7 @@ public final class CudaTrainingBackend implements TrainingBackend {
      */
     public CudaTrainingBackend(NetworkSpec spec, ModelWeights initial, int maxBatch, CudaTrainingOptions options,
                                HeadLoss loss) {
-        this(spec, initial, maxBatch, options, Objects.requireNonNull(loss, "loss"), false);
+        this(spec, initial, maxBatch, options, Objects.requireNonNull(loss, "loss"), false, null);
     }
 
     /**
@@ -81,13 +106,17 @@ public final class CudaTrainingBackend implements TrainingBackend {
      */
     CudaTrainingBackend(NetworkSpec spec, ModelWeights initial, int maxBatch, CudaTrainingOptions options,
                         boolean keepGradients) {
-        this(spec, initial, maxBatch, options, null, keepGradients);
+        this(spec, initial, maxBatch, options, null, keepGradients, null);
     }
 
     private CudaTrainingBackend(NetworkSpec spec, ModelWeights initial, int maxBatch, CudaTrainingOptions options,
-                                HeadLoss loss, boolean keepGradients) {
+                                HeadLoss loss, boolean keepGradients, NcclClique.Rank rank) {
         CudaRuntime.require();
         if (maxBatch <= 0) throw new IllegalArgumentException("maxBatch must be positive, got " + maxBatch);
+        if (rank != null && rank.device() != options.device()) {
+            throw new IllegalArgumentException("rank " + rank.index() + " is on GPU " + rank.device()
+                    + ", the options name GPU " + options.device());
+        }
         this.spec = spec;
         this.maxBatch = maxBatch;
         this.options = options;
@@ -106,6 +135,8 @@ public final class CudaTrainingBackend implements TrainingBackend {
             inputKernel.pointer(network.input().address());
             inputKernel.i32(network.input().pixels());
             inputTotalSlot = inputKernel.i64(1);
+            this.allReduce = rank == null || rank.size() == 1 ? null
+                    : new GradientAllReduce(rank, arena, ctx, parameters.flagsAddress(), BUCKET_VALUES);
             planMaxBatch();
             this.steadyBytes = memory.currentBytes();
         } catch (RuntimeException e) {
@@ -214,7 +245,20 @@ public final class CudaTrainingBackend implements TrainingBackend {
     }
 
     @Override
+    public int ranks() { return allReduce == null ? 1 : allReduce.ranks(); }
+
+    @Override
     public LossParts forwardBackward(TrainingBatch batch, float lossScale) {
+        return pass(batch, lossScale, false);
+    }
+
+    /** On a rank of a data-parallel run, the last pass sums the gradients over the ranks as its backward goes. */
+    @Override
+    public LossParts forwardBackward(TrainingBatch batch, float lossScale, boolean lastOfIteration) {
+        return pass(batch, lossScale, lastOfIteration && allReduce != null);
+    }
+
+    private LossParts pass(TrainingBatch batch, float lossScale, boolean sumOverRanks) {
         int n = batch.count();
         if (n <= 0 || n > maxBatch) throw new IllegalArgumentException("batch " + n + " outside 1.." + maxBatch);
         ctx.device.makeCurrent();
@@ -225,8 +269,13 @@ public final class CudaTrainingBackend implements TrainingBackend {
         network.clearForPass();
         network.forward(n);
         loss(batch, n, lossScale);
-        network.backward(n);
-        parameters.accumulateAndCheck();
+        if (sumOverRanks) {
+            network.backward(n, allReduce::afterLayer);
+            allReduce.finish();
+        } else {
+            network.backward(n);
+            parameters.accumulateAndCheck();
+        }
         Status.cuda(cudaMemcpyAsync(DevicePointer.at(lossHost.address()), DevicePointer.at(network.lossSums()), 40,
                 cudaMemcpyDeviceToHost, ctx.stream.handle()), "cudaMemcpyAsync loss");
         ctx.stream.synchronize();
@@ -337,6 +386,11 @@ public final class CudaTrainingBackend implements TrainingBackend {
         return new ModelWeights(0, 2, 5, seen, arena.toDarknet(host[0], host[1]));
     }
 
+    /** The FP32 masters in the arena's layout (a benchmark checks that data-parallel ranks hold the same bits). */
+    public float[] masterArena() {
+        return parameters.download(false)[0];
+    }
+
     // ------------------------------------------------------------------ for tests (same package)
 
     GpuTrainNetwork network() { return network; }
@@ -365,6 +419,7 @@ public final class CudaTrainingBackend implements TrainingBackend {
         try {
             ctx.stream.synchronize();
         } finally {
+            if (allReduce != null) allReduce.close();
             network.close();
             parameters.close();
             lossHost.close();

@@ -64,6 +64,12 @@ public record CudaTrainingOptions(int device, Precision precision, boolean stric
                 overwriteGradients, planCache);
     }
 
+    /** The same options on another GPU (a rank of a data-parallel run). */
+    public CudaTrainingOptions withDevice(int index) {
+        return new CudaTrainingOptions(index, precision, strictFp32, autotune, workspaceLimit, overwriteGradients,
+                planCache);
+    }
+
     /** The mode's name: mixed, fp32 or tf32. */
     public String modeName() {
         return precision == Precision.MIXED ? "mixed" : strictFp32 ? "fp32" : "tf32";

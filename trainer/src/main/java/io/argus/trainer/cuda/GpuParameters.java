@@ -222,6 +222,9 @@ final class GpuParameters implements AutoCloseable {
 
     ByteBuffer flagsView() { return flagsHost.host(); }
 
+    /** The device's overflow flag (an int, then the largest update's bits), for a data-parallel rank's check. */
+    long flagsAddress() { return flags.address(); }
+
     @Override
     public void close() {
         flagsHost.close();

@@ -342,6 +342,17 @@ final class GpuTrainNetwork implements AutoCloseable {
     }
 
     /**
+     * The backward pass, calling {@code afterLayer} with each layer's index once its backward is enqueued (layers from
+     * the last to the first): a data-parallel rank starts summing a bucket of weight gradients there.
+     */
+    void backward(int n, java.util.function.IntConsumer afterLayer) {
+        for (int i = layers.size() - 1; i >= 0; i--) {
+            clearAndBackward(i, n);
+            afterLayer.accept(i);
+        }
+    }
+
+    /**
      * One pass with device time measured per layer (events around each layer's forward and backward, waiting between
      * them, so the sum exceeds a normal pass by the gaps): a table of the slowest layers and the totals.
      */

@@ -16,6 +16,11 @@ import java.util.SplittableRandom;
  *
  * <p>As a {@link BatchSource} it makes each batch on the calling thread when asked: the reference the prefetching
  * loader is checked against, and all of its time is time the caller waits for data.
+ *
+ * <p>One rank of a data-parallel run reads its share ({@link #share}): of every iteration's {@code ranks x passes}
+ * batches, the {@code passes} consecutive ones from {@code rank x passes}. Its batch n (counted from 0, as this source
+ * hands them out) is batch {@link #globalBatch}(n) of the whole run, so the run trains on the same images whatever
+ * the number of ranks.
  */
 public final class DetectionBatches implements BatchSource {
     private final Dataset dataset;
@@ -24,13 +29,24 @@ public final class DetectionBatches implements BatchSource {
     private final int netH;
     private final int images;
     private final long seed;
+    private final int rank;
+    private final int ranks;
+    private final int passes;
     private long next;
     private long waitNanos;
     private long handedOut;
 
     /** {@code first}: index of the first batch to hand out (passes already done when resuming). */
     public DetectionBatches(Dataset dataset, Augmentation aug, int netW, int netH, int images, long seed, long first) {
+        this(dataset, aug, netW, netH, images, seed, first, 0, 1, 1);
+    }
+
+    private DetectionBatches(Dataset dataset, Augmentation aug, int netW, int netH, int images, long seed, long first,
+                             int rank, int ranks, int passes) {
         if (images <= 0) throw new IllegalArgumentException("images per batch: expected > 0, found " + images);
+        if (ranks <= 0 || rank < 0 || rank >= ranks || passes <= 0) {
+            throw new IllegalArgumentException("rank " + rank + " of " + ranks + " with " + passes + " passes");
+        }
         this.dataset = dataset;
         this.aug = aug;
         this.netW = netW;
@@ -38,6 +54,24 @@ public final class DetectionBatches implements BatchSource {
         this.images = images;
         this.seed = seed;
         this.next = first;
+        this.rank = rank;
+        this.ranks = ranks;
+        this.passes = passes;
+    }
+
+    /**
+     * Rank {@code rank}'s share of a data-parallel run over {@code ranks} ranks making {@code passes} passes each per
+     * iteration; {@code first} counts in the share's own batches (iterations done x passes when resuming).
+     */
+    public static DetectionBatches share(Dataset dataset, Augmentation aug, int netW, int netH, int images, long seed,
+                                         long first, int rank, int ranks, int passes) {
+        return new DetectionBatches(dataset, aug, netW, netH, images, seed, first, rank, ranks, passes);
+    }
+
+    /** The whole run's number of this source's batch n (n itself unless this is one rank's share). */
+    public long globalBatch(long n) {
+        if (ranks == 1) return n;
+        return n / passes * ((long) passes * ranks) + (long) rank * passes + n % passes;
     }
 
     public Dataset dataset() { return dataset; }
@@ -55,9 +89,9 @@ public final class DetectionBatches implements BatchSource {
     /** The batch the next call to {@link #next} hands out. */
     public long nextBatch() { return next; }
 
-    /** Batch k's random streams, one per image, split in order from the stream of (seed, k). */
+    /** Batch k's random streams, one per image, split in order from the stream of (seed, the run's number of k). */
     public SplittableRandom[] imageRandoms(long k) {
-        SplittableRandom batch = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + k);
+        SplittableRandom batch = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + globalBatch(k));
         SplittableRandom[] out = new SplittableRandom[images];
         for (int i = 0; i < images; i++) out[i] = batch.split();
         return out;
@@ -71,7 +105,7 @@ public final class DetectionBatches implements BatchSource {
         try {
             return Augmenter.sample(dataset, aug, random, netW, netH, into, slot * imageFloats());
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException(messageOf(e) + " (training batch " + k + ", image " + slot + " of "
+            throw new IllegalArgumentException(messageOf(e) + " (training batch " + globalBatch(k) + ", image " + slot + " of "
                     + images + ")", e);
         }
     }

@@ -13,6 +13,7 @@ import io.argus.trainer.optim.Ema;
 import io.argus.trainer.optim.OptimizerState;
 import io.argus.trainer.optim.Sgd;
 import io.argus.trainer.optim.SgdStep;
+import io.argus.trainer.parallel.HostAllReduce;
 import io.argus.trainer.precision.Fp16;
 import java.util.ArrayList;
 import org.bytedeco.openblas.global.openblas_nolapack;
@@ -35,10 +36,22 @@ public final class CpuTrainingBackend implements TrainingBackend {
     private final List<ParameterTensor> tensors = new ArrayList<>();
     private final Ema ema;
     private final int previousBlasThreads;
+    /** This backend's place in a data-parallel run (threads of this process), or null alone. */
+    private final HostAllReduce.Member rank;
 
     public CpuTrainingBackend(NetworkSpec spec, ModelWeights initial, int maxBatch, int threads, boolean fp16) {
+        this(spec, initial, maxBatch, threads, fp16, null);
+    }
+
+    /**
+     * One rank of a data-parallel run on the CPU (the stand-in for GPUs: the same loop, the gradients summed through
+     * {@code rank}); {@code rank} null: alone.
+     */
+    public CpuTrainingBackend(NetworkSpec spec, ModelWeights initial, int maxBatch, int threads, boolean fp16,
+                              HostAllReduce.Member rank) {
         this.spec = spec;
         this.fp16 = fp16;
+        this.rank = rank;
         // Parallelism comes from the workers, one SGEMM per image and thread. OpenBLAS's own threads would nest under
         // them, and they spin: on a busy machine that turns a 100 ms iteration into seconds.
         this.previousBlasThreads = openblas_nolapack.blas_get_num_threads();
@@ -84,6 +97,16 @@ public final class CpuTrainingBackend implements TrainingBackend {
         net.forward(n);
         LossParts parts = net.loss(n, batch.truths(), lossScale);
         net.backward(n);
+        return parts;
+    }
+
+    @Override
+    public int ranks() { return rank == null ? 1 : rank.size(); }
+
+    @Override
+    public LossParts forwardBackward(TrainingBatch batch, float lossScale, boolean lastOfIteration) {
+        LossParts parts = forwardBackward(batch, lossScale);
+        if (lastOfIteration && rank != null) rank.sum(tensors.stream().map(ParameterTensor::gradient).toList());
         return parts;
     }
 

@@ -10,6 +10,10 @@ import io.argus.trainer.precision.LossScaler;
  * (the scaler halves the scale), otherwise SGD runs at the scheduled learning rate and the scaler sees the largest
  * weight update. Iterations count from 1, as Darknet's batch numbers; an iteration is counted whether or not its
  * step was applied.
+ *
+ * <p>On one rank of a data-parallel run ({@link TrainingBackend#ranks} > 1) the trainer makes only its share of the
+ * passes ({@link TrainingPlan#passesPerRank}); the backend's last pass sums the gradients over the ranks, so the
+ * overflow decision, the step (SGD over the whole {@code batch}) and the loss scaler are the same on every rank.
  */
 public final class Trainer {
     /** Called after every iteration, on the training thread. */
@@ -22,6 +26,7 @@ public final class Trainer {
     private final BatchSource data;
     private final TrainingPlan plan;
     private final LossScaler scaler;
+    private final int passes;
     private int iteration;
     private double secondsPerImage = Double.NaN;
     private double waitPerImage = Double.NaN;
@@ -38,8 +43,12 @@ public final class Trainer {
         this.data = data;
         this.plan = plan;
         this.scaler = scaler;
+        this.passes = plan.passesPerRank(backend.ranks());
         this.iteration = completed;
     }
+
+    /** Passes per iteration on this trainer's backend: subdivisions, or this rank's share of them. */
+    public int passes() { return passes; }
 
     public int completed() { return iteration; }
 
@@ -69,9 +78,9 @@ public final class Trainer {
         float scale = scaler.scale();
         LossParts loss = LossParts.ZERO;
         int images = 0;
-        for (int s = 0; s < plan.subdivisions(); s++) {
+        for (int s = 0; s < passes; s++) {
             TrainingBatch batch = data.next();
-            loss = loss.plus(backend.forwardBackward(batch, scale));
+            loss = loss.plus(backend.forwardBackward(batch, scale, s == passes - 1));
             images += batch.count();
         }
         float rate = plan.learningRate().at(number);
@@ -93,7 +102,7 @@ public final class Trainer {
         double waitedPerImage = waited / Math.max(1, images);
         secondsPerImage = Double.isNaN(secondsPerImage) ? perImage : 0.9 * secondsPerImage + 0.1 * perImage;
         waitPerImage = Double.isNaN(waitPerImage) ? waitedPerImage : 0.9 * waitPerImage + 0.1 * waitedPerImage;
-        double eta = (plan.maxBatches() - iteration) * (double) plan.batch() * secondsPerImage;
+        double eta = (plan.maxBatches() - iteration) * (double) passes * plan.miniBatch() * secondsPerImage;
         return new IterationStats(number, plan.maxBatches(), loss.dividedBy(Math.max(1, images)), scale, applied,
                 scaler.skipped(), rate, 1 / secondsPerImage, eta, waited,
                 secondsPerImage > 0 ? waitPerImage / secondsPerImage : 0);

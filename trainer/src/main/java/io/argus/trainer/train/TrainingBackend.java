@@ -35,6 +35,24 @@ public interface TrainingBackend extends AutoCloseable {
      */
     LossParts forwardBackward(TrainingBatch batch, float lossScale);
 
+    /**
+     * The ranks of the data-parallel run this backend is one of: 1 when it trains alone. With several, each rank
+     * trains on its own share of every iteration's mini-batches and the iteration's last pass leaves in every rank
+     * the sum of all ranks' gradients ({@link #forwardBackward(TrainingBatch, float, boolean)}), so that every rank
+     * takes the same step from the same weights and the ranks never drift apart.
+     */
+    default int ranks() { return 1; }
+
+    /**
+     * A pass that knows whether it is its iteration's last ({@link Trainer} calls this one). On a rank of a
+     * data-parallel run the last pass also sums the accumulated gradients over every rank, in place (a GPU does it
+     * in buckets while the rest of the backward pass runs); the overflow check that follows then sees the sum, so
+     * every rank skips or takes the step alike. Alone, the same as {@link #forwardBackward(TrainingBatch, float)}.
+     */
+    default LossParts forwardBackward(TrainingBatch batch, float lossScale, boolean lastOfIteration) {
+        return forwardBackward(batch, lossScale);
+    }
+
     /** Whether any accumulated gradient is Inf or NaN. */
     boolean gradientsOverflowed();
 

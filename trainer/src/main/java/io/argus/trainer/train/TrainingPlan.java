@@ -31,4 +31,21 @@ public record TrainingPlan(int batch, int subdivisions, int maxBatches, float mo
 
     /** Images per pass. */
     public int miniBatch() { return batch / subdivisions; }
+
+    /**
+     * Passes each of {@code ranks} ranks of a data-parallel run makes per iteration: the iteration's
+     * {@code subdivisions} mini-batches of {@link #miniBatch} images shared out evenly, so the run's update is the
+     * update of {@code batch} images, whatever the number of ranks (and a run can resume on another number of GPUs).
+     */
+    public int passesPerRank(int ranks) {
+        if (ranks <= 0) throw new IllegalArgumentException("ranks: expected > 0, found " + ranks);
+        if (subdivisions % ranks != 0) {
+            throw new IllegalArgumentException("batch=" + batch + " and subdivisions=" + subdivisions + " make "
+                    + subdivisions + " mini-batch" + (subdivisions == 1 ? "" : "es") + " of " + miniBatch()
+                    + " images per iteration, which do not share out over " + ranks + " GPUs: set subdivisions (and"
+                    + " batch) so that subdivisions is a multiple of " + ranks + ", e.g. batch=" + miniBatch() * ranks
+                    + " subdivisions=" + ranks + " for " + miniBatch() + " images per GPU and pass");
+        }
+        return subdivisions / ranks;
+    }
 }

@@ -10,8 +10,13 @@ import io.argus.trainer.data.DataFile;
 import io.argus.trainer.data.Dataset;
 import io.argus.trainer.data.DetectionBatches;
 import io.argus.trainer.data.PrefetchingBatches;
+import io.argus.trainer.loss.LossParts;
+import io.argus.trainer.parallel.RankThreads;
 import io.argus.trainer.precision.LossScaler;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -70,6 +75,39 @@ public final class TrainingRun {
     /** The CPU backend. */
     public static final BackendFactory CPU = CpuTrainingBackend::new;
 
+    /**
+     * The backends of a run: one ({@link #alone}), or one per rank of a data-parallel run, each opened on its rank's
+     * own thread and summing its gradients with the others' (NCCL between GPUs; the host between CPU ranks).
+     */
+    public interface Backends extends AutoCloseable {
+        int ranks();
+
+        /** Rank {@code rank}'s backend (called on that rank's thread). */
+        TrainingBackend open(int rank, NetworkSpec spec, ModelWeights initial, int miniBatch, int threads,
+                             boolean fp16);
+
+        /** A rank failed: release the ranks waiting for it in a collective. */
+        default void abort() {}
+
+        /** After every rank's backend is closed. */
+        @Override
+        default void close() {}
+    }
+
+    /** A run of one backend, on the caller's thread. */
+    public static Backends alone(BackendFactory factory) {
+        return new Backends() {
+            @Override
+            public int ranks() { return 1; }
+
+            @Override
+            public TrainingBackend open(int rank, NetworkSpec spec, ModelWeights initial, int miniBatch, int threads,
+                                        boolean fp16) {
+                return factory.open(spec, initial, miniBatch, threads, fp16);
+            }
+        };
+    }
+
     private TrainingRun() {}
 
     public static Path lastWeights(Path out, NetworkSpec spec) {
@@ -89,6 +127,18 @@ public final class TrainingRun {
      * returns ({@link Result#suspended}), so a signal handler stops it between iterations, never inside one.
      */
     public static Result run(Options o, Listener listener, BackendFactory backends, BooleanSupplier suspend) {
+        return run(o, listener, alone(backends), suspend);
+    }
+
+    /**
+     * Runs the job on {@code backends.ranks()} ranks: every rank trains on its share of each iteration's mini-batches
+     * ({@link DetectionBatches#share}), their gradients are summed in each iteration's last pass, and all ranks step
+     * alike, so the result is that of one backend making all the passes (up to the order of additions and each rank's
+     * batch-norm statistics). Rank 0 reports and writes the checkpoints (every rank holds the same weights, momentum
+     * and loss scale; rank 0's rolling batch-norm statistics are saved, as PyTorch's DDP keeps rank 0's). A checkpoint
+     * resumes on any number of ranks that shares out the iteration's mini-batches.
+     */
+    public static Result run(Options o, Listener listener, Backends backends, BooleanSupplier suspend) {
         NetworkSpec spec = NetworkSpec.load(o.cfg());
         DataFile data = DataFile.read(o.data());
         if (data.classes() != spec.classes()) {
@@ -116,48 +166,145 @@ public final class TrainingRun {
             initial = WeightsInit.darknet(spec, o.seed());
         }
         int threads = o.threads() > 0 ? o.threads() : Runtime.getRuntime().availableProcessors();
-        try (TrainingBackend backend = backends.open(spec, initial, plan.miniBatch(), threads, o.fp16());
-             PrefetchingBatches batches = loader(o, backend, threads, new DetectionBatches(train, Augmentation.of(spec),
-                     spec.net().width(), spec.net().height(), plan.miniBatch(), o.seed(),
-                     (long) completed * plan.subdivisions()))) {
-            if (resumed != null && resumed.optimizer() != null) backend.restoreOptimizerState(resumed.optimizer());
-            Trainer trainer = new Trainer(backend, batches, plan, scaler, completed);
-            listener.onStart(String.format("%s on %s: %d training images%s, batch %d (subdivisions %d), iterations "
-                            + "%d..%d; loader: %d thread%s, %d batches ahead",
-                    spec.name(), backend.name(), train.size(), train.packed() ? " (packed)" : "", plan.batch(),
-                    plan.subdivisions(), completed + 1, plan.maxBatches(), batches.threads(), batches.threads() == 1 ? "" : "s",
-                    batches.depth()));
-            int checkpointed = o.resume() ? completed : -1;
-            boolean suspended = false;
-            while (trainer.completed() < plan.maxBatches()) {
-                if (suspend.getAsBoolean()) {
-                    suspended = true;
-                    break;
+        int ranks = backends.ranks();
+        int passes = plan.passesPerRank(ranks);
+        int threadsPerRank = Math.max(1, threads / ranks);
+        List<TrainingBackend> opened = new ArrayList<>(Collections.nCopies(ranks, null));
+        List<PrefetchingBatches> loaders = new ArrayList<>(Collections.nCopies(ranks, null));
+        List<Trainer> trainers = new ArrayList<>(Collections.nCopies(ranks, null));
+        int from = completed;
+        Checkpoint.Resumed restore = resumed;
+        try (backends; RankThreads rankThreads = new RankThreads(ranks, "argus-train", backends::abort)) {
+            try {
+                rankThreads.onEach(r -> {
+                    TrainingBackend backend = backends.open(r, spec, initial, plan.miniBatch(), threadsPerRank, o.fp16());
+                    opened.set(r, backend);
+                    DetectionBatches share = DetectionBatches.share(train, Augmentation.of(spec), spec.net().width(),
+                            spec.net().height(), plan.miniBatch(), o.seed(), (long) from * passes, r, ranks, passes);
+                    loaders.set(r, loader(o, backend, threadsPerRank, ranks, share));
+                    if (restore != null && restore.optimizer() != null) {
+                        backend.restoreOptimizerState(restore.optimizer());
+                    }
+                    trainers.set(r, new Trainer(backend, loaders.get(r), plan, scaler(r, scaler, spec, restore), from));
+                    return null;
+                });
+                PrefetchingBatches first = loaders.get(0);
+                listener.onStart(String.format("%s on %s%s: %d training images%s, batch %d (subdivisions %d), "
+                                + "iterations %d..%d; loader: %d thread%s, %d batches ahead%s",
+                        spec.name(), opened.get(0).name(), ranks > 1 ? " and " + (ranks - 1) + " more rank"
+                                + (ranks > 2 ? "s" : "") + " (" + passes + " pass" + (passes == 1 ? "" : "es")
+                                + " of " + plan.miniBatch() + " images each per iteration)" : "",
+                        train.size(), train.packed() ? " (packed)" : "", plan.batch(), plan.subdivisions(),
+                        completed + 1, plan.maxBatches(), first.threads(), first.threads() == 1 ? "" : "s",
+                        first.depth(), ranks > 1 ? " per rank" : ""));
+                Trainer lead = trainers.get(0);
+                int checkpointed = o.resume() ? completed : -1;
+                boolean suspended = false;
+                double seconds = 0;
+                double waited = 0;
+                while (lead.completed() < plan.maxBatches()) {
+                    if (suspend.getAsBoolean()) {
+                        suspended = true;
+                        break;
+                    }
+                    long t0 = System.nanoTime();
+                    List<IterationStats> each = rankThreads.onEach(r -> trainers.get(r).iterate());
+                    seconds += (System.nanoTime() - t0) / 1e9;
+                    IterationStats stats = combine(each, plan, lead);
+                    waited += stats.dataWaitSeconds();
+                    listener.onIteration(stats);
+                    if (stats.iteration() % o.checkpointEvery() == 0 && stats.iteration() < plan.maxBatches()) {
+                        writeCheckpoint(rankThreads, o, spec, lead);
+                        checkpointed = stats.iteration();
+                        listener.onCheckpoint(last, stats.iteration());
+                    }
                 }
-                IterationStats stats = trainer.iterate();
-                listener.onIteration(stats);
-                if (stats.iteration() % o.checkpointEvery() == 0 && stats.iteration() < plan.maxBatches()) {
-                    Checkpoint.write(o.out(), spec, trainer, o.seed());
-                    checkpointed = stats.iteration();
-                    listener.onCheckpoint(last, stats.iteration());
+                if (checkpointed != lead.completed()) {
+                    writeCheckpoint(rankThreads, o, spec, lead);
+                    listener.onCheckpoint(last, lead.completed());
                 }
+                LossScaler leadScaler = lead.scaler();
+                return new Result(last, lead.completed(), leadScaler.scale(), leadScaler.skipped(), suspended,
+                        ranks == 1 ? lead.seconds() : seconds, ranks == 1 ? lead.dataWaitSeconds() : waited);
+            } finally {
+                closeRanks(rankThreads, loaders, opened);
             }
-            if (checkpointed != trainer.completed()) {
-                Checkpoint.write(o.out(), spec, trainer, o.seed());
-                listener.onCheckpoint(last, trainer.completed());
-            }
-            return new Result(last, trainer.completed(), scaler.scale(), scaler.skipped(), suspended, trainer.seconds(),
-                    trainer.dataWaitSeconds());
         }
+    }
+
+    /** Rank 0 uses the run's scaler (restored from the checkpoint); the others a copy in the same state. */
+    private static LossScaler scaler(int rank, LossScaler lead, NetworkSpec spec, Checkpoint.Resumed resumed) {
+        if (rank == 0) return lead;
+        LossScaler copy = LossScaler.of(spec.net().training());
+        if (resumed != null && resumed.scaler() != null) resumed.scaler().restoreInto(copy);
+        return copy;
+    }
+
+    /** Rank 0's state, written on rank 0's thread (a GPU backend reads its device there). */
+    private static void writeCheckpoint(RankThreads rankThreads, Options o, NetworkSpec spec, Trainer lead) {
+        rankThreads.onEach(r -> {
+            if (r == 0) Checkpoint.write(o.out(), spec, lead, o.seed());
+            return null;
+        });
+    }
+
+    /**
+     * One line for the ranks' iteration: its loss per image averaged over the ranks (each trained the same number of
+     * images), images per second summed, the longest data wait; the rest is the same on every rank.
+     */
+    static IterationStats combine(List<IterationStats> each, TrainingPlan plan, Trainer lead) {
+        if (each.size() == 1) return each.get(0);
+        LossParts loss = LossParts.ZERO;
+        double imagesPerSecond = 0;
+        double waited = 0;
+        double share = 0;
+        for (IterationStats s : each) {
+            loss = loss.plus(s.lossPerImage());
+            imagesPerSecond += s.imagesPerSecond();
+            waited = Math.max(waited, s.dataWaitSeconds());
+            share = Math.max(share, s.dataWaitShare());
+        }
+        IterationStats r0 = each.get(0);
+        double eta = (plan.maxBatches() - r0.iteration()) * (double) plan.batch() / imagesPerSecond;
+        return new IterationStats(r0.iteration(), r0.maxBatches(), loss.dividedBy(each.size()), r0.lossScale(),
+                r0.applied(), r0.skipped(), r0.learningRate(), imagesPerSecond, eta, waited, share);
+    }
+
+    /** Closes every rank's loader and backend on its own thread; the first failure is thrown after all are tried. */
+    private static void closeRanks(RankThreads rankThreads, List<PrefetchingBatches> loaders,
+                                   List<TrainingBackend> opened) {
+        RuntimeException failure = null;
+        try {
+            rankThreads.onEach(r -> {
+                RuntimeException e = null;
+                try {
+                    if (loaders.get(r) != null) loaders.get(r).close();
+                } catch (RuntimeException x) {
+                    e = x;
+                }
+                try {
+                    if (opened.get(r) != null) opened.get(r).close();
+                } catch (RuntimeException x) {
+                    if (e == null) e = x;
+                }
+                if (e != null) throw e;
+                return null;
+            });
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        if (failure != null && !rankThreads.aborted()) throw failure;
     }
 
     /**
      * The batch loader: by default one thread per processor the backend leaves free (the CPU backend computes on
      * {@code threads}; a GPU backend's feeding is one thread), at least one.
      */
-    private static PrefetchingBatches loader(Options o, TrainingBackend backend, int threads, DetectionBatches batches) {
+    private static PrefetchingBatches loader(Options o, TrainingBackend backend, int threads, int ranks,
+                                             DetectionBatches batches) {
         int training = "cpu".equals(backend.kind()) ? threads : 1;
-        int loaderThreads = o.loaderThreads() > 0 ? o.loaderThreads() : PrefetchingBatches.defaultThreads(training);
+        int loaderThreads = o.loaderThreads() > 0 ? Math.max(1, o.loaderThreads() / ranks)
+                : Math.max(1, PrefetchingBatches.defaultThreads(training * ranks) / ranks);
         int depth = o.loaderDepth() > 0 ? o.loaderDepth() : PrefetchingBatches.DEFAULT_DEPTH;
         return new PrefetchingBatches(batches, loaderThreads, depth);
     }
