@@ -88,6 +88,11 @@ public final class CudaBench {
      * the pipeline, not that.
      */
     private DetectParams realisticThreshold(CudaBackend backend, BgrImage picture) {
+        return realisticThreshold(backend, picture, out);
+    }
+
+    /** As above, printing the choice on {@code out}; also used by {@link GpuScalingBench}'s command line. */
+    public static DetectParams realisticThreshold(CudaBackend backend, BgrImage picture, PrintStream out) {
         for (float t : new float[] {0.25f, 0.5f, 0.75f, 0.9f, 0.95f, 0.99f, 0.999f}) {
             DetectParams p = new DetectParams(t, 0.45f, null);
             int found = backend.detect(List.of(picture), p).get(0).size();

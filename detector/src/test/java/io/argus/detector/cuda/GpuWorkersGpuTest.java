@@ -41,9 +41,9 @@ class GpuWorkersGpuTest {
         }
         try (GpuWorkers workers = GpuWorkers.cuda(model, 2, options)) {
             System.out.println("GPU workers: " + workers.size());
-            List<CompletableFuture<List<List<Detection>>>> pending = new ArrayList<>();
+            List<CompletableFuture<GpuWorkers.Done>> pending = new ArrayList<>();
             for (int i = 0; i < 4 * workers.size(); i++) pending.add(workers.submit(images, params));
-            for (CompletableFuture<List<List<Detection>>> f : pending) assertEquals(expected, f.join());
+            for (CompletableFuture<GpuWorkers.Done> f : pending) assertEquals(expected, f.join().detections());
         }
     }
 }

@@ -34,12 +34,12 @@ class GpuWorkersTest {
         }
         assertTrue(expected.get(0).size() + expected.get(1).size() > 0, "the calibrated weights detect something");
         try (GpuWorkers workers = new GpuWorkers(2, i -> new CpuBackend(model, 2))) {
-            List<CompletableFuture<List<List<Detection>>>> pending = new ArrayList<>();
+            List<CompletableFuture<GpuWorkers.Done>> pending = new ArrayList<>();
             for (int i = 0; i < 6; i++) pending.add(workers.submit(images, params));
-            for (CompletableFuture<List<List<Detection>>> f : pending) assertEquals(expected, f.join());
+            for (CompletableFuture<GpuWorkers.Done> f : pending) assertEquals(expected, f.join().detections());
             // a batch larger than a backend's max batch is split and reassembled in order
             List<BgrImage> four = List.of(images.get(0), images.get(1), images.get(0), images.get(1));
-            List<List<Detection>> got = workers.submit(four, params).join();
+            List<List<Detection>> got = workers.submit(four, params).join().detections();
             assertEquals(List.of(expected.get(0), expected.get(1), expected.get(0), expected.get(1)), got);
             int[] done = workers.completedBatches();
             assertEquals(7, done[0] + done[1]);

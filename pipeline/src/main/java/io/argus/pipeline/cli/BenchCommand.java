@@ -1,14 +1,19 @@
 package io.argus.pipeline.cli;
 
 import io.argus.detector.BgrImage;
+import io.argus.detector.DetectParams;
 import io.argus.detector.Model;
 import io.argus.detector.bench.CudaBench;
+import io.argus.detector.bench.GpuScalingBench;
 import io.argus.detector.cpu.CpuInfo;
 import io.argus.detector.cpu.CpuNetwork;
 import io.argus.detector.cpu.CpuOptions;
 import io.argus.detector.cpu.CpuPrecision;
 import io.argus.detector.cpu.Int8Calibration;
 import io.argus.detector.cpu.OneDnnInfo;
+import io.argus.detector.cuda.CudaBackend;
+import io.argus.detector.cuda.CudaOptions;
+import io.argus.detector.cuda.GpuWorkers;
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.post.Preprocess;
 import io.argus.gpu.CudaRuntime;
@@ -68,13 +73,23 @@ final class BenchCommand implements Callable<Integer> {
             + "(default: $XDG_CACHE_HOME/argus/cpu-tuning, as argus run's cacheDir)")
     Path tuningDir;
 
+    @Option(names = "--gpus", split = ",", description = "cuda: inference scaling over GPUs 0..N-1 for each N, e.g. "
+            + "1,2,4: whole detect calls as a camera pipeline makes them (frames uploaded from host memory, preprocess, "
+            + "forward, decode, NMS) kept in flight on one worker per GPU; per N total and per-GPU images/s and the "
+            + "scaling over N x one GPU's, one line each: argus-gpus model=... batch=... gpus=N images/s=... "
+            + "per_gpu=... scaling=... (memory mode: the first of --memory)")
+    int[] gpus;
+
+    @Option(names = "--in-flight", defaultValue = "3", description = "cuda --gpus: batches outstanding per GPU")
+    int inFlight;
+
     @Option(names = "--seconds", defaultValue = "5", description = "minimum timed seconds per side and batch")
     double seconds;
 
     @Option(names = "--min-iterations", defaultValue = "5", description = "minimum timed iterations")
     int minIterations;
 
-    @Option(names = "--warmup", defaultValue = "2", description = "untimed iterations first")
+    @Option(names = "--warmup", defaultValue = "2", description = "untimed iterations first (--gpus: batches per GPU)")
     int warmup;
 
     @Option(names = "--image", description = "input image (default: config/samples/dog.jpg)")
@@ -82,6 +97,9 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (gpus != null && !backend.equalsIgnoreCase("cuda")) {
+            throw new IllegalArgumentException("--gpus measures GPUs: it needs --backend cuda");
+        }
         if (backend.equalsIgnoreCase("cuda")) return cuda();
         if (!backend.equalsIgnoreCase("cpu")) {
             throw new IllegalArgumentException("--backend " + backend + ": expected cpu or cuda");
@@ -195,8 +213,9 @@ final class BenchCommand implements Callable<Integer> {
      * The CUDA path: per batch size the forward as a CUDA graph and without, and detect end to end in each memory
      * mode; images/s, ms/batch and achieved TFLOP/s per line (peers for the GPU: scripts/gpu/torch_peer.py).
      */
-    private int cuda() {
+    private int cuda() throws InterruptedException {
         if (vs != null) throw new IllegalArgumentException("--vs is for the CPU; the GPU peer is scripts/gpu/torch_peer.py");
+        if (gpus != null) return gpuScaling();
         CudaRuntime.require();
         Model m = model.load(false);
         System.out.println("model: " + m.spec() + (model.weights == null ? ", random weights (seed " + model.seed + ")" : ""));
@@ -205,6 +224,39 @@ final class BenchCommand implements Callable<Integer> {
         new CudaBench(seconds, minIterations, warmup, System.out).run(m, batches, BgrImage.read(img), modes,
                 CudaSystemProperties.inference());
         return 0;
+    }
+
+    /**
+     * {@code --gpus}: for each batch size and GPU count N, whole detect calls kept in flight on one worker per GPU
+     * 0..N-1 ({@link GpuScalingBench}); the detect threshold is chosen once on GPU 0 as for the single-GPU bench.
+     */
+    private int gpuScaling() throws InterruptedException {
+        GpuScalingBench.counts(gpus, Integer.MAX_VALUE);   // bad counts fail before CUDA is asked
+        GpuScalingBench bench = new GpuScalingBench(seconds, warmup, inFlight, System.out);
+        CudaRuntime.require();
+        int[] counts = GpuScalingBench.counts(gpus, CudaRuntime.deviceCount());
+        Model m = model.load(false);
+        CudaOptions options = CudaSystemProperties.inference().withMemory(MemoryMode.parse(memory.get(0)));
+        BgrImage picture = BgrImage.read(image != null ? image : ProjectPaths.sample("dog.jpg"));
+        System.out.println("model: " + m.spec() + (model.weights == null ? ", random weights (seed " + model.seed + ")" : "")
+                + "; " + CudaRuntime.deviceCount() + " CUDA devices; " + CudaRuntime.versions() + "; memory "
+                + options.memory().name().toLowerCase(Locale.ROOT) + "; frames " + picture.width() + "x"
+                + picture.height());
+        DetectParams params;
+        try (CudaBackend probe = CudaBackend.open(m, 1, options.withDevice(0))) {
+            params = CudaBench.realisticThreshold(probe, picture, System.out);
+        }
+        for (int batch : batches) {
+            bench.run(m.spec().name(), counts, batch, n -> GpuWorkers.cuda(m, batch, options, firstDevices(n)), picture,
+                    params);
+        }
+        return 0;
+    }
+
+    private static int[] firstDevices(int n) {
+        int[] ids = new int[n];
+        for (int i = 0; i < n; i++) ids[i] = i;
+        return ids;
     }
 
     private Peer peer(String name, Model m, Path weights, Path img, CpuNetwork net, int batch) {
