@@ -11,6 +11,7 @@ import io.argus.pipeline.frames.VideoFrame;
 import io.argus.pipeline.publish.DetectionMessage;
 import io.argus.pipeline.publish.Provenance;
 import io.argus.pipeline.publish.Snapshots;
+import io.argus.pipeline.video.NvdecPlacement;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Timer;
@@ -151,6 +152,7 @@ final class InferenceWorker implements Runnable {
         } finally {
             stopped = true;
             stats.alive = false;
+            NvdecPlacement.of(config.id()).serving(null);
             current.engine().close();   // several GPUs: returns once the batches they hold are done
             if (dispatch != null) {
                 try {
@@ -171,14 +173,21 @@ final class InferenceWorker implements Runnable {
     private void serve(Serving s) {
         serving = s.model();
         stats.backend = s.engine().backendName();
+        NvdecPlacement cameras = NvdecPlacement.of(config.id());
         if (s.engine() instanceof ModelEngine.SeveralGpus gpus) {
             if (dispatch == null) dispatch = new SeveralGpuDispatch(config.id(), new Publication());
             stats.gpus = gpus.workers();
-            gpus.workers().onRemoval(r -> log.log(Level.WARNING, "model " + config.id() + ": " + r.describe()
-                    + (r.workersLeft() > 0 ? "; its cameras' frames go to devices "
-                    + java.util.Arrays.toString(gpus.workers().liveDevices()) : "; no GPU left: detection stops")));
+            cameras.serving(gpus.workers().liveDevices());
+            gpus.workers().onRemoval(r -> {
+                int[] left = gpus.workers().liveDevices();
+                cameras.serving(left);   // its NVDEC cameras reconnect onto the others
+                log.log(Level.WARNING, "model " + config.id() + ": " + r.describe() + (left.length > 0
+                        ? "; its cameras' frames go to devices " + java.util.Arrays.toString(left)
+                        : "; no GPU left: detection stops"));
+            });
         } else {
             stats.gpus = null;
+            cameras.serving(null);
         }
     }
 

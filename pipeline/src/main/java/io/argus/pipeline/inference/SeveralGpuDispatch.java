@@ -19,8 +19,9 @@ import java.util.concurrent.LinkedBlockingQueue;
 
 /**
  * A model's batches on several GPUs, each camera's frames still published in order. The inference thread takes a
- * batch from {@link LatestFrames} only when a GPU is free (at most one batch in flight per live GPU, so frames wait in
- * the batcher, where a newer frame of the same camera replaces them, rather than in a GPU's queue), splits it by where
+ * batch from {@link LatestFrames} only when a GPU is free (at most one batch being detected per live GPU, so frames
+ * wait in the batcher, where a newer frame of the same camera replaces them, rather than in a GPU's queue; and at most
+ * two per GPU not yet published, so a slow publisher holds the batcher back rather than piling up), splits it by where
  * its frames live (host frames go to the GPU expected to finish first, an NVDEC frame to the GPU that decoded it) and
  * hands the parts to {@link GpuWorkers}. One publisher thread takes the batches in the order they were taken, waits
  * for their parts and publishes them: a camera's frame k is always published, and tracked, before its frame k+1,
@@ -49,7 +50,9 @@ final class SeveralGpuDispatch {
     private final Publisher publisher;
     private final BlockingQueue<InFlight> ordered = new LinkedBlockingQueue<>();
     private final Thread thread;
-    private int inFlight;   // guarded by this: batches taken and not yet published
+    // guarded by this
+    private int detecting;     // batches taken whose parts are not all done
+    private int unpublished;   // batches taken and not yet published
 
     SeveralGpuDispatch(String model, Publisher publisher) {
         this.publisher = publisher;
@@ -58,25 +61,35 @@ final class SeveralGpuDispatch {
         this.thread.start();
     }
 
-    /** Blocks until fewer than {@code limit} batches are in flight (at least one may always be). */
-    synchronized void awaitRoom(int limit) throws InterruptedException {
-        while (inFlight >= Math.max(1, limit)) wait();
+    /**
+     * Blocks until another batch may be taken: fewer than {@code gpus} being detected and fewer than twice that not
+     * yet published (one batch may always be taken, so with no GPU left batches still come and fail).
+     */
+    synchronized void awaitRoom(int gpus) throws InterruptedException {
+        int limit = Math.max(1, gpus);
+        while (detecting >= limit || unpublished >= 2 * limit) wait();
     }
 
     /** Blocks until every batch taken has been published. */
     synchronized void awaitIdle() throws InterruptedException {
-        while (inFlight > 0) wait();
+        while (unpublished > 0) wait();
+    }
+
+    private synchronized void detected() {
+        detecting--;
+        notifyAll();
     }
 
     private synchronized void published() {
-        inFlight--;
+        unpublished--;
         notifyAll();
     }
 
     /** Splits {@code frames} by the GPU they live on and submits each part; the publisher takes it from here. */
     void submit(GpuWorkers workers, LoadedModel model, List<VideoFrame> frames, DetectParams params) {
         synchronized (this) {
-            inFlight++;
+            detecting++;
+            unpublished++;
         }
         Map<Integer, List<Integer>> byDevice = new LinkedHashMap<>();
         for (int i = 0; i < frames.size(); i++) {
@@ -97,6 +110,8 @@ final class SeveralGpuDispatch {
             }
             parts.add(new Part(indexes, result));
         }
+        CompletableFuture.allOf(parts.stream().map(Part::result).toArray(CompletableFuture[]::new))
+                .whenComplete((done, failed) -> detected());
         ordered.add(new InFlight(model, frames, parts, start));
     }
 

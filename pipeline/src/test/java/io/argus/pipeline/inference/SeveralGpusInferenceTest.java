@@ -60,22 +60,32 @@ class SeveralGpusInferenceTest {
     final AtomicInteger superseded = new AtomicInteger();
     final AtomicInteger callsOnGpu1 = new AtomicInteger();
 
-    /** A CPU backend as "GPU 1": from call {@code FAILS_AT_CALL} on, its stream is broken. */
-    final class BreakingGpu implements InferenceBackend {
+    /**
+     * A CPU backend as a GPU that takes at least 20 ms a batch (so a second batch comes while the first runs, as on a
+     * loaded GPU); GPU 1's stream breaks at call {@code FAILS_AT_CALL}.
+     */
+    final class StandInGpu implements InferenceBackend {
         final CpuBackend cpu;
+        final int device;
 
-        BreakingGpu(CpuBackend cpu) { this.cpu = cpu; }
+        StandInGpu(CpuBackend cpu, int device) {
+            this.cpu = cpu;
+            this.device = device;
+        }
 
-        @Override public String name() { return "stand-in gpu 1"; }
+        @Override public String name() { return "stand-in gpu " + device; }
 
         @Override public int maxBatch() { return cpu.maxBatch(); }
 
         @Override
         public List<List<Detection>> detect(List<? extends Picture> pictures, DetectParams params) {
-            if (callsOnGpu1.incrementAndGet() >= FAILS_AT_CALL) {
+            if (device == 1 && callsOnGpu1.incrementAndGet() >= FAILS_AT_CALL) {
                 throw new CudaException("cudaGraphLaunch: unspecified launch failure (stand-in device 1)");
             }
-            return cpu.detect(pictures, params);
+            long until = System.nanoTime() + 20_000_000L;
+            List<List<Detection>> found = cpu.detect(pictures, params);
+            java.util.concurrent.locks.LockSupport.parkNanos(Math.max(0, until - System.nanoTime()));
+            return found;
         }
 
         @Override public float[] headOutput(int head, int image) { return cpu.headOutput(head, image); }
@@ -89,13 +99,12 @@ class SeveralGpusInferenceTest {
         FrameCodec.register(vertx.eventBus());
         Path models = TestMedia.home().resolve("config/models");
         config = new ModelConfig(MODEL, models.resolve("demo.cfg"), models.resolve("demo.weights"),
-                models.resolve("demo.names"), 0, 0, 1, null, Detector.Backend.CUDA, 2, 0, 0.25f, 0.45f, 100,
+                models.resolve("demo.names"), 0, 0, 1, null, Detector.Backend.CUDA, 2, 50, 0.25f, 0.45f, 100,
                 CudaOptions.defaults(), CpuOptions.DEFAULTS, CudaDevices.of(0, 1));
         Snapshots snapshots = new Snapshots(new SnapshotSettings(0, 0, 75), vertx.eventBus());
         verticle = new InferenceVerticle(config, snapshots, new ArgusMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)))
                 .withEngines((model, c) -> new ModelEngine.SeveralGpus(new GpuWorkers(new int[] {0, 1}, d -> {
-                    CpuBackend cpu = new CpuBackend(model, c.maxBatch());
-                    return d == 1 ? new BreakingGpu(cpu) : cpu;
+                    return new StandInGpu(new CpuBackend(model, c.maxBatch()), d);
                 }), model, c.detectorOptions().params()));
         vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
         for (String camera : CAMERAS) {
@@ -121,7 +130,8 @@ class SeveralGpusInferenceTest {
         try (Detector reference = Detector.open(model, new Detector.Options(Detector.Backend.CPU, 1,
                 config.detectorOptions().params()))) {
             for (long n = 0; n < rounds; n++) {
-                // one frame per camera, then all four messages: no frame waits long enough to be superseded
+                // one frame per camera (two batches of two: one per GPU), then all four messages: no frame waits
+                // long enough to be superseded
                 for (String camera : CAMERAS) {
                     vertx.eventBus().send(Addresses.frames(MODEL), new VideoFrame(camera, n, n * 40.0,
                             System.currentTimeMillis(), System.nanoTime(), 0, scene(camera, n), null, null,
