@@ -96,6 +96,7 @@ sealed interface ModelEngine extends AutoCloseable {
         boolean cuda = config.backend() == Detector.Backend.CUDA
                 || (config.backend() == Detector.Backend.AUTO && CudaRuntime.problem() == null);
         if (!cuda || !config.cudaDevices().several()) return new OneDetector(Detector.open(model, options));
+        CudaRuntime.require();   // backend cuda without CUDA: the reason, as for one GPU
         int[] devices = config.cudaDevices().resolve(CudaRuntime.deviceCount());
         if (devices.length == 1) {
             return new OneDetector(Detector.open(model, options.withCuda(config.cuda().withDevice(devices[0]))));
