@@ -218,7 +218,10 @@ public final class GpuWorkers implements AutoCloseable {
         return r;
     }
 
-    /** Told (on the failing worker's thread) each time a worker is taken out. */
+    /**
+     * Told (on the failing worker's thread) each time a worker is taken out, right after its batches were handed to
+     * the others (which may finish some first); {@link #removals()} has it before any of them completes.
+     */
     public GpuWorkers onRemoval(Consumer<Removal> listener) {
         this.onRemoval = listener != null ? listener : r -> { };
         return this;

@@ -1,6 +1,7 @@
 package io.argus.detector.cuda;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.argus.detector.BgrImage;
@@ -17,7 +18,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** One CUDA worker per GPU of this host: batches submitted concurrently give what one backend gives. */
+/**
+ * One CUDA worker per GPU of this host: batches submitted concurrently give what one backend gives, every GPU runs
+ * some, none is taken out.
+ */
 @Tag("gpu")
 class GpuWorkersGpuTest {
     @BeforeAll
@@ -44,6 +48,12 @@ class GpuWorkersGpuTest {
             List<CompletableFuture<GpuWorkers.Done>> pending = new ArrayList<>();
             for (int i = 0; i < 4 * workers.size(); i++) pending.add(workers.submit(images, params));
             for (CompletableFuture<GpuWorkers.Done> f : pending) assertEquals(expected, f.join().detections());
+            int[] batches = workers.completedBatches();
+            for (int i = 0; i < batches.length; i++) {
+                assertTrue(batches[i] > 0, "device " + workers.devices()[i] + " ran no batch: "
+                        + java.util.Arrays.toString(batches));
+            }
+            assertTrue(workers.removals().isEmpty(), workers.removals().toString());
         }
     }
 }

@@ -10,6 +10,7 @@ import io.argus.pipeline.frames.FramePool;
 import io.argus.pipeline.frames.VideoFrame;
 import io.argus.pipeline.video.DecoderChoice;
 import io.argus.pipeline.video.DecoderMode;
+import io.argus.pipeline.video.NvdecPlacement;
 import io.argus.pipeline.video.nvdec.NvdecRefusal;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -56,7 +57,9 @@ final class CameraReader {
     private volatile long stallClockFrom;
     private volatile boolean respawnPending;
     private volatile boolean decoderDecided;
-    private volatile int nvdecDevice = -1;   // the GPU NVDEC decodes on; -1: the CPU decoder
+    private volatile int nvdecDevice = -1;   // the model's GPU when NVDEC decodes; -1: the CPU decoder
+    private volatile int decodingOn = -1;    // the GPU this connection's NVDEC decodes on (NvdecPlacement's choice)
+    private final NvdecPlacement placement;
 
     CameraReader(CameraConfig camera, ModelConfig model, CameraUrl source, CameraSettings settings, FramePool pool,
                  CameraStats stats, Consumer<VideoFrame> sink) {
@@ -68,6 +71,7 @@ final class CameraReader {
         this.stats = stats;
         this.sink = sink;
         this.log = System.getLogger("argus.camera." + camera.id());
+        this.placement = NvdecPlacement.of(model.id());
     }
 
     void start() { spawn(generation, false); }
@@ -201,8 +205,9 @@ final class CameraReader {
     /**
      * {@code cameras[].decoder}, decided once per reader ({@link DecoderChoice}): NVDEC when the camera's model runs
      * on CUDA (auto) or when asked (nvdec); an explicit nvdec the model cannot use (it runs on the CPU, or CUDA is not
-     * usable) stops the camera with the reason. Whether NVDEC takes the stream is known only at open: see
-     * {@link #refused}.
+     * usable), or a {@code decodeDevice} that is not one of the model's GPUs, stops the camera with the reason. Which
+     * GPU decodes is asked at every connection ({@link NvdecPlacement}). Whether NVDEC takes the stream is known only
+     * at open: see {@link #refused}.
      */
     private boolean decoderChosen() {
         if (decoderDecided) return true;
@@ -213,6 +218,11 @@ final class CameraReader {
                     cudaProblem);
             nvdecDevice = c.nvdec() ? c.device() : -1;
             if (!c.nvdec() && c.reason() != null) fallBack(c.reason().name(), c.detail());
+            if (c.nvdec() && camera.decodeDevice() >= 0 && !model.cudaDevices().includes(camera.decodeDevice())) {
+                throw new NvdecRefusal(camera.id(), NvdecRefusal.Reason.NOT_THE_MODELS_GPU, "decodeDevice "
+                        + camera.decodeDevice() + " is not one of model " + model.id() + "'s GPUs (cuda devices "
+                        + model.cudaDevices().describe() + ")");
+            }
         } catch (NvdecRefusal e) {
             stats.lastError = e.getMessage();
             stats.state = State.STOPPED;
@@ -263,10 +273,20 @@ final class CameraReader {
 
     enum Outcome { FAILED, GOT_FRAMES, END_OF_FILE, RESTART }
 
+    /** One connection, on the GPU {@link NvdecPlacement} gives it for NVDEC (asked again at every connection). */
     private Outcome attempt(int gen) {
-        FrameDecoder d = nvdecDevice >= 0
-                ? new NvdecFrameDecoder(camera.id(), source, settings, nvdecDevice, pool)
-                : new CpuFrameDecoder(source, settings, pool);
+        int device = nvdecDevice >= 0 ? placement.take(camera.decodeDevice(), nvdecDevice) : -1;
+        decodingOn = device;
+        try {
+            return attempt(gen, device >= 0 ? new NvdecFrameDecoder(camera.id(), source, settings, device, pool)
+                    : new CpuFrameDecoder(source, settings, pool));
+        } finally {
+            decodingOn = -1;
+            if (device >= 0) placement.release(device);
+        }
+    }
+
+    private Outcome attempt(int gen, FrameDecoder d) {
         long t0 = System.nanoTime();
         attemptStartNanos = t0;
         stats.state = State.CONNECTING;
@@ -278,8 +298,9 @@ final class CameraReader {
             stats.lastFrameNanos = System.nanoTime();
             stats.state = State.STREAMING;
             stats.decoder = d.name();
-            log.log(Level.INFO, "camera {0} ({1}): connected in {2} ms, {3}x{4}, {5} decoder", camera.id(),
-                    source.redacted(), Math.round(stats.lastConnectMs), d.width(), d.height(), d.name());
+            log.log(Level.INFO, "camera {0} ({1}): connected in {2} ms, {3}x{4}, {5} decoder{6}", camera.id(),
+                    source.redacted(), Math.round(stats.lastConnectMs), d.width(), d.height(), d.name(),
+                    decodingOn >= 0 ? " on GPU " + decodingOn : "");
             return stream(d, gen);
         } catch (NvdecRefusal e) {
             return current(gen) ? refused(e) : Outcome.FAILED;
@@ -314,6 +335,13 @@ final class CameraReader {
         boolean sinceRewind = true;   // a picture came since the last rewind (else the file cannot be replayed)
         Pacer pacer = camera.realtime() && !source.live() ? new Pacer() : null;
         while (current(gen) && !paused) {
+            int gpu = decodingOn;
+            if (gpu >= 0 && !placement.serves(gpu)) {
+                // the model's GPU was taken out: its pictures could no longer be detected; reconnect onto another
+                stats.lastError = "GPU " + gpu + " no longer runs model " + model.id() + ": decoding moves to another";
+                log.log(Level.WARNING, "camera {0}: {1}", camera.id(), stats.lastError);
+                return Outcome.RESTART;
+            }
             long t0 = System.nanoTime();
             boolean got = d.decode();
             long t1 = System.nanoTime();

@@ -171,6 +171,7 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
         List<CameraConfig> cameras = new ArrayList<>();
         for (ConfigNode c : root.list("cameras")) cameras.add(CameraConfig.read(c, modelIds));
         CameraConfig.checkUnique(cameras);
+        CameraConfig.checkDecodeDevices(cameras, id -> models.get(modelIds.indexOf(id)));
         CameraSettings camera = CameraSettings.read(root.child("camera"));
         WebSocketSettings ws = WebSocketSettings.read(root.child("websocket"));
         SnapshotSettings snapshots = SnapshotSettings.read(root.child("snapshots"));

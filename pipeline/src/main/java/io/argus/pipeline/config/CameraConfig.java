@@ -19,10 +19,12 @@ import java.util.regex.Pattern;
  * @param realtime  file cameras: pace frames at the file's frame rate (a live camera's behaviour); false decodes as
  *                  fast as possible
  * @param decoder   auto | cpu | nvdec: who decodes (docs/pipeline.md "Decoders")
+ * @param decodeDevice the GPU NVDEC decodes on, one of the model's; -1: chosen (the model's GPU, or of several the
+ *                  one decoding the fewest of its cameras: {@link io.argus.pipeline.video.NvdecPlacement})
  * @param scene     zones, lines and the anchor point (docs/tracking.md); REST changes are kept apart (events/)
  */
 public record CameraConfig(String id, CameraUrl source, String model, boolean loop, boolean realtime,
-                           DecoderMode decoder, SceneRules scene) {
+                           DecoderMode decoder, int decodeDevice, SceneRules scene) {
     static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,63}");
 
     /** Reads one camera (from the config file or a REST body); {@code models}: the known model ids, first = default. */
@@ -36,6 +38,7 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
         boolean loop = n.bool("loop", true);
         boolean realtime = n.bool("realtime", true);
         DecoderMode decoder = DecoderMode.parse(n.oneOf("decoder", "auto", "auto", "cpu", "nvdec"));
+        int decodeDevice = n.integer("decodeDevice", -1, 0, CudaSections.MAX_DEVICE);
         String model = n.string("model", models.isEmpty() ? null : models.get(0));
         if (model == null || !models.contains(model)) {
             throw new ConfigException(n.key("model"), "unknown model \"" + model + "\" (models: " + String.join(", ", models) + ")");
@@ -48,7 +51,7 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
         }
         SceneRules scene = SceneRules.read(n, n.json());
         n.finish();
-        return new CameraConfig(id, source, model, loop, realtime, decoder, scene);
+        return new CameraConfig(id, source, model, loop, realtime, decoder, decodeDevice, scene);
     }
 
     /** A camera from a REST request body; relative file paths resolve against {@code baseDir}. */
@@ -57,10 +60,12 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
     }
 
     public JsonObject toJson() {
-        return new JsonObject().put("id", id).put("url", source.redacted()).put("kind", source.kind().name().toLowerCase(java.util.Locale.ROOT))
+        JsonObject j = new JsonObject().put("id", id).put("url", source.redacted()).put("kind", source.kind().name().toLowerCase(java.util.Locale.ROOT))
                 .put("model", model).put("loop", loop).put("realtime", realtime)
                 .put("transport", source.transport()).put("decoder", decoder.configName())
                 .put("zones", scene.zonesJson()).put("lines", scene.linesJson()).put("anchor", scene.anchor().configName());
+        if (decodeDevice >= 0) j.put("decodeDevice", decodeDevice);
+        return j;
     }
 
     /**
@@ -72,7 +77,23 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
                 .put("realtime", realtime).put("decoder", decoder.configName())
                 .put("zones", scene.zonesJson()).put("lines", scene.linesJson()).put("anchor", scene.anchor().configName());
         if (source.transport() != null) j.put("transport", source.transport());
+        if (decodeDevice >= 0) j.put("decodeDevice", decodeDevice);
         return j;
+    }
+
+    /**
+     * A camera's {@code decodeDevice} must be one of its model's GPUs: an NVDEC picture can only be detected on the
+     * GPU that decoded it.
+     */
+    static void checkDecodeDevices(List<CameraConfig> cameras, java.util.function.Function<String, ModelConfig> models) {
+        for (int i = 0; i < cameras.size(); i++) {
+            CameraConfig c = cameras.get(i);
+            ModelConfig m = models.apply(c.model());
+            if (c.decodeDevice() >= 0 && !m.cudaDevices().includes(c.decodeDevice())) {
+                throw new ConfigException("cameras[" + i + "].decodeDevice", "expected one of model \"" + m.id()
+                        + "\"'s GPUs (cuda devices " + m.cudaDevices().describe() + "), found " + c.decodeDevice());
+            }
+        }
     }
 
     static void checkUnique(List<CameraConfig> cameras) {

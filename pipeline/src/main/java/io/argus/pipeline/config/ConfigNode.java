@@ -163,6 +163,20 @@ public final class ConfigNode {
         return out;
     }
 
+    /**
+     * A list given either way: a YAML list, or one value (text or number) whose comma-separated parts are the items,
+     * as the environment gives it ({@code ARGUS_MODELS_0_CUDA_DEVICES=0,1}). Null when the key is absent.
+     */
+    public List<String> listOrValue(String name) {
+        Object v = raw(name);
+        if (v == null) return null;
+        if (v instanceof JsonArray) return strings(name);
+        if (v instanceof JsonObject) throw new ConfigException(key(name), "expected a list (- items) or a value, found a section");
+        List<String> out = new ArrayList<>();
+        for (String part : v.toString().split(",", -1)) out.add(part.strip());
+        return out;
+    }
+
     /** A file path, resolved against the config file's directory when relative; must exist when {@code mustExist}. */
     public Path path(String name, Path def, boolean mustExist) {
         String s = string(name, null);

@@ -4,11 +4,13 @@ import io.argus.detector.cuda.CudaOptions;
 import io.argus.gpu.MemoryMode;
 import io.argus.trainer.cuda.CudaTrainingOptions;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The {@code cuda:} sections of argus.yaml: a model's ({@code models[].cuda}) and the fine-tune's
- * ({@code training.cuda}), read into the engine's plain option records. Each model can name its own GPU and memory
- * mode, so two models can run on two devices; every key has an environment override like any other
+ * ({@code training.cuda}), read into the engine's plain option records. Each model can name its own GPU (or GPUs)
+ * and memory mode, so two models can run on two devices, or one model on several; every key has an environment override like any other
  * ({@code ARGUS_MODELS_0_CUDA_DEVICE}, {@code ARGUS_TRAINING_CUDA_PRECISION}). The sections are read whatever the
  * backend, so a typo is an error even on a machine without a GPU.
  */
@@ -18,23 +20,65 @@ public final class CudaSections {
 
     private CudaSections() {}
 
+    /** A model's {@code cuda:} section: how its detectors are built, and on which GPUs. */
+    public record ModelCuda(CudaOptions options, CudaDevices devices) {}
+
     /**
-     * {@code models[].cuda}: {@code device}, {@code memory} (auto, device, unified), {@code graphs},
-     * {@code autotune}, {@code planCache} (the directory where chosen cuDNN plans are kept between runs, default
-     * ~/.cache/argus/plans; {@code off} keeps none). No workspace key: the inference backend sizes cuDNN's workspace to the largest plan it
-     * chose and has no limit to configure. Fusion and in-place routes keep their defaults (benchmark switches of
-     * {@code argus bench}).
+     * {@code models[].cuda}: {@code device} (one GPU) or {@code devices} (several: a list of indexes, or {@code all}),
+     * {@code memory} (auto, device, unified), {@code graphs}, {@code autotune}, {@code planCache} (the directory where
+     * chosen cuDNN plans are kept between runs, default ~/.cache/argus/plans; {@code off} keeps none). No workspace
+     * key: the inference backend sizes cuDNN's workspace to the largest plan it chose and has no limit to configure.
+     * Fusion and in-place routes keep their defaults (benchmark switches of {@code argus bench}). The options' device
+     * is the first of the devices.
      */
-    public static CudaOptions inference(ConfigNode n) {
+    public static ModelCuda model(ConfigNode n) {
         CudaOptions d = CudaOptions.defaults();
-        int device = n.integer("device", d.device(), 0, MAX_DEVICE);
+        CudaDevices devices = devices(n, d.device());
         String memory = n.oneOf("memory", d.memory().name().toLowerCase(java.util.Locale.ROOT), "auto", "device",
                 "unified");
         boolean graphs = n.bool("graphs", d.graphs());
         int autotune = n.integer("autotune", d.autotune(), 1, 64);
         Path planCache = planCache(n, d.planCache());
         n.finish();
-        return new CudaOptions(device, MemoryMode.parse(memory), d.fusion(), graphs, d.inPlace(), autotune, planCache);
+        CudaOptions options = new CudaOptions(devices.first(), MemoryMode.parse(memory), d.fusion(), graphs,
+                d.inPlace(), autotune, planCache);
+        return new ModelCuda(options, devices);
+    }
+
+    /** {@code device: N} or {@code devices: [N, ...] | all}, not both; neither: {@code def} alone. */
+    private static CudaDevices devices(ConfigNode n, int def) {
+        int device = n.integer("device", -1, 0, MAX_DEVICE);
+        List<String> items = n.listOrValue("devices");
+        if (items == null) return CudaDevices.of(device >= 0 ? device : def);
+        String found = items.size() == 1 ? "\"" + items.get(0) + "\"" : "[" + String.join(", ", items) + "]";
+        if (device >= 0) {
+            throw new ConfigException(n.key("devices"), "give device (one GPU) or devices (several), not both; found "
+                    + "device " + device + " and devices " + found);
+        }
+        if (items.size() == 1 && items.get(0).equalsIgnoreCase("all")) return CudaDevices.ALL;
+        if (items.isEmpty()) {
+            throw new ConfigException(n.key("devices"), "expected device indexes in 0.." + MAX_DEVICE + " or all, found "
+                    + "an empty list");
+        }
+        List<Integer> listed = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            String item = items.get(i);
+            int index;
+            try {
+                index = Integer.parseInt(item);
+            } catch (NumberFormatException e) {
+                index = -1;
+            }
+            if (index < 0 || index > MAX_DEVICE) {
+                throw new ConfigException(n.key("devices") + "[" + i + "]", "expected a device index in 0.." + MAX_DEVICE
+                        + (items.size() == 1 ? " or all" : "") + ", found \"" + item + "\"");
+            }
+            if (listed.contains(index)) {
+                throw new ConfigException(n.key("devices"), "device " + index + " listed twice in " + found);
+            }
+            listed.add(index);
+        }
+        return new CudaDevices(listed);
     }
 
     /** {@code planCache}: a directory (relative to the config file), or {@code off} for none. */

@@ -20,10 +20,12 @@ import java.util.regex.Pattern;
  * @param cuda    the GPU it runs on and how ({@code cuda:}, see {@link CudaSections#inference}); used when the backend
  *                is cuda, or auto and CUDA is usable
  * @param cpu     precision and convolution tuning on the CPU ({@code cpu:}, see {@link CpuSection})
+ * @param cudaDevices the GPUs it runs on ({@code cuda.device} or {@code cuda.devices}); {@code cuda}'s device is the
+ *                first of them
  */
 public record ModelConfig(String id, Path cfg, Path weights, Path names, int width, int height, long seed,
                           String version, Detector.Backend backend, int maxBatch, int maxWaitMs, float threshold,
-                          float nms, int maxDetections, CudaOptions cuda, CpuOptions cpu) {
+                          float nms, int maxDetections, CudaOptions cuda, CpuOptions cpu, CudaDevices cudaDevices) {
     static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
 
     static ModelConfig read(ConfigNode n) {
@@ -47,11 +49,19 @@ public record ModelConfig(String id, Path cfg, Path weights, Path names, int wid
         double threshold = n.number("threshold", 0.25, 0, 1);
         double nms = n.number("nms", 0.45, 0, 1);
         int maxDetections = n.integer("maxDetections", 100, 1, 100_000);
-        CudaOptions cuda = CudaSections.inference(n.child("cuda"));
+        CudaSections.ModelCuda cuda = CudaSections.model(n.child("cuda"));
         CpuOptions cpu = CpuSection.read(n.child("cpu"));
         n.finish();
         return new ModelConfig(id, cfg, weights, names, width, height, seed, version == null || version.isBlank() ? null : version,
-                Detector.Backend.valueOf(backend.toUpperCase(Locale.ROOT)), maxBatch, maxWaitMs, (float) threshold, (float) nms, maxDetections, cuda, cpu);
+                Detector.Backend.valueOf(backend.toUpperCase(Locale.ROOT)), maxBatch, maxWaitMs, (float) threshold, (float) nms, maxDetections, cuda.options(), cpu, cuda.devices());
+    }
+
+    /** On the one GPU of {@code cuda.device()} (or the CPU). */
+    public ModelConfig(String id, Path cfg, Path weights, Path names, int width, int height, long seed, String version,
+                       Detector.Backend backend, int maxBatch, int maxWaitMs, float threshold, float nms,
+                       int maxDetections, CudaOptions cuda, CpuOptions cpu) {
+        this(id, cfg, weights, names, width, height, seed, version, backend, maxBatch, maxWaitMs, threshold, nms,
+                maxDetections, cuda, cpu, CudaDevices.of(cuda.device()));
     }
 
     /** How this model's detector is opened (at start and for every hot swap): backend, batch, thresholds, GPU. */

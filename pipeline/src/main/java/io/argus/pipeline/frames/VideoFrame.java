@@ -78,6 +78,9 @@ public final class VideoFrame {
     /** The pixels as the detector takes them (host BGR or a GPU surface); valid until the last {@link #release()}. */
     public Picture picture() { return picture; }
 
+    /** The CUDA device the pixels live on (an NVDEC frame's decoder's); -1 for host pixels. */
+    public int device() { return device; }
+
     /** Whether the pixels are on the GPU (an NVDEC frame). */
     public boolean onGpu() { return device >= 0; }
 

@@ -1,6 +1,5 @@
 package io.argus.pipeline.inference;
 
-import io.argus.detector.Detector;
 import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.app.ArgusMetrics;
 import io.argus.pipeline.app.StartupProgress;
@@ -55,6 +54,7 @@ public final class InferenceVerticle extends VerticleBase {
     private MessageConsumer<JsonObject> control;
     private InferenceWorker worker;
     private final CameraTracks tracks;
+    private ModelEngine.Opener engines = ModelEngine::open;
 
     public InferenceVerticle(ModelConfig config, Snapshots snapshots, ArgusMetrics metrics) {
         this(config, snapshots, metrics, StartupProgress.NONE);
@@ -87,6 +87,10 @@ public final class InferenceVerticle extends VerticleBase {
         queue = new LatestFrames(config.maxBatch(), config.maxWaitMs());
         meters = metrics.group();
         metrics.queueDepth(meters, "batcher", config.id(), queue::depth);
+        metrics.gauge(meters, "argus.inference.gpus", "GPUs taking this model's batches (0: one detector, not "
+                + "several GPUs)", stats::liveGpus, "model", config.id());
+        metrics.gauge(meters, "argus.inference.gpus.removed", "GPUs taken out of this model after a CUDA error",
+                stats::removedGpus, "model", config.id());
         Promise<Void> ready = Promise.promise();
         worker = new InferenceWorker(config, queue, vertx.eventBus(), snapshots, stats, progress,
                 outcome -> context.runOnContext(v -> {
@@ -97,7 +101,8 @@ public final class InferenceVerticle extends VerticleBase {
                     }
                 }),
                 this::latency, metrics.batchSize(meters, config.id(), config.maxBatch()),
-                metrics.inference(meters, config.id()), metrics.detections(meters, config.id()), provenance, tracks);
+                metrics.inference(meters, config.id()), metrics.detections(meters, config.id()), provenance, tracks,
+                engines);
         swapThread = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "argus-swap-" + config.id());
             t.setDaemon(true);
@@ -178,14 +183,14 @@ public final class InferenceVerticle extends VerticleBase {
             swapThread.execute(() -> {
                 try {
                     LoadedModel m = LoadedModel.load(config, weights, version);
-                    Detector d = Detector.open(m.model(), config.detectorOptions());
+                    ModelEngine engine = engines.open(m.model(), config);
                     try {
-                        InferenceWorker.warmUp(d, config.maxBatch(), worker.lastFrameWidth(), worker.lastFrameHeight());
+                        engine.warmUp(config.maxBatch(), worker.lastFrameWidth(), worker.lastFrameHeight());
                     } catch (RuntimeException e) {
-                        d.close();
+                        engine.close();
                         throw e;
                     }
-                    InferenceWorker.Serving s = new InferenceWorker.Serving(m, d);
+                    InferenceWorker.Serving s = new InferenceWorker.Serving(m, engine);
                     ctx.runOnContext(v -> promise.complete(s));
                 } catch (Throwable e) {
                     ctx.runOnContext(v -> promise.fail(e));
@@ -198,6 +203,12 @@ public final class InferenceVerticle extends VerticleBase {
         return loaded.compose(s -> Future.fromCompletionStage(worker.swap(s), context)
                 .map(replaced -> new JsonObject().put("id", config.id()).put("version", s.model().version())
                         .put("replaced", replaced.version())));
+    }
+
+    /** Before deploying: how the model's engine is opened (tests: CPU backends standing in for GPUs). */
+    InferenceVerticle withEngines(ModelEngine.Opener opener) {
+        this.engines = opener;
+        return this;
     }
 
     /** Shows every processed frame to {@code tap} (null: none). */
@@ -218,7 +229,8 @@ public final class InferenceVerticle extends VerticleBase {
         LoadedModel m = worker != null ? worker.serving() : null;
         JsonObject j = m != null ? m.toJson() : new JsonObject().put("id", config.id());
         return j.put("backendRequested", config.backend().name().toLowerCase(java.util.Locale.ROOT))
-                .put("cudaDevice", config.cuda().device()).put("queueDepth", queue.depth())
+                .put("cudaDevice", config.cuda().device()).put("cudaDevices", config.cudaDevices().toJson())
+                .put("queueDepth", queue.depth())
                 .put("stats", stats.toJson());
     }
 }

@@ -1,6 +1,5 @@
 package io.argus.pipeline.inference;
 
-import io.argus.detector.BgrImage;
 import io.argus.detector.Detection;
 import io.argus.detector.Detector;
 import io.argus.detector.Picture;
@@ -12,6 +11,7 @@ import io.argus.pipeline.frames.VideoFrame;
 import io.argus.pipeline.publish.DetectionMessage;
 import io.argus.pipeline.publish.Provenance;
 import io.argus.pipeline.publish.Snapshots;
+import io.argus.pipeline.video.NvdecPlacement;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Timer;
@@ -20,7 +20,6 @@ import io.vertx.core.json.JsonObject;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
@@ -30,17 +29,21 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * The inference thread of one model: loads the model, owns its {@link Detector} (not thread-safe: nobody else
- * touches it), takes batches from {@link LatestFrames}, detects, publishes one message per frame on
- * {@code argus.detections.<cameraId>}, offers frames to the snapshot encoder and the {@link FrameTap}, releases them.
+ * The inference thread of one model: loads the model, owns its {@link ModelEngine} (a {@link Detector}, not
+ * thread-safe: nobody else touches it; or one worker per GPU), takes batches from {@link LatestFrames}, detects,
+ * publishes one message per frame on {@code argus.detections.<cameraId>}, offers frames to the snapshot encoder and
+ * the {@link FrameTap}, releases them. With one detector all of that happens on this thread, batch after batch. With
+ * several GPUs this thread only takes batches and hands them out, one per free GPU, and a publisher thread publishes
+ * them in the order taken ({@link SeveralGpuDispatch}), so each camera's frames are still published and tracked in
+ * order.
  *
  * <p><b>Hot swap.</b> {@link #swap} hands over a model loaded and a detector opened elsewhere (beside the serving
  * one); the worker switches between two batches: the batch in flight finishes on the old model, the next batch runs
  * on the new one. The queue is not touched, so no frame is dropped or processed twice because of the swap.
  */
 final class InferenceWorker implements Runnable {
-    /** A model and the detector running it. */
-    record Serving(LoadedModel model, Detector detector) {}
+    /** A model and the engine running it. */
+    record Serving(LoadedModel model, ModelEngine engine) {}
 
     /** A requested switch and its outcome: the model it replaced. */
     private record Swap(Serving next, CompletableFuture<LoadedModel> replaced) {}
@@ -65,10 +68,15 @@ final class InferenceWorker implements Runnable {
     private volatile boolean stopped;
     private volatile int lastWidth;
     private volatile int lastHeight;
+    private SeveralGpuDispatch dispatch;   // made when a model first serves on several GPUs
+    private final ModelEngine.Opener engines;
+    private volatile String lastFailure;   // the last detect error logged, so a dead GPU set does not flood the log
 
     InferenceWorker(ModelConfig config, LatestFrames queue, EventBus bus, Snapshots snapshots, ModelStats stats,
                     StartupProgress progress, Consumer<Object> onReady, Function<String, Timer> latency, DistributionSummary batchSize,
-                    Timer inference, Counter detections, Provenance provenance, CameraTracks tracks) {
+                    Timer inference, Counter detections, Provenance provenance, CameraTracks tracks,
+                    ModelEngine.Opener engines) {
+        this.engines = engines;
         this.config = config;
         this.queue = queue;
         this.bus = bus;
@@ -88,13 +96,13 @@ final class InferenceWorker implements Runnable {
     @Override
     public void run() {
         LoadedModel model;
-        Detector detector;
+        ModelEngine engine;
         StartupProgress.Step loading = progress.step("loading model \"" + config.id() + "\" (" + shown(config.cfg())
                 + ", backend " + config.backend().name().toLowerCase(Locale.ROOT) + ")");
         try {
             model = LoadedModel.load(config);
-            detector = Detector.open(model.model(), config.detectorOptions());
-            loading.done(detector.backendName());
+            engine = engines.open(model.model(), config);
+            loading.done(engine.backendName());
         } catch (Throwable e) {
             loading.failed(e);
             stats.error = e.getMessage();
@@ -104,27 +112,37 @@ final class InferenceWorker implements Runnable {
         StartupProgress.Step warming = progress.step("warming up \"" + config.id() + "\" (batch sizes "
                 + (config.maxBatch() == 1 ? "1" : "1.." + config.maxBatch()) + ")");
         try {
-            warmUp(detector, config.maxBatch(), 0, 0);
+            engine.warmUp(config.maxBatch(), 0, 0);
             warming.done();
         } catch (Throwable e) {
             warming.failed(e);
-            detector.close();
+            engine.close();
             stats.error = e.getMessage();
             onReady.accept(e);
             return;
         }
-        stats.backend = detector.backendName();
+        Serving current = new Serving(model, engine);
+        serve(current);
         stats.loaded = true;
         stats.alive = true;
-        serving = model;
         onReady.accept(model);
-        Serving current = new Serving(model, detector);
         try {
-            LatestFrames.Batch batch;
-            while ((batch = queue.takeBatch()) != null) {
+            while (true) {
+                if (current.engine() instanceof ModelEngine.SeveralGpus gpus) {
+                    dispatch.awaitRoom(gpus.workers().liveDevices().length);
+                }
+                LatestFrames.Batch batch = queue.takeBatch();
+                if (batch == null) break;
                 Swap s = pending.getAndSet(null);
                 if (s != null) current = switchTo(current, s);
-                if (!batch.frames().isEmpty()) process(current.detector(), current.model(), batch);
+                if (batch.frames().isEmpty()) continue;
+                switch (current.engine()) {
+                    case ModelEngine.OneDetector one -> process(one.detector(), current.model(), batch);
+                    case ModelEngine.SeveralGpus gpus -> {
+                        remember(batch.frames().get(0));
+                        dispatch.submit(gpus.workers(), current.model(), batch.frames(), gpus.params());
+                    }
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -134,22 +152,43 @@ final class InferenceWorker implements Runnable {
         } finally {
             stopped = true;
             stats.alive = false;
-            current.detector().close();
+            NvdecPlacement.of(config.id()).serving(null);
+            current.engine().close();   // several GPUs: returns once the batches they hold are done
+            if (dispatch != null) {
+                try {
+                    dispatch.close();   // ... and published
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             Swap s = pending.getAndSet(null);
             if (s != null) abandon(s);
         }
     }
 
     /**
-     * Runs every batch size once on blank frames ({@code width} x {@code height}, or the network's input size when
-     * 0), so the first real batches do not pay for building the detector's primitives (oneDNN) or graphs (CUDA):
-     * without it the first frames of a start, or of a swapped-in model, come late.
+     * Starts serving {@code s}: its backend in the stats; on several GPUs the publisher thread (made once), the GPUs
+     * in the status, and a log line for each GPU taken out.
      */
-    static void warmUp(Detector d, int maxBatch, int width, int height) {
-        int w = width > 0 ? width : d.model().spec().net().width();
-        int h = height > 0 ? height : d.model().spec().net().height();
-        BgrImage blank = BgrImage.of(w, h, new byte[w * h * 3]);
-        for (int n = 1; n <= maxBatch; n++) d.detect(Collections.nCopies(n, blank));
+    private void serve(Serving s) {
+        serving = s.model();
+        stats.backend = s.engine().backendName();
+        NvdecPlacement cameras = NvdecPlacement.of(config.id());
+        if (s.engine() instanceof ModelEngine.SeveralGpus gpus) {
+            if (dispatch == null) dispatch = new SeveralGpuDispatch(config.id(), new Publication());
+            stats.gpus = gpus.workers();
+            cameras.serving(gpus.workers().liveDevices());
+            gpus.workers().onRemoval(r -> {
+                int[] left = gpus.workers().liveDevices();
+                cameras.serving(left);   // its NVDEC cameras reconnect onto the others
+                log.log(Level.WARNING, "model " + config.id() + ": " + r.describe() + (left.length > 0
+                        ? "; its cameras' frames go to devices " + java.util.Arrays.toString(left)
+                        : "; no GPU left: detection stops"));
+            });
+        } else {
+            stats.gpus = null;
+            cameras.serving(null);
+        }
     }
 
     /** A file as a person finds it: relative to the working directory when inside it. */
@@ -176,7 +215,7 @@ final class InferenceWorker implements Runnable {
     CompletableFuture<LoadedModel> swap(Serving next) {
         Swap s = new Swap(next, new CompletableFuture<>());
         if (!pending.compareAndSet(null, s)) {
-            next.detector().close();
+            next.engine().close();
             return CompletableFuture.failedFuture(new IllegalStateException("model " + config.id()
                     + ": another swap is in progress"));
         }
@@ -185,11 +224,11 @@ final class InferenceWorker implements Runnable {
         return s.replaced();
     }
 
-    private Serving switchTo(Serving old, Swap s) {
+    private Serving switchTo(Serving old, Swap s) throws InterruptedException {
         Serving next = s.next();
-        old.detector().close();
-        serving = next.model();
-        stats.backend = next.detector().backendName();
+        old.engine().close();   // several GPUs: returns once the batches they hold are done
+        if (dispatch != null) dispatch.awaitIdle();   // and published: the next batch's tracks follow theirs
+        serve(next);
         stats.swaps.increment();
         log.log(Level.INFO, "model " + config.id() + ": now serving " + next.model().version() + " (was "
                 + old.model().version() + ")");
@@ -198,66 +237,102 @@ final class InferenceWorker implements Runnable {
     }
 
     private void abandon(Swap s) {
-        s.next().detector().close();
+        s.next().engine().close();
         s.replaced().completeExceptionally(new IllegalStateException("model " + config.id() + ": the inference worker stopped"));
     }
 
+    /** One detector: detects {@code batch} on this thread, publishes it, releases its frames. */
     private void process(Detector detector, LoadedModel model, LatestFrames.Batch batch) {
         List<VideoFrame> frames = batch.frames();
         try {
             List<Picture> images = new ArrayList<>(frames.size());
             for (VideoFrame f : frames) images.add(f.picture());
-            lastWidth = images.get(0).width();
-            lastHeight = images.get(0).height();
+            remember(frames.get(0));
             long t0 = System.nanoTime();
             List<List<Detection>> found;
             try {
                 found = detector.detect(images);
             } catch (RuntimeException e) {
-                stats.failures.increment();
-                stats.error = e.getMessage();
-                log.log(Level.WARNING, "detect failed on a batch of " + frames.size() + ": " + e);
+                failed(frames, e);
                 return;
             }
             long t1 = System.nanoTime();
-            double inferenceMs = (t1 - t0) / 1e6;
-            StageTimes stages = detector.backend().lastStageTimes();
-            if (stages != null) {
-                stats.timedBatches.increment();
-                stats.gpuInputNanos.add(Math.round(stages.inputMs() * 1e6));
-                stats.gpuNetworkNanos.add(Math.round(stages.networkMs() * 1e6));
-                stats.gpuPostNanos.add(Math.round(stages.postMs() * 1e6));
-            }
-            stats.batches.increment();
-            stats.inferenceNanos.add(t1 - t0);
-            inference.record(t1 - t0, TimeUnit.NANOSECONDS);
-            batchSize.record(frames.size());
-            for (int i = 0; i < frames.size(); i++) {
-                VideoFrame f = frames.get(i);
-                List<Detection> kept = mostConfident(found.get(i), config.maxDetections());
-                long p0 = System.nanoTime();
-                double queueMs = (t0 - f.captureNanos()) / 1e6;
-                CameraTracks.Tracked tracked = tracks.update(f.cameraId(), kept, f.captureTimeMs(), f.width(),
-                        f.height());
-                stats.trackNanos.add(System.nanoTime() - p0);
-                JsonObject msg = DetectionMessage.of(f, kept, tracked.tracks(), tracked.ended(), model.id(), model.version(),
-                        queueMs, inferenceMs, frames.size());
-                if (!provenance.stamp(f.cameraId(), msg)) continue; // in a cluster: this node lost the camera's lease
-                bus.publish(Addresses.detections(f.cameraId()), msg);
-                long p1 = System.nanoTime();
-                latency.apply(f.cameraId()).record(p1 - f.captureNanos(), TimeUnit.NANOSECONDS);
-                stats.frames.increment();
-                stats.detections.add(kept.size());
-                detections.increment(kept.size());
-                stats.queueNanos.add(t0 - f.captureNanos());
-                stats.decodeNanos.add(Math.round(f.decodeMs() * 1e6));
-                stats.publishNanos.add(p1 - p0);
-                snapshots.offer(f, msg);
-                FrameTap t = tap;
-                if (t != null) offerTo(t, f, kept, model);
-            }
+            publish(model, frames, found, t0, t1, detector.backend().lastStageTimes(), frames.size());
         } finally {
             for (VideoFrame f : frames) f.release();
+        }
+    }
+
+    /** The frame size a swapped-in model is warmed up with. */
+    private void remember(VideoFrame f) {
+        lastWidth = f.width();
+        lastHeight = f.height();
+    }
+
+    private void failed(List<VideoFrame> frames, Throwable e) {
+        stats.failures.increment();
+        stats.error = e.getMessage();
+        String said = String.valueOf(e);
+        if (!said.equals(lastFailure)) {
+            log.log(Level.WARNING, "detect failed on a batch of " + frames.size() + ": " + said
+                    + " (the same error again on later batches is counted in failures, not logged)");
+        }
+        lastFailure = said;
+    }
+
+    /** Several GPUs: the publisher thread's side of {@link SeveralGpuDispatch}. */
+    private final class Publication implements SeveralGpuDispatch.Publisher {
+        @Override
+        public void publish(LoadedModel model, List<VideoFrame> frames, List<List<Detection>> found, long startNanos,
+                            long endNanos, StageTimes stages, int batchSize) {
+            InferenceWorker.this.publish(model, frames, found, startNanos, endNanos, stages, batchSize);
+        }
+
+        @Override
+        public void failed(List<VideoFrame> frames, Throwable cause) { InferenceWorker.this.failed(frames, cause); }
+    }
+
+    /**
+     * A batch's detections out: stats, each frame's tracks and message, snapshots, the tap. One batch at a time, in
+     * the order batches were taken (this thread with one detector, the publisher thread with several GPUs). The
+     * caller releases the frames. {@code t0}..{@code t1}: the batch's time in the detector(s).
+     */
+    private void publish(LoadedModel model, List<VideoFrame> frames, List<List<Detection>> found, long t0, long t1,
+                         StageTimes stages, int batchFrames) {
+        double inferenceMs = (t1 - t0) / 1e6;
+        if (stages != null) {
+            stats.timedBatches.increment();
+            stats.gpuInputNanos.add(Math.round(stages.inputMs() * 1e6));
+            stats.gpuNetworkNanos.add(Math.round(stages.networkMs() * 1e6));
+            stats.gpuPostNanos.add(Math.round(stages.postMs() * 1e6));
+        }
+        stats.batches.increment();
+        stats.inferenceNanos.add(t1 - t0);
+        inference.record(t1 - t0, TimeUnit.NANOSECONDS);
+        batchSize.record(batchFrames);
+        for (int i = 0; i < frames.size(); i++) {
+            VideoFrame f = frames.get(i);
+            List<Detection> kept = mostConfident(found.get(i), config.maxDetections());
+            long p0 = System.nanoTime();
+            double queueMs = (t0 - f.captureNanos()) / 1e6;
+            CameraTracks.Tracked tracked = tracks.update(f.cameraId(), kept, f.captureTimeMs(), f.width(),
+                    f.height());
+            stats.trackNanos.add(System.nanoTime() - p0);
+            JsonObject msg = DetectionMessage.of(f, kept, tracked.tracks(), tracked.ended(), model.id(), model.version(),
+                    queueMs, inferenceMs, batchFrames);
+            if (!provenance.stamp(f.cameraId(), msg)) continue; // in a cluster: this node lost the camera's lease
+            bus.publish(Addresses.detections(f.cameraId()), msg);
+            long p1 = System.nanoTime();
+            latency.apply(f.cameraId()).record(p1 - f.captureNanos(), TimeUnit.NANOSECONDS);
+            stats.frames.increment();
+            stats.detections.add(kept.size());
+            detections.increment(kept.size());
+            stats.queueNanos.add(t0 - f.captureNanos());
+            stats.decodeNanos.add(Math.round(f.decodeMs() * 1e6));
+            stats.publishNanos.add(p1 - p0);
+            snapshots.offer(f, msg);
+            FrameTap t = tap;
+            if (t != null) offerTo(t, f, kept, model);
         }
     }
 

@@ -1,5 +1,7 @@
 package io.argus.pipeline.inference;
 
+import io.argus.detector.cuda.GpuWorkers;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -24,6 +26,7 @@ public final class ModelStats {
     volatile boolean alive;
     volatile String backend;
     volatile String error;
+    volatile GpuWorkers gpus;   // the GPU workers serving, when the model runs on several GPUs
 
     public long batches() { return batches.sum(); }
 
@@ -61,6 +64,18 @@ public final class ModelStats {
     /** Models switched in while running. */
     public long swaps() { return swaps.sum(); }
 
+    /** GPUs taking the model's batches when it runs on several; 0 with one detector. */
+    public int liveGpus() {
+        GpuWorkers g = gpus;
+        return g != null ? g.liveDevices().length : 0;
+    }
+
+    /** GPUs of the serving workers taken out after a CUDA error. */
+    public int removedGpus() {
+        GpuWorkers g = gpus;
+        return g != null ? g.removals().size() : 0;
+    }
+
     public boolean loaded() { return loaded; }
 
     public boolean alive() { return alive; }
@@ -81,7 +96,30 @@ public final class ModelStats {
                     .put("network", Math.round(gpuNetworkNanos() / 1e4 / t) / 100.0)
                     .put("postprocess", Math.round(gpuPostNanos() / 1e4 / t) / 100.0));
         }
+        GpuWorkers g = gpus;
+        if (g != null) j.put("gpus", gpusJson(g));
         if (error != null) j.put("error", error);
         return j;
+    }
+
+    /** Per GPU worker: device, whether it still takes batches, what it ran, its measured ms per image, why it left. */
+    private static JsonArray gpusJson(GpuWorkers g) {
+        int[] devices = g.devices();
+        int[] batches = g.completedBatches();
+        long[] images = g.completedImages();
+        double[] ms = g.msPerImage();
+        java.util.Set<Integer> live = java.util.Arrays.stream(g.liveDevices()).boxed()
+                .collect(java.util.stream.Collectors.toSet());
+        JsonArray out = new JsonArray();
+        for (int i = 0; i < devices.length; i++) {
+            JsonObject w = new JsonObject().put("device", devices[i]).put("live", live.contains(devices[i]))
+                    .put("batches", batches[i]).put("images", images[i])
+                    .put("msPerImage", Math.round(ms[i] * 1000) / 1000.0);
+            for (GpuWorkers.Removal r : g.removals()) {
+                if (r.device() == devices[i]) w.put("removed", r.cause().getMessage());
+            }
+            out.add(w);
+        }
+        return out;
     }
 }

@@ -71,6 +71,60 @@ class CudaConfigTest {
     }
 
     @Test
+    void oneModelOnSeveralGpus() throws Exception {
+        ModelConfig listed = read(j -> model(j, 0).put("cuda", new JsonObject().put("devices", new JsonArray().add(1)
+                .add(0))), Map.of()).models().get(0);
+        assertEquals(CudaDevices.of(1, 0), listed.cudaDevices());
+        assertEquals(1, listed.cuda().device(), "the options' device is the first listed");
+        assertTrue(listed.cudaDevices().several());
+        ModelConfig all = read(j -> model(j, 0).put("cuda", new JsonObject().put("devices", "all")), Map.of())
+                .models().get(0);
+        assertEquals(CudaDevices.ALL, all.cudaDevices());
+        assertEquals(0, all.cuda().device());
+        assertTrue(all.cudaDevices().several());
+        org.junit.jupiter.api.Assertions.assertArrayEquals(new int[] {0, 1, 2}, all.cudaDevices().resolve(3));
+        ModelConfig one = read(j -> model(j, 0).put("cuda", new JsonObject().put("device", 2)), Map.of()).models().get(0);
+        assertEquals(CudaDevices.of(2), one.cudaDevices(), "device: N keeps working");
+        assertEquals(false, one.cudaDevices().several());
+        ModelConfig none = read(j -> {}, Map.of()).models().get(0);
+        assertEquals(CudaDevices.of(0), none.cudaDevices());
+        ArgusConfig env = read(j -> {}, Map.of("ARGUS_MODELS_0_CUDA_DEVICES", "2, 3"));
+        assertEquals(CudaDevices.of(2, 3), env.models().get(0).cudaDevices());
+        assertTrue(env.unusedEnv().isEmpty(), env.unusedEnv().toString());
+        assertEquals(CudaDevices.ALL, read(j -> {}, Map.of("ARGUS_MODELS_0_CUDA_DEVICES", "ALL")).models().get(0)
+                .cudaDevices());
+    }
+
+    @Test
+    void badDevicesNameTheKeyWhatWasExpectedAndWhatWasFound() {
+        assertEquals("models[0].cuda.devices: give device (one GPU) or devices (several), not both; found device 1 and "
+                + "devices [0, 1]", error(j -> model(j, 0).put("cuda", new JsonObject().put("device", 1)
+                .put("devices", new JsonArray().add(0).add(1)))).getMessage());
+        assertEquals("models[0].cuda.devices: device 0 listed twice in [0, 0]", error(j -> model(j, 0).put("cuda",
+                new JsonObject().put("devices", new JsonArray().add(0).add(0)))).getMessage());
+        assertEquals("models[0].cuda.devices[1]: expected a device index in 0..63, found \"gpu1\"", error(j -> model(j, 0)
+                .put("cuda", new JsonObject().put("devices", new JsonArray().add(0).add("gpu1")))).getMessage());
+        assertEquals("models[0].cuda.devices[0]: expected a device index in 0..63 or all, found \"64\"",
+                error(j -> model(j, 0).put("cuda", new JsonObject().put("devices", 64))).getMessage());
+        assertEquals("models[0].cuda.devices: expected device indexes in 0..63 or all, found an empty list",
+                error(j -> model(j, 0).put("cuda", new JsonObject().put("devices", new JsonArray()))).getMessage());
+        assertEquals("models[0].cuda.devices: expected a list (- items) or a value, found a section",
+                error(j -> model(j, 0).put("cuda", new JsonObject().put("devices", new JsonObject().put("a", 1))))
+                        .getMessage());
+    }
+
+    @Test
+    void aConfigFileWithBadDevicesNamesTheFile() throws Exception {
+        Path file = tmp.resolve("gpus.yaml");
+        JsonObject json = TestConfig.base();
+        model(json, 0).put("cuda", new JsonObject().put("devices", new JsonArray().add(0).add(-1)));
+        java.nio.file.Files.writeString(file, json.encodePrettily());   // JSON is YAML
+        Exception e = assertThrows(Exception.class, () -> ConfigLoader.loadBlocking(file, Map.of(), 20));
+        assertEquals(file + ": models[0].cuda.devices[1]: expected a device index in 0..63, found \"-1\"",
+                e.getMessage());
+    }
+
+    @Test
     void trainingSectionSetsDevicePrecisionAndWorkspace() throws Exception {
         ArgusConfig c = read(j -> j.put("training", new JsonObject().put("backend", "cuda").put("cuda", new JsonObject()
                 .put("device", 1).put("precision", "tf32").put("workspaceMiB", 512).put("autotune", false)

@@ -16,6 +16,8 @@ public final class NvdecRefusal extends Exception {
         STREAM_REFUSED,
         /** Decoded surfaces are not 8-bit NV12 (e.g. 10-bit P010): the conversion kernel reads NV12 only. */
         SURFACE_FORMAT,
+        /** The camera's {@code decodeDevice} is not one of its model's GPUs: its pictures could not be detected there. */
+        NOT_THE_MODELS_GPU,
         /** The URL could not be opened or has no video stream (not NVDEC's fault; the CPU decoder would fail too). */
         OPEN_FAILED
     }
