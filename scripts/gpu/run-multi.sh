@@ -4,7 +4,8 @@
 #   scripts/gpu/run-multi.sh DIR [PHASES]
 # PHASES (comma list, default env,tests,bench,torch,infer):
 #   env     the GPUs, how they are linked (nvidia-smi topo), the host CPU, NCCL's version
-#   tests   the data-parallel GPU tests (GpuDataParallelTest; TESTS=... for other classes of io.argus.trainer.cuda)
+#   tests   the data-parallel and several-GPU inference tests (GpuDataParallelTest, GpuWorkersGpuTest,
+#           GpuScalingBenchGpuTest; TESTS="fully.qualified.Class ..." for others)
 #   bench   argus bench train --gpus 1,2,4: yolov4-tiny 416, BATCH (64) per GPU, mixed precision, scaling vs one GPU
 #   torch   the PyTorch DDP peer (torchrun, NCCL, AMP, channels_last) at the same GPU counts, same run
 #   infer   inference on all GPUs (INFER_CMD, an argus command line: the multi-GPU inference benchmark)
@@ -53,7 +54,8 @@ fi
 
 if has tests; then
   log "GPU tests"
-  SELECT=(--select-class io.argus.trainer.cuda.GpuDataParallelTest)
+  SELECT=(--select-class io.argus.trainer.cuda.GpuDataParallelTest --select-class io.argus.detector.cuda.GpuWorkersGpuTest
+    --select-class io.argus.detector.bench.GpuScalingBenchGpuTest)
   if [ -n "${TESTS:-}" ]; then SELECT=(); for t in $TESTS; do SELECT+=(--select-class "$t"); done; fi
   timeout "${TEST_TIMEOUT:-240}" "$JAVA" "${JOPTS[@]}" -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
     "${SELECT[@]}" --include-tag gpu --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$LOGS/multi-tests.log" \

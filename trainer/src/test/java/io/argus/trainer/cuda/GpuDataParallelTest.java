@@ -138,36 +138,46 @@ class GpuDataParallelTest {
         }
     }
 
-    @Test
-    void aRunSuspendedOnTwoGpusResumesOnAnotherCountAndEndsAsAnUninterruptedRun() throws Exception {
+    /**
+     * One GPU and two differ by design in the order the passes' gradients are added (((p0 + p1) + p2) + p3 against
+     * (p0 + p1) + (p2 + p3)); in mixed precision that moves a few FP16 working weights by an ulp, and the runs drift
+     * apart as two runs of the same GPU count do through cuDNN's atomics. So the bar for a resume on another count is
+     * the larger of the two noises: two uninterrupted 2-GPU runs, and an uninterrupted 1-GPU run against a 2-GPU one.
+     */
+    @ParameterizedTest
+    @EnumSource(Precision.class)
+    void aRunSuspendedOnTwoGpusResumesOnAnotherCountAndEndsAsAnUninterruptedRun(Precision precision) throws Exception {
         Path data = SyntheticScenes.write(dir.resolve("synth"), 16, 3, 96, 0.25);
         Path cfg = dir.resolve("parallel.cfg");
         Files.writeString(cfg, CFG);
         NetworkSpec spec = NetworkSpec.load(cfg);
-        ModelWeights straight = run(cfg, data, dir.resolve("straight"), 2, false, 0, spec);
-        ModelWeights again = run(cfg, data, dir.resolve("again"), 2, false, 0, spec);
-        double noise = trainedDrift(again, straight);
+        ModelWeights straight = run(cfg, data, dir.resolve("straight"), 2, false, 0, spec, precision);
+        ModelWeights again = run(cfg, data, dir.resolve("again"), 2, false, 0, spec, precision);
+        ModelWeights alone = run(cfg, data, dir.resolve("alone"), 1, false, 0, spec, precision);
+        double noise = Math.max(trainedDrift(again, straight), trainedDrift(alone, straight));
         int[] counts = CudaRuntime.deviceCount() >= 4 ? new int[] {1, 4} : new int[] {1};
         for (int to : counts) {
             Path moved = dir.resolve("to-" + to);
-            run(cfg, data, moved, 2, false, ITERATIONS / 2, spec);
-            ModelWeights resumed = run(cfg, data, moved, to, true, 0, spec);
+            run(cfg, data, moved, 2, false, ITERATIONS / 2, spec, precision);
+            ModelWeights resumed = run(cfg, data, moved, to, true, 0, spec, precision);
             double drift = trainedDrift(resumed, straight);
-            System.out.printf(Locale.ROOT, "2 GPUs then %d: rel L2 %.2e vs uninterrupted (another uninterrupted run: "
-                    + "%.2e)%n", to, drift, noise);
-            assertTrue(drift <= 3 * noise + 1e-4, "2 GPUs then " + to + ": " + drift + ", run to run " + noise);
+            System.out.printf(Locale.ROOT, "%s: 2 GPUs then %d: rel L2 %.2e vs the uninterrupted 2-GPU run (another "
+                    + "2-GPU run %.2e, a 1-GPU run %.2e)%n", precision, to, drift, trainedDrift(again, straight),
+                    trainedDrift(alone, straight));
+            assertTrue(drift <= 3 * noise + 1e-5, precision + ": 2 GPUs then " + to + ": " + drift + ", noise " + noise);
         }
     }
 
-    static ModelWeights run(Path cfg, Path data, Path out, int gpus, boolean resume, int stopAfter, NetworkSpec spec) {
+    static ModelWeights run(Path cfg, Path data, Path out, int gpus, boolean resume, int stopAfter, NetworkSpec spec,
+                            Precision precision) {
         AtomicInteger done = new AtomicInteger();
-        CudaTrainingOptions options = GpuTests.options(Precision.MIXED);
+        CudaTrainingOptions options = GpuTests.options(precision);
         TrainingRun.Backends backends = gpus == 1
                 ? TrainingRun.alone((s, initial, miniBatch, threads, fp16) ->
                         new CudaTrainingBackend(s, initial, miniBatch, options))
                 : new NcclRanks(NcclRanks.firstDevices(gpus), options);
         TrainingRun.Result r = TrainingRun.run(new TrainingRun.Options(cfg, null, data, ITERATIONS, out, 100, resume,
-                1, 1, false), s -> done.incrementAndGet(), backends, () -> stopAfter > 0 && done.get() >= stopAfter);
+                1, 1, precision == Precision.MIXED), s -> done.incrementAndGet(), backends, () -> stopAfter > 0 && done.get() >= stopAfter);
         assertEquals(stopAfter > 0 ? stopAfter : ITERATIONS, r.iterations());
         return WeightsFile.read(r.weights(), spec);
     }
