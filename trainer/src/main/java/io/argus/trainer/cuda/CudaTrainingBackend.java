@@ -59,8 +59,8 @@ public final class CudaTrainingBackend implements TrainingBackend {
     /** Bytes a planning candidate may need beyond the workspace already chosen (a tenth of the set-up's memory). */
     private long planningHeadroom;
     private String planning = "not planned";
-    private GpuBuffer stagingHost;
-    private GpuBuffer stagingDevice;
+    /** Two slots of pinned and device buffers for the images: one read by the pass, one filled for the next. */
+    private InputStaging staging;
     private GpuBuffer truthsHost;
     private GpuBuffer truthsDevice;
     private int truthCapacity;
@@ -229,19 +229,30 @@ public final class CudaTrainingBackend implements TrainingBackend {
             throw new IllegalArgumentException("batch holds " + batch.images().length + " floats, " + n + " images of "
                     + spec.inputShape() + " need " + (long) n * planar);
         }
-        if (stagingHost == null) {
-            long bytes = 4L * maxBatch * planar;
-            stagingHost = GpuBuffer.pinned(bytes, "input staging (host)");
-            stagingDevice = memory.allocate(bytes, "input staging");
-            inputKernel.setLong(0, stagingDevice.address());
-        }
-        long bytes = 4L * n * planar;
-        if (bytes > Integer.MAX_VALUE) throw new IllegalArgumentException("batch over 2 GiB of floats");
-        stagingHost.host().asFloatBuffer().put(0, batch.images(), 0, n * planar);
-        Status.cuda(cudaMemcpyAsync(DevicePointer.at(stagingDevice.address()), DevicePointer.at(stagingHost.address()),
-                bytes, cudaMemcpyHostToDevice, ctx.stream.handle()), "cudaMemcpyAsync images");
+        if ((long) n * planar > Integer.MAX_VALUE) throw new IllegalArgumentException("batch over 2^31 floats");
+        long images = staging().deviceImages(batch, planar, ctx.stream.handle());
         long pixels = (long) n * network.input().pixels();
-        inputKernel.setLong(inputTotalSlot, pixels).launch(ctx.grid(pixels), ctx.stream.handle());
+        inputKernel.setLong(0, images).setLong(inputTotalSlot, pixels).launch(ctx.grid(pixels), ctx.stream.handle());
+    }
+
+    private InputStaging staging() {
+        if (staging == null) staging = new InputStaging((long) maxBatch * 3 * network.input().pixels(), memory);
+        return staging;
+    }
+
+    /**
+     * The pass, and while it computes, the next pass's batch taken from {@code next} and staged (copied and uploaded
+     * behind the pass): the GPU then starts the next pass with its images already there.
+     */
+    @Override
+    public LossParts forwardBackward(TrainingBatch batch, float lossScale, boolean lastOfIteration,
+                                     java.util.function.Supplier<TrainingBatch> next) {
+        enqueuePass(batch, lossScale, lastOfIteration && allReduce != null);
+        TrainingBatch following = next.get();
+        if (following != null && following.count() <= maxBatch && !resident.containsKey(following.images())) {
+            staging().stage(following, 3 * network.input().pixels());
+        }
+        return finishPass();
     }
 
     @Override
@@ -259,6 +270,12 @@ public final class CudaTrainingBackend implements TrainingBackend {
     }
 
     private LossParts pass(TrainingBatch batch, float lossScale, boolean sumOverRanks) {
+        enqueuePass(batch, lossScale, sumOverRanks);
+        return finishPass();
+    }
+
+    /** Everything of a pass up to the loss read-back, enqueued on the training stream without waiting. */
+    private void enqueuePass(TrainingBatch batch, float lossScale, boolean sumOverRanks) {
         int n = batch.count();
         if (n <= 0 || n > maxBatch) throw new IllegalArgumentException("batch " + n + " outside 1.." + maxBatch);
         ctx.device.makeCurrent();
@@ -278,6 +295,10 @@ public final class CudaTrainingBackend implements TrainingBackend {
         }
         Status.cuda(cudaMemcpyAsync(DevicePointer.at(lossHost.address()), DevicePointer.at(network.lossSums()), 40,
                 cudaMemcpyDeviceToHost, ctx.stream.handle()), "cudaMemcpyAsync loss");
+    }
+
+    /** Waits for the pass enqueued last and reads its loss (the one synchronization of a pass). */
+    private LossParts finishPass() {
         ctx.stream.synchronize();
         ByteBuffer l = lossHost.host();
         return new LossParts(l.getDouble(0), l.getDouble(8), l.getDouble(16), (int) Math.round(l.getDouble(24)),
@@ -423,7 +444,7 @@ public final class CudaTrainingBackend implements TrainingBackend {
             network.close();
             parameters.close();
             lossHost.close();
-            if (stagingHost != null) stagingHost.close();
+            if (staging != null) staging.close();
             if (truthsHost != null) truthsHost.close();
             memory.close();
             ctx.close();

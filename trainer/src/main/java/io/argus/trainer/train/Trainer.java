@@ -27,6 +27,10 @@ public final class Trainer {
     private final TrainingPlan plan;
     private final LossScaler scaler;
     private final int passes;
+    /** The next pass's batch, taken from the source while the pass before it computed (a GPU stages it), or null. */
+    private TrainingBatch ahead;
+    /** The pass of the iteration under way. */
+    private int pass;
     private int iteration;
     private double secondsPerImage = Double.NaN;
     private double waitPerImage = Double.NaN;
@@ -45,6 +49,18 @@ public final class Trainer {
         this.scaler = scaler;
         this.passes = plan.passesPerRank(backend.ranks());
         this.iteration = completed;
+    }
+
+    /**
+     * The next pass's batch, taken now (while the current pass computes) and kept for that pass; none after the run's
+     * last pass. The source may reuse the current batch's arrays from here on: the backend has copied them by then.
+     */
+    private TrainingBatch takeAhead() {
+        if (ahead != null) return null;
+        boolean lastPassOfRun = iteration + 1 >= plan.maxBatches() && pass == passes - 1;
+        if (lastPassOfRun) return null;
+        ahead = data.next();
+        return ahead;
     }
 
     /** Passes per iteration on this trainer's backend: subdivisions, or this rank's share of them. */
@@ -79,8 +95,10 @@ public final class Trainer {
         LossParts loss = LossParts.ZERO;
         int images = 0;
         for (int s = 0; s < passes; s++) {
-            TrainingBatch batch = data.next();
-            loss = loss.plus(backend.forwardBackward(batch, scale, s == passes - 1));
+            pass = s;
+            TrainingBatch batch = ahead != null ? ahead : data.next();
+            ahead = null;
+            loss = loss.plus(backend.forwardBackward(batch, scale, s == passes - 1, this::takeAhead));
             images += batch.count();
         }
         float rate = plan.learningRate().at(number);

@@ -53,6 +53,18 @@ public interface TrainingBackend extends AutoCloseable {
         return forwardBackward(batch, lossScale);
     }
 
+    /**
+     * The same pass, offered the next pass's batch: a backend that computes asynchronously (a GPU) calls
+     * {@code next} while this pass computes and stages that batch (copies and uploads it behind the pass), so the
+     * next pass finds its images on the device; the trainer then starts its next pass with the batch {@code next}
+     * returned. {@code next} may be called at most once, and returns null when there is no next pass to prepare.
+     * Default: the pass alone, {@code next} not called.
+     */
+    default LossParts forwardBackward(TrainingBatch batch, float lossScale, boolean lastOfIteration,
+                                      java.util.function.Supplier<TrainingBatch> next) {
+        return forwardBackward(batch, lossScale, lastOfIteration);
+    }
+
     /** Whether any accumulated gradient is Inf or NaN. */
     boolean gradientsOverflowed();
 
