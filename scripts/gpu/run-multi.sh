@@ -96,7 +96,8 @@ if has feed || has resume; then
   # yolov4-tiny with the synthetic set's 5 classes
   # yolov4-tiny with the synthetic set's 5 classes; $3: burn_in (the cfg's 1000 keeps the rate near 0 for a short run)
   five() { sed -e 's/^classes=80/classes=5/' -e 's/^filters=255/filters=30/' -e "s/^batch=.*/batch=$1/" \
-    -e "s/^subdivisions=.*/subdivisions=$2/" -e "s/^burn_in=.*/burn_in=${3:-1000}/" "$CFG"; }
+    -e "s/^subdivisions=.*/subdivisions=$2/" -e "s/^burn_in=.*/burn_in=${3:-1000}/" \
+    -e "s/^learning_rate=.*/learning_rate=${4:-0.00261}/" "$CFG"; }
 fi
 
 if has feed; then
@@ -132,7 +133,7 @@ fi
 
 if has resume; then
   IT="${RESUME_ITERATIONS:-120}"
-  five 256 4 20 > "$DATA/resume.cfg"   # 4 mini-batches of 64 per iteration: 1, 2 or 4 GPUs share them out
+  five 256 4 "${RESUME_BURN_IN:-20}" "${RESUME_LR:-0.00261}" > "$DATA/resume.cfg"   # 4 mini-batches of 64 per iteration: 1, 2 or 4 GPUs share them out
   train() { timeout "${RESUME_TIMEOUT:-200}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli train \
     --backend cuda --cfg "$DATA/resume.cfg" --data "$DATA/pack/packed.data" --checkpoint-every 100000 "$@" 2>&1 \
     | grep -v '^WARNING'; }
