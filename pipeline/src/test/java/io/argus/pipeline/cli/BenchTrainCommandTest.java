@@ -34,4 +34,19 @@ class BenchTrainCommandTest {
         assertEquals(2, r.code(), r.out());
         assertTrue(r.err().contains("--backend: expected cpu, cuda or auto, found tpu"), r.err());
     }
+
+    @Test
+    void gpuCountsAreCheckedBeforeAnyGpuIsAsked() {
+        DetectCommandTest.Result zero = DetectCommandTest.argus("bench", "train", "--gpus", "1,0", "--seconds", "1");
+        assertEquals(2, zero.code(), zero.out());
+        assertTrue(zero.err().contains("--gpus: expected GPU counts >= 1, found 0"), zero.err());
+        DetectCommandTest.Result cpu = DetectCommandTest.argus("train", "--gpus", "2", "--cfg", "x.cfg", "--data",
+                "x.data", "--out", "out");
+        assertEquals(2, cpu.code(), cpu.out());
+        assertTrue(cpu.err().contains("--gpus 2 trains on GPUs: use --backend cuda"), cpu.err());
+        DetectCommandTest.Result ranks = DetectCommandTest.argus("train", "--ranks", "0", "--cfg", "x.cfg", "--data",
+                "x.data", "--out", "out");
+        assertEquals(2, ranks.code(), ranks.out());
+        assertTrue(ranks.err().contains("--ranks: expected >= 1, found 0"), ranks.err());
+    }
 }
