@@ -83,6 +83,9 @@ if [ "${ARGUS_FUZZ:-1}" = 1 ]; then scripts/fuzz.sh; fi
 # skips it), every series flat within 5 % after warm-up; table and plots in ARGUS_SOAK_OUT (default: a new
 # /tmp/argus-soak.*). With the heap committed up front (soak.sh's -Xms = -Xmx, AlwaysPreTouch) RSS moves only with
 # native memory, which ten minutes can judge (before, the heap's growth made the cut fail on RSS: +7.0 %, +5.7 %).
+# The cut gates what ten minutes can judge (RSS, native memory, threads, fds, queues) and reports p99 without gating
+# it: on a shared 2-core machine p99 moved +12.7 % (27.6 -> 31.1 ms) between the thirds of a sound 10-minute run while
+# the neighbours' CPU stayed within 25 % of a core (docs/reliability.md); the long runs gate it.
 if [ "${ARGUS_SOAK_MINUTES:-10}" != 0 ]; then
-  scripts/soak.sh --minutes "${ARGUS_SOAK_MINUTES:-10}" ${ARGUS_SOAK_OUT:+--out "$ARGUS_SOAK_OUT"}
+  scripts/soak.sh --minutes "${ARGUS_SOAK_MINUTES:-10}" --report-only p99_ms ${ARGUS_SOAK_OUT:+--out "$ARGUS_SOAK_OUT"}
 fi

@@ -440,14 +440,19 @@ public final class CudaTrainingBackend implements TrainingBackend {
         try {
             ctx.stream.synchronize();
         } finally {
-            if (allReduce != null) allReduce.close();
-            network.close();
-            parameters.close();
-            lossHost.close();
-            if (staging != null) staging.close();
-            if (truthsHost != null) truthsHost.close();
-            memory.close();
-            ctx.close();
+            try {
+                // the gradient sums' stream first, while the gradients it may still read exist (after a failed rank
+                // it reports the error again here; the rest is freed whatever it throws)
+                if (allReduce != null) allReduce.close();
+            } finally {
+                network.close();
+                parameters.close();
+                lossHost.close();
+                if (staging != null) staging.close();
+                if (truthsHost != null) truthsHost.close();
+                memory.close();
+                ctx.close();
+            }
         }
     }
 }

@@ -50,17 +50,9 @@ class GpuDataParallelTest {
         assumeTrue(CudaRuntime.deviceCount() >= 2, "needs 2 GPUs, this host has " + CudaRuntime.deviceCount());
     }
 
-    /** Worst relative L2 over the trained values (weights, biases): the rolling statistics are rank 0's alone. */
+    /** Worst relative L2 over the trained values (weights, biases, scales): the rolling statistics are rank 0's. */
     static double trainedDrift(ModelWeights a, ModelWeights b) {
-        double worst = 0;
-        for (int layer : a.layerIndices()) {
-            worst = Math.max(worst, GpuTests.relL2(a.conv(layer).weights(), b.conv(layer).weights()));
-            worst = Math.max(worst, GpuTests.relL2(a.conv(layer).biases(), b.conv(layer).biases()));
-            if (a.conv(layer).scales() != null) {
-                worst = Math.max(worst, GpuTests.relL2(a.conv(layer).scales(), b.conv(layer).scales()));
-            }
-        }
-        return worst;
+        return GpuTrainingStepsTest.drift(a, b, false);
     }
 
     @ParameterizedTest

@@ -20,6 +20,7 @@ import io.argus.trainer.train.TrainingBatch;
 import io.argus.trainer.train.IterationStats;
 import io.argus.trainer.train.MomentumFile;
 import io.argus.trainer.train.TrainingRun;
+import io.argus.trainer.train.TrainingRunTest;
 import java.io.IOException;
 import java.nio.FloatBuffer;
 import java.nio.file.Files;
@@ -40,43 +41,9 @@ import org.junit.jupiter.api.io.TempDir;
  * measurably elsewhere, so the comparisons can fail.
  */
 class DataParallelTest {
-    /** Four mini-batches of 2 images per iteration: 1, 2 or 4 ranks share them out. */
-    static final String CFG = """
-            [net]
-            batch=8
-            subdivisions=4
-            width=32
-            height=32
-            channels=3
-            learning_rate=0.001
-            burn_in=0
-            max_batches=40
-            [convolutional]
-            batch_normalize=1
-            filters=8
-            size=3
-            stride=2
-            pad=1
-            activation=leaky
-            [convolutional]
-            batch_normalize=1
-            filters=8
-            size=3
-            stride=2
-            pad=1
-            activation=mish
-            [convolutional]
-            size=1
-            stride=1
-            pad=1
-            filters=30
-            activation=linear
-            [yolo]
-            mask=0,1,2
-            anchors=4,6, 8,10, 12,14
-            classes=5
-            num=3
-            """;
+    /** The tiny network with four mini-batches of 2 images per iteration: 1, 2 or 4 ranks share them out. */
+    static final String CFG = TrainingRunTest.CFG.replace("batch=4", "batch=8").replace("subdivisions=2",
+            "subdivisions=4");
     static final int ITERATIONS = 6;
     static final int THREADS = 2;
 

@@ -16,11 +16,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A training job end to end on a tiny dataset: checkpoints, the final weights, resume, and bad input. */
-class TrainingRunTest {
+public class TrainingRunTest {
     @TempDir
     Path dir;
 
-    static final String CFG = MixedPrecisionTest.CFG.replace("classes=2", "classes=5").replace("filters=21",
+    /** A tiny network (32x32, two 8-filter convolutions, one [yolo] head of 5 classes), batch 4 in 2 passes. */
+    public static final String CFG = MixedPrecisionTest.CFG.replace("classes=2", "classes=5").replace("filters=21",
             "filters=30");
 
     @Test
