@@ -210,7 +210,7 @@ public final class TrainingRun {
                     long t0 = System.nanoTime();
                     List<IterationStats> each = rankThreads.onEach(r -> trainers.get(r).iterate());
                     seconds += (System.nanoTime() - t0) / 1e9;
-                    IterationStats stats = combine(each, plan, lead);
+                    IterationStats stats = combine(each, plan);
                     waited += stats.dataWaitSeconds();
                     listener.onIteration(stats);
                     if (stats.iteration() % o.checkpointEvery() == 0 && stats.iteration() < plan.maxBatches()) {
@@ -252,7 +252,7 @@ public final class TrainingRun {
      * One line for the ranks' iteration: its loss per image averaged over the ranks (each trained the same number of
      * images), images per second summed, the longest data wait; the rest is the same on every rank.
      */
-    static IterationStats combine(List<IterationStats> each, TrainingPlan plan, Trainer lead) {
+    static IterationStats combine(List<IterationStats> each, TrainingPlan plan) {
         if (each.size() == 1) return each.get(0);
         LossParts loss = LossParts.ZERO;
         double imagesPerSecond = 0;
