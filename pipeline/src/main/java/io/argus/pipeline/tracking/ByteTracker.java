@@ -39,8 +39,9 @@ import java.util.List;
  *       shrinking part; such a track is kept {@link #HIDDEN_BUFFER_FACTOR} times {@code trackBuffer}, because its path
  *       only meets detections where its object has got to (the post hid objects of the tracking video for up to 35
  *       frames);</li>
- *   <li>a track whose detection also covers another track of its class, unmatched and meeting it, goes on as
- *       predicted ({@link SharedBox}): a box over two crossing objects must not drag one track onto the other;</li>
+ *   <li>a track whose detection also covers the predicted box of another track of its class, unmatched in this
+ *       frame, goes on as predicted ({@link SharedBox}): a box over two crossing objects must not drag one track onto
+ *       the other;</li>
  *   <li>a high-score detection over a track of its class matched in this frame starts no track ({@link DuplicateBox}):
  *       it is a second box of that object.</li>
  * </ul>
@@ -238,7 +239,7 @@ public final class ByteTracker {
     private boolean sharesItsBox(Track track, Box detection, List<Track> unmatched) {
         for (Track other : unmatched) {
             if (settings.perClass() && other.classId() != track.classId()) continue;
-            if (SharedBox.isShared(track.box, detection, other.box)) return true;
+            if (SharedBox.isShared(detection, other.box)) return true;
         }
         return false;
     }
