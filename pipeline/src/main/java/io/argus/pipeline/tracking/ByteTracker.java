@@ -27,15 +27,23 @@ import java.util.List;
  * </ol>
  * With {@code perClass}, a detection is only matched to tracks of its class.
  *
- * <p>Two rules the reference does not have, both for fixed cameras (docs/tracking.md):
+ * <p>Rules the reference does not have (docs/tracking.md, "Where IDF1 is lost"):
  * <ul>
  *   <li>when the frame's size is known, a track lost while its box touched an edge of the frame and moved out through
  *       it has left the view, and is kept only {@code exitBuffer} frames instead of {@code trackBuffer}. Otherwise the
  *       filter, which sees the clipped box shrink and move at half the object's speed, keeps predicting it at the edge
  *       for a second, where the next object to come in that way takes over its id (the tracking video's object 5
  *       entering where 3 had left half a second earlier);</li>
- *   <li>a track lost while being hidden (its box had shrunk) is matched, while lost, at its {@link OccludedPath}:
- *       its last whole box moved on at its whole boxes' speed, not where the filter followed the shrinking part.</li>
+ *   <li>a track lost while being hidden (its box had shrunk, or its score had fallen) is matched, while lost, at its
+ *       {@link OccludedPath}: its last whole box moved on at its whole boxes' speed, not where the filter followed the
+ *       shrinking part; such a track is kept {@link #HIDDEN_BUFFER_FACTOR} times {@code trackBuffer}, because its path
+ *       only meets detections where its object has got to (the post hid objects of the tracking video for up to 35
+ *       frames);</li>
+ *   <li>a track whose detection also covers the predicted box of another track of its class, unmatched in this
+ *       frame, goes on as predicted ({@link SharedBox}): a box over two crossing objects must not drag one track onto
+ *       the other;</li>
+ *   <li>a high-score detection over a track of its class matched in this frame starts no track ({@link DuplicateBox}):
+ *       it is a second box of that object.</li>
  * </ul>
  *
  * <p>Ids are given when a track is confirmed, so the ids reported are 1, 2, 3... without the gaps that one-frame
@@ -54,6 +62,8 @@ public final class ByteTracker {
     /** A box this close to a frame edge (share of the frame's size, at least MIN_EDGE_MARGIN_PX) touches it. */
     private static final double EDGE_MARGIN = 0.01;
     private static final double MIN_EDGE_MARGIN_PX = 2;
+    /** A track lost while hidden is kept this many times trackBuffer (45, 60 and 90 frames did alike at 30). */
+    static final int HIDDEN_BUFFER_FACTOR = 2;
 
     private final TrackerSettings settings;
     /** Every track held: followed (confirmed or not) and lost. */
@@ -103,30 +113,35 @@ public final class ByteTracker {
         for (Track track : tracks) (track.confirmed ? confirmed : unconfirmed).add(track);
 
         // 1. high-score detections with every confirmed track, followed or lost
-        List<Candidate> highLeft = matchAndUpdate(confirmed, high, settings.matchThreshold());
+        List<Candidate> highLeft = match(confirmed, high, settings.matchThreshold());
 
         // 2. low-score detections with the followed tracks still unmatched; the rest of those are lost now
         List<Track> followedUnmatched = new ArrayList<>();
         for (Track track : confirmed) {
             if (track.status == Status.FOLLOWED && !track.matched()) followedUnmatched.add(track);
         }
-        matchAndUpdate(followedUnmatched, low, LOW_SCORE_MATCH_LIMIT);
+        match(followedUnmatched, low, LOW_SCORE_MATCH_LIMIT);
+        // the matches of 1 and 2 are applied once every confirmed track's match is known: a box shared with a track
+        // that got none is not followed
+        applyMatches(confirmed);
         for (Track track : followedUnmatched) {
             if (track.matched()) continue;
-            track.lose();
+            track.lose(track.lastScore < settings.highThreshold());
             track.leftTheView = leavingTheView(track, frameWidth, frameHeight);
         }
 
         // 3. the high ones left with the tracks born last frame: a match confirms, no match ends a false start
-        highLeft = matchAndUpdate(unconfirmed, highLeft, UNCONFIRMED_MATCH_LIMIT);
+        highLeft = match(unconfirmed, highLeft, UNCONFIRMED_MATCH_LIMIT);
+        applyMatches(unconfirmed);
         for (Track track : unconfirmed) {
             if (track.matched()) confirm(track);
             else tracks.remove(track);
         }
 
-        // 4. new tracks from the high ones still left
+        // 4. new tracks from the high ones still left, but for second boxes of objects followed
         for (Candidate c : highLeft) {
             if (c.detection.confidence() < settings.newTrackThreshold()) continue;
+            if (isAnotherBoxOfAMatchedTrack(c.detection)) continue;
             Track track = new Track(c, frame, settings.perClass());
             tracks.add(track);
             if (frame == 1) confirm(track);  // as the reference: on the first frame there is nothing to confirm against
@@ -135,7 +150,9 @@ public final class ByteTracker {
         // 5. lost too long; duplicates
         for (Track track : List.copyOf(tracks)) {
             if (track.status != Status.LOST) continue;
-            int kept = track.leftTheView ? Math.min(settings.exitBuffer(), settings.trackBuffer()) : settings.trackBuffer();
+            int kept = track.leftTheView ? Math.min(settings.exitBuffer(), settings.trackBuffer())
+                    : track.hidden != null ? HIDDEN_BUFFER_FACTOR * settings.trackBuffer()
+                    : settings.trackBuffer();
             if (frame - track.lastMatchedFrame > kept) remove(track);
         }
         removeDuplicates();
@@ -170,10 +187,11 @@ public final class ByteTracker {
     }
 
     /**
-     * Matches tracks with candidates at least cost, updates the matched tracks, and returns the candidates left.
-     * Cost: 1 - IoU of the track's predicted box and the detection's; never across classes when per class.
+     * Matches tracks with candidates at least cost and returns the candidates left; the matched tracks take their
+     * detections in {@link #applyMatches}. Cost: 1 - IoU of the track's predicted box and the detection's; never across
+     * classes when per class.
      */
-    private List<Candidate> matchAndUpdate(List<Track> pool, List<Candidate> candidates, double limit) {
+    private List<Candidate> match(List<Track> pool, List<Candidate> candidates, double limit) {
         if (pool.isEmpty() || candidates.isEmpty()) return candidates;
         double[][] cost = new double[pool.size()][candidates.size()];
         for (int r = 0; r < pool.size(); r++) {
@@ -189,12 +207,54 @@ public final class ByteTracker {
         boolean[] taken = new boolean[candidates.size()];
         for (int r = 0; r < pool.size(); r++) {
             if (columnOf[r] == Assignment.UNASSIGNED) continue;
-            pool.get(r).update(candidates.get(columnOf[r]), frame);
+            pool.get(r).match(candidates.get(columnOf[r]));
             taken[columnOf[r]] = true;
         }
         List<Candidate> left = new ArrayList<>();
         for (int c = 0; c < candidates.size(); c++) if (!taken[c]) left.add(candidates.get(c));
         return left;
+    }
+
+    /**
+     * Each track of the pool matched in this frame takes its detection: its filter is corrected with it, unless the
+     * box is shared with another track of its class that got none ({@link SharedBox}); then it goes on as predicted.
+     * A hidden track found again starts afresh on its box in any case (it is no longer where the filter was), and a
+     * track born last frame, not yet confirmed, has no velocity to go on with.
+     */
+    private void applyMatches(List<Track> pool) {
+        List<Track> unmatched = new ArrayList<>();
+        for (Track track : pool) if (!track.matched()) unmatched.add(track);
+        for (Track track : pool) {
+            Candidate c = track.pending;
+            if (c == null) continue;
+            if (track.confirmed && track.hidden == null && sharesItsBox(track, c.detection.box(), unmatched)) {
+                track.coast(c, frame);
+            } else {
+                track.update(c, frame);
+            }
+        }
+    }
+
+    /** Whether the box matched to track also holds the object of one of the unmatched tracks (of its class). */
+    private boolean sharesItsBox(Track track, Box detection, List<Track> unmatched) {
+        for (Track other : unmatched) {
+            if (settings.perClass() && other.classId() != track.classId()) continue;
+            if (SharedBox.isShared(detection, other.box)) return true;
+        }
+        return false;
+    }
+
+    /**
+     * Whether a detection is a second box of the object of a confirmed track of its class matched in this frame (not
+     * one born in it: on the tracker's first frame every detection starts a confirmed track).
+     */
+    private boolean isAnotherBoxOfAMatchedTrack(Detection d) {
+        for (Track track : tracks) {
+            if (!track.confirmed || !track.matched() || track.startFrame == frame) continue;
+            if (settings.perClass() && track.classId() != d.classId()) continue;
+            if (DuplicateBox.isAnotherBoxOf(d.box(), track.box)) return true;
+        }
+        return false;
     }
 
     /**
@@ -276,6 +336,10 @@ public final class ByteTracker {
         final Deque<OccludedPath.Sighting> recent = OccludedPath.memory();
         /** Lost while being hidden: where the whole object goes meanwhile (null otherwise). */
         OccludedPath hidden;
+        /** The score of the detection last matched. */
+        float lastScore;
+        /** This frame's match, until {@link ByteTracker#applyMatches} applies it. */
+        Candidate pending;
 
         Track(Candidate first, int frame, boolean perClass) {
             filter = new KalmanBoxFilter(first.detection.box());
@@ -286,6 +350,7 @@ public final class ByteTracker {
             detectionIndex = first.index;
             box = filter.box();
             lastMatchedBox = first.detection.box();
+            lastScore = first.detection.confidence();
             OccludedPath.remember(recent, frame, lastMatchedBox);
         }
 
@@ -297,10 +362,24 @@ public final class ByteTracker {
             detectionIndex = -1;
         }
 
-        /** Unmatched while followed: lost now, perhaps behind something. */
-        void lose() {
+        /** Unmatched while followed: lost now, perhaps behind something (fading: last matched on a low score). */
+        void lose(boolean fading) {
             status = Status.LOST;
-            hidden = OccludedPath.of(recent);
+            hidden = OccludedPath.of(recent, fading);
+        }
+
+        /** This frame's detection, taken in {@link ByteTracker#applyMatches}. */
+        void match(Candidate c) {
+            pending = c;
+            detectionIndex = c.index;
+        }
+
+        /**
+         * Matched to a box it shares with another object: the detection is this track's, but its filter goes on as
+         * predicted, and the box is not remembered as one of its object's.
+         */
+        void coast(Candidate c, int frame) {
+            matchedAt(c, frame);
         }
 
         void update(Candidate c, int frame) {
@@ -313,11 +392,17 @@ public final class ByteTracker {
             }
             box = filter.box();
             OccludedPath.remember(recent, frame, c.detection.box());
+            matchedAt(c, frame);
+        }
+
+        private void matchedAt(Candidate c, int frame) {
             lastMatchedBox = c.detection.box();
+            lastScore = c.detection.confidence();
             leftTheView = false;
             status = Status.FOLLOWED;
             lastMatchedFrame = frame;
             detectionIndex = c.index;
+            pending = null;
             classVotes.add(c.detection);
         }
 
