@@ -81,7 +81,7 @@ final class ParallelRanges implements AutoCloseable {
         for (int h = 0; h < n - 1; h++) helpers[h].start(generation);
         Throwable mine = null;
         try {
-            loop.run(0, 0, start(count, n, 1));
+            loop.run(0, 0, boundary(count, n, 1));
         } catch (RuntimeException | Error e) {
             mine = e;
         }
@@ -96,7 +96,8 @@ final class ParallelRanges implements AutoCloseable {
         if (mine != null) throw new IllegalStateException(mine);
     }
 
-    private static int start(int count, int parts, int p) {
+    /** Where range {@code p} of {@code parts} over {@code [0, count)} starts. */
+    private static int boundary(int count, int parts, int p) {
         return (int) ((long) count * p / parts);
     }
 
@@ -136,7 +137,7 @@ final class ParallelRanges implements AutoCloseable {
                 int total = count;
                 int n = parts;
                 try {
-                    body.run(index, start(total, n, index), start(total, n, index + 1));
+                    body.run(index, boundary(total, n, index), boundary(total, n, index + 1));
                 } catch (Throwable t) {
                     failure = t;
                 }
