@@ -89,6 +89,11 @@ final class ConvolutionalLayer implements CpuLayer {
 
     ConvolutionalSpec spec() { return spec; }
 
+    /** For tests: the matmul implementation of our Winograd at batch size {@code n}, null when it is not what runs. */
+    String winogradProducts(int n) {
+        return variants[n] instanceof WinogradConvolution w ? w.productsImplementation() : null;
+    }
+
     private Dnnl.Executable build(int n) {
         List<WinogradTile> ours = winogradTiles(context.winograd());
         try (Dnnl.Resources listed = new Dnnl.Resources(); WinogradFilters filters = new WinogradFilters()) {
@@ -321,11 +326,12 @@ final class ConvolutionalLayer implements CpuLayer {
 
     /**
      * The best of three runs of {@code c} on the real buffers, in ms, after one untimed run that pays page faults and
-     * oneDNN's JIT; ours also after enough runs for the JVM to compile its transforms (the same code for every layer,
-     * so only the first Winograd layers of a process wait for it); NaN when it cannot run.
+     * oneDNN's JIT; ours once the JVM has compiled its transforms ({@link WinogradTransforms#compileOnce}) and after
+     * 40 ms of untimed runs; NaN when it cannot run.
      */
     private double time(ConvolutionTuner.Candidate c, dnnl_primitive_desc listed, int n, WinogradFilters filters) {
         try (Dnnl.Resources r = new Dnnl.Resources(); Scratchpad s = new Scratchpad()) {
+            if (c.winogradTile() != null) WinogradTransforms.compileOnce();
             Dnnl.Executable p = instantiate(c, listed, n, r, s, filters);
             long warmUntil = System.nanoTime() + (c.winogradTile() != null ? WINOGRAD_WARM_UP_NS : 0);
             int warm = 0;

@@ -77,9 +77,11 @@ final class WinogradConvolution implements Dnnl.Executable {
         dnnl_memory_desc src = r.desc(new long[] {p, transforms.tiles, c}, dnnl_f32, dnnl_abc);
         dnnl_memory_desc dst = r.desc(new long[] {p, transforms.tiles, k}, dnnl_f32, dnnl_abc);
         dnnl_memory_desc anyWeights = r.desc(new long[] {p, c, k}, dnnl_f32, dnnl_format_tag_any);
+        // no bias here: a bias on one of the alpha^2 products ([alpha^2, 1, K]) sends oneDNN 3.11 to its reference
+        // matmul, a thousand times slower; the output transform adds it
         dnnl_primitive_desc pd = new dnnl_primitive_desc();
-        Dnnl.check(dnnl_matmul_primitive_desc_create(pd, Dnnl.engine(), src, anyWeights, null, dst, r.attr(Activation.LINEAR)),
-                "Winograd products of layer " + spec.index());
+        Dnnl.check(dnnl_matmul_primitive_desc_create(pd, Dnnl.engine(), src, anyWeights, null, dst,
+                r.attr(Activation.LINEAR)), "Winograd products of layer " + spec.index());
         this.products = r.primitive(pd, scratch, DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST);
         products.arg(DNNL_ARG_SRC, workspace.tiles.bind(src))
                 .arg(DNNL_ARG_WEIGHTS, weights(filters, r, scratch, context.stream()))
