@@ -327,19 +327,20 @@ final class ConvolutionalLayer implements CpuLayer {
     /**
      * The best of three runs of {@code c} on the real buffers, in ms, after one untimed run that pays page faults and
      * oneDNN's JIT; ours once the JVM has compiled its transforms ({@link WinogradTransforms#compileOnce}) and after
-     * 40 ms of untimed runs; NaN when it cannot run.
+     * five untimed runs and 40 ms at least; NaN when it cannot run.
      */
     private double time(ConvolutionTuner.Candidate c, dnnl_primitive_desc listed, int n, WinogradFilters filters) {
         try (Dnnl.Resources r = new Dnnl.Resources(); Scratchpad s = new Scratchpad()) {
             if (c.winogradTile() != null) WinogradTransforms.compileOnce();
             Dnnl.Executable p = instantiate(c, listed, n, r, s, filters);
-            long warmUntil = System.nanoTime() + (c.winogradTile() != null ? WINOGRAD_WARM_UP_NS : 0);
+            boolean ours = c.winogradTile() != null;
+            long warmUntil = System.nanoTime() + (ours ? WINOGRAD_WARM_UP_NS : 0);
             int warm = 0;
             do {
                 p.execute(context.stream());
                 Dnnl.check(dnnl_stream_wait(context.stream()), "stream_wait");
                 warm++;
-            } while (System.nanoTime() < warmUntil && warm < 50);
+            } while (ours && (warm < WINOGRAD_WARM_UP_RUNS || System.nanoTime() < warmUntil) && warm < 100);
             double best = Double.POSITIVE_INFINITY;
             for (int run = 0; run < 3; run++) {
                 long t = System.nanoTime();
@@ -353,8 +354,13 @@ final class ConvolutionalLayer implements CpuLayer {
         }
     }
 
-    /** How long our Winograd runs untimed before it is timed: C2 compiles the transform loops meanwhile. */
+    /**
+     * How long and how often our Winograd runs untimed before it is timed. Even with its transforms compiled, a new
+     * instance ran up to 2x slower for its first runs (its buffers and helper thread cold; on this shared machine,
+     * also other load), and three runs after one untimed run picked oneDNN where ours was faster.
+     */
     private static final long WINOGRAD_WARM_UP_NS = 40_000_000;
+    private static final int WINOGRAD_WARM_UP_RUNS = 5;
 
     @Override
     public void close() {
