@@ -49,7 +49,7 @@ final class ConvolutionTuner {
     /** What was chosen and what every candidate took (ms, the best of the timed runs; empty when read back). */
     record Choice(Candidate candidate, Map<String, Double> timesMs, boolean fromCache) {}
 
-    private static final Map<String, Properties> KNOWN = new HashMap<>();   // per CPU key (file), for this process
+    private static final Map<String, Properties> KNOWN = new HashMap<>();   // per file (or CPU key), for this process
     private final CpuOptions options;
     private final String cpuKey;
 
@@ -101,9 +101,10 @@ final class ConvolutionTuner {
     }
 
     private Properties known() {
-        return KNOWN.computeIfAbsent(cpuKey, k -> {
+        // keyed by the file, not the CPU alone: two tuning folders in one process (tests) do not mix their choices
+        Path f = file();
+        return KNOWN.computeIfAbsent(f != null ? f.toAbsolutePath().toString() : cpuKey, k -> {
             Properties p = new Properties();
-            Path f = file();
             if (f != null && Files.isRegularFile(f)) {
                 try (InputStream in = Files.newInputStream(f)) {
                     p.load(in);
