@@ -172,8 +172,8 @@ final class WinogradTransforms {
     /** Heap floats one thread needs for {@link #inputRows} and {@link #outputRows} of this layer. */
     void reserve(Staging s) {
         int a = tile.inputs;
-        s.reserve(width * channels, a * wide * channels, tile.products() * tilesX * channels,
-                tile.products() * tilesX * filters, a * tilesX * filters, outWidth * filters);
+        s.reserve(Math.max(width * channels, outWidth * filters), wide * channels, a * wide * channels,
+                tile.products() * tilesX * channels, tile.products() * tilesX * filters, a * tilesX * filters);
     }
 
     /**
@@ -190,7 +190,7 @@ final class WinogradTransforms {
         int run = tilesX * c;   // one transformed column of every tile of the row
         float[] line = s.line;
         float[] rows = s.rows;
-        float[] transformed = s.rowsTransformed;
+        float[] transformed = s.rowTransformed;
         float[] v = s.tiles;
         for (int r = from; r < to; r++) {
             int image = r / tilesY;
@@ -203,21 +203,19 @@ final class WinogradTransforms {
                     Arrays.fill(rows, base, base + rowLength, 0f);
                     continue;
                 }
-                in.get(((image * height + y) * width) * c, line, 0, width * c);
+                int pixel = ((image * height + y) * width - pad) * c;
                 for (int x = 0; x < wide; x++) {
                     int slot = base + phaseStart[x % m] + x / m * c;
                     int ix = x - pad;
-                    if (ix >= 0 && ix < width) System.arraycopy(line, ix * c, rows, slot, c);
+                    if (ix >= 0 && ix < width) in.get(pixel + x * c, rows, slot, c);
                     else Arrays.fill(rows, slot, slot + c, 0f);
                 }
             }
-            // B^T d: combinations of whole rows (the same phase layout in each)
-            for (int i = 0; i < a; i++) combine(inputTransform[i], rows, 0, inputRowOffset, transformed, i * rowLength, rowLength);
-            // (B^T d) B: combinations of columns, each a run over all tiles of the row
             for (int i = 0; i < a; i++) {
-                for (int j = 0; j < a; j++) {
-                    combine(inputTransform[j], transformed, i * rowLength, columnOffset, v, (i * a + j) * run, run);
-                }
+                // row i of B^T d: a combination of whole rows (the same phase layout in each), still in L1 when ...
+                combine(inputTransform[i], rows, 0, inputRowOffset, transformed, 0, rowLength);
+                // ... times B: combinations of its columns, each a run over all tiles of the row
+                for (int j = 0; j < a; j++) combine(inputTransform[j], transformed, 0, columnOffset, v, (i * a + j) * run, run);
             }
             for (int p = 0; p < a * a; p++) tilesOut.put((p * tiles + r * tilesX) * c, v, p * run, run);
         }
@@ -421,19 +419,16 @@ final class WinogradTransforms {
     static final class Staging {
         float[] line = new float[0];              // one input row as read, or one output row as written
         float[] rows = new float[0];              // alpha padded input rows, columns de-interleaved by phase
-        float[] rowsTransformed = new float[0];   // B^T over them
+        float[] rowTransformed = new float[0];    // one row of B^T over them
         float[] tiles = new float[0];             // the tile row's V, [alpha^2][tilesX][C]
         float[] products = new float[0];          // the tile row's M, [alpha^2][tilesX][K]
         float[] partial = new float[0];           // A^T over M's tile rows, one output row: [alpha][tilesX][K]
         float[] outputs = new float[0];           // the output row's tiles, [m][tilesX][K]
 
-        void reserve(int inputLine, int rows, int tiles, int products, int partial, int outputLine) {
-            int lineLength = Math.max(inputLine, outputLine);
-            if (this.line.length < lineLength) this.line = new float[lineLength];
-            if (this.rows.length < rows) {
-                this.rows = new float[rows];
-                this.rowsTransformed = new float[rows];
-            }
+        void reserve(int line, int paddedRow, int paddedRows, int tiles, int products, int partial) {
+            if (this.line.length < line) this.line = new float[line];
+            if (this.rows.length < paddedRows) this.rows = new float[paddedRows];
+            if (this.rowTransformed.length < paddedRow) this.rowTransformed = new float[paddedRow];
             if (this.tiles.length < tiles) this.tiles = new float[tiles];
             if (this.products.length < products) this.products = new float[products];
             if (this.partial.length < partial) this.partial = new float[partial];
