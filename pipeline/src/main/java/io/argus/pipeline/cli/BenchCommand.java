@@ -74,10 +74,12 @@ final class BenchCommand implements Callable<Integer> {
             + "(default: $XDG_CACHE_HOME/argus/cpu-tuning, as argus run's cacheDir)")
     Path tuningDir;
 
-    @Option(names = "--winograd", defaultValue = "auto", description = "cpu fp32: our Winograd convolution for 3x3 "
-            + "stride-1 layers (as models[].cpu.winograd): auto (a candidate the tuner times, default), off, or f2x2 / "
-            + "f4x4 forced on every such layer; other precisions ignore it")
-    String winograd;
+    @Option(names = "--winograd", defaultValue = "auto", split = ",", description = "cpu fp32: our Winograd "
+            + "convolution for 3x3 stride-1 layers (as models[].cpu.winograd): auto (a candidate the tuner times, "
+            + "default), off, or f2x2 / f4x4 forced on every such layer; several, e.g. off,f2x2,f4x4: one network each, "
+            + "timed in turns (one forward each, round after round), so a machine whose speed drifts slows all alike; "
+            + "other precisions ignore it")
+    List<String> winograd;
 
     @Option(names = "--layer-times", description = "cpu: after timing, each convolution's median time over this many "
             + "layer-by-layer passes, its implementation and (when timed in this run) what the tuner measured")
@@ -114,7 +116,7 @@ final class BenchCommand implements Callable<Integer> {
         if (!backend.equalsIgnoreCase("cpu")) {
             throw new IllegalArgumentException("--backend " + backend + ": expected cpu or cuda");
         }
-        WinogradPolicy wino = WinogradPolicy.parse(winograd);
+        List<WinogradPolicy> winos = winograd.stream().map(WinogradPolicy::parse).distinct().toList();
         if (layerTimes < 0) throw new IllegalArgumentException("--layer-times " + layerTimes + ": expected a count >= 0");
         Model m = model.load(false);
         List<CpuPrecision> kinds = precisions.stream().map(CpuPrecision::parse).toList();
@@ -146,15 +148,36 @@ final class BenchCommand implements Callable<Integer> {
             System.out.println("int8: activation ranges from " + int8.samples() + " frames of " + from);
         }
         for (int batch : batches) {
-            java.util.Map<CpuPrecision, Double> ours = new java.util.LinkedHashMap<>();
+            java.util.Map<String, Double> ours = new java.util.LinkedHashMap<>();
             for (CpuPrecision precision : kinds) {
-                try (CpuNetwork net = new CpuNetwork(m.spec(), m.weights(), batch, new CpuOptions(precision, !noTune, tuning,
-                        precision == CpuPrecision.INT8 ? from : null,
-                        precision == CpuPrecision.FP32 ? wino : WinogradPolicy.AUTO), int8)) {
-                    fill(net, m, picture, batch);
-                    ours.put(precision, time("argus-" + precision, batch, net::forward));
-                    printChoices(net, batch);
-                    if (layerTimes > 0) printLayerTimes(net, batch, layerTimes);
+                List<WinogradPolicy> variants = precision == CpuPrecision.FP32 ? winos : List.of(WinogradPolicy.AUTO);
+                List<CpuNetwork> nets = new ArrayList<>();
+                try {
+                    for (WinogradPolicy w : variants) {
+                        nets.add(new CpuNetwork(m.spec(), m.weights(), batch, new CpuOptions(precision, !noTune, tuning,
+                                precision == CpuPrecision.INT8 ? from : null, w), int8));
+                        fill(nets.getLast(), m, picture, batch);
+                    }
+                    if (nets.size() == 1) {
+                        ours.put(precision.toString(), time("argus-" + precision, batch, nets.get(0)::forward));
+                    } else {
+                        List<String> labels = variants.stream().map(w -> precision + " winograd " + w.label()).toList();
+                        double[] ms = timeInTurns(labels, batch, nets);
+                        for (int i = 0; i < ms.length; i++) {
+                            ours.put(labels.get(i), ms[i]);
+                            if (i > 0) {
+                                ratios.add(String.format(Locale.ROOT, "batch %d: ratio ours(%s)/ours(%s) = %.3f (%.2f vs %.2f "
+                                        + "ms/image, in turns)", batch, labels.get(i), labels.get(0), ms[i] / ms[0], ms[i], ms[0]));
+                            }
+                        }
+                    }
+                    for (int i = 0; i < nets.size(); i++) {
+                        if (nets.size() > 1) System.out.println("winograd " + variants.get(i).label() + ":");
+                        printChoices(nets.get(i), batch);
+                        if (layerTimes > 0) printLayerTimes(nets.get(i), batch, layerTimes);
+                    }
+                } finally {
+                    for (CpuNetwork net : nets) net.close();
                 }
             }
             if (peers.isEmpty()) continue;
@@ -334,6 +357,32 @@ final class BenchCommand implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "%-10s batch %3d: %8.2f ms/batch  %8.2f ms/image  %7.1f images/s  (%d runs)%n",
                 name, batch, median, median / batch, 1000.0 * batch / median, ms.size());
         return median / batch;
+    }
+
+    /**
+     * Several networks timed in turns: one forward of each, round after round, for {@code --seconds} per network,
+     * so slow and fast moments of a shared machine fall on all of them; median ms per image of each.
+     */
+    private double[] timeInTurns(List<String> labels, int batch, List<CpuNetwork> nets) {
+        for (int i = 0; i < warmup; i++) for (CpuNetwork net : nets) net.forward(batch);
+        List<List<Double>> ms = new ArrayList<>();
+        for (int i = 0; i < nets.size(); i++) ms.add(new ArrayList<>());
+        long start = System.nanoTime();
+        while (ms.get(0).size() < minIterations || (System.nanoTime() - start) / 1e9 < seconds * nets.size()) {
+            for (int i = 0; i < nets.size(); i++) {
+                long t0 = System.nanoTime();
+                nets.get(i).forward(batch);
+                ms.get(i).add((System.nanoTime() - t0) / 1e6);
+            }
+        }
+        double[] perImage = new double[nets.size()];
+        for (int i = 0; i < nets.size(); i++) {
+            double median = median(ms.get(i));
+            System.out.printf(Locale.ROOT, "%-10s batch %3d: %8.2f ms/batch  %8.2f ms/image  %7.1f images/s  (%d runs, in turns)%n",
+                    "argus-" + labels.get(i), batch, median, median / batch, 1000.0 * batch / median, ms.get(i).size());
+            perImage[i] = median / batch;
+        }
+        return perImage;
     }
 
     /** Darknet predicts one image at a time: median of its own per-run timings, ms per image. */
