@@ -39,7 +39,7 @@ class BenchCpuWinogradCommandTest {
                 "--height", "64", "--seconds", "0.2", "--min-iterations", "2", "--warmup", "1", "--winograd", "off,f2x2",
                 "--no-tune");
         assertEquals(0, r.code(), r.err());
-        assertTrue(r.out().contains("argus-fp32 winograd off batch   1:") && r.out().contains("(in turns)"), r.out());
+        assertTrue(r.out().contains("argus-fp32 winograd off batch   1:") && r.out().contains("runs, in turns)"), r.out());
         assertTrue(r.out().contains("ratio ours(fp32 winograd f2x2)/ours(fp32 winograd off) = "), r.out());
         int f2x2 = r.out().indexOf("winograd f2x2:\n");
         assertTrue(f2x2 > 0 && r.out().indexOf("  conv 3x3/1: 9 x winograd|argus-f2x2\n", f2x2) > f2x2, r.out());
