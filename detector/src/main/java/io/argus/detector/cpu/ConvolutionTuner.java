@@ -17,22 +17,39 @@ import java.util.function.ToDoubleFunction;
  * Picks each convolution's implementation by timing, not by guessing. oneDNN offers several for one problem (brgemm,
  * JIT direct, im2col + GEMM, Winograd where the shape allows; which ones depends on the ISA) and ranks them by
  * heuristics that are tuned for Intel cores; on a CPU that runs AVX-512 as two 256-bit halves (Zen 4) the ranking
- * can be wrong. So every candidate runs on the real shapes at the layer's first use and the fastest is kept.
+ * can be wrong. Our own Winograd convolution ({@link WinogradConvolution}) is one more candidate for FP32 3x3
+ * stride-1 layers. So every candidate runs on the real shapes at the layer's first use and the fastest is kept.
  *
  * <p>Choices are kept per CPU (model name, family/model, the ISA oneDNN uses, oneDNN version, thread count) and per
  * layer shape: in a properties file per CPU under {@link CpuOptions#tuningDir()} when there is one, else for this
  * process. A choice names the implementation; when oneDNN no longer offers it, the layer is timed again.
  */
 final class ConvolutionTuner {
-    /** One way to run a convolution: the algorithm asked for and the implementation oneDNN names. */
+    /**
+     * One way to run a convolution: the algorithm asked for and the implementation oneDNN names, or our own Winograd
+     * ({@link #winograd}: "winograd|argus-f2x2").
+     */
     record Candidate(int algorithm, String name) {
+        private static final String OURS = "argus-";
+
         String key() { return Dnnl.algorithmName(algorithm) + "|" + name; }
+
+        /** Our Winograd convolution with {@code tile} ({@link WinogradConvolution}). */
+        static Candidate winograd(WinogradTile tile) {
+            return new Candidate(org.bytedeco.dnnl.global.dnnl.dnnl_convolution_winograd, OURS + tile.label());
+        }
+
+        /** The tile when this is our Winograd convolution, else null (one of oneDNN's). */
+        WinogradTile winogradTile() {
+            for (WinogradTile t : WinogradTile.values()) if (name.equals(OURS + t.label())) return t;
+            return null;
+        }
     }
 
     /** What was chosen and what every candidate took (ms, the best of the timed runs; empty when read back). */
     record Choice(Candidate candidate, Map<String, Double> timesMs, boolean fromCache) {}
 
-    private static final Map<String, Properties> KNOWN = new HashMap<>();   // per CPU key (file), for this process
+    private static final Map<String, Properties> KNOWN = new HashMap<>();   // per file (or CPU key), for this process
     private final CpuOptions options;
     private final String cpuKey;
 
@@ -84,9 +101,10 @@ final class ConvolutionTuner {
     }
 
     private Properties known() {
-        return KNOWN.computeIfAbsent(cpuKey, k -> {
+        // keyed by the file, not the CPU alone: two tuning folders in one process (tests) do not mix their choices
+        Path f = file();
+        return KNOWN.computeIfAbsent(f != null ? f.toAbsolutePath().toString() : cpuKey, k -> {
             Properties p = new Properties();
-            Path f = file();
             if (f != null && Files.isRegularFile(f)) {
                 try (InputStream in = Files.newInputStream(f)) {
                     p.load(in);

@@ -16,7 +16,9 @@ import org.bytedeco.javacpp.Pointer;
  * [convolutional] on the CPU: one oneDNN convolution per batch size over channels-last buffers, with batch norm
  * folded into the weights and bias + activation fused as a post-op, so each output element is written once. Which of
  * oneDNN's implementations runs is measured at first use ({@link ConvolutionTuner}); its weights are reordered once
- * into the layout (and type: BF16) that implementation reads.
+ * into the layout (and type: BF16) that implementation reads. For FP32 3x3 stride-1 layers our own Winograd
+ * convolution ({@link WinogradConvolution}, F(2x2) and F(4x4)) is timed with them, or forced, or left out
+ * ({@link WinogradPolicy}).
  *
  * <p>INT8: the weights become signed bytes with a scale per output channel (largest |weight| / 127); oneDNN multiplies
  * bytes into 32-bit sums, scales them back by input scale x weight scale, adds the FP32 bias, applies the activation
@@ -28,12 +30,13 @@ final class ConvolutionalLayer implements CpuLayer {
     private final LayerOutput output;
     private final NativeFloats weights;   // Darknet order: [filters][c/groups][ky][kx], BN folded, FP32
     private final NativeFloats bias;      // FP32 in every precision
+    private final float[] biasValues;     // the same, for our Winograd's output transform
     private final boolean int8;
     private final float[] weightScales;   // INT8: per output channel
     private final org.bytedeco.javacpp.BytePointer int8Weights;   // INT8: Darknet order, signed bytes
     private final LayerContext context;
     private final Dnnl.Resources resources = new Dnnl.Resources();
-    private final Dnnl.Primitive[] variants;               // per batch size, built on first use
+    private final Dnnl.Executable[] variants;              // per batch size, built on first use
     private final ConvolutionTuner.Choice[] choices;
 
     ConvolutionalLayer(ConvolutionalSpec spec, ConvWeights params, LayerOutput input, LayerOutput output,
@@ -47,6 +50,7 @@ final class ConvolutionalLayer implements CpuLayer {
         this.weights.copyFrom(folded[0]);
         this.bias = new NativeFloats(folded[1].length);
         this.bias.copyFrom(folded[1]);
+        this.biasValues = folded[1].clone();
         this.int8 = context.precision() == CpuPrecision.INT8;
         if (int8) {
             int filters = spec.filters();
@@ -66,7 +70,7 @@ final class ConvolutionalLayer implements CpuLayer {
             weightScales = null;
             int8Weights = null;
         }
-        this.variants = new Dnnl.Primitive[maxBatch + 1];
+        this.variants = new Dnnl.Executable[maxBatch + 1];
         this.choices = new ConvolutionTuner.Choice[maxBatch + 1];
     }
 
@@ -75,7 +79,7 @@ final class ConvolutionalLayer implements CpuLayer {
 
     @Override
     public void forward(int n) {
-        Dnnl.Primitive v = variants[n];
+        Dnnl.Executable v = variants[n];
         if (v == null) v = variants[n] = build(n);
         v.execute(context.stream());
     }
@@ -85,23 +89,70 @@ final class ConvolutionalLayer implements CpuLayer {
 
     ConvolutionalSpec spec() { return spec; }
 
-    private Dnnl.Primitive build(int n) {
-        try (Dnnl.Resources listed = new Dnnl.Resources()) {
+    /** For tests: the matmul implementation of our Winograd at batch size {@code n}, null when it is not what runs. */
+    String winogradProducts(int n) {
+        return variants[n] instanceof WinogradConvolution w ? w.productsImplementation() : null;
+    }
+
+    private Dnnl.Executable build(int n) {
+        List<WinogradTile> ours = winogradTiles(context.winograd());
+        try (Dnnl.Resources listed = new Dnnl.Resources(); WinogradFilters filters = new WinogradFilters()) {
+            if (context.winograd().forced() && !ours.isEmpty()) {
+                ConvolutionTuner.Candidate forced = ConvolutionTuner.Candidate.winograd(ours.get(0));
+                choices[n] = new ConvolutionTuner.Choice(forced, java.util.Map.of(), false);
+                return instantiate(forced, null, n, resources, context.scratch(), filters);
+            }
             java.util.Map<ConvolutionTuner.Candidate, dnnl_primitive_desc> candidates = candidates(n, listed);
-            ConvolutionTuner.Choice choice = context.tuner().choose(shapeKey(n), List.copyOf(candidates.keySet()),
-                    c -> time(c, candidates.get(c), n));
+            List<ConvolutionTuner.Candidate> all = new ArrayList<>(candidates.keySet());
+            for (WinogradTile t : ours) all.add(ConvolutionTuner.Candidate.winograd(t));
+            ConvolutionTuner.Choice choice = context.tuner().choose(shapeKey(n, ours), all,
+                    c -> time(c, candidates.get(c), n, filters));
             choices[n] = choice;
-            return instantiate(choice.candidate(), candidates.get(choice.candidate()), n, resources, context.scratch());
+            return instantiate(choice.candidate(), candidates.get(choice.candidate()), n, resources, context.scratch(),
+                    filters);
         }
     }
 
-    /** E.g. "fp32 b1 ic64 oc64 g1 104x104 k3 s1x1 p1/1/1 leaky": what the choice depends on. */
-    private String shapeKey(int n) {
+    /** The Winograd tiles {@code policy} offers for this layer: none unless {@link WinogradConvolution#handles} it. */
+    private List<WinogradTile> winogradTiles(WinogradPolicy policy) {
+        return WinogradConvolution.handles(spec, context.precision()) ? policy.tiles() : List.of();
+    }
+
+    /**
+     * E.g. "fp32 b1 ic64 oc64 g1 104x104 k3 s1x1 p1/1/1 leaky": what the choice depends on; with " +argus-f2x2,f4x4"
+     * when our Winograd tiles are among the candidates, since the fastest of a larger set may differ (so a choice
+     * made without them, before they existed or with winograd: off, is not taken for one made with them).
+     */
+    private String shapeKey(int n, List<WinogradTile> ours) {
         var in = spec.input();
         String types = int8 ? context.precision() + (output.quantized() ? "" : "-f32out") : context.precision().toString();
-        return String.format(Locale.ROOT, "%s b%d ic%d oc%d g%d %dx%d k%d s%dx%d p%d/%d/%d %s", types, n,
+        String key = String.format(Locale.ROOT, "%s b%d ic%d oc%d g%d %dx%d k%d s%dx%d p%d/%d/%d %s", types, n,
                 in.channels(), spec.filters(), spec.groups(), in.height(), in.width(), spec.size(), spec.strideY(),
                 spec.strideX(), spec.pad(), padBottom(), padRight(), spec.activation().name().toLowerCase(Locale.ROOT));
+        if (ours.isEmpty()) return key;
+        StringBuilder b = new StringBuilder(key).append(" +argus-");
+        for (int i = 0; i < ours.size(); i++) b.append(i == 0 ? "" : ",").append(ours.get(i).label());
+        return b.toString();
+    }
+
+    /**
+     * U = G g G^T of this layer per tile, computed when a candidate first needs it and dropped after the build (its
+     * oneDNN copy stays with the convolution that runs): a network holds the transformed filters of its chosen tiles
+     * only.
+     */
+    private final class WinogradFilters implements AutoCloseable {
+        private final java.util.Map<WinogradTile, float[]> byTile = new java.util.EnumMap<>(WinogradTile.class);
+
+        float[] of(WinogradTile tile) {
+            return byTile.computeIfAbsent(tile, t -> {
+                float[] w = new float[(int) weights.size()];
+                weights.buffer().get(0, w);
+                return WinogradTransforms.filters(t, w, spec.filters(), spec.input().channels());
+            });
+        }
+
+        @Override
+        public void close() { byTile.clear(); }
     }
 
     // Darknet pads symmetrically; the right/bottom pad only matters up to what the last window reaches
@@ -169,9 +220,16 @@ final class ConvolutionalLayer implements CpuLayer {
         return a;
     }
 
-    /** Candidate {@code c} (its descriptor {@code listed}) as a primitive in {@code r}: weights reordered for it, buffers bound. */
-    private Dnnl.Primitive instantiate(ConvolutionTuner.Candidate c, dnnl_primitive_desc listed, int n, Dnnl.Resources r,
-                                       Scratchpad scratch) {
+    /**
+     * Candidate {@code c} (oneDNN's: its descriptor {@code listed}) as something to run in {@code r}: weights
+     * reordered for it, buffers bound; ours: a {@link WinogradConvolution} with its tile's filters.
+     */
+    private Dnnl.Executable instantiate(ConvolutionTuner.Candidate c, dnnl_primitive_desc listed, int n, Dnnl.Resources r,
+                                        Scratchpad scratch, WinogradFilters filters) {
+        WinogradTile tile = c.winogradTile();
+        if (tile != null) {
+            return new WinogradConvolution(spec, tile, filters.of(tile), biasValues, input, output, n, context, r, scratch);
+        }
         dnnl_primitive_desc pd = new dnnl_primitive_desc();
         Dnnl.check(dnnl_primitive_desc_clone(pd, listed), "primitive_desc_clone");
         Dnnl.Primitive conv = !int8
@@ -227,11 +285,12 @@ final class ConvolutionalLayer implements CpuLayer {
         org.bytedeco.javacpp.BytePointer view = new org.bytedeco.javacpp.BytePointer(output.pointer());
         view.capacity(bytes).limit(bytes);
         view.get(chosen);
-        try (Dnnl.Resources listed = new Dnnl.Resources()) {
-            var candidates = candidates(n, listed);
+        try (Dnnl.Resources listed = new Dnnl.Resources(); WinogradFilters filters = new WinogradFilters()) {
+            var candidates = new java.util.LinkedHashMap<>(candidates(n, listed));
+            for (WinogradTile t : winogradTiles(WinogradPolicy.AUTO)) candidates.put(ConvolutionTuner.Candidate.winograd(t), null);
             for (var e : candidates.entrySet()) {
                 try (Dnnl.Resources r = new Dnnl.Resources(); Scratchpad s = new Scratchpad()) {
-                    instantiate(e.getKey(), e.getValue(), n, r, s).execute(context.stream());
+                    instantiate(e.getKey(), e.getValue(), n, r, s, filters).execute(context.stream());
                     Dnnl.check(dnnl_stream_wait(context.stream()), "stream_wait");
                     out.put(e.getKey().key(), readOutput(n));
                 }
@@ -265,22 +324,43 @@ final class ConvolutionalLayer implements CpuLayer {
         return values;
     }
 
-    /** The best of a few runs of {@code c} on the real buffers, in ms; NaN when it cannot run. */
-    private double time(ConvolutionTuner.Candidate c, dnnl_primitive_desc listed, int n) {
+    /**
+     * The best of three runs of {@code c} on the real buffers, in ms, after one untimed run that pays page faults and
+     * oneDNN's JIT; ours once the JVM has compiled its transforms ({@link WinogradTransforms#compileOnce}) and after
+     * five untimed runs and 40 ms at least; NaN when it cannot run.
+     */
+    private double time(ConvolutionTuner.Candidate c, dnnl_primitive_desc listed, int n, WinogradFilters filters) {
         try (Dnnl.Resources r = new Dnnl.Resources(); Scratchpad s = new Scratchpad()) {
-            Dnnl.Primitive p = instantiate(c, listed, n, r, s);
+            if (c.winogradTile() != null) WinogradTransforms.compileOnce();
+            Dnnl.Executable p = instantiate(c, listed, n, r, s, filters);
+            boolean ours = c.winogradTile() != null;
+            long warmUntil = System.nanoTime() + (ours ? WINOGRAD_WARM_UP_NS : 0);
+            int warm = 0;
+            do {
+                p.execute(context.stream());
+                Dnnl.check(dnnl_stream_wait(context.stream()), "stream_wait");
+                warm++;
+            } while (ours && (warm < WINOGRAD_WARM_UP_RUNS || System.nanoTime() < warmUntil) && warm < 100);
             double best = Double.POSITIVE_INFINITY;
-            for (int run = 0; run < 4; run++) {   // the first run pays page faults and JIT: not counted
+            for (int run = 0; run < 3; run++) {
                 long t = System.nanoTime();
                 p.execute(context.stream());
                 Dnnl.check(dnnl_stream_wait(context.stream()), "stream_wait");
-                if (run > 0) best = Math.min(best, (System.nanoTime() - t) / 1e6);
+                best = Math.min(best, (System.nanoTime() - t) / 1e6);
             }
             return best;
         } catch (RuntimeException e) {
             return Double.NaN;
         }
     }
+
+    /**
+     * How long and how often our Winograd runs untimed before it is timed. Even with its transforms compiled, a new
+     * instance ran up to 2x slower for its first runs (its buffers and helper thread cold; on this shared machine,
+     * also other load), and three runs after one untimed run picked oneDNN where ours was faster.
+     */
+    private static final long WINOGRAD_WARM_UP_NS = 40_000_000;
+    private static final int WINOGRAD_WARM_UP_RUNS = 5;
 
     @Override
     public void close() {

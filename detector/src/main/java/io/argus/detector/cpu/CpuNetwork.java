@@ -42,6 +42,7 @@ public final class CpuNetwork implements AutoCloseable {
     private final LayerOutput inputActivations;       // the same, channels last in the network's precision
     private final Dnnl.Resources resources = new Dnnl.Resources();
     private final Scratchpad scratch = new Scratchpad();
+    private final WinogradWorkspace winograd = new WinogradWorkspace();
     private final LayerContext context;
     private final List<LayerOutput> outputs = new ArrayList<>();
     private final List<CpuLayer> layers = new ArrayList<>();
@@ -79,7 +80,8 @@ public final class CpuNetwork implements AutoCloseable {
                 ? LayerOutput.quantized(spec.inputShape(), maxBatch, dnnl_u8, 1f / 255)
                 : new LayerOutput(spec.inputShape(), maxBatch, options.precision());
         dnnl_stream stream = resources.stream();
-        this.context = new LayerContext(stream, scratch, options.precision(), new ConvolutionTuner(options));
+        this.context = new LayerContext(stream, scratch, options.precision(), new ConvolutionTuner(options),
+                options.winograd(), winograd);
         this.inputReorders = new Dnnl.Primitive[maxBatch + 1];
         boolean[] readByLayers = int8 ? readByLayers(spec) : null;
         for (LayerSpec l : spec.layers()) {
@@ -265,8 +267,12 @@ public final class CpuNetwork implements AutoCloseable {
         return y.head();
     }
 
-    /** One convolution's implementation for batch size {@code n}, as chosen (null before its first forward). */
-    public record ConvolutionChoice(int layer, String shape, String implementation, boolean fromCache,
+    /**
+     * One convolution's implementation for batch size {@code n}, as chosen: its kind ("3x3/1"), its size ("64->128
+     * 104x104": channels in and out, input height x width), the implementation's key, whether it came from the tuning
+     * cache, and what each candidate took when timed now (ms).
+     */
+    public record ConvolutionChoice(int layer, String shape, String size, String implementation, boolean fromCache,
                                     java.util.Map<String, Double> timesMs) {}
 
     /** The implementation every convolution runs at batch size {@code n} (after a forward of that size). */
@@ -277,7 +283,8 @@ public final class CpuNetwork implements AutoCloseable {
             ConvolutionalSpec s = c.spec();
             String shape = s.size() + "x" + s.size() + "/" + s.strideX() + (s.groups() > 1 ? " g" + s.groups() : "");
             ConvolutionTuner.Choice ch = c.choice(n);
-            out.add(new ConvolutionChoice(s.index(), shape, ch.candidate().key(), ch.fromCache(), ch.timesMs()));
+            String size = s.input().channels() + "->" + s.filters() + " " + s.input().height() + "x" + s.input().width();
+            out.add(new ConvolutionChoice(s.index(), shape, size, ch.candidate().key(), ch.fromCache(), ch.timesMs()));
         }
         return out;
     }
@@ -288,6 +295,7 @@ public final class CpuNetwork implements AutoCloseable {
         for (LayerOutput o : outputs) if (o != null) o.close();
         inputActivations.close();
         input.close();
+        winograd.close();
         scratch.close();
         resources.close();
     }

@@ -94,6 +94,15 @@ final class Dnnl {
                     .arg(DNNL_ARG_ATTR_SCALES | DNNL_ARG_TO, scales(toScale));
         }
 
+        /** {@code act} (not LINEAR) applied in place to the FP32 or BF16 tensor {@code desc} at {@code data}. */
+        Primitive activation(Activation act, dnnl_memory_desc desc, Pointer data, Scratchpad scratch) {
+            dnnl_primitive_desc pd = new dnnl_primitive_desc();
+            check(dnnl_eltwise_forward_primitive_desc_create(pd, engine(), dnnl_forward_inference, eltwiseAlgorithm(act),
+                    desc, desc, eltwiseAlpha(act), 0f, attr(Activation.LINEAR)), "eltwise " + act);
+            dnnl_memory m = memory(desc, data);
+            return primitive(pd, scratch, DNNL_ARG_SRC, DNNL_ARG_DST).arg(DNNL_ARG_SRC, m).arg(DNNL_ARG_DST, m);
+        }
+
         /** Tells {@code a} that argument {@code arg} comes with scales at run time (mask 0: one per tensor). */
         void scaled(dnnl_primitive_attr a, int arg, int mask) {
             check(dnnl_primitive_attr_set_scales_mask(a, arg, mask), "set_scales_mask");
@@ -201,18 +210,37 @@ final class Dnnl {
 
     /** Darknet activations as oneDNN eltwise post-ops (leaky = relu with slope 0.1, swish with alpha 1). */
     static void appendActivation(dnnl_post_ops po, Activation act) {
-        switch (act) {
-            case LINEAR -> { }
-            case LEAKY -> check(dnnl_post_ops_append_eltwise(po, dnnl_eltwise_relu, 0.1f, 0f), "leaky");
-            case RELU -> check(dnnl_post_ops_append_eltwise(po, dnnl_eltwise_relu, 0f, 0f), "relu");
-            case LOGISTIC -> check(dnnl_post_ops_append_eltwise(po, dnnl_eltwise_logistic, 0f, 0f), "logistic");
-            case MISH -> check(dnnl_post_ops_append_eltwise(po, dnnl_eltwise_mish, 0f, 0f), "mish");
-            case SWISH -> check(dnnl_post_ops_append_eltwise(po, dnnl_eltwise_swish, 1f, 0f), "swish");
-        }
+        if (act == Activation.LINEAR) return;
+        check(dnnl_post_ops_append_eltwise(po, eltwiseAlgorithm(act), eltwiseAlpha(act), 0f), act.name().toLowerCase(java.util.Locale.ROOT));
+    }
+
+    /** oneDNN's eltwise algorithm for a Darknet activation other than LINEAR. */
+    static int eltwiseAlgorithm(Activation act) {
+        return switch (act) {
+            case LINEAR -> throw new IllegalArgumentException("linear has no eltwise algorithm");
+            case LEAKY, RELU -> dnnl_eltwise_relu;
+            case LOGISTIC -> dnnl_eltwise_logistic;
+            case MISH -> dnnl_eltwise_mish;
+            case SWISH -> dnnl_eltwise_swish;
+        };
+    }
+
+    /** The alpha of {@link #eltwiseAlgorithm}: relu's negative slope, swish's beta. */
+    static float eltwiseAlpha(Activation act) {
+        return switch (act) {
+            case LEAKY -> 0.1f;
+            case SWISH -> 1f;
+            default -> 0f;
+        };
+    }
+
+    /** Something that runs on a stream: a oneDNN primitive, or our own convolution made of several. */
+    interface Executable {
+        void execute(dnnl_stream stream);
     }
 
     /** A created primitive with its argument list; {@link #execute} allocates nothing. */
-    static final class Primitive {
+    static final class Primitive implements Executable {
         final dnnl_primitive_desc pd;
         final dnnl_primitive primitive;
         final dnnl_exec_arg_t args;
@@ -233,7 +261,8 @@ final class Dnnl {
             return this;
         }
 
-        void execute(dnnl_stream stream) {
+        @Override
+        public void execute(dnnl_stream stream) {
             if (filled != count) throw new IllegalStateException(filled + " of " + count + " arguments set");
             check(dnnl_primitive_execute(primitive, stream, count, args), "execute");
         }

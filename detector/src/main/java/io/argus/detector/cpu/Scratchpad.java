@@ -21,6 +21,7 @@ final class Scratchpad implements AutoCloseable {
     private final List<dnnl_memory> bound = new ArrayList<>();
     private NativeFloats buffer;
     private long bytes;
+    private java.nio.FloatBuffer floats;   // the Java view of the aligned buffer, made again when it grows
 
     /** A memory for a primitive's scratchpad descriptor; null when the primitive needs none. */
     dnnl_memory bind(dnnl_memory_desc desc) {
@@ -36,6 +37,7 @@ final class Scratchpad implements AutoCloseable {
         NativeFloats old = buffer;
         buffer = new NativeFloats((need + ALIGN) / 4 + 1);
         bytes = need;
+        floats = null;
         Pointer p = aligned();
         for (dnnl_memory m : bound) Dnnl.check(dnnl_memory_set_data_handle(m, p), "memory_set_data_handle");
         if (old != null) old.close();
@@ -48,6 +50,20 @@ final class Scratchpad implements AutoCloseable {
     }
 
     long bytes() { return bytes; }
+
+    /**
+     * The buffer as floats, for Java code that fills or reads what a bound primitive reads or wrote (our Winograd
+     * transforms); a new view only after the buffer grew, i.e. never once every primitive is built.
+     */
+    java.nio.FloatBuffer floats() {
+        if (buffer == null) throw new IllegalStateException("nothing bound yet");
+        if (floats == null) {
+            long address = buffer.pointer().address();
+            int skip = (int) ((ALIGN - address % ALIGN) % ALIGN) / 4;
+            floats = buffer.buffer().slice(skip, (int) (bytes / 4));
+        }
+        return floats;
+    }
 
     @Override
     public void close() {

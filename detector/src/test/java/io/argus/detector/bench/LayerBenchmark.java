@@ -1,6 +1,8 @@
 package io.argus.detector.bench;
 
 import io.argus.detector.cpu.CpuNetwork;
+import io.argus.detector.cpu.CpuOptions;
+import io.argus.detector.cpu.WinogradPolicy;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
 import java.nio.file.Path;
@@ -23,7 +25,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The layers that take the most time in yolov4-tiny and yolov3 at 416 (by CpuNetwork.forwardTimed), each alone as a
  * one-layer network over random input: the large 3x3 convolutions, the stride-2 and first convolutions, a 1x1, the
- * 2x2 max pool and a residual shortcut.
+ * 2x2 max pool and a residual shortcut; each with winograd off, f2x2 and f4x4 (forced where it applies: the 3x3
+ * stride-1 convolutions; the other layers run the same in all three).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -41,6 +44,10 @@ public class LayerBenchmark {
         "maxpool2x2_128_104",
         "shortcut_128_104"})     // yolov3 residual add
     public String layer;
+
+    /** models[].cpu.winograd: off (oneDNN's fastest), or our Winograd forced on the 3x3 stride-1 convolutions. */
+    @Param({"off", "f2x2", "f4x4"})
+    public String winograd;
 
     private CpuNetwork network;
 
@@ -64,7 +71,8 @@ public class LayerBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         NetworkSpec spec = NetworkSpec.parse(Path.of(layer + ".cfg"), cfg(layer), 0, 0);
-        network = new CpuNetwork(spec, WeightsInit.darknet(spec, 1), 1);
+        network = new CpuNetwork(spec, WeightsInit.darknet(spec, 1), 1,
+                CpuOptions.DEFAULTS.withWinograd(WinogradPolicy.parse(winograd)));
         SplittableRandom r = new SplittableRandom(1);
         for (int i = 0; i < spec.inputShape().size(); i++) network.input().put(i, (float) r.nextDouble());
         network.forward(1);

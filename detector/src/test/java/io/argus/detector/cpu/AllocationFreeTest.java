@@ -14,33 +14,41 @@ import org.junit.jupiter.api.Test;
 /**
  * After warm-up, a frame costs no Java allocation and no native allocation: pre-processing and the whole forward
  * pass run in memory allocated once per (model, batch). Counted by the JVM's per-thread allocation counter and by
- * JavaCPP's native byte count.
+ * JavaCPP's native byte count. Also with our Winograd forced on every layer it handles (its transforms run on the
+ * network's own threads, which park between layers).
  */
 class AllocationFreeTest {
     @Test
     void preprocessAndForwardAllocateNothingAfterWarmUp() {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         for (String name : new String[] {"yolov4-tiny", "yolov3-tiny"}) {
-            NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), 256, 192);
-            BgrImage a = BgrImage.read(ProjectFiles.sampleImages().get(0));
-            BgrImage b = BgrImage.read(ProjectFiles.sampleImages().get(1));
-            try (CpuNetwork net = new CpuNetwork(spec, WeightsInit.darknet(spec, 1), 2)) {
-                Preprocess pre = new Preprocess();
-                int size = spec.inputShape().size();
-                Runnable frame = () -> {
-                    pre.write(a, spec.net().width(), spec.net().height(), false, net.input(), 0);
-                    pre.write(b, spec.net().width(), spec.net().height(), true, net.input(), size);
-                    net.forward(2);
-                    net.forward(1);
-                };
-                for (int i = 0; i < 20; i++) frame.run();      // warm-up: scratch growth, primitives, JIT
-                long nativeBefore = Pointer.totalBytes();
-                long before = threads.getCurrentThreadAllocatedBytes();
-                for (int i = 0; i < 10; i++) frame.run();
-                long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-                assertEquals(0, allocated, name + ": Java bytes allocated by 10 frames");
-                assertEquals(nativeBefore, Pointer.totalBytes(), name + ": native bytes (JavaCPP) changed");
+            for (WinogradPolicy winograd : new WinogradPolicy[] {WinogradPolicy.AUTO, WinogradPolicy.F2X2, WinogradPolicy.F4X4}) {
+                assertFramesAllocateNothing(name, winograd);
             }
+        }
+    }
+
+    static void assertFramesAllocateNothing(String name, WinogradPolicy winograd) {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), 256, 192);
+        BgrImage a = BgrImage.read(ProjectFiles.sampleImages().get(0));
+        BgrImage b = BgrImage.read(ProjectFiles.sampleImages().get(1));
+        try (CpuNetwork net = new CpuNetwork(spec, WeightsInit.darknet(spec, 1), 2, CpuOptions.DEFAULTS.withWinograd(winograd))) {
+            Preprocess pre = new Preprocess();
+            int size = spec.inputShape().size();
+            Runnable frame = () -> {
+                pre.write(a, spec.net().width(), spec.net().height(), false, net.input(), 0);
+                pre.write(b, spec.net().width(), spec.net().height(), true, net.input(), size);
+                net.forward(2);
+                net.forward(1);
+            };
+            for (int i = 0; i < 20; i++) frame.run();      // warm-up: scratch growth, primitives, JIT
+            long nativeBefore = Pointer.totalBytes();
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 10; i++) frame.run();
+            long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            String what = name + " winograd " + winograd.label();
+            assertEquals(0, allocated, what + ": Java bytes allocated by 10 frames");
+            assertEquals(nativeBefore, Pointer.totalBytes(), what + ": native bytes (JavaCPP) changed");
         }
     }
 }

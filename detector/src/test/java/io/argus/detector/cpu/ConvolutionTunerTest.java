@@ -89,4 +89,33 @@ class ConvolutionTunerTest {
             for (int i = 0; i < first.length; i++) assertEquals(first[i], second[i], 1e-4f * Math.max(1, Math.abs(first[i])));
         }
     }
+
+    @Test
+    void choicesWithOurWinogradAreKeptApartFromThoseWithout() throws Exception {
+        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg("yolov3-tiny"), 96, 64);
+        for (WinogradPolicy w : List.of(WinogradPolicy.AUTO, WinogradPolicy.OFF)) {
+            try (CpuNetwork net = new CpuNetwork(spec, WeightsInit.darknet(spec, 3), 1,
+                    new CpuOptions(CpuPrecision.FP32, true, dir).withWinograd(w))) {
+                net.forward(1);
+            }
+        }
+        Properties p = new Properties();
+        try (var files = Files.list(dir); var in = Files.newInputStream(files.findFirst().orElseThrow())) {
+            p.load(in);
+        }
+        int with = 0;
+        int without = 0;
+        for (String key : p.stringPropertyNames()) {
+            if (!key.contains(" k3 s1x1 ")) continue;
+            if (key.endsWith(" +argus-f2x2,f4x4")) {
+                with++;
+                assertTrue(p.getProperty(key).matches("winograd\\|argus-f[24]x[24]|direct\\|.*"), key + " = " + p.getProperty(key));
+            } else {
+                without++;
+                assertFalse(p.getProperty(key).contains("argus"), "chosen with winograd off: " + key + " = " + p.getProperty(key));
+            }
+        }
+        assertTrue(with > 0, "no 3x3 stride-1 choice made with our Winograd among the candidates: " + p);
+        assertEquals(with, without, "each 3x3 stride-1 shape once with, once without: " + p);
+    }
 }

@@ -12,23 +12,25 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Whatever implementation the tuner picks on a CPU, the results are the same: for every convolution of the cfgs, on a
- * real image, every implementation oneDNN offers here (brgemm, JIT, JIT 1x1, GEMM, Winograd where there is one) writes
- * what the chosen one wrote, within FP32 rounding (relative L2 <= 1e-5). The chosen implementations are those the
- * OpenCV and Darknet equivalence tests check; this extends their check to the others a tuner on another CPU (or in
- * another run) may choose. The implementations seen are printed per kind of layer.
+ * Whatever implementation the tuner picks on a CPU, the results are the same: for every convolution of the seven COCO
+ * cfgs, on a real image, every implementation oneDNN offers here (brgemm, JIT, JIT 1x1, GEMM, Winograd where there is
+ * one) and our own Winograd F(2x2) and F(4x4) (on the FP32 3x3 stride-1 layers) writes what the chosen one wrote,
+ * within FP32 rounding (relative L2 <= 1e-5). The chosen implementations are those the OpenCV and Darknet equivalence
+ * tests check; this extends their check to the others a tuner on another CPU (or in another run) may choose. The
+ * implementations seen are printed with the layers each ran and its worst error.
  */
 class EveryImplementationTest {
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"yolov4-tiny", "yolov3-tiny", "yolov7-tiny"})
+    @MethodSource("io.argus.detector.testing.ProjectFiles#cfgs")
     void everyImplementationWritesTheSame(String name) {
         NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), 160, 160);
         BgrImage image = ProjectFiles.twoSamples(name).get(0);
         ModelWeights weights = RandomWeights.calibrated(spec, 11, image, 4);
         Map<String, Integer> seen = new TreeMap<>();
+        Map<String, Double> worstOf = new TreeMap<>();
         double worst = 0;
         try (CpuNetwork net = new CpuNetwork(spec, weights, 1)) {
             new Preprocess().into(image, 160, 160, spec.net().letterBox(), net.input(), 0);
@@ -42,6 +44,7 @@ class EveryImplementationTest {
                     double err = Bf16AgreementTest.relativeL2(e.getValue(), reference);
                     worst = Math.max(worst, err);
                     seen.merge(e.getKey(), 1, Integer::sum);
+                    worstOf.merge(e.getKey(), err, Math::max);
                     assertTrue(err <= 1e-5, name + " layer " + i + ": " + e.getKey() + " differs from "
                             + conv.choice(1).candidate().key() + " by relative L2 " + err);
                 }
@@ -49,6 +52,10 @@ class EveryImplementationTest {
         }
         System.out.printf(Locale.ROOT, "%s: implementations compared (layers each): %s; worst relative L2 %.2e%n",
                 name, seen, worst);
+        worstOf.forEach((k, v) -> System.out.printf(Locale.ROOT, "%s:   %-40s %3d layers, worst relative L2 %.2e%n",
+                name, k, seen.get(k), v));
+        assertTrue(seen.containsKey("winograd|argus-f2x2") && seen.containsKey("winograd|argus-f4x4"),
+                name + ": our Winograd was not compared: " + seen);
         assertTrue(seen.size() >= 2, name + ": only one implementation offered here, nothing compared: " + seen);
     }
 }

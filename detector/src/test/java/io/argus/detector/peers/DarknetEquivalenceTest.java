@@ -9,6 +9,8 @@ import io.argus.detector.DetectParams;
 import io.argus.detector.Detection;
 import io.argus.detector.Model;
 import io.argus.detector.cpu.CpuBackend;
+import io.argus.detector.cpu.CpuOptions;
+import io.argus.detector.cpu.WinogradPolicy;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
@@ -29,19 +31,27 @@ import java.util.Locale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The engine against Debian's original C Darknet (pjreddie's, which runs yolov3 and yolov3-tiny): the same
- * pre-processing (resize_image, letterbox_image), the same raw [yolo] outputs and the same boxes after NMS.
+ * pre-processing (resize_image, letterbox_image), the same raw [yolo] outputs and the same boxes after NMS; with the
+ * implementations the tuner picks here and with our Winograd F(2x2) and F(4x4) forced on every FP32 3x3 stride-1
+ * layer.
  */
 class DarknetEquivalenceTest {
     @TempDir
     Path tmp;
 
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"yolov3-tiny", "yolov3"})
-    void sameOutputsAndDetectionsAsDarknet(String name) throws IOException {
+    static java.util.stream.Stream<Arguments> cfgs() {
+        return java.util.stream.Stream.of("yolov3-tiny", "yolov3").flatMap(cfg -> java.util.stream.Stream.of(
+                WinogradPolicy.AUTO, WinogradPolicy.F2X2, WinogradPolicy.F4X4).map(w -> Arguments.of(cfg, w)));
+    }
+
+    @ParameterizedTest(name = "{0} winograd {1}")
+    @MethodSource("cfgs")
+    void sameOutputsAndDetectionsAsDarknet(String name, WinogradPolicy winograd) throws IOException {
         Path harness = DarknetHarness.binary();
         NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), 416, 416);
         // Darknet's boxes come back relative to its input: feed both an image of exactly the input size
@@ -55,7 +65,7 @@ class DarknetEquivalenceTest {
         float thresh = 0.25f;
         float nms = 0.45f;
         Model model = new Model(spec, weights, Model.readNames(ProjectFiles.cocoNames()));
-        try (CpuBackend ours = new CpuBackend(model, 1)) {
+        try (CpuBackend ours = new CpuBackend(model, 1, CpuOptions.DEFAULTS.withWinograd(winograd))) {
             List<Detection> mine = ours.detect(List.of(image), new DetectParams(thresh, nms, YoloSpec.NmsKind.DEFAULT)).get(0);
             float[] input = new float[spec.inputShape().size()];
             ours.network().input().get(0, input);
@@ -70,8 +80,8 @@ class DarknetEquivalenceTest {
             for (int h = 0; h < heads.size(); h++) {
                 assertEquals(heads.get(h).index(), theirs.yolo().get(h).layer(), "[yolo] layer index");
                 double err = RegionOutputs.relativeL2(ours.headOutput(h, 0), theirs.yolo().get(h).values());
-                System.out.printf(Locale.ROOT, "%s [yolo] layer %d vs darknet: relative L2 %.2e%n", name,
-                        heads.get(h).index(), err);
+                System.out.printf(Locale.ROOT, "%s winograd %s [yolo] layer %d vs darknet: relative L2 %.2e%n", name,
+                        winograd.label(), heads.get(h).index(), err);
                 assertTrue(err <= 1e-4, name + " [yolo] " + heads.get(h).index() + ": relative L2 " + err);
             }
             List<RegionOutputs.Found> reference = new ArrayList<>();

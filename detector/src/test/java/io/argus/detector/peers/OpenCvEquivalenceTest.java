@@ -8,6 +8,8 @@ import io.argus.detector.DetectParams;
 import io.argus.detector.Detection;
 import io.argus.detector.Model;
 import io.argus.detector.cpu.CpuBackend;
+import io.argus.detector.cpu.CpuOptions;
+import io.argus.detector.cpu.WinogradPolicy;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.YoloSpec;
@@ -17,12 +19,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The engine against OpenCV DNN (an independent implementation) on the seven official cfgs at 416x416 with random
  * weights: raw [yolo] outputs within 1e-4 relative L2, and the same final detections (class, IoU >= 0.99).
- * OpenCV computes direct convolutions (Winograd off) on the very same input tensor.
+ * OpenCV computes direct convolutions (Winograd off) on the very same input tensor. Each cfg runs three times: with
+ * the implementations the tuner picks here (winograd auto), and with our Winograd F(2x2) and F(4x4) forced on every
+ * FP32 3x3 stride-1 layer, so either is checked whichever CPU would pick it.
  */
 class OpenCvEquivalenceTest {
     static final float THRESH = 0.25f;
@@ -36,18 +41,21 @@ class OpenCvEquivalenceTest {
         return m;
     }
 
-    static List<String> cfgs() { return ProjectFiles.CFGS; }
+    static java.util.stream.Stream<Arguments> cfgs() {
+        return ProjectFiles.CFGS.stream().flatMap(cfg -> java.util.stream.Stream.of(WinogradPolicy.AUTO,
+                WinogradPolicy.F2X2, WinogradPolicy.F4X4).map(w -> Arguments.of(cfg, w)));
+    }
 
-    @ParameterizedTest(name = "{0}")
+    @ParameterizedTest(name = "{0} winograd {1}")
     @MethodSource("cfgs")
-    void sameOutputsAndDetectionsAsOpenCv(String name) {
+    void sameOutputsAndDetectionsAsOpenCv(String name, WinogradPolicy winograd) {
         NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), 416, 416);
         List<BgrImage> images = ProjectFiles.twoSamples(name);
         ModelWeights weights = RandomWeights.calibrated(spec, name.hashCode(), images.get(0), 8);
         Model model = new Model(spec, weights, Model.readNames(ProjectFiles.cocoNames()));
         int netW = spec.net().width();
         int netH = spec.net().height();
-        try (CpuBackend ours = new CpuBackend(model, images.size());
+        try (CpuBackend ours = new CpuBackend(model, images.size(), CpuOptions.DEFAULTS.withWinograd(winograd));
              OpenCvDarknet cv = new OpenCvDarknet(spec, weights, false)) {
             List<List<Detection>> found = ours.detect(images, new DetectParams(THRESH, NMS, YoloSpec.NmsKind.DEFAULT));
             List<float[]> theirs = cv.forward(ours.network().input(), images.size(), 3, netH, netW);
@@ -62,8 +70,9 @@ class OpenCvEquivalenceTest {
                     assertEquals(images.size() * mine.length, all2.length, "[yolo] " + h + " output size");
                     float[] cvImage = java.util.Arrays.copyOfRange(all2, img * mine.length, (img + 1) * mine.length);
                     double err = RegionOutputs.relativeL2(mine, cvImage);
-                    System.out.printf(Locale.ROOT, "%s image %d [yolo] layer %d: relative L2 %.2e (max |ours| %.3g, max |opencv| %.3g)%n",
-                            name, img, heads.get(h).index(), err, maxAbs(mine), maxAbs(cvImage));
+                    System.out.printf(Locale.ROOT, "%s winograd %s image %d [yolo] layer %d: relative L2 %.2e (max |ours| "
+                            + "%.3g, max |opencv| %.3g)%n", name, winograd.label(), img, heads.get(h).index(), err,
+                            maxAbs(mine), maxAbs(cvImage));
                     assertTrue(err <= 1e-4, name + " [yolo] layer " + heads.get(h).index() + " image " + img
                             + ": relative L2 error " + err + " > 1e-4");
                     cvRows.add(cvImage);

@@ -46,4 +46,7 @@ public final class ProjectFiles {
     /** The seven official cfgs Argus supports. */
     public static final List<String> CFGS = List.of("yolov3-tiny", "yolov3", "yolov4-tiny", "yolov4-tiny-3l", "yolov4",
             "yolov4-csp", "yolov7-tiny");
+
+    /** {@link #CFGS}, for {@code @MethodSource}. */
+    public static List<String> cfgs() { return CFGS; }
 }

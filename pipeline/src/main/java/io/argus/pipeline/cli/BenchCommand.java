@@ -11,6 +11,7 @@ import io.argus.detector.cpu.CpuOptions;
 import io.argus.detector.cpu.CpuPrecision;
 import io.argus.detector.cpu.Int8Calibration;
 import io.argus.detector.cpu.OneDnnInfo;
+import io.argus.detector.cpu.WinogradPolicy;
 import io.argus.detector.cuda.CudaBackend;
 import io.argus.detector.cuda.CudaOptions;
 import io.argus.detector.cuda.GpuWorkers;
@@ -73,6 +74,17 @@ final class BenchCommand implements Callable<Integer> {
             + "(default: $XDG_CACHE_HOME/argus/cpu-tuning, as argus run's cacheDir)")
     Path tuningDir;
 
+    @Option(names = "--winograd", defaultValue = "auto", split = ",", description = "cpu fp32: our Winograd "
+            + "convolution for 3x3 stride-1 layers (as models[].cpu.winograd): auto (a candidate the tuner times, "
+            + "default), off, or f2x2 / f4x4 forced on every such layer; several, e.g. off,f2x2,f4x4: one network each, "
+            + "timed in turns (one forward each, round after round), so a machine whose speed drifts slows all alike; "
+            + "other precisions ignore it")
+    List<String> winograd;
+
+    @Option(names = "--layer-times", description = "cpu: after timing, each convolution's median time over this many "
+            + "layer-by-layer passes, its implementation and (when timed in this run) what the tuner measured")
+    int layerTimes;
+
     @Option(names = "--gpus", split = ",", description = "cuda: inference scaling over GPUs 0..N-1 for each N, e.g. "
             + "1,2,4: whole detect calls as a camera pipeline makes them (frames uploaded from host memory, preprocess, "
             + "forward, decode, NMS) kept in flight on one worker per GPU; per N total and per-GPU images/s and the "
@@ -104,6 +116,8 @@ final class BenchCommand implements Callable<Integer> {
         if (!backend.equalsIgnoreCase("cpu")) {
             throw new IllegalArgumentException("--backend " + backend + ": expected cpu or cuda");
         }
+        List<WinogradPolicy> winos = winograd.stream().map(WinogradPolicy::parse).distinct().toList();
+        if (layerTimes < 0) throw new IllegalArgumentException("--layer-times " + layerTimes + ": expected a count >= 0");
         Model m = model.load(false);
         List<CpuPrecision> kinds = precisions.stream().map(CpuPrecision::parse).toList();
         List<String> peers = vs == null ? List.of() : vs.stream().map(v -> v.strip().toLowerCase(Locale.ROOT)).toList();
@@ -134,13 +148,36 @@ final class BenchCommand implements Callable<Integer> {
             System.out.println("int8: activation ranges from " + int8.samples() + " frames of " + from);
         }
         for (int batch : batches) {
-            java.util.Map<CpuPrecision, Double> ours = new java.util.LinkedHashMap<>();
+            java.util.Map<String, Double> ours = new java.util.LinkedHashMap<>();
             for (CpuPrecision precision : kinds) {
-                try (CpuNetwork net = new CpuNetwork(m.spec(), m.weights(), batch, new CpuOptions(precision, !noTune, tuning,
-                        precision == CpuPrecision.INT8 ? from : null), int8)) {
-                    fill(net, m, picture, batch);
-                    ours.put(precision, time("argus-" + precision, batch, net::forward));
-                    printChoices(net, batch);
+                List<WinogradPolicy> variants = precision == CpuPrecision.FP32 ? winos : List.of(WinogradPolicy.AUTO);
+                List<CpuNetwork> nets = new ArrayList<>();
+                try {
+                    for (WinogradPolicy w : variants) {
+                        nets.add(new CpuNetwork(m.spec(), m.weights(), batch, new CpuOptions(precision, !noTune, tuning,
+                                precision == CpuPrecision.INT8 ? from : null, w), int8));
+                        fill(nets.getLast(), m, picture, batch);
+                    }
+                    if (nets.size() == 1) {
+                        ours.put(precision.toString(), time("argus-" + precision, batch, nets.get(0)::forward));
+                    } else {
+                        List<String> labels = variants.stream().map(w -> precision + " winograd " + w.label()).toList();
+                        double[] ms = timeInTurns(labels, batch, nets);
+                        for (int i = 0; i < ms.length; i++) {
+                            ours.put(labels.get(i), ms[i]);
+                            if (i > 0) {
+                                ratios.add(String.format(Locale.ROOT, "batch %d: ratio ours(%s)/ours(%s) = %.3f (%.2f vs %.2f "
+                                        + "ms/image, in turns)", batch, labels.get(i), labels.get(0), ms[i] / ms[0], ms[i], ms[0]));
+                            }
+                        }
+                    }
+                    for (int i = 0; i < nets.size(); i++) {
+                        if (nets.size() > 1) System.out.println("winograd " + variants.get(i).label() + ":");
+                        printChoices(nets.get(i), batch);
+                        if (layerTimes > 0) printLayerTimes(nets.get(i), batch, layerTimes);
+                    }
+                } finally {
+                    for (CpuNetwork net : nets) net.close();
                 }
             }
             if (peers.isEmpty()) continue;
@@ -195,6 +232,42 @@ final class BenchCommand implements Callable<Integer> {
             System.out.println(line.substring(0, line.length() - 1));
         }
         System.out.println("  (" + timed + " convolutions timed now, the rest from the tuning cache or with one candidate)");
+    }
+
+    /**
+     * Each convolution's median wall time over {@code runs} layer-by-layer passes ({@link CpuNetwork#forwardTimed}),
+     * with its implementation and, when the tuner timed it in this run, the fastest of oneDNN's candidates and each of
+     * ours as the tuner measured them: where our Winograd wins and where it loses.
+     */
+    private static void printLayerTimes(CpuNetwork net, int batch, int runs) {
+        long[][] ns = new long[runs][];
+        for (int r = 0; r < runs; r++) ns[r] = net.forwardTimed(batch);
+        double total = 0;
+        for (CpuNetwork.ConvolutionChoice c : net.convolutionChoices(batch)) {
+            long[] t = new long[runs];
+            for (int r = 0; r < runs; r++) t[r] = ns[r][c.layer()];
+            Arrays.sort(t);
+            double ms = t[runs / 2] / 1e6;
+            total += ms;
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  layer %3d conv %-6s %-32s %7.3f ms  %s",
+                    c.layer(), c.shape(), c.size(), ms, c.implementation()));
+            if (!c.timesMs().isEmpty()) {
+                String bestTheirs = null;
+                double bestMs = Double.POSITIVE_INFINITY;
+                StringBuilder mine = new StringBuilder();
+                for (var e : c.timesMs().entrySet()) {
+                    if (e.getKey().contains("|argus-")) {
+                        mine.append(String.format(Locale.ROOT, ", %s %.3f", e.getKey().substring(e.getKey().indexOf('|') + 1), e.getValue()));
+                    } else if (e.getValue() < bestMs) {
+                        bestMs = e.getValue();
+                        bestTheirs = e.getKey();
+                    }
+                }
+                line.append(String.format(Locale.ROOT, "  (tuner: oneDNN best %.3f %s%s)", bestMs, bestTheirs, mine));
+            }
+            System.out.println(line);
+        }
+        System.out.printf(Locale.ROOT, "  convolutions: %.3f ms of medians (%d layer-by-layer passes)%n", total, runs);
     }
 
     /** Linux' high-water mark of resident memory, e.g. "812345 kB"; null elsewhere. */
@@ -284,6 +357,32 @@ final class BenchCommand implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "%-10s batch %3d: %8.2f ms/batch  %8.2f ms/image  %7.1f images/s  (%d runs)%n",
                 name, batch, median, median / batch, 1000.0 * batch / median, ms.size());
         return median / batch;
+    }
+
+    /**
+     * Several networks timed in turns: one forward of each, round after round, for {@code --seconds} per network,
+     * so slow and fast moments of a shared machine fall on all of them; median ms per image of each.
+     */
+    private double[] timeInTurns(List<String> labels, int batch, List<CpuNetwork> nets) {
+        for (int i = 0; i < warmup; i++) for (CpuNetwork net : nets) net.forward(batch);
+        List<List<Double>> ms = new ArrayList<>();
+        for (int i = 0; i < nets.size(); i++) ms.add(new ArrayList<>());
+        long start = System.nanoTime();
+        while (ms.get(0).size() < minIterations || (System.nanoTime() - start) / 1e9 < seconds * nets.size()) {
+            for (int i = 0; i < nets.size(); i++) {
+                long t0 = System.nanoTime();
+                nets.get(i).forward(batch);
+                ms.get(i).add((System.nanoTime() - t0) / 1e6);
+            }
+        }
+        double[] perImage = new double[nets.size()];
+        for (int i = 0; i < nets.size(); i++) {
+            double median = median(ms.get(i));
+            System.out.printf(Locale.ROOT, "%-10s batch %3d: %8.2f ms/batch  %8.2f ms/image  %7.1f images/s  (%d runs, in turns)%n",
+                    "argus-" + labels.get(i), batch, median, median / batch, 1000.0 * batch / median, ms.get(i).size());
+            perImage[i] = median / batch;
+        }
+        return perImage;
     }
 
     /** Darknet predicts one image at a time: median of its own per-run timings, ms per image. */

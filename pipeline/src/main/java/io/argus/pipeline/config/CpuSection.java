@@ -2,6 +2,7 @@ package io.argus.pipeline.config;
 
 import io.argus.detector.cpu.CpuOptions;
 import io.argus.detector.cpu.CpuPrecision;
+import io.argus.detector.cpu.WinogradPolicy;
 import java.nio.file.Path;
 
 /**
@@ -9,8 +10,10 @@ import java.nio.file.Path;
  * machine: {@code precision} (fp32; bf16 on a CPU with AVX512_BF16 or AMX; int8 on one with VNNI or AMX-INT8),
  * {@code calibration} (int8 only, required there: a folder of sample frames or a list file, the first 64 of which set
  * the activation ranges at start), {@code tune} (time each convolution's implementations at first use, default true)
- * and {@code tuningCache} (where those choices are kept per CPU, default ~/.cache/argus/cpu-tuning; {@code off} keeps
- * them for the process only). Overrides as for any key: {@code ARGUS_MODELS_0_CPU_PRECISION=bf16}.
+ * {@code tuningCache} (where those choices are kept per CPU, default ~/.cache/argus/cpu-tuning; {@code off} keeps
+ * them for the process only) and {@code winograd} (our own Winograd convolution for FP32 3x3 stride-1 layers: auto, a
+ * candidate the tuner times, the default; off; f2x2 or f4x4 forced on every such layer, for tests and measurements).
+ * Overrides as for any key: {@code ARGUS_MODELS_0_CPU_PRECISION=bf16}.
  */
 final class CpuSection {
     private CpuSection() {}
@@ -33,8 +36,20 @@ final class CpuSection {
         }
         boolean tune = n.bool("tune", true);
         Path cache = tuningCache(n);
+        WinogradPolicy winograd;
+        try {
+            String w = n.string("winograd", "auto");
+            // YAML 1.1 (the config's parser) reads a bare off as false
+            winograd = WinogradPolicy.parse(w.equals("false") ? "off" : w);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(n.key("winograd"), e.getMessage());
+        }
+        if (winograd.forced() && precision != CpuPrecision.FP32) {
+            throw new ConfigException(n.key("winograd"), winograd.label() + " is FP32 only; precision is " + precision
+                    + " (use auto or off)");
+        }
         n.finish();
-        return new CpuOptions(precision, tune, cache, calibration);
+        return new CpuOptions(precision, tune, cache, calibration, winograd);
     }
 
     private static Path tuningCache(ConfigNode n) {

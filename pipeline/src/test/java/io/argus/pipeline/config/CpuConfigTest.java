@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.cpu.CpuOptions;
 import io.argus.detector.cpu.CpuPrecision;
+import io.argus.detector.cpu.WinogradPolicy;
 import io.argus.pipeline.testing.TestConfig;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -63,5 +64,23 @@ class CpuConfigTest {
         ConfigException typo = assertThrows(ConfigException.class,
                 () -> read(j -> model(j).put("cpu", new JsonObject().put("precission", "bf16")), Map.of()));
         assertEquals("models[0].cpu.precission", typo.key());
+    }
+
+    @Test
+    void winogradAutoOffOrForced() throws Exception {
+        assertEquals(WinogradPolicy.AUTO, read(j -> {}, Map.of()).models().get(0).cpu().winograd());
+        assertEquals(WinogradPolicy.F2X2, read(j -> model(j).put("cpu", new JsonObject().put("winograd", "f2x2")),
+                Map.of()).models().get(0).cpu().winograd());
+        // a bare `off` in YAML arrives as false
+        assertEquals(WinogradPolicy.OFF, read(j -> model(j).put("cpu", new JsonObject().put("winograd", false)),
+                Map.of()).models().get(0).cpu().winograd());
+        assertEquals(WinogradPolicy.F4X4, read(j -> {}, Map.of("ARGUS_MODELS_0_CPU_WINOGRAD", "f4x4")).models().get(0)
+                .cpu().winograd());
+        ConfigException bad = assertThrows(ConfigException.class,
+                () -> read(j -> model(j).put("cpu", new JsonObject().put("winograd", "f6x6")), Map.of()));
+        assertEquals("models[0].cpu.winograd: expected auto, off, f2x2 or f4x4, found \"f6x6\"", bad.getMessage());
+        ConfigException bf16 = assertThrows(ConfigException.class, () -> read(j -> model(j).put("cpu",
+                new JsonObject().put("precision", "bf16").put("winograd", "f2x2")), Map.of()));
+        assertEquals("models[0].cpu.winograd: f2x2 is FP32 only; precision is bf16 (use auto or off)", bf16.getMessage());
     }
 }
