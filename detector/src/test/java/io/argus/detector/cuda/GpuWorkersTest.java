@@ -8,6 +8,9 @@ import io.argus.detector.DetectParams;
 import io.argus.detector.Detection;
 import io.argus.detector.Model;
 import io.argus.detector.cpu.CpuBackend;
+import io.argus.detector.cpu.CpuOptions;
+import io.argus.detector.cpu.CpuPrecision;
+import io.argus.detector.cpu.WinogradPolicy;
 import io.argus.detector.darknet.NetworkSpec;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +19,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The several-GPU dispatcher with CPU backends standing in for devices: every batch comes back with the same
- * detections a single backend gives, in order, and the load spreads over all workers.
+ * detections a single backend gives, in order, and the load spreads over all workers. The backends use oneDNN's
+ * first implementation of each convolution (no timing, no Winograd of ours), so that every one computes the same
+ * bits: which implementation a timing picks may differ between backends tuned at once, and that is not what this
+ * tests (it failed so in a fresh root, ~1e-6 apart).
  */
 class GpuWorkersTest {
     @Test
@@ -29,11 +35,12 @@ class GpuWorkersTest {
         Model model = new Model(spec, weights, Model.genericNames(spec.classes()));
         DetectParams params = new DetectParams(0.25f, 0.45f, null);
         List<List<Detection>> expected;
-        try (CpuBackend single = new CpuBackend(model, 2)) {
+        CpuOptions same = new CpuOptions(CpuPrecision.FP32, false, null, null, WinogradPolicy.OFF);
+        try (CpuBackend single = new CpuBackend(model, 2, same)) {
             expected = single.detect(images, params);
         }
         assertTrue(expected.get(0).size() + expected.get(1).size() > 0, "the calibrated weights detect something");
-        try (GpuWorkers workers = new GpuWorkers(2, i -> new CpuBackend(model, 2))) {
+        try (GpuWorkers workers = new GpuWorkers(2, i -> new CpuBackend(model, 2, same))) {
             List<CompletableFuture<GpuWorkers.Done>> pending = new ArrayList<>();
             for (int i = 0; i < 6; i++) pending.add(workers.submit(images, params));
             for (CompletableFuture<GpuWorkers.Done> f : pending) assertEquals(expected, f.join().detections());
