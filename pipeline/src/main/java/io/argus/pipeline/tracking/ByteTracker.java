@@ -14,8 +14,9 @@ import java.util.List;
  * <p>Each frame, every track's Kalman filter predicts where its box is now; then, as the reference implementation
  * (yolox/tracker/byte_tracker.py) does:
  * <ol>
- *   <li>high-score detections are matched to the confirmed tracks, followed or lost (cost 1 - IoU, limit
- *       {@code matchThreshold}); a lost track matched is re-found with its id;</li>
+ *   <li>high-score detections are matched to the confirmed tracks (cost 1 - IoU, limit {@code matchThreshold}):
+ *       first to those followed in the last frame, then, of the detections left, to the lost ones (the reference
+ *       matches both in one assignment; see below); a lost track matched is re-found with its id;</li>
  *   <li>low-score detections are matched to the followed tracks still unmatched (limit 0.5): a weak, partly occluded
  *       box continues its track but never starts one; followed tracks still unmatched become lost;</li>
  *   <li>the remaining high detections are matched to the unconfirmed tracks, born last frame (limit 0.7): a match
@@ -23,7 +24,8 @@ import java.util.List;
  *   <li>remaining high detections scoring at least {@code newTrackThreshold} start unconfirmed tracks, confirmed at
  *       once only on the tracker's first frame;</li>
  *   <li>lost tracks unmatched for more than {@code trackBuffer} frames are removed; a followed and a lost track with
- *       nearly the same box (IoU above 0.85) are one object twice: the younger goes.</li>
+ *       nearly the same box (IoU above 0.85) are one object twice: the younger goes, unless the lost one is hidden
+ *       (see below).</li>
  * </ol>
  * With {@code perClass}, a detection is only matched to tracks of its class.
  *
@@ -43,7 +45,17 @@ import java.util.List;
  *       frame, goes on as predicted ({@link SharedBox}): a box over two crossing objects must not drag one track onto
  *       the other;</li>
  *   <li>a high-score detection over a track of its class matched in this frame starts no track ({@link DuplicateBox}):
- *       it is a second box of that object.</li>
+ *       it is a second box of that object;</li>
+ *   <li>the first association is a matching cascade (DeepSORT's, by time since the last match, in two levels):
+ *       tracks followed in the last frame take their boxes before lost tracks may. A lost track's box is a guess (a
+ *       prediction, or a hidden track's path) and a followed track's is fresh; in one assignment, a hidden track
+ *       whose path crossed the object in front of it fitted that object's box better than the object's own track
+ *       when the detector's box jumped, took it, and the two ids swapped (the tracking video's seed 20261502, two
+ *       triangles in an X). Matching by frames since the last match level by level (1, 2, 3...) did the same as two
+ *       levels on the 40 development seeds;</li>
+ *   <li>a hidden lost track is never removed as a duplicate of a followed one: its box is its path, and where that
+ *       path runs behind the object in front, it lies on that object's box without being that object (seed 20261507:
+ *       the triangle behind lost its track, and its id, to ByteTrack's duplicate removal).</li>
  * </ul>
  *
  * <p>Ids are given when a track is confirmed, so the ids reported are 1, 2, 3... without the gaps that one-frame
@@ -112,8 +124,13 @@ public final class ByteTracker {
         List<Track> unconfirmed = new ArrayList<>();
         for (Track track : tracks) (track.confirmed ? confirmed : unconfirmed).add(track);
 
-        // 1. high-score detections with every confirmed track, followed or lost
-        List<Candidate> highLeft = match(confirmed, high, settings.matchThreshold());
+        // 1. high-score detections with the confirmed tracks: those followed in the last frame first, then the lost
+        // ones with the detections left (the matching cascade)
+        List<Track> followed = new ArrayList<>();
+        List<Track> lost = new ArrayList<>();
+        for (Track track : confirmed) (track.status == Status.FOLLOWED ? followed : lost).add(track);
+        List<Candidate> highLeft = match(followed, high, settings.matchThreshold());
+        highLeft = match(lost, highLeft, settings.matchThreshold());
 
         // 2. low-score detections with the followed tracks still unmatched; the rest of those are lost now
         List<Track> followedUnmatched = new ArrayList<>();
@@ -259,14 +276,16 @@ public final class ByteTracker {
 
     /**
      * ByteTrack's remove_duplicate_stracks: a followed track and a lost one whose boxes overlap by more than
-     * DUPLICATE_IOU are the same object; the one followed for fewer frames goes (the followed one on a tie).
+     * DUPLICATE_IOU are the same object; the one followed for fewer frames goes (the followed one on a tie). A hidden
+     * lost track is left out: its box is where its object should be behind something, quite possibly behind the
+     * followed object itself.
      */
     private void removeDuplicates() {
         List<Track> duplicates = new ArrayList<>();
         for (Track followed : tracks) {
             if (followed.status != Status.FOLLOWED) continue;
             for (Track lost : tracks) {
-                if (lost.status != Status.LOST) continue;
+                if (lost.status != Status.LOST || lost.hidden != null) continue;
                 if (settings.perClass() && lost.classId() != followed.classId()) continue;
                 if (followed.box.iou(lost.box) <= DUPLICATE_IOU) continue;
                 duplicates.add(followed.framesFollowed() > lost.framesFollowed() ? lost : followed);
