@@ -32,10 +32,10 @@ public final class HazelcastSettings {
         // Failure detection: Hazelcast's default is 60 s without a heartbeat; it counts in whole seconds.
         config.setProperty("hazelcast.heartbeat.interval.seconds", Long.toString(seconds(c.heartbeatIntervalMs())));
         config.setProperty("hazelcast.max.no.heartbeat.seconds", Long.toString(seconds(c.maxNoHeartbeatMs())));
-        // After a network split heals, merge the halves within seconds rather than Hazelcast's 5 minutes.
         // A write waits for its backups' acknowledgements; a member that hangs (not yet removed) would hold every
         // lease renewal with a backup there for Hazelcast's default 5 s, and the owners would fence their cameras.
         config.setProperty("hazelcast.operation.backup.timeout.millis", Long.toString(c.heartbeatIntervalMs()));
+        // After a network split heals, merge the halves within seconds rather than Hazelcast's 5 minutes.
         config.setProperty("hazelcast.merge.first.run.delay.seconds", "10");
         config.setProperty("hazelcast.merge.next.run.delay.seconds", "10");
         // Argus leaves the cluster itself on SIGTERM, after releasing its camera leases: Hazelcast's own shutdown

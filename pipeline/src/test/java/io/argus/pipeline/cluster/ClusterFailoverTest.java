@@ -196,7 +196,7 @@ class ClusterFailoverTest {
     }
 
     private ClusterNode startNode(String name, int hazelcastPort, JsonArray cameras) throws Exception {
-        JsonObject config = TestConfig.base();
+        JsonObject config = TestConfig.light();
         int http = ClusterNode.freePort();
         config.getJsonObject("http").put("port", http);
         config.put("cameras", cameras.copy());

@@ -309,7 +309,7 @@ class ClusterPartitionTest {
     }
 
     private ClusterNode startNode(int i, JsonArray cameras) throws Exception {
-        JsonObject config = TestConfig.base();
+        JsonObject config = TestConfig.light();
         String host = net.address(i);
         // on a non-loopback address the API needs a token (http/AccessToken): set one, as an operator would
         config.put("http", new JsonObject().put("host", host).put("port", HTTP_PORT).put("token", token));

@@ -30,6 +30,17 @@ public final class TestConfig {
                 .put("cacheDir", TestMedia.dir().resolve("cache").toString());
     }
 
+    /**
+     * {@link #base()} with the model at 64x64: for tests of several node processes, which need messages per frame,
+     * not detections. At 160x160 seven real-time cameras kept a 2-core CI machine at 100% and starved Hazelcast's
+     * heartbeats for over 5 s: members were suspected, the cluster split, and failover waited for the merge.
+     */
+    public static JsonObject light() throws IOException {
+        JsonObject j = base();
+        j.getJsonArray("models").getJsonObject(0).put("width", 64).put("height", 64);
+        return j;
+    }
+
     /** The demo model (config/models/demo.*, trained on the synthetic shapes) instead of random yolov4-tiny weights. */
     public static JsonObject demo() throws IOException {
         JsonObject j = base();
