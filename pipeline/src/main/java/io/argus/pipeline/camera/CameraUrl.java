@@ -27,6 +27,16 @@ public record CameraUrl(Kind kind, String input, String format, String transport
     /** Containers a file camera may be (no concat, playlists, images sequences or device formats). */
     public static final String FILE_FORMATS = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,mpegts,flv,h264,hevc,mjpeg,mpeg,m4v,nut";
 
+    /**
+     * RTSP over UDP: how long (microseconds) FFmpeg's RTSP demuxer holds the RTP packets behind a missing one, waiting
+     * for it to come out of order, before it gives up on it ({@code AVFormatContext.max_delay}, used only when a
+     * packet is missing; FFmpeg's own default for RTSP). It must be set explicitly for the CPU decoder: JavaCV writes
+     * its own {@code maxDelay}, -1 unless set, into the format context after opening, and with -1 the demuxer gave up
+     * on a missing packet at once, so every packet that came a little late was dropped as "received too late"
+     * (docs/reliability.md, UDP behind jitter).
+     */
+    public static final int RTP_REORDER_DELAY_US = 100_000;
+
     private static final Pattern USERINFO = Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://)([^/@?#\\s\"']*)@");
     private static final Pattern SECRET_QUERY = Pattern.compile("(?i)([?&](?:[^=&]*(?:pass|pwd|token|secret|key|auth|sig)[^=&]*)=)[^&#]*");
     private static final Pattern SCHEME = Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]*):");
@@ -112,6 +122,9 @@ public record CameraUrl(Kind kind, String input, String format, String transport
         };
     }
 
+    /** {@code AVFormatContext.max_delay} to read this source with: {@link #RTP_REORDER_DELAY_US} for RTSP, else -1. */
+    public int maxDelayMicros() { return kind == Kind.RTSP ? RTP_REORDER_DELAY_US : -1; }
+
     public boolean live() { return kind == Kind.RTSP || kind == Kind.USB; }
 
     /** Replaces user:password@ and secret-looking query values with ***. */
@@ -143,6 +156,7 @@ public record CameraUrl(Kind kind, String input, String format, String transport
                 o.put("analyzeduration", "1000000");                          // one second of probing at most
                 o.put("fflags", "nobuffer");
                 o.put("allowed_media_types", "video");
+                o.put("max_delay", Integer.toString(RTP_REORDER_DELAY_US));  // waiting for reordered RTP packets
             }
             case FILE, SAMPLE -> o.put("format_whitelist", FILE_FORMATS);
             case USB -> { }

@@ -27,8 +27,14 @@ final class CpuFrameDecoder implements FrameDecoder {
         if (source.format() != null) grabber.setFormat(source.format());
         grabber.setPixelFormat(avutil.AV_PIX_FMT_BGR24);
         source.inputOptions(settings.connectTimeoutMs()).forEach(grabber::setOption);
+        // JavaCV sets AVFormatContext.max_delay to this after opening, over the max_delay option (its default, -1,
+        // made FFmpeg drop every reordered RTP packet of a UDP camera): see CameraUrl.RTP_REORDER_DELAY_US
+        grabber.setMaxDelay(source.maxDelayMicros());
         if (settings.decoderThreads() > 0) grabber.setVideoOption("threads", Integer.toString(settings.decoderThreads()));
     }
+
+    /** The grabber, unopened until {@link #open}: for tests of its settings. */
+    FFmpegFrameGrabber grabber() { return grabber; }
 
     @Override
     public String name() { return "cpu"; }

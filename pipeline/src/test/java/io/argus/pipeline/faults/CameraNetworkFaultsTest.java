@@ -74,7 +74,7 @@ class CameraNetworkFaultsTest {
     static final int PORT = 8554; // each namespace has its own ports
     static final String[] HEALTHY = {"ok-tcp", "ok-udp"};
     static final String[] FAULTED = {"kr-tcp", "kr-udp", "ld5-tcp", "ld5-udp", "ld60-tcp", "ld60-udp", "imp-tcp", "imp-udp",
-            "silent", "res", "flip"};
+            "silent", "res", "flip", "ro-udp"};
 
     record Msg(String camera, double captureTime, double totalMs, int width) {}
 
@@ -320,6 +320,41 @@ class CameraNetworkFaultsTest {
             f.during(start, end);
         }
         f.finish("");
+    }
+
+    /**
+     * Reordering alone, for the UDP camera: 200 +-50 ms per datagram (independently, so packets reorder), no loss, for
+     * half a minute. FFmpeg must wait for a packet that comes after a later one ({@code CameraUrl.RTP_REORDER_DELAY_US});
+     * before Argus set it for the CPU decoder, JavaCV left the demuxer's wait at -1 and FFmpeg dropped each such packet
+     * as "received too late": the camera kept a fraction of its frames (docs/reliability.md, UDP behind jitter).
+     */
+    @Test
+    @Order(8)
+    void reorderingAloneForHalfAMinute() throws Exception {
+        Fault f = new Fault("reorder-delay200-jitter50-30s", List.of("ro-udp"));
+        double fps;
+        try (NamespacedServer server = NamespacedServer.rtsp(net, 1, PORT, video);
+             ImpairmentRelay udp = new ImpairmentRelay(net.address(1), PORT)) {
+            f.startWith(server, List.of("rtsp://127.0.0.1:" + udp.port() + "/test"), "udp");
+            double start = now();
+            f.faultStart(start);
+            try {
+                udp.impair(new Impairment(200, 50, 0));
+                Thread.sleep(30_000);
+            } finally {
+                udp.impair(Impairment.NONE);
+            }
+            double end = now();
+            fps = count("ro-udp", start, end) / ((end - start) / 1000);
+            f.extra.append(String.format(Locale.ROOT, " ro-udp_fps_during=%.1f relay_datagrams_in=%d out=%d", fps,
+                    udp.udpReceived.get(), udp.udpSent.get()));
+            f.recover(end, 3000);
+            f.during(start, end);
+        }
+        f.finish("");
+        double nominal = f.nominal.get("ro-udp");
+        assertTrue(fps >= 0.8 * nominal, String.format(Locale.ROOT,
+                "the UDP camera kept %.1f fps of %.1f behind reordering (no loss)", fps, nominal));
     }
 
     // ---- measuring ---------------------------------------------------------------------------------------------

@@ -59,6 +59,11 @@ final class ImpairmentRelay implements AutoCloseable {
     private final ScheduledExecutorService udpDelay = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "relay-udp-delay"));
     private volatile Impairment impairment = Impairment.NONE;
     private volatile boolean closed;
+    /** Datagrams the relay received from the server, and sent on to the camera (its own drops are the difference). */
+    final java.util.concurrent.atomic.AtomicLong udpReceived = new java.util.concurrent.atomic.AtomicLong();
+    final java.util.concurrent.atomic.AtomicLong udpSent = new java.util.concurrent.atomic.AtomicLong();
+    /** The latest a delayed datagram left after it was due (the delay thread's own lateness), in microseconds. */
+    final java.util.concurrent.atomic.AtomicLong udpMaxLateMicros = new java.util.concurrent.atomic.AtomicLong();
 
     ImpairmentRelay(String host, int targetPort) throws IOException {
         this.host = host;
@@ -187,13 +192,17 @@ final class ImpairmentRelay implements AutoCloseable {
                 } catch (IOException e) {
                     return;
                 }
+                udpReceived.incrementAndGet();
                 Impairment i = impairment;
                 if (i.relayLoss() > 0 && ThreadLocalRandom.current().nextDouble() < i.relayLoss()) continue;
                 DatagramPacket copy = new DatagramPacket(java.util.Arrays.copyOf(p.getData(), p.getLength()), p.getLength(), camera);
                 long delay = Math.max(0, i.delayMs() + jitter(i.jitterMs()));
+                long due = System.nanoTime() + delay * 1_000_000L;
                 Runnable send = () -> {
+                    udpMaxLateMicros.accumulateAndGet((System.nanoTime() - due) / 1000, Math::max);
                     try {
                         outSock.send(copy);
+                        udpSent.incrementAndGet();
                     } catch (IOException ignored) {
                         // closed
                     }
