@@ -34,12 +34,21 @@ final class NvdecFrameDecoder implements FrameDecoder {
     @Override
     public String name() { return "nvdec"; }
 
+    /**
+     * Why NVDEC cannot read {@code source} before trying, or null. Only a capture device is refused here: it delivers
+     * raw or MJPEG pictures. An RTSP source names its demuxer ({@code format} "rtsp") and is a compressed stream like
+     * a file; refusing every source with a format, as this once did, kept every RTSP camera off NVDEC.
+     */
+    static String refusal(CameraUrl source) {
+        return source.kind() == CameraUrl.Kind.USB
+                ? "a " + source.format() + " device delivers raw or MJPEG frames, not a compressed stream NVDEC decodes"
+                : null;
+    }
+
     @Override
     public void open() throws NvdecRefusal {
-        if (source.format() != null) {
-            throw new NvdecRefusal(camera, NvdecRefusal.Reason.CODEC_UNSUPPORTED, "a " + source.format()
-                    + " device delivers raw or MJPEG frames, not a compressed stream NVDEC decodes");
-        }
+        String refused = refusal(source);
+        if (refused != null) throw new NvdecRefusal(camera, NvdecRefusal.Reason.CODEC_UNSUPPORTED, refused);
         AVDictionary options = new AVDictionary(null);
         try {
             source.inputOptions(settings.connectTimeoutMs()).forEach((k, v) -> avutil.av_dict_set(options, k, v, 0));
