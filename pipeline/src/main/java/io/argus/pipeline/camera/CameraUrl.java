@@ -122,9 +122,6 @@ public record CameraUrl(Kind kind, String input, String format, String transport
         };
     }
 
-    /** {@code AVFormatContext.max_delay} to read this source with: {@link #RTP_REORDER_DELAY_US} for RTSP, else -1. */
-    public int maxDelayMicros() { return kind == Kind.RTSP ? RTP_REORDER_DELAY_US : -1; }
-
     public boolean live() { return kind == Kind.RTSP || kind == Kind.USB; }
 
     /** Replaces user:password@ and secret-looking query values with ***. */

@@ -6,6 +6,7 @@ import io.argus.pipeline.frames.FramePool;
 import io.argus.pipeline.frames.VideoFrame;
 import io.argus.pipeline.video.Seekable;
 import java.nio.ByteBuffer;
+import java.util.Map;
 import org.bytedeco.ffmpeg.global.avutil;
 import org.bytedeco.javacv.FFmpegFrameGrabber;
 import org.bytedeco.javacv.Frame;
@@ -26,10 +27,11 @@ final class CpuFrameDecoder implements FrameDecoder {
         grabber = new FFmpegFrameGrabber(source.input());
         if (source.format() != null) grabber.setFormat(source.format());
         grabber.setPixelFormat(avutil.AV_PIX_FMT_BGR24);
-        source.inputOptions(settings.connectTimeoutMs()).forEach(grabber::setOption);
-        // JavaCV sets AVFormatContext.max_delay to this after opening, over the max_delay option (its default, -1,
-        // made FFmpeg drop every reordered RTP packet of a UDP camera): see CameraUrl.RTP_REORDER_DELAY_US
-        grabber.setMaxDelay(source.maxDelayMicros());
+        Map<String, String> options = source.inputOptions(settings.connectTimeoutMs());
+        options.forEach(grabber::setOption);
+        // JavaCV writes its own maxDelay into AVFormatContext.max_delay after opening, over the max_delay option (its
+        // default, -1, made FFmpeg drop every reordered RTP packet of a UDP camera): see CameraUrl.RTP_REORDER_DELAY_US
+        grabber.setMaxDelay(Integer.parseInt(options.getOrDefault("max_delay", "-1")));
         if (settings.decoderThreads() > 0) grabber.setVideoOption("threads", Integer.toString(settings.decoderThreads()));
     }
 

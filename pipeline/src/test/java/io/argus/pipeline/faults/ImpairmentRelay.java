@@ -19,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -60,10 +61,10 @@ final class ImpairmentRelay implements AutoCloseable {
     private volatile Impairment impairment = Impairment.NONE;
     private volatile boolean closed;
     /** Datagrams the relay received from the server, and sent on to the camera (its own drops are the difference). */
-    final java.util.concurrent.atomic.AtomicLong udpReceived = new java.util.concurrent.atomic.AtomicLong();
-    final java.util.concurrent.atomic.AtomicLong udpSent = new java.util.concurrent.atomic.AtomicLong();
+    final AtomicLong udpReceived = new AtomicLong();
+    final AtomicLong udpSent = new AtomicLong();
     /** The latest a delayed datagram left after it was due (the delay thread's own lateness), in microseconds. */
-    final java.util.concurrent.atomic.AtomicLong udpMaxLateMicros = new java.util.concurrent.atomic.AtomicLong();
+    final AtomicLong udpMaxLateMicros = new AtomicLong();
 
     ImpairmentRelay(String host, int targetPort) throws IOException {
         this.host = host;
