@@ -128,12 +128,12 @@ public final class CameraOwnership extends VerticleBase {
                     refusedModels = Map.copyOf(refused);
                     refused.values().forEach(reason -> LOG.log(Level.WARNING, reason));
                     if (!refused.isEmpty()) self.put("refusedModels", new JsonObject(new java.util.TreeMap<String, Object>(refused)));
-                    return nodes.put(self);
-                })
-                .onSuccess(v -> {
+                    // Listening before the directory entry is written: a node releases cameras only to nodes in the
+                    // directory, and tells them at this address (rebalance), so no notice finds nobody listening.
                     handoverNotices = vertx.eventBus().consumer(handoverAddress(held.node()), m -> claimHandedOver(m.body().getString("camera")));
-                    timer = vertx.setPeriodic(1, cluster.renewIntervalMs(), t -> round());
-                });
+                    return handoverNotices.completion().compose(v -> nodes.put(self));
+                })
+                .onSuccess(v -> timer = vertx.setPeriodic(1, cluster.renewIntervalMs(), t -> round()));
     }
 
     @Override
@@ -272,11 +272,15 @@ public final class CameraOwnership extends VerticleBase {
             return;
         }
         if (surveying && now - surveyStarted < leaseNanos) return;
+        if (surveying) LOG.log(Level.INFO, "ownership survey still waiting after {0} ms: starting another", cluster.leaseMs());
         surveying = true;
         surveyStarted = now;
         survey(live).onComplete(ar -> {
-            surveying = false;
+            long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - now);
+            if (surveyStarted == now) surveying = false;
             if (ar.failed()) LOG.log(Level.DEBUG, "ownership survey failed: " + ar.cause());
+            // a slow survey delays every claim and rebalance; said, so that a long silence can be traced to it
+            if (tookMs > cluster.leaseMs() / 2) LOG.log(Level.INFO, "ownership survey took {0} ms", tookMs);
         });
     }
 
@@ -506,13 +510,31 @@ public final class CameraOwnership extends VerticleBase {
         }
     }
 
-    /** The owner released {@code camera} to this node after its hand-over: claim it now rather than next round. */
+    /**
+     * The owner released {@code camera} to this node, after a warm hand-over (the camera runs here on standby) or when
+     * rebalancing (it does not run here yet): claim it now, by one compare-and-set, rather than at the next survey.
+     * A survey reads whole maps, and on a node that has just joined such a read can wait for Hazelcast's partition
+     * migration; a new survey starts only a lease later, and a camera rebalanced onto a restarted node was silent for
+     * 10.4-10.5 s in 3 of 8 restarts of the 2026-11-28 cluster soak. The single-key reads here do not wait for that.
+     */
     private void claimHandedOver(String camera) {
-        if (camera == null || !standby.contains(camera) || held.get(camera) != null || leaving) return;
-        leases.get(camera).onSuccess(text -> {
-            if (text == null) return;
+        if (camera == null || held.get(camera) != null || changing.contains(camera) || leaving || !enoughMembers()) return;
+        boolean warm = standby.contains(camera);
+        Future.all(leases.get(camera), warm ? Future.succeededFuture(null) : catalog.get(camera)).onSuccess(all -> {
+            String text = all.resultAt(0);
+            JsonObject entry = all.resultAt(1);
+            if (text == null || held.get(camera) != null || changing.contains(camera) || leaving) return;
             Lease l = Lease.parse(text);
-            if (l.free() && held.node().equals(l.heir()) && standby.contains(camera)) claimOne(new Claim(camera, text, null));
+            if (!l.free() || !held.node().equals(l.heir())) return; // claimed meanwhile, or not ours
+            if (warm) {
+                if (standby.contains(camera)) claimOne(new Claim(camera, text, null));
+                return;
+            }
+            if (entry == null || standby.contains(camera)) return;
+            Claim c = new Claim(camera, text, entry.getJsonObject("definition"));
+            if (unrunnableUntil.containsKey(camera) || !runnableHere(c)) return;
+            LOG.log(Level.INFO, "camera {0}: released to this node (rebalancing), claiming", camera);
+            claimOne(c);
         });
     }
 
@@ -547,7 +569,11 @@ public final class CameraOwnership extends VerticleBase {
         String camera = held.cameras().stream().sorted().reduce((a, b) -> b).orElseThrow();
         String mine = written.get(camera);
         stopCamera(camera, "rebalancing: this node holds " + held.size() + " of " + cameras + " cameras, node " + heir + " fewer than its share");
-        return leases.replaceIfPresent(camera, mine, Lease.parse(mine).releasedTo(heir).text()).mapEmpty();
+        String to = heir;
+        return leases.replaceIfPresent(camera, mine, Lease.parse(mine).releasedTo(heir).text()).onSuccess(ok -> {
+            // told directly, the heir claims at once (claimHandedOver); should the notice be lost, its survey claims
+            if (ok) vertx.eventBus().send(handoverAddress(to), new JsonObject().put("camera", camera));
+        }).mapEmpty();
     }
 
     private void startCamera(String camera, JsonObject definition, Lease lease) {
