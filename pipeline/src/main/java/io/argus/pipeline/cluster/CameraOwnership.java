@@ -32,7 +32,7 @@ import java.util.function.Supplier;
  *     else replace(old, new) with the next epoch, so of two nodes claiming at once exactly one wins;</li>
  * <li>releases one camera when it holds more than its share rounded down while another node holds less than its
  *     own (a node joined), naming that node its heir: the others leave it to the heir, so cameras spread again
- *     without bouncing between nodes.</li>
+ *     without bouncing between nodes; the heir is told at once and claims without waiting for its survey.</li>
  * </ol>
  * A camera runs here (through the {@link io.argus.pipeline.camera.CameraSupervisor}) only while its lease is in
  * {@link HeldLeases}; one whose renewal has not succeeded for {@code leaseMs} is stopped even when the map cannot be
