@@ -32,7 +32,7 @@ import java.util.function.Supplier;
  *     else replace(old, new) with the next epoch, so of two nodes claiming at once exactly one wins;</li>
  * <li>releases one camera when it holds more than its share rounded down while another node holds less than its
  *     own (a node joined), naming that node its heir: the others leave it to the heir, so cameras spread again
- *     without bouncing between nodes; the heir is told at once and claims without waiting for its survey.</li>
+ *     without bouncing between nodes; handed over warm, as below, so the camera is not silent meanwhile.</li>
  * </ol>
  * A camera runs here (through the {@link io.argus.pipeline.camera.CameraSupervisor}) only while its lease is in
  * {@link HeldLeases}; one whose renewal has not succeeded for {@code leaseMs} is stopped even when the map cannot be
@@ -78,9 +78,11 @@ public final class CameraOwnership extends VerticleBase {
     private boolean warnedQuorum;
     /** Cameras running here on standby for a hand-over offered to this node: decoding, not published. */
     private final Set<String> standby = new HashSet<>();
-    /** Leaving: the heir planned for each held camera, and the cameras offered so far (with their heir). */
+    /** Leaving: the heir planned for each held camera. */
     private final Map<String, String> planned = new HashMap<>();
+    /** Cameras offered to an heir (leaving, or rebalancing), with their heir, and when each offer was written. */
     private final Map<String, String> offered = new HashMap<>();
+    private final Map<String, Long> offeredAt = new HashMap<>();
     private boolean leaving;
     private Promise<Void> handedOver;
     private MessageConsumer<JsonObject> handoverNotices;
@@ -130,7 +132,7 @@ public final class CameraOwnership extends VerticleBase {
                     if (!refused.isEmpty()) self.put("refusedModels", new JsonObject(new java.util.TreeMap<String, Object>(refused)));
                     // Listening before the directory entry is written: a node releases cameras only to nodes in the
                     // directory, and tells them at this address (rebalance), so no notice finds nobody listening.
-                    handoverNotices = vertx.eventBus().consumer(handoverAddress(held.node()), m -> claimHandedOver(m.body().getString("camera")));
+                    handoverNotices = vertx.eventBus().consumer(handoverAddress(held.node()), m -> onHandoverNotice(m.body().getString("camera")));
                     return handoverNotices.completion().compose(v -> nodes.put(self));
                 })
                 .onSuccess(v -> timer = vertx.setPeriodic(1, cluster.renewIntervalMs(), t -> round()));
@@ -186,23 +188,37 @@ public final class CameraOwnership extends VerticleBase {
     private void offerPlanned() {
         for (String camera : held.cameras()) {
             String heir = planned.get(camera);
-            String mine = written.get(camera);
-            if (heir == null || mine == null || offered.containsKey(camera) || !renewing.add(camera)) continue;
-            String offer = Lease.parse(mine).offeredTo(heir).text();
-            leases.replaceIfPresent(camera, mine, offer).onComplete(ar -> {
-                renewing.remove(camera);
-                if (ar.failed() || !ar.result() || !mine.equals(written.get(camera))) return; // the renewal round decides
-                written.put(camera, offer);
-                renewedAt.put(camera, System.nanoTime());
-                offered.put(camera, heir);
-                LOG.log(Level.INFO, "camera {0}: offered to {1} (this node stops)", camera, heir);
-            });
+            if (heir != null) offer(camera, heir, "this node stops");
         }
     }
 
     /**
-     * Leaving, each round: for each offered camera, reads the lease; once the heir marked it ready, stops publishing
-     * and the camera here, then releases the lease to the heir and tells it, so it claims at once.
+     * Offers a held camera to {@code heir}: compare-and-set against the text written last (a camera whose renewal is
+     * in flight waits for the next round: the offer would race the renewal and lose), then tells the heir, who starts
+     * the camera on standby without waiting for its next survey ({@link #onHandoverNotice}).
+     */
+    private Future<Void> offer(String camera, String heir, String why) {
+        String mine = written.get(camera);
+        if (mine == null || offered.containsKey(camera) || !renewing.add(camera)) return Future.succeededFuture();
+        String offer = Lease.parse(mine).offeredTo(heir).text();
+        return leases.replaceIfPresent(camera, mine, offer).andThen(ar -> {
+            renewing.remove(camera);
+            if (ar.failed() || !ar.result() || !mine.equals(written.get(camera))) return; // the renewal round decides
+            written.put(camera, offer);
+            renewedAt.put(camera, System.nanoTime());
+            offered.put(camera, heir);
+            offeredAt.put(camera, System.nanoTime());
+            LOG.log(Level.INFO, "camera {0}: offered to {1} ({2})", camera, heir, why);
+            vertx.eventBus().send(handoverAddress(heir), new JsonObject().put("camera", camera));
+        }).mapEmpty();
+    }
+
+    /**
+     * Each round while an offer is out: for each offered camera, reads the lease; once the heir marked it ready, stops
+     * publishing and the camera here, then releases the lease to the heir and tells it, so it claims at once. An
+     * offer made to rebalance that the heir has not taken up within {@link #handoverMs} is withdrawn (the lease
+     * renewed as this node's), and the camera simply stays here: rebalancing offers again later, and the camera is
+     * never silent while its heir is slow.
      */
     private void checkOffers() {
         for (Map.Entry<String, String> e : Map.copyOf(offered).entrySet()) {
@@ -211,11 +227,20 @@ public final class CameraOwnership extends VerticleBase {
             String mine = written.get(camera);
             if (mine == null) {
                 offered.remove(camera);
+                offeredAt.remove(camera);
                 continue;
             }
+            if (renewing.contains(camera)) continue; // a withdrawal in flight
             leases.get(camera).onSuccess(text -> {
-                if (text == null || text.equals(mine) || !offered.containsKey(camera)) return; // the heir is not ready yet
+                if (!offered.containsKey(camera) || renewing.contains(camera) || !mine.equals(written.get(camera))) return;
+                if (text != null && text.equals(mine)) { // the heir is not ready yet
+                    Long at = offeredAt.get(camera);
+                    if (!leaving && at != null && System.nanoTime() - at > TimeUnit.MILLISECONDS.toNanos(handoverMs())) withdraw(camera, mine, heir);
+                    return;
+                }
+                if (text == null) return;
                 offered.remove(camera);
+                offeredAt.remove(camera);
                 Lease now = Lease.parse(text);
                 Lease was = Lease.parse(mine);
                 if (now.heirReady() && now.owner().equals(held.node()) && now.epoch() == was.epoch() && now.heir().equals(heir)) {
@@ -230,6 +255,23 @@ public final class CameraOwnership extends VerticleBase {
             });
         }
         if (held.size() == 0 && handedOver != null) handedOver.tryComplete();
+    }
+
+    /** Takes back an offer its heir did not take up: this node keeps the camera and renews its lease again. */
+    private void withdraw(String camera, String mine, String heir) {
+        if (!renewing.add(camera)) return;
+        String kept = Lease.parse(mine).renewed(System.currentTimeMillis() + cluster.leaseMs()).text();
+        long began = System.nanoTime();
+        leases.replaceIfPresent(camera, mine, kept).onComplete(ar -> {
+            renewing.remove(camera);
+            // failed or lost: the heir marked it ready meanwhile (the next round hands it over), or it was taken
+            if (ar.failed() || !ar.result() || !mine.equals(written.get(camera))) return;
+            written.put(camera, kept);
+            renewedAt.put(camera, began);
+            offered.remove(camera);
+            offeredAt.remove(camera);
+            LOG.log(Level.INFO, "camera {0}: offer to {1} withdrawn (not ready within {2} ms): it stays here", camera, heir, handoverMs());
+        });
     }
 
     /** Releases what is still held (nothing after a complete hand-over) and leaves the directory. */
@@ -247,6 +289,7 @@ public final class CameraOwnership extends VerticleBase {
             LOG.log(Level.INFO, "camera {0}: released (this node stops)", camera);
         }
         offered.clear();
+        offeredAt.clear();
         written.clear();
         // The directory entry stays, marked leaving (weight 0), until the others prune it once this node is no longer a
         // member: removed now, this node would count as a member of default weight 1 for a moment, and the others
@@ -271,6 +314,7 @@ public final class CameraOwnership extends VerticleBase {
             checkOffers();
             return;
         }
+        if (!offered.isEmpty()) checkOffers();
         if (surveying && now - surveyStarted < leaseNanos) return;
         if (surveying) LOG.log(Level.INFO, "ownership survey still waiting after {0} ms: starting another", cluster.leaseMs());
         surveying = true;
@@ -478,24 +522,8 @@ public final class CameraOwnership extends VerticleBase {
         for (Map.Entry<String, String> e : leaseTexts.entrySet()) {
             String camera = e.getKey();
             Lease l = Lease.parse(e.getValue());
-            if (!l.offered() || !me.equals(l.heir()) || !live.contains(l.owner()) || !cameras.containsKey(camera)
-                    || held.get(camera) != null || standby.contains(camera) || changing.contains(camera)) continue;
-            String offerText = e.getValue();
-            JsonObject definition = cameras.get(camera).getJsonObject("definition");
-            if (unrunnableUntil.containsKey(camera) || !runnableHere(new Claim(camera, offerText, definition))) continue;
-            standby.add(camera);
-            changing.add(camera);
-            vertx.eventBus().<JsonObject>request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "add").put("camera", definition))
-                    .onComplete(ar -> {
-                        changing.remove(camera);
-                        if (ar.failed()) {
-                            standby.remove(camera);
-                            LOG.log(Level.WARNING, "camera {0}: offered to this node but cannot run here: {1}", camera, ar.cause().getMessage());
-                            return;
-                        }
-                        LOG.log(Level.INFO, "camera {0}: running on standby for a hand-over (epoch {1} ends)", camera, Long.toString(l.epoch()));
-                        pauseIfPaused(camera).onComplete(x -> leases.replaceIfPresent(camera, offerText, l.ready().text()));
-                    });
+            if (!l.offered() || !me.equals(l.heir()) || !live.contains(l.owner()) || !cameras.containsKey(camera)) continue;
+            startStandby(camera, e.getValue(), cameras.get(camera).getJsonObject("definition"));
         }
         for (String camera : Set.copyOf(standby)) {
             if (changing.contains(camera)) continue;
@@ -510,44 +538,72 @@ public final class CameraOwnership extends VerticleBase {
         }
     }
 
+    /** Starts an offered camera here without publishing (no lease in {@link HeldLeases}), then marks the offer ready. */
+    private void startStandby(String camera, String offerText, JsonObject definition) {
+        if (held.get(camera) != null || standby.contains(camera) || changing.contains(camera) || leaving) return;
+        if (unrunnableUntil.containsKey(camera) || !runnableHere(new Claim(camera, offerText, definition))) return;
+        Lease l = Lease.parse(offerText);
+        standby.add(camera);
+        changing.add(camera);
+        vertx.eventBus().<JsonObject>request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "add").put("camera", definition))
+                .onComplete(ar -> {
+                    changing.remove(camera);
+                    if (ar.failed()) {
+                        standby.remove(camera);
+                        LOG.log(Level.WARNING, "camera {0}: offered to this node but cannot run here: {1}", camera, ar.cause().getMessage());
+                        return;
+                    }
+                    LOG.log(Level.INFO, "camera {0}: running on standby for a hand-over (epoch {1} ends)", camera, Long.toString(l.epoch()));
+                    pauseIfPaused(camera).onComplete(x -> leases.replaceIfPresent(camera, offerText, l.ready().text()));
+                });
+    }
+
     /**
-     * The owner released {@code camera} to this node, after a warm hand-over (the camera runs here on standby) or when
-     * rebalancing (it does not run here yet): claim it now, by one compare-and-set, rather than at the next survey.
-     * A survey reads whole maps, and on a node that has just joined such a read can wait for Hazelcast's partition
-     * migration; a new survey starts only a lease later, and a camera rebalanced onto a restarted node was silent for
-     * 10.4-10.5 s in 3 of 8 restarts of the 2026-11-28 cluster soak. The single-key reads here do not wait for that.
+     * Another node told this one about {@code camera}: it offered it here (start it on standby), or released it here
+     * after the standby camera was ready, or released it plainly to this node: claim it now, by one compare-and-set.
+     * Without the notice this node learnt of it only from its next survey, which reads whole maps; on a node that has
+     * just joined such a read can wait (Hazelcast migrating partitions to it, most likely), a new survey starts only a
+     * lease later, and a camera rebalanced onto a restarted node was silent for 10.4-10.5 s in 3 of 8 restarts of the
+     * 2026-11-28 cluster soak. The survey still does all of this should a notice be lost.
      */
-    private void claimHandedOver(String camera) {
+    private void onHandoverNotice(String camera) {
         if (camera == null || held.get(camera) != null || changing.contains(camera) || leaving || !enoughMembers()) return;
-        boolean warm = standby.contains(camera);
-        Future.all(leases.get(camera), warm ? Future.succeededFuture(null) : catalog.get(camera)).onSuccess(all -> {
+        Future.all(leases.get(camera), catalog.get(camera)).onSuccess(all -> {
             String text = all.resultAt(0);
             JsonObject entry = all.resultAt(1);
-            if (text == null || held.get(camera) != null || changing.contains(camera) || leaving) return;
+            if (text == null || entry == null || held.get(camera) != null || changing.contains(camera) || leaving) return;
             Lease l = Lease.parse(text);
-            if (!l.free() || !held.node().equals(l.heir())) return; // claimed meanwhile, or not ours
-            if (warm) {
-                if (standby.contains(camera)) claimOne(new Claim(camera, text, null));
-                return;
+            String me = held.node();
+            if (!me.equals(l.heir())) return;
+            JsonObject definition = entry.getJsonObject("definition");
+            if (l.offered()) {
+                if (members.get().contains(l.owner())) startStandby(camera, text, definition);
+            } else if (l.free()) {
+                if (standby.contains(camera)) {
+                    claimOne(new Claim(camera, text, null));
+                } else {
+                    Claim c = new Claim(camera, text, definition);
+                    if (unrunnableUntil.containsKey(camera) || !runnableHere(c)) return;
+                    LOG.log(Level.INFO, "camera {0}: released to this node, claiming", camera);
+                    claimOne(c);
+                }
             }
-            if (entry == null || standby.contains(camera)) return;
-            Claim c = new Claim(camera, text, entry.getJsonObject("definition"));
-            if (unrunnableUntil.containsKey(camera) || !runnableHere(c)) return;
-            LOG.log(Level.INFO, "camera {0}: released to this node (rebalancing), claiming", camera);
-            claimOne(c);
         });
     }
 
     /**
-     * Releases one camera when this node holds more than its share rounded down and some node holds less than its
-     * own: only one a round, and only once no camera is waiting for an owner, so a joining node takes over gradually.
-     * The heir must have written its directory entry: a node restarting is a Hazelcast member seconds before its
-     * ownership starts (models loading), and a camera released to it then waited for it: 5.4 and 12.6 s of silence in
-     * the cluster soak (docs/reliability.md), against ~2 s when the heir was already claiming.
+     * Hands one camera over when this node holds more than its share rounded down and some node holds less than its
+     * own: one at a time, and only once no camera is waiting for an owner, so a joining node takes over gradually.
+     * The hand-over is warm, as when a node stops: offered to the heir, started there on standby, stopped here and
+     * released to the heir only once it runs there ({@link #checkOffers}); an heir not ready within
+     * {@link #handoverMs} has its offer withdrawn and the camera stays here. Released cold instead (stopped at once),
+     * a camera waited for its heir: 5.4 and 12.6 s of silence in the 2026-11-25 cluster soak while restarted heirs
+     * were still loading models (since then the heir must have written its directory entry), and still 10.4-10.5 s in
+     * 3 of 8 rebalances on 2026-11-28 and 1 of 5 in a shorter run after the heir was told directly (docs/reliability.md).
      */
     private Future<Void> rebalance(int cameras, Map<String, String> leaseTexts, List<String> live,
                                    Map<String, Double> weights, boolean noneWaiting, Map<String, JsonObject> directory) {
-        if (!noneWaiting || held.size() <= FairShare.floor(cameras, weights, held.node()) || !changing.isEmpty()) {
+        if (!noneWaiting || held.size() <= FairShare.floor(cameras, weights, held.node()) || !changing.isEmpty() || !offered.isEmpty()) {
             return Future.succeededFuture();
         }
         Map<String, Integer> owned = new HashMap<>();
@@ -567,22 +623,20 @@ public final class CameraOwnership extends VerticleBase {
         }
         if (heir == null) return Future.succeededFuture();
         String camera = held.cameras().stream().sorted().reduce((a, b) -> b).orElseThrow();
-        String mine = written.get(camera);
-        stopCamera(camera, "rebalancing: this node holds " + held.size() + " of " + cameras + " cameras, node " + heir + " fewer than its share");
-        String to = heir;
-        return leases.replaceIfPresent(camera, mine, Lease.parse(mine).releasedTo(heir).text()).onSuccess(ok -> {
-            // told directly, the heir claims at once (claimHandedOver); should the notice be lost, its survey claims
-            if (ok) vertx.eventBus().send(handoverAddress(to), new JsonObject().put("camera", camera));
-        }).mapEmpty();
+        // warm, as a stopping node hands over: the camera goes on publishing here until it runs on the heir
+        return offer(camera, heir, "rebalancing: this node holds " + held.size() + " of " + cameras + " cameras, node " + heir + " fewer than its share");
     }
 
     private void startCamera(String camera, JsonObject definition, Lease lease) {
         changing.add(camera);
+        long began = System.nanoTime();
         vertx.eventBus().<JsonObject>request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "add").put("camera", definition))
                 .onComplete(ar -> {
                     changing.remove(camera);
                     if (ar.succeeded()) {
-                        LOG.log(Level.INFO, "camera {0}: running on this node (epoch {1})", camera, Long.toString(lease.epoch()));
+                        // the time from the claim, so that a camera's silence can be told apart from a slow claim
+                        LOG.log(Level.INFO, "camera {0}: running on this node (epoch {1}, started in {2} ms)", camera,
+                                Long.toString(lease.epoch()), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began));
                         if (held.get(camera) == null) stopCamera(camera, "lease lost while starting");
                         else pauseIfPaused(camera);
                         return;
