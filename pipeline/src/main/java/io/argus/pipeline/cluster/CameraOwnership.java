@@ -80,9 +80,10 @@ public final class CameraOwnership extends VerticleBase {
     private final Set<String> standby = new HashSet<>();
     /** Leaving: the heir planned for each held camera. */
     private final Map<String, String> planned = new HashMap<>();
-    /** Cameras offered to an heir (leaving, or rebalancing), with their heir, and when each offer was written. */
-    private final Map<String, String> offered = new HashMap<>();
-    private final Map<String, Long> offeredAt = new HashMap<>();
+    /** Cameras offered to an heir (leaving, or rebalancing): the heir, and when the offer was written. */
+    private final Map<String, Offer> offered = new HashMap<>();
+
+    private record Offer(String heir, long atNanos) {}
     private boolean leaving;
     private Promise<Void> handedOver;
     private MessageConsumer<JsonObject> handoverNotices;
@@ -205,9 +206,9 @@ public final class CameraOwnership extends VerticleBase {
             renewing.remove(camera);
             if (ar.failed() || !ar.result() || !mine.equals(written.get(camera))) return; // the renewal round decides
             written.put(camera, offer);
-            renewedAt.put(camera, System.nanoTime());
-            offered.put(camera, heir);
-            offeredAt.put(camera, System.nanoTime());
+            long at = System.nanoTime();
+            renewedAt.put(camera, at);
+            offered.put(camera, new Offer(heir, at));
             LOG.log(Level.INFO, "camera {0}: offered to {1} ({2})", camera, heir, why);
             vertx.eventBus().send(handoverAddress(heir), new JsonObject().put("camera", camera));
         }).mapEmpty();
@@ -221,26 +222,24 @@ public final class CameraOwnership extends VerticleBase {
      * never silent while its heir is slow.
      */
     private void checkOffers() {
-        for (Map.Entry<String, String> e : Map.copyOf(offered).entrySet()) {
+        for (Map.Entry<String, Offer> e : Map.copyOf(offered).entrySet()) {
             String camera = e.getKey();
-            String heir = e.getValue();
+            String heir = e.getValue().heir();
+            long offeredAt = e.getValue().atNanos();
             String mine = written.get(camera);
             if (mine == null) {
                 offered.remove(camera);
-                offeredAt.remove(camera);
                 continue;
             }
             if (renewing.contains(camera)) continue; // a withdrawal in flight
             leases.get(camera).onSuccess(text -> {
                 if (!offered.containsKey(camera) || renewing.contains(camera) || !mine.equals(written.get(camera))) return;
                 if (text != null && text.equals(mine)) { // the heir is not ready yet
-                    Long at = offeredAt.get(camera);
-                    if (!leaving && at != null && System.nanoTime() - at > TimeUnit.MILLISECONDS.toNanos(handoverMs())) withdraw(camera, mine, heir);
+                    if (!leaving && System.nanoTime() - offeredAt > TimeUnit.MILLISECONDS.toNanos(handoverMs())) withdraw(camera, mine, heir);
                     return;
                 }
                 if (text == null) return;
                 offered.remove(camera);
-                offeredAt.remove(camera);
                 Lease now = Lease.parse(text);
                 Lease was = Lease.parse(mine);
                 if (now.heirReady() && now.owner().equals(held.node()) && now.epoch() == was.epoch() && now.heir().equals(heir)) {
@@ -269,7 +268,6 @@ public final class CameraOwnership extends VerticleBase {
             written.put(camera, kept);
             renewedAt.put(camera, began);
             offered.remove(camera);
-            offeredAt.remove(camera);
             LOG.log(Level.INFO, "camera {0}: offer to {1} withdrawn (not ready within {2} ms): it stays here", camera, heir, handoverMs());
         });
     }
@@ -284,12 +282,11 @@ public final class CameraOwnership extends VerticleBase {
             Lease mine = Lease.parse(written.get(camera));
             held.remove(camera); // nothing more is published for it from here
             // an offer not yet taken goes to its heir, whose camera may already run; the rest to whoever claims first
-            Lease released = offered.containsKey(camera) ? mine.releasedTo(offered.get(camera)) : mine.released();
+            Lease released = offered.containsKey(camera) ? mine.releasedTo(offered.get(camera).heir()) : mine.released();
             releases.add(leases.replaceIfPresent(camera, written.get(camera), released.text()));
             LOG.log(Level.INFO, "camera {0}: released (this node stops)", camera);
         }
         offered.clear();
-        offeredAt.clear();
         written.clear();
         // The directory entry stays, marked leaving (weight 0), until the others prune it once this node is no longer a
         // member: removed now, this node would count as a member of default weight 1 for a moment, and the others
