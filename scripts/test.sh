@@ -5,7 +5,7 @@
 #   2. picks a JDK 21+ (JAVA_HOME, then /usr/lib/jvm/*),
 #   3. runs `mvn -B verify` with the reference peers required (a missing peer fails instead of skipping),
 #   4. fuzzes each parser of outside input for 20 s (scripts/fuzz.sh; ARGUS_FUZZ=0 leaves it out),
-#   5. a 10-minute cut of the soak (scripts/soak.sh, docs/reliability.md; ARGUS_SOAK_MINUTES=N for another length,
+#   5. a 10-minute cut of the soak, after a check of its verdict on made-up series (scripts/soak.sh, docs/reliability.md; ARGUS_SOAK_MINUTES=N for another length,
 #      0 to leave it out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -86,6 +86,8 @@ if [ "${ARGUS_FUZZ:-1}" = 1 ]; then scripts/fuzz.sh; fi
 # The cut gates what ten minutes can judge (RSS, native memory, threads, fds, queues) and reports p99 without gating
 # it: on a shared 2-core machine p99 moved +12.7 % (27.6 -> 31.1 ms) between the thirds of a sound 10-minute run while
 # the neighbours' CPU stayed within 25 % of a core (docs/reliability.md); the long runs gate it.
+# The gate itself first (seconds): made-up series it must pass and fail (scripts/soak-judge-test.sh).
 if [ "${ARGUS_SOAK_MINUTES:-10}" != 0 ]; then
+  scripts/soak-judge-test.sh
   scripts/soak.sh --minutes "${ARGUS_SOAK_MINUTES:-10}" --report-only p99_ms ${ARGUS_SOAK_OUT:+--out "$ARGUS_SOAK_OUT"}
 fi
