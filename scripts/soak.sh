@@ -110,7 +110,7 @@ echo "soak.sh: argus ready (pid $PID, port $PORT); ${MINUTES} min, a sample ever
 
 # ---- sampling ----
 # Gated series (columns 2..8) and context (9..): see docs/reliability.md for what each is and where it comes from.
-COLS="t_s,rss_mib,native_mib,threads,fds,eventbus_pending,batcher_queue,p99_ms,heap_used_mib,fps,frames_processed,dataset_frames,training_runs,swaps,load1,others_cpu_pct"
+COLS="t_s,rss_mib,native_mib,threads,fds,eventbus_pending,batcher_queue,p99_ms,heap_used_mib,fps,frames_processed,dataset_frames,training_runs,swaps,load1,others_cpu_pct,batch_mean,inference_ms"
 NCPU=$(nproc)
 # CPU time of the machine (busy ticks over all CPUs) and of the app, at the previous sample: what other processes
 # used in between is the difference, in % of one core (p99 is judged only when that did not change, below)
@@ -164,8 +164,11 @@ while :; do
     name == "jvm_memory_used_bytes" && lbl ~ /area="heap"/ { s["heap"] += $NF }
     name == "argus_camera_fps" { s["fps"] += $NF }
     name == "argus_latency_seconds_count" { s["processed"] += $NF }
-    END { printf "%.1f,%d,%d,%.1f,%.1f,%d", v("argus_native_bytes") / 1048576, v("vertx_eventbus_pending"), v("batcher"),
-                 v("heap") / 1048576, v("fps"), v("processed") }' "$METRICS")
+    name == "argus_batch_size_sum" || name == "argus_batch_size_count" { s[name] += $NF }
+    name == "argus_inference_seconds_sum" || name == "argus_inference_seconds_count" { s[name] += $NF }
+    END { printf "%.1f,%d,%d,%.1f,%.1f,%d,%.0f,%.0f,%.6f,%.0f", v("argus_native_bytes") / 1048576, v("vertx_eventbus_pending"),
+                 v("batcher"), v("heap") / 1048576, v("fps"), v("processed"), v("argus_batch_size_sum"),
+                 v("argus_batch_size_count"), v("argus_inference_seconds_sum"), v("argus_inference_seconds_count") }' "$METRICS")
   native=${vals%%,*}; rest=${vals#*,}
   ds=$(curl -sf -m 5 "$BASE/api/training/dataset" | grep -o '"frames":[0-9]*' | head -1 | cut -d: -f2 || true)
   runs_json=$(curl -sf -m 5 "$BASE/api/training/runs" || true)
@@ -176,10 +179,21 @@ while :; do
   others=$(awk -v b=$((busy - PREV_BUSY)) -v a=$((all - PREV_ALL)) -v p=$((app - PREV_APP)) -v n="$NCPU" \
     'BEGIN { if (a > 0) { o = 100 * (b - p) / (a / n); printf "%.0f", o < 0 ? 0 : o } }')
   PREV_BUSY=$busy PREV_ALL=$all PREV_APP=$app
-  IFS=, read -r eb batcher heap fps processed <<< "$rest"
-  echo "$t,$rss,$native,$threads,$fds,$eb,$batcher,$p99,$heap,$fps,$processed,${ds:-},${runs:-0},$swaps,$load1,$others" >> "$OUT/soak.csv"
-  printf 't=%4ds rss=%s MiB native=%s MiB threads=%s fds=%s eb_pending=%s batcher=%s p99=%s ms fps=%s frames=%s runs=%s load=%s others=%s%%\n' \
-    "$t" "$rss" "$native" "$threads" "$fds" "$eb" "$batcher" "${p99:--}" "$fps" "${ds:--}" "${runs:-0}" "$load1" "${others:--}"
+  IFS=, read -r eb batcher heap fps processed bsum bcount isum icount <<< "$rest"
+  # Over the interval: frames per detector call and detector time per call. They tell a latency step caused by how
+  # the cameras' frames fall into batches (their phases: a paced file camera that falls a second behind starts again
+  # from then) from one caused by the detector itself getting slower (the CPU shared, the JIT) (docs/reliability.md).
+  read -r batch_mean infer_ms < <(awk -v bs="$bsum" -v bc="$bcount" -v is="$isum" -v ic="$icount" \
+      -v pbs="${PREV_BSUM:-}" -v pbc="${PREV_BCOUNT:-}" -v pis="${PREV_ISUM:-}" -v pic="${PREV_ICOUNT:-}" 'BEGIN {
+    b = (pbc != "" && bc - pbc > 0) ? sprintf("%.3f", (bs - pbs) / (bc - pbc)) : "-"
+    i = (pic != "" && ic - pic > 0) ? sprintf("%.2f", 1000 * (is - pis) / (ic - pic)) : "-"
+    print b, i }')
+  [ "$batch_mean" = - ] && batch_mean=""; [ "$infer_ms" = - ] && infer_ms=""
+  PREV_BSUM=$bsum PREV_BCOUNT=$bcount PREV_ISUM=$isum PREV_ICOUNT=$icount
+  echo "$t,$rss,$native,$threads,$fds,$eb,$batcher,$p99,$heap,$fps,$processed,${ds:-},${runs:-0},$swaps,$load1,$others,$batch_mean,$infer_ms" >> "$OUT/soak.csv"
+  printf 't=%4ds rss=%s MiB native=%s MiB threads=%s fds=%s eb_pending=%s batcher=%s p99=%s ms fps=%s frames=%s runs=%s load=%s others=%s%% batch=%s infer=%s ms\n' \
+    "$t" "$rss" "$native" "$threads" "$fds" "$eb" "$batcher" "${p99:--}" "$fps" "${ds:--}" "${runs:-0}" "$load1" "${others:--}" \
+    "${batch_mean:--}" "${infer_ms:--}"
   # Keep the dataset turning over: labelled frames are never evicted (only a person deletes them), so once
   # maxFrames are labelled collection would stop, and with it new labels and scheduled runs. As a user curating the
   # dataset would, delete the oldest few when it is nearly full.
@@ -307,7 +321,7 @@ LAST=$(tail -1 "$OUT/soak.csv")
   [ "$JUDGE_ONLY" = 1 ] && echo "judged again (--judge-only) from $OUT/soak.csv." \
     || echo "process CPU time ${cpu_s} s over $((DURATION + 0)) s sampled."
   echo
-  echo "Context series (not gated), plotted too: $(for c in heap_used_mib fps frames_processed dataset_frames training_runs swaps load1 others_cpu_pct; do printf '[%s](%s.png) ' "$c" "$c"; done)"
+  echo "Context series (not gated), plotted too: $(for c in $(echo "$COLS" | cut -d, -f9- | tr ',' ' '); do printf '[%s](%s.png) ' "$c" "$c"; done)"
 } > "$OUT/soak.md"
 rm -f "$OUT/soak.md.table" "$OUT/soak.md.counts"
 cat "$OUT/soak.md"

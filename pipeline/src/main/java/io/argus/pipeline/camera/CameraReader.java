@@ -411,6 +411,10 @@ final class CameraReader {
             }
             long due = baseNanos + (ptsUs - basePtsUs) * 1000L;
             if (now - due > 1_000_000_000L) { // more than a second late: do not burst to catch up
+                // Logged: the camera's frames now fall at another phase against the other cameras', which changes
+                // how they meet in batches and so the latency (a soak's p99 can step with it).
+                log.log(Level.INFO, "camera {0}: {1} ms behind its file''s timing; pacing goes on from now",
+                        new Object[] {camera.id(), (now - due) / 1_000_000L});
                 rebase(now, ptsUs);
                 due = now;
             }
