@@ -14,7 +14,8 @@
 #   resume  loss curves: 2 GPUs uninterrupted twice (run-to-run noise), 2 GPUs suspended halfway and resumed on 4 and
 #           on 1 (deliverable 4), RESUME_ITERATIONS (120) iterations (burn-in 20, so the rate is the cfg's after it),
 #           the same data order on every GPU count
-# env: GPU_COUNTS (1,2,4, cut to the GPUs present), SECONDS_EACH (10), OUT (logs, default /tmp/argus-out)
+# env: GPU_COUNTS (1,2,4, cut to the GPUs present), SECONDS_EACH (10), OUT (logs, default /tmp/argus-out);
+#      TORCH_COMPILE=1 (the peer under torch.compile), TORCH_COMPILE_MODE (its mode; default max-autotune-no-cudagraphs)
 set -u
 B="$(cd "${1:?bundle directory}" && pwd)"
 PHASES="${2:-env,tests,bench,torch,infer}"
@@ -75,7 +76,7 @@ if has torch; then
   for n in $(echo "$COUNTS" | tr ',' ' '); do
     log "PyTorch DDP, $n GPU(s)"
     PYTHONUNBUFFERED=1 timeout "${TORCH_TIMEOUT:-150}" torchrun --standalone --nproc_per_node "$n" \
-      scripts/gpu/torch_ddp_peer.py --cfg "$CFG" --size 416 --batch "$BATCH" --seconds "$SECS" ${TORCH_COMPILE:+--compile} \
+      scripts/gpu/torch_ddp_peer.py --cfg "$CFG" --size 416 --batch "$BATCH" --seconds "$SECS" ${TORCH_COMPILE:+--compile} ${TORCH_COMPILE_MODE:+--compile-mode "$TORCH_COMPILE_MODE"} \
       2>&1 | grep -E '^torch' | tee -a "$LOGS/multi-torch.log"
   done
 fi
