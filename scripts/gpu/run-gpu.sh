@@ -2,6 +2,7 @@
 # One command on a GPU host without Java (run from the repository root, the bundle in .bundle-cuda/):
 #   .bundle-cuda/run-gpu.sh [PHASES]      PHASES: comma list of tests,bench,torch (default: all three), and
 #                                         doctor (not in the default): `argus doctor` on the GPU host
+#                                         faults (not in the default): the several-GPU fault drill, in its own JVM
 #                                         pipeline-train (not in the default): a short online fine-tune through the
 #                                         pipeline's backend factory with training.backend auto (must run on CUDA in
 #                                         mixed precision with a loss scale, on a lowest-priority stream) and the
@@ -48,15 +49,23 @@ if [[ ",$PHASES," == *",tests,"* ]]; then
   SELECT=(--select-package io.argus.detector.cuda)
   if [ -n "${TESTS:-}" ]; then SELECT=(); for t in $TESTS; do SELECT+=(--select-class "io.argus.detector.cuda.$t"); done; fi
   timeout "${TEST_TIMEOUT:-480}" "$JAVA" "${JOPTS[@]}" -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
-    "${SELECT[@]}" --include-tag gpu --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$LOGS/tests.log"
+    "${SELECT[@]}" --include-tag gpu --exclude-tag gpu-fault --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$LOGS/tests.log"
   echo "tests exit: ${PIPESTATUS[0]}"
+fi
+if [[ ",$PHASES," == *",faults,"* ]]; then
+  # a JVM of its own: a GPU fault is sticky for the whole process (docs/cuda.md, "Several GPUs")
+  log "GPU fault drill (GpuFaultDrillTest; needs 2 GPUs)"
+  timeout "${TEST_TIMEOUT:-480}" "$JAVA" "${JOPTS[@]}" -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
+    --select-class io.argus.detector.cuda.GpuFaultDrillTest --include-tag gpu-fault --details=tree --disable-banner \
+    --disable-ansi-colors 2>&1 | tee "$LOGS/faults.log"
+  echo "faults exit: ${PIPESTATUS[0]}"
 fi
 
 if [[ ",$PHASES," == *",pipeline-train,"* ]]; then
   log "GPU fine-tune in the pipeline (training.backend auto) and stream priorities"
   timeout "${TEST_TIMEOUT:-480}" "$JAVA" "${JOPTS[@]}" -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
     --select-class io.argus.pipeline.training.FineTuneBackendTest --select-class io.argus.detector.cuda.GpuStreamPriorityTest \
-    --include-tag gpu --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$LOGS/pipeline-train.log"
+    --include-tag gpu --exclude-tag gpu-fault --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$LOGS/pipeline-train.log"
   echo "pipeline-train exit: ${PIPESTATUS[0]}"
 fi
 # the rest is the benchmarks'

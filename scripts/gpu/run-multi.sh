@@ -3,6 +3,7 @@
 # (BUNDLE=train scripts/gpu/build-bundle.sh DIR; DIR named in the device tool's carry):
 #   scripts/gpu/run-multi.sh DIR [PHASES]
 # PHASES (comma list, default env,tests,bench,torch,infer):
+#   faults  the fault drill: a GPU that fails for real in a 2-GPU data-parallel run (GpuRankFaultTest, own JVM)
 #   env     the GPUs, how they are linked (nvidia-smi topo), the host CPU, NCCL's version
 #   tests   the data-parallel and several-GPU inference tests (GpuDataParallelTest, GpuWorkersGpuTest,
 #           GpuScalingBenchGpuTest; TESTS="fully.qualified.Class ..." for others)
@@ -60,9 +61,17 @@ if has tests; then
   SELECT=(--select-class io.argus.trainer.cuda.GpuDataParallelTest --select-class io.argus.detector.bench.GpuScalingBenchGpuTest)
   if [ -n "${TESTS:-}" ]; then SELECT=(); for t in $TESTS; do SELECT+=(--select-class "$t"); done; fi
   timeout "${TEST_TIMEOUT:-240}" "$JAVA" "${JOPTS[@]}" -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
-    "${SELECT[@]}" --include-tag gpu --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$LOGS/multi-tests.log" \
+    "${SELECT[@]}" --include-tag gpu --exclude-tag gpu-fault --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$LOGS/multi-tests.log" \
     | grep -vE '^\s+(at |\.\.\.)' | tail -40
   echo "tests exit: ${PIPESTATUS[0]}"
+fi
+if has faults; then
+  # a JVM of its own: a GPU fault is sticky for the whole process (docs/cuda.md, "Several GPUs")
+  log "GPU fault drill in a data-parallel run (GpuRankFaultTest)"
+  timeout "${TEST_TIMEOUT:-240}" "$JAVA" "${JOPTS[@]}" -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
+    --select-class io.argus.trainer.cuda.GpuRankFaultTest --include-tag gpu-fault --details=tree --disable-banner \
+    --disable-ansi-colors 2>&1 | tee "$LOGS/multi-faults.log" | grep -vE '^\s+(at |\.\.\.)' | tail -30
+  echo "faults exit: ${PIPESTATUS[0]}"
 fi
 
 if has bench; then

@@ -77,6 +77,27 @@ final class Compare {
         return missing;
     }
 
+    /**
+     * Two GPUs' detections of the same pictures agree: each GPU plans its own convolution algorithms (cuDNN timed per
+     * device), so the same network's outputs differ in the last bits between devices, and so may boxes and scores;
+     * what must hold is that every detection {@code threshold + 0.01} or more on one has its match (same class, IoU
+     * >= 0.95, or NMS could rightly have picked the other of two) on the other. Returns what does not match, empty
+     * when they agree.
+     */
+    static List<String> disagreements(List<List<Detection>> a, List<List<Detection>> b, float threshold, float nms) {
+        List<String> out = new ArrayList<>();
+        if (a.size() != b.size()) return List.of(a.size() + " pictures against " + b.size());
+        for (int i = 0; i < a.size(); i++) {
+            for (String m : unmatched(a.get(i), b.get(i), threshold + 0.01f, 0.95f, nms)) {
+                out.add("picture " + i + " only in the first: " + m);
+            }
+            for (String m : unmatched(b.get(i), a.get(i), threshold + 0.01f, 0.95f, nms)) {
+                out.add("picture " + i + " only in the second: " + m);
+            }
+        }
+        return out;
+    }
+
     static String describe(Detection d) {
         Box b = d.box();
         return String.format(Locale.ROOT, "%s %.3f [%.1f %.1f %.1f %.1f]", d.className(), d.confidence(), b.x(), b.y(),

@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * One CUDA worker per GPU of this host: batches submitted concurrently give what one backend gives, every GPU runs
- * some, none is taken out.
+ * One CUDA worker per GPU of this host: batches submitted concurrently give what one backend gives (bit for bit on
+ * its device; on the others, the same detections within what each device's own cuDNN algorithms move), every GPU
+ * runs some, none is taken out.
  */
 @Tag("gpu")
 class GpuWorkersGpuTest {
@@ -47,7 +48,13 @@ class GpuWorkersGpuTest {
             System.out.println("GPU workers: " + workers.size());
             List<CompletableFuture<GpuWorkers.Done>> pending = new ArrayList<>();
             for (int i = 0; i < 4 * workers.size(); i++) pending.add(workers.submit(images, params));
-            for (CompletableFuture<GpuWorkers.Done> f : pending) assertEquals(expected, f.join().detections());
+            for (CompletableFuture<GpuWorkers.Done> f : pending) {
+                GpuWorkers.Done done = f.join();
+                // the same device plans the same algorithms: bit for bit; another device plans its own
+                if (done.device() == options.device()) assertEquals(expected, done.detections());
+                List<String> off = Compare.disagreements(expected, done.detections(), params.threshold(), params.nms());
+                assertTrue(off.isEmpty(), "device " + done.device() + ": " + off);
+            }
             int[] batches = workers.completedBatches();
             for (int i = 0; i < batches.length; i++) {
                 assertTrue(batches[i] > 0, "device " + workers.devices()[i] + " ran no batch: "
