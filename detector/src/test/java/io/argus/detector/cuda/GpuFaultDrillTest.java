@@ -10,12 +10,10 @@ import io.argus.detector.DetectParams;
 import io.argus.detector.Detection;
 import io.argus.detector.Model;
 import io.argus.detector.Picture;
-import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.nn.InferenceBackend;
 import io.argus.detector.nn.StageTimes;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.GpuFaults;
-import io.argus.gpu.MemoryMode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,8 +28,8 @@ import org.junit.jupiter.api.Test;
  * A fault drill on several GPUs (skipped with fewer than two): one GPU fails for real while every GPU serves batches
  * ({@link GpuFaults#trap}: a kernel traps on the last device before its second batch). What must hold whatever the
  * driver does with the fault: no batch hangs, every batch either gives the detections one sound backend gives
- * ({@link Compare#disagreements}) or fails with an error naming the CUDA failure, and the faulty GPU is taken out with that cause. What the driver
- * does is printed, not asserted: on the H200 hosts with driver 580 the fault is sticky for the whole process, every
+ * ({@link Compare#disagreements}) or fails with an error naming the CUDA failure, and the faulty GPU is taken out
+ * with that cause. What the driver does is printed, not asserted: on the H200 hosts with driver 580 the fault is sticky for the whole process, every
  * GPU's next call fails with it and every worker is taken out (PyTorch behaves the same:
  * scripts/gpu/fault_probe.py), so moving a failed GPU's work to the others only helps with errors that are not
  * sticky; docs/cuda.md, "Several GPUs". Runs in a JVM of its own (tag {@code gpu-fault}): the process's CUDA state
@@ -45,34 +43,23 @@ class GpuFaultDrillTest {
         assumeTrue(CudaRuntime.available(), () -> "no CUDA: " + CudaRuntime.problem());
         int gpus = CudaRuntime.deviceCount();
         assumeTrue(gpus >= 2, () -> "needs two GPUs, this host has " + gpus);
-        NetworkSpec spec = NetworkSpec.load(TestFiles.cfg("yolov4-tiny"), 416, 416);
-        var weights = TestWeights.random(spec, 13);
-        List<BgrImage> images = List.of(BgrImage.read(TestFiles.sample("dog.jpg")),
-                BgrImage.read(TestFiles.sample("horses.jpg")));
-        TestWeights.calibrate(spec, weights, images, 6);
-        Model model = new Model(spec, weights, Model.genericNames(spec.classes()));
-        DetectParams params = new DetectParams(0.25f, 0.45f, null);
-        CudaOptions options = new CudaOptions(0, MemoryMode.DEVICE, CudaOptions.Fusion.ALL, true, true, 2, null);
-        List<List<Detection>> expected;
-        try (CudaBackend one = CudaBackend.open(model, 2, options)) {
-            expected = one.detect(images, params);
-        }
+        SeveralGpuFixture f = SeveralGpuFixture.load();
         int faulty = gpus - 1;
         AtomicReference<String> trapped = new AtomicReference<>();
         assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
             try (GpuWorkers workers = new GpuWorkers(IntStream.range(0, gpus).toArray(), d -> {
-                CudaBackend real = CudaBackend.open(model, 2, options.withDevice(d));
+                CudaBackend real = CudaBackend.open(f.model(), 2, f.options().withDevice(d));
                 return d == faulty ? new TrappingBackend(real, d, 2, trapped) : real;
             })) {
                 List<CompletableFuture<GpuWorkers.Done>> pending = new ArrayList<>();
-                for (int i = 0; i < 6 * gpus; i++) pending.add(workers.submit(images, params));
+                for (int i = 0; i < 6 * gpus; i++) pending.add(workers.submit(f.images(), f.params()));
                 int good = 0;
                 int failed = 0;
                 for (int i = 0; i < pending.size(); i++) {
                     try {
                         GpuWorkers.Done done = pending.get(i).join();
-                        List<String> off = Compare.disagreements(expected, done.detections(), params.threshold(),
-                                params.nms());
+                        List<String> off = Compare.disagreements(f.expected(), done.detections(),
+                                f.params().threshold(), f.params().nms());
                         assertTrue(off.isEmpty(), "batch " + i + " (device " + done.device() + "): " + off);
                         good++;
                     } catch (CompletionException e) {
@@ -86,9 +73,9 @@ class GpuFaultDrillTest {
                 List<GpuWorkers.Removal> removals = workers.removals();
                 assertTrue(removals.stream().anyMatch(r -> r.device() == faulty),
                         "the faulty GPU was not taken out: " + removals);
-                System.out.printf("fault drill on %d GPUs, trap on device %d (%s): %d batches detected right, %d failed "
-                                + "naming the error; taken out: %s; GPUs left: %d%n", gpus, faulty, trapped.get(), good,
-                        failed, removals.stream().map(GpuWorkers.Removal::describe).toList(),
+                System.out.printf("fault drill on %d GPUs, trap on device %d (%s): %d batches detected right, %d "
+                                + "failed naming the error; taken out: %s; GPUs left: %d%n", gpus, faulty,
+                        trapped.get(), good, failed, removals.stream().map(GpuWorkers.Removal::describe).toList(),
                         workers.liveDevices().length);
             }
         }, "a GPU fault hung the workers");

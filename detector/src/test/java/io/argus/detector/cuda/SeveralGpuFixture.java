@@ -1,0 +1,31 @@
+package io.argus.detector.cuda;
+
+import io.argus.detector.BgrImage;
+import io.argus.detector.DetectParams;
+import io.argus.detector.Detection;
+import io.argus.detector.Model;
+import io.argus.detector.darknet.NetworkSpec;
+import io.argus.gpu.MemoryMode;
+import java.util.List;
+
+/**
+ * What the several-GPU tests share: yolov4-tiny 416 with random weights calibrated on two sample pictures (so it
+ * detects plenty above the threshold), the CUDA options, and the reference: the pictures' detections by one backend
+ * on device 0.
+ */
+record SeveralGpuFixture(Model model, List<BgrImage> images, DetectParams params, CudaOptions options,
+                         List<List<Detection>> expected) {
+    static SeveralGpuFixture load() {
+        NetworkSpec spec = NetworkSpec.load(TestFiles.cfg("yolov4-tiny"), 416, 416);
+        var weights = TestWeights.random(spec, 13);
+        List<BgrImage> images = List.of(BgrImage.read(TestFiles.sample("dog.jpg")),
+                BgrImage.read(TestFiles.sample("horses.jpg")));
+        TestWeights.calibrate(spec, weights, images, 6);
+        Model model = new Model(spec, weights, Model.genericNames(spec.classes()));
+        DetectParams params = new DetectParams(0.25f, 0.45f, null);
+        CudaOptions options = new CudaOptions(0, MemoryMode.DEVICE, CudaOptions.Fusion.ALL, true, true, 2, null);
+        try (CudaBackend one = CudaBackend.open(model, 2, options)) {
+            return new SeveralGpuFixture(model, images, params, options, one.detect(images, params));
+        }
+    }
+}
