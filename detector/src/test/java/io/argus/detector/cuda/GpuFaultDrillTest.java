@@ -29,8 +29,9 @@ import org.junit.jupiter.api.Test;
  * ({@link GpuFaults#trap}: a kernel traps on the last device before its second batch). What must hold whatever the
  * driver does with the fault: no batch hangs, every batch either gives the detections one sound backend gives
  * ({@link Compare#disagreements}) or fails with an error naming the CUDA failure, and the faulty GPU is taken out
- * with that cause. What the driver does is printed, not asserted: on the H200 hosts with driver 580 the fault is sticky for the whole process, every
- * GPU's next call fails with it and every worker is taken out (PyTorch behaves the same:
+ * with that cause. What the driver does is printed, not asserted: on the H200 hosts with driver 580 the fault is
+ * sticky for the whole process, every GPU's next call fails with it and every worker is taken out (PyTorch behaves
+ * the same:
  * scripts/gpu/fault_probe.py), so moving a failed GPU's work to the others only helps with errors that are not
  * sticky; docs/cuda.md, "Several GPUs". Runs in a JVM of its own (tag {@code gpu-fault}): the process's CUDA state
  * is lost afterwards.
