@@ -31,9 +31,8 @@ import org.junit.jupiter.api.Test;
  * ({@link Compare#disagreements}) or fails with an error naming the CUDA failure, and the faulty GPU is taken out
  * with that cause. What the driver does is printed, not asserted: on the H200 hosts with driver 580 the fault is
  * sticky for the whole process, every GPU's next call fails with it and every worker is taken out (PyTorch behaves
- * the same:
- * scripts/gpu/fault_probe.py), so moving a failed GPU's work to the others only helps with errors that are not
- * sticky; docs/cuda.md, "Several GPUs". Runs in a JVM of its own (tag {@code gpu-fault}): the process's CUDA state
+ * the same: scripts/gpu/fault_probe.py), so moving a failed GPU's work to the others only helps with errors that are
+ * not sticky; docs/cuda.md, "Several GPUs". Runs in a JVM of its own (tag {@code gpu-fault}): the process's CUDA state
  * is lost afterwards.
  */
 @Tag("gpu")
