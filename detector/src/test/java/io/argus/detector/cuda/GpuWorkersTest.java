@@ -11,7 +11,6 @@ import io.argus.detector.cpu.CpuBackend;
 import io.argus.detector.cpu.CpuOptions;
 import io.argus.detector.cpu.CpuPrecision;
 import io.argus.detector.cpu.WinogradPolicy;
-import io.argus.detector.darknet.NetworkSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -27,12 +26,8 @@ import org.junit.jupiter.api.Test;
 class GpuWorkersTest {
     @Test
     void spreadsBatchesOverWorkersWithTheSameResults() {
-        NetworkSpec spec = NetworkSpec.load(TestFiles.cfg("yolov4-tiny"), 96, 96);
-        var weights = TestWeights.random(spec, 3);
-        List<BgrImage> images = List.of(BgrImage.read(TestFiles.sample("dog.jpg")),
-                BgrImage.read(TestFiles.sample("person.jpg")));
-        TestWeights.calibrate(spec, weights, images, 4);
-        Model model = new Model(spec, weights, Model.genericNames(spec.classes()));
+        Model model = TestWeights.calibratedTiny(96, 3, 4, "dog.jpg", "person.jpg");
+        List<BgrImage> images = TestWeights.pictures("dog.jpg", "person.jpg");
         DetectParams params = new DetectParams(0.25f, 0.45f, null);
         List<List<Detection>> expected;
         CpuOptions same = new CpuOptions(CpuPrecision.FP32, false, null, null, WinogradPolicy.OFF);

@@ -4,7 +4,6 @@ import io.argus.detector.BgrImage;
 import io.argus.detector.DetectParams;
 import io.argus.detector.Detection;
 import io.argus.detector.Model;
-import io.argus.detector.darknet.NetworkSpec;
 import io.argus.gpu.MemoryMode;
 import java.util.List;
 
@@ -16,12 +15,8 @@ import java.util.List;
 record SeveralGpuFixture(Model model, List<BgrImage> images, DetectParams params, CudaOptions options,
                          List<List<Detection>> expected) {
     static SeveralGpuFixture load() {
-        NetworkSpec spec = NetworkSpec.load(TestFiles.cfg("yolov4-tiny"), 416, 416);
-        var weights = TestWeights.random(spec, 13);
-        List<BgrImage> images = List.of(BgrImage.read(TestFiles.sample("dog.jpg")),
-                BgrImage.read(TestFiles.sample("horses.jpg")));
-        TestWeights.calibrate(spec, weights, images, 6);
-        Model model = new Model(spec, weights, Model.genericNames(spec.classes()));
+        Model model = TestWeights.calibratedTiny(416, 13, 6, "dog.jpg", "horses.jpg");
+        List<BgrImage> images = TestWeights.pictures("dog.jpg", "horses.jpg");
         DetectParams params = new DetectParams(0.25f, 0.45f, null);
         CudaOptions options = new CudaOptions(0, MemoryMode.DEVICE, CudaOptions.Fusion.ALL, true, true, 2, null);
         try (CudaBackend one = CudaBackend.open(model, 2, options)) {

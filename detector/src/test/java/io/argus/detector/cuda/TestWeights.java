@@ -1,6 +1,7 @@
 package io.argus.detector.cuda;
 
 import io.argus.detector.BgrImage;
+import io.argus.detector.Model;
 import io.argus.detector.cpu.CpuNetwork;
 import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ConvolutionalSpec;
@@ -138,5 +139,22 @@ final class TestWeights {
 
     private static float logit(float p) {
         return (float) Math.log(p / (1 - p));
+    }
+
+    /**
+     * yolov4-tiny at {@code size} with random weights ({@code seed}) calibrated on the named sample pictures to give
+     * about {@code boxes} boxes each, and those pictures: a model that detects plenty, for tests that compare backends.
+     */
+    static Model calibratedTiny(int size, long seed, int boxes, String... samples) {
+        NetworkSpec spec = NetworkSpec.load(TestFiles.cfg("yolov4-tiny"), size, size);
+        ModelWeights weights = random(spec, seed);
+        List<BgrImage> images = pictures(samples);
+        calibrate(spec, weights, images, boxes);
+        return new Model(spec, weights, Model.genericNames(spec.classes()));
+    }
+
+    /** The named sample pictures, in order. */
+    static List<BgrImage> pictures(String... samples) {
+        return Arrays.stream(samples).map(n -> BgrImage.read(TestFiles.sample(n))).toList();
     }
 }
