@@ -5,7 +5,8 @@
 #   2. picks a JDK 21+ (JAVA_HOME, then /usr/lib/jvm/*),
 #   3. runs `mvn -B verify` with the reference peers required (a missing peer fails instead of skipping),
 #   4. fuzzes each parser of outside input for 20 s (scripts/fuzz.sh; ARGUS_FUZZ=0 leaves it out),
-#   5. a 10-minute cut of the soak, after a check of its verdict on made-up series (scripts/soak.sh, docs/reliability.md; ARGUS_SOAK_MINUTES=N for another length,
+#   5. a 10-minute cut of the soak, after a check of its verdict on made-up series (scripts/soak.sh,
+#      scripts/soak-judge-test.sh, docs/reliability.md; ARGUS_SOAK_MINUTES=N for another length,
 #      0 to leave it out).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -5,8 +5,9 @@ DistributedDataParallel over NCCL, one process per GPU, as torchrun starts them:
 2^16), SGD with momentum 0.9 and weight decay 0.0005, each rank on its own resident random batch of --batch images.
 DDP's defaults otherwise (25 MB buckets, all-reduce overlapped with the backward pass), plus gradient_as_bucket_view
 and static_graph, which save a copy. --compile adds torch.compile (--compile-mode, default max-autotune-no-cudagraphs:
-CUDA graphs do not go with DDP's communication hooks; "default" compiles in a fraction of the time). The ranks run rounds of 5 iterations until rank 0 has timed --seconds (a
-collective needs every rank, so all make the same number). Prints one line from rank 0:
+CUDA graphs do not go with DDP's communication hooks; "default" compiles in a fraction of the time). The ranks run
+rounds of 5 iterations until rank 0 has timed --seconds (a collective needs every rank, so all make the same
+number). Prints one line from rank 0:
 
   torch-ddp model=... mode=amp gpus=N batch_per_gpu=B iterations=I images/s=X per_gpu=Y ms/iter=Z median_ms=M
 

@@ -3,7 +3,6 @@ package io.argus.gpu;
 import static org.bytedeco.cuda.global.cudart.cuLaunchKernel;
 import static org.bytedeco.cuda.global.cudart.cuModuleGetFunction;
 import static org.bytedeco.cuda.global.cudart.cuModuleLoadData;
-import static org.bytedeco.cuda.global.cudart.cudaDeviceReset;
 import static org.bytedeco.cuda.global.cudart.cudaDeviceSynchronize;
 import static org.bytedeco.cuda.global.cudart.cudaGetErrorString;
 
@@ -18,7 +17,8 @@ import org.bytedeco.javacpp.PointerPointer;
  * Argus does about it (a GPU worker taken out, a data-parallel run ended on every rank) is tested on real devices
  * rather than on stand-ins. A kernel executes {@code __trap()} on the device's primary context; the error is sticky:
  * from then on every CUDA call in that context fails (the next launch, copy or synchronize of whatever uses the
- * device), while the other devices' contexts go on untouched. Used by the several-GPU tests; nothing in the product
+ * device), and on the H200 hosts with driver 580 every other device's calls in the process too (docs/cuda.md,
+ * "Several GPUs"), so a drill runs in a process of its own. Used by the several-GPU tests; nothing in the product
  * calls it.
  */
 public final class GpuFaults {
@@ -44,17 +44,5 @@ public final class GpuFaults {
         int rc = cudaDeviceSynchronize();
         if (rc == 0) throw new IllegalStateException("the trap kernel on device " + device + " did not fail");
         return rc + " " + cudaGetErrorString(rc).getString();
-    }
-
-    /**
-     * Destroys and recreates {@code device}'s primary context, the one way out of a sticky error, once nothing uses
-     * it any more. Returns CUDA's status (0 when reset); does not throw, so that it can run in a test's finally
-     * without hiding the test's own failure.
-     */
-    public static int reset(int device) {
-        Status.cuda(org.bytedeco.cuda.global.cudart.cudaSetDevice(device), "cudaSetDevice(" + device + ")");
-        int rc = cudaDeviceReset();
-        if (rc != 0) System.err.println("cudaDeviceReset(" + device + "): " + cudaGetErrorString(rc).getString());
-        return rc;
     }
 }
