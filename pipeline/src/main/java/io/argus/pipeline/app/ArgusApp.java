@@ -9,6 +9,7 @@ import io.argus.pipeline.cluster.ClusterCamerasVerticle;
 import io.argus.pipeline.cluster.ClusterConfig;
 import io.argus.pipeline.cluster.HazelcastSettings;
 import io.argus.pipeline.cluster.HeldLeases;
+import io.argus.pipeline.cluster.NodeSnapshots;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.ConfigLoader;
 import io.argus.pipeline.frames.FrameCodec;
@@ -225,6 +226,8 @@ public final class ArgusApp {
                 })
                 .compose(v -> clustered() ? vertx.deployVerticle(new ClusterCamerasVerticle(config, cluster.getNodeId(), cluster::getNodes))
                         : Future.succeededFuture())
+                // the other nodes ask this one for its cameras' snapshots over the event bus, never over HTTP
+                .compose(v -> clustered() ? vertx.deployVerticle(new NodeSnapshots(cluster.getNodeId(), snapshots)) : Future.succeededFuture())
                 .compose(v -> {
                     http = new HttpVerticle(config, metrics, snapshots, List.copyOf(models), this::ready);
                     return vertx.deployVerticle(http);
@@ -240,9 +243,9 @@ public final class ArgusApp {
                     metrics.gauge(g, "argus.cluster.cameras.held", "Camera leases this node holds", leases::size);
                     return vertx.deployVerticle(ownership).onSuccess(id -> ownershipDeployment = id);
                 })
-                // a version promoted on any node is served by every node (fetched by its hash)
+                // a version promoted on any node is served by every node (fetched over the event bus, checked by its hash)
                 .compose(v -> clustered() && training()
-                        ? vertx.deployVerticle(new ModelVersionSync(config.training().model(), cluster.getNodeId(), httpAddress(), config.http().token(),
+                        ? vertx.deployVerticle(new ModelVersionSync(config.training().model(), cluster.getNodeId(),
                                 config.training().modelDir().resolve("incoming")))
                         : Future.succeededFuture())
                 .map(v -> {

@@ -5,6 +5,7 @@ import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.app.ArgusMetrics;
 import io.argus.pipeline.config.CameraConfig;
 import io.argus.pipeline.config.ConfigException;
+import io.argus.pipeline.config.Names;
 import io.argus.pipeline.publish.Snapshots;
 import io.argus.pipeline.tracking.ObjectEvent;
 import io.argus.pipeline.tracking.SceneRules;
@@ -276,9 +277,11 @@ public final class EventsVerticle extends AbstractVerticle {
                     else m.reply(e);
                 }
                 case "snapshot" -> {
-                    Camera c = cameras.get(ObjectEvent.cameraOf(q.getString("id")));
-                    BestSnapshots.Best b = c == null ? null : c.best.get(q.getString("id"));
-                    if (b == null) m.fail(c == null ? 421 : 404, "no snapshot of event \"" + q.getString("id") + "\""
+                    // asked by REST or, for a camera that runs here, by another node (cluster/NodeSnapshots)
+                    String id = Names.require("event id", q.getString("id"), Names.DERIVED_MAX);
+                    Camera c = cameras.get(ObjectEvent.cameraOf(id));
+                    BestSnapshots.Best b = c == null ? null : c.best.get(id);
+                    if (b == null) m.fail(c == null ? 421 : 404, "no snapshot of event \"" + id + "\""
                             + (c == null ? " on this node (its camera runs elsewhere)" : " (none taken while it was seen, or forgotten)"));
                     else m.reply(Buffer.buffer(b.jpeg()));
                 }

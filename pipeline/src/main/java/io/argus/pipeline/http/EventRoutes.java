@@ -6,6 +6,7 @@ import static io.argus.pipeline.http.JsonReplies.failure;
 import static io.argus.pipeline.http.JsonReplies.reply;
 
 import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.cluster.SnapshotQuery;
 import io.argus.pipeline.tracking.ObjectEvent;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -21,7 +22,7 @@ import io.vertx.ext.web.RoutingContext;
  * REST for tracking (docs/tracking.md), each a request to this node's events verticle: a camera's zones and lines
  * ({@code GET/PUT /api/cameras/:id/zones}, {@code /lines}), events ({@code /api/events} paged and filtered, one
  * event, its best snapshot), counts ({@code /api/counts}) and the MQTT output's state ({@code /api/mqtt}). Zones, lines, events and counts are cluster-wide,
- * so any node answers; a best snapshot lives on the node that runs the camera and is fetched from there.
+ * so any node answers; a best snapshot lives on the node that runs the camera and is asked of it over the event bus.
  */
 final class EventRoutes {
     private final Vertx vertx;
@@ -94,7 +95,7 @@ final class EventRoutes {
                 rc.response().putHeader("content-type", "image/jpeg").putHeader("cache-control", "private, max-age=60")
                         .end(ar.result().body());
             } else if (owners != null && ar.cause() instanceof ReplyException re && re.failureCode() == 421) {
-                owners.pass(rc, camera, () -> error(rc, 404, ar.cause().getMessage()));
+                owners.pass(rc, SnapshotQuery.event(camera, id), () -> error(rc, 404, ar.cause().getMessage()));
             } else if (ar.cause() instanceof ReplyException re && re.failureCode() == 421) {
                 error(rc, 404, ar.cause().getMessage());
             } else {

@@ -3,6 +3,7 @@ package io.argus.pipeline.http;
 import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.app.ArgusMetrics;
 import io.argus.pipeline.cluster.EpochFilter;
+import io.argus.pipeline.cluster.SnapshotQuery;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.inference.InferenceVerticle;
 import io.argus.pipeline.publish.Snapshots;
@@ -115,12 +116,13 @@ public final class HttpVerticle extends VerticleBase {
         router.post("/api/cameras/:id/resume").handler(rc -> control(rc, cameras, action("resume", rc), 200));
         router.get("/api/nodes").handler(clustered ? rc -> control(rc, cameras, new JsonObject().put("action", "nodes"), 200)
                 : this::standaloneNode);
-        // in a cluster a snapshot not made here is asked of the camera's node (OwnerSnapshots)
-        OwnerSnapshots owners = clustered ? new OwnerSnapshots(vertx, config.http().token()) : null;
-        router.get("/api/cameras/:id/snapshot.jpg").handler(rc -> snapshot(rc, owners, rc.pathParam("id"), snapshots.latest(rc.pathParam("id"))));
+        // in a cluster a snapshot not made here is asked of the camera's node, over the event bus (OwnerSnapshots)
+        OwnerSnapshots owners = clustered ? new OwnerSnapshots(vertx) : null;
+        router.get("/api/cameras/:id/snapshot.jpg").handler(rc -> snapshot(rc, owners, SnapshotQuery.latest(rc.pathParam("id")),
+                snapshots.latest(rc.pathParam("id"))));
         router.getWithRegex("/api/cameras/([^/]+)/snapshots/([0-9]{1,18})\\.jpg")
                 .setName("/api/cameras/:id/snapshots/:frame.jpg") // regex routes are named after their paths (AuthRoutesTest)
-                .handler(rc -> snapshot(rc, owners, rc.pathParam("param0"),
+                .handler(rc -> snapshot(rc, owners, SnapshotQuery.frame(rc.pathParam("param0"), Long.parseLong(rc.pathParam("param1"))),
                         snapshots.get(rc.pathParam("param0"), Long.parseLong(rc.pathParam("param1")))));
         router.get("/api/models").handler(rc -> json(rc, 200, new JsonArray(models.stream().map(InferenceVerticle::status).toList())));
         TrainingRoutes.mount(router, vertx);
@@ -201,9 +203,9 @@ public final class HttpVerticle extends VerticleBase {
         });
     }
 
-    private static void snapshot(RoutingContext rc, OwnerSnapshots owners, String camera, Snapshots.Snapshot s) {
+    private static void snapshot(RoutingContext rc, OwnerSnapshots owners, SnapshotQuery query, Snapshots.Snapshot s) {
         if (s != null || owners == null) jpeg(rc, s);
-        else owners.pass(rc, camera, () -> jpeg(rc, null));
+        else owners.pass(rc, query, () -> jpeg(rc, null));
     }
 
     private static void jpeg(RoutingContext rc, Snapshots.Snapshot s) {

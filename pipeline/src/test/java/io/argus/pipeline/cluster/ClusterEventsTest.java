@@ -24,8 +24,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Tracking in a cluster (docs/tracking.md): two Argus processes, one camera (the demo model on the shapes sample) with
  * a zone over the whole picture, so every object it tracks enters it. Events of the camera reach a WebSocket client on
- * the node that does not run it; the zone's entry total, kept in the cluster, survives kill -9 of the camera's node:
- * the survivor goes on from it (never below) while the camera's tracks start afresh there (ids from 1 again).
+ * the node that does not run it, which also serves their best snapshots (kept by the camera's node); the zone's entry
+ * total, kept in the cluster, survives kill -9 of the camera's node: the survivor goes on from it (never below) while
+ * the camera's tracks start afresh there (ids from 1 again).
  */
 class ClusterEventsTest {
     final Vertx client = Vertx.vertx();
@@ -72,6 +73,10 @@ class ClusterEventsTest {
         await(() -> entered(other) >= 5, 90_000, "5 entries into the zone, counted in the cluster", owner, other);
         await(() -> seen.stream().anyMatch(m -> "event".equals(m.getString("type")) && "shapes".equals(m.getString("cameraId"))
                 && "new".equals(m.getString("kind"))), 30_000, "a new event of the other node's camera at this node's client", owner, other);
+        // an event's best snapshot is kept by the camera's node; the other node serves it all the same
+        await(() -> seen.stream().filter(m -> "event".equals(m.getString("type"))).map(m -> m.getString("id")).distinct().limit(20)
+                .anyMatch(id -> snapshotStatus(other, id) == 200), 30_000, "an event's snapshot from the node without the camera",
+                owner, other);
         // its history too: an event lists the zone once the object has been inside for the zone's inertia, so the
         // first "new" events seen may not match zone=all yet
         await(() -> eventsInZone(other) > 0, 30_000, "an event of the zone in /api/events on the node without the camera", owner, other);
@@ -113,6 +118,14 @@ class ClusterEventsTest {
             long total = 0;
             for (Object o : counts.getJsonArray("zones", new JsonArray())) total += ((JsonObject) o).getLong("entered", 0L);
             return total;
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
+    private static int snapshotStatus(ClusterNode n, String event) {
+        try {
+            return n.get("/api/events/" + event + "/snapshot.jpg").status();
         } catch (Exception e) {
             return -1;
         }

@@ -75,7 +75,7 @@ class ClusterModelVersionTest {
         }
         assertEquals(ids, publishing, "both nodes publish before the promotion\n" + n1.tail() + "\n" + nodes.get(1).tail());
 
-        // a snapshot of node 2's camera, asked of node 1: passed on to node 2 (OwnerSnapshots)
+        // a snapshot of node 2's camera, asked of node 1: node 1 asks node 2 over the event bus (OwnerSnapshots)
         String id2 = nodes.get(1).id();
         String cameraOf2 = null;
         for (Object o : n1.get("/api/cameras").array()) {
