@@ -2,6 +2,7 @@ package io.argus.pipeline.tracking;
 
 import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.config.ConfigNode;
+import io.argus.pipeline.config.Names;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -10,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * A camera's zones and lines and the anchor point that places objects in them (YAML {@code cameras[i].zones},
@@ -18,8 +18,6 @@ import java.util.regex.Pattern;
  * zones and lines of a camera: counts are published per id ({@code argus/<camera>/<zone-or-line>/<class>/count}).
  */
 public record SceneRules(List<Zone> zones, List<Line> lines, Anchor anchor) {
-    static final Pattern ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
-
     /** No zones, no lines. */
     public static final SceneRules NONE = new SceneRules(List.of(), List.of(), Anchor.BOTTOM_CENTER);
 
@@ -130,10 +128,9 @@ public record SceneRules(List<Zone> zones, List<Line> lines, Anchor anchor) {
         }
     }
 
+    /** A zone's or line's id is a name ({@link Names}): it is published in MQTT topics and Prometheus labels. */
     static void checkId(String id) {
-        if (id == null || !ID.matcher(id).matches()) {
-            throw new IllegalArgumentException("expected an id of letters, digits, '_' or '-' (1 to 64), found " + id);
-        }
+        if (!Names.valid(id)) throw new IllegalArgumentException("id: " + Names.expectation(Names.MAX) + ", found " + Names.quoted(id));
     }
 
     public SceneRules withZones(List<Zone> newZones) { return new SceneRules(newZones, lines, anchor); }
