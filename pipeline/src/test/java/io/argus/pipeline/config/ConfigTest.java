@@ -52,14 +52,14 @@ class ConfigTest {
         json.getJsonArray("cameras").add(TestConfig.camera("a", video.toString()));
         ArgusConfig c = ArgusConfig.read(tmp.resolve("x.yaml"), json, Map.of(
                 "ARGUS_HTTP_PORT", "9191",
-                "ARGUS_HTTP_TOKEN", "s3cret",
+                "ARGUS_HTTP_TOKEN", "s3cret-of-16-chars",
                 "ARGUS_MODELS_0_MAX_BATCH", "7",
                 "ARGUS_CAMERA_RECONNECT_MAX_MS", "4321",
                 "ARGUS_CAMERAS_1_ID", "b",
                 "ARGUS_CAMERAS_1_URL", video.toString(),
                 "ARGUS_HTTP_PROT", "1"));
         assertEquals(9191, c.http().port());
-        assertEquals("s3cret", c.http().token());
+        assertEquals("s3cret-of-16-chars", c.http().token());
         assertEquals(7, c.models().get(0).maxBatch());
         assertEquals(4321, c.camera().reconnect().maxMs());
         assertEquals(2, c.cameras().size(), "ARGUS_CAMERAS_1_* adds a camera");
