@@ -93,6 +93,8 @@ final class RuleReader {
         Object v = value(name);
         if (v == null) throw new ConfigException(key(name), "missing (required)");
         if (!(v instanceof JsonArray a)) throw new ConfigException(key(name), "expected a list of points [[x, y], ...], found " + describe(v));
+        // counted before anything else is done with the points: 80,000 of them are refused at once
+        if (a.size() > Zone.MAX_POINTS) throw new ConfigException(key(name), "expected at most " + Zone.MAX_POINTS + " points, found " + a.size());
         List<Point> points = new ArrayList<>(a.size());
         for (int i = 0; i < a.size(); i++) points.add(point(a.getValue(i), key(name) + "[" + i + "]", normalized));
         String problem = Zone.polygonProblem(points);

@@ -18,6 +18,11 @@ import java.util.Optional;
  * zones and lines of a camera: counts are published per id ({@code argus/<camera>/<zone-or-line>/<class>/count}).
  */
 public record SceneRules(List<Zone> zones, List<Line> lines, Anchor anchor) {
+    /** The most zones a camera may have; each is looked at for every tracked object of every frame. */
+    public static final int MAX_ZONES = 100;
+    /** The most lines a camera may have. */
+    public static final int MAX_LINES = 100;
+
     /** No zones, no lines. */
     public static final SceneRules NONE = new SceneRules(List.of(), List.of(), Anchor.BOTTOM_CENTER);
 
@@ -25,6 +30,8 @@ public record SceneRules(List<Zone> zones, List<Line> lines, Anchor anchor) {
         zones = List.copyOf(zones);
         lines = List.copyOf(lines);
         Objects.requireNonNull(anchor, "anchor");
+        if (zones.size() > MAX_ZONES) throw new IllegalArgumentException("expected at most " + MAX_ZONES + " zones, found " + zones.size());
+        if (lines.size() > MAX_LINES) throw new IllegalArgumentException("expected at most " + MAX_LINES + " lines, found " + lines.size());
         checkUniqueIds(zones, "zones", lines, "lines");
     }
 
@@ -74,7 +81,7 @@ public record SceneRules(List<Zone> zones, List<Line> lines, Anchor anchor) {
     /** The zones of a list (a REST body of {@code /zones}: pass "zones" as keyPath); null reads as none. */
     public static List<Zone> zonesFromJson(Object json, String keyPath) {
         List<Zone> zones = new ArrayList<>();
-        for (RuleReader r : items(json, keyPath)) {
+        for (RuleReader r : items(json, keyPath, MAX_ZONES, "zones")) {
             String id = r.id();
             boolean normalized = r.bool("normalized", false);
             List<Point> polygon = r.polygon("polygon", normalized);
@@ -91,7 +98,7 @@ public record SceneRules(List<Zone> zones, List<Line> lines, Anchor anchor) {
     /** The lines of a list (a REST body of {@code /lines}: pass "lines" as keyPath); null reads as none. */
     public static List<Line> linesFromJson(Object json, String keyPath) {
         List<Line> lines = new ArrayList<>();
-        for (RuleReader r : items(json, keyPath)) {
+        for (RuleReader r : items(json, keyPath, MAX_LINES, "lines")) {
             String id = r.id();
             boolean normalized = r.bool("normalized", false);
             Point from = r.point("from", normalized);
@@ -106,10 +113,12 @@ public record SceneRules(List<Zone> zones, List<Line> lines, Anchor anchor) {
         return lines;
     }
 
-    private static List<RuleReader> items(Object json, String keyPath) {
+    /** The items of a list of at most {@code max} {@code what}, each to be read. */
+    private static List<RuleReader> items(Object json, String keyPath, int max, String what) {
         List<RuleReader> out = new ArrayList<>();
         if (json == null) return out;
         if (!(json instanceof JsonArray a)) throw new ConfigException(keyPath, "expected a list (- items), found " + RuleReader.describe(json));
+        if (a.size() > max) throw new ConfigException(keyPath, "expected at most " + max + " " + what + " per camera, found " + a.size());
         for (int i = 0; i < a.size(); i++) out.add(new RuleReader(a.getValue(i), keyPath + "[" + i + "]"));
         return out;
     }
