@@ -396,7 +396,7 @@ public final class EventsVerticle extends AbstractVerticle {
         Path file = rulesFile(camera);
         if (file == null) return rulesMap.put(camera, rules);
         return vertx.executeBlocking(() -> {
-            byte[] previous = Files.exists(file) ? Files.readAllBytes(file) : null;
+            byte[] previous = Files.isRegularFile(file) ? Files.readAllBytes(file) : null;
             AtomicFile.writeString(file, rules.encodePrettily());
             return Optional.ofNullable(previous);
         }).compose(previous -> rulesMap.put(camera, rules).recover(e -> vertx.executeBlocking(() -> {

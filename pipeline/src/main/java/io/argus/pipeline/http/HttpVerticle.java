@@ -4,6 +4,7 @@ import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.app.ArgusMetrics;
 import io.argus.pipeline.cluster.EpochFilter;
 import io.argus.pipeline.config.ArgusConfig;
+import io.argus.pipeline.config.Names;
 import io.argus.pipeline.inference.InferenceVerticle;
 import io.argus.pipeline.publish.Snapshots;
 import io.argus.pipeline.publish.WebSocketGateway;
@@ -132,7 +133,7 @@ public final class HttpVerticle extends VerticleBase {
         EventRoutes.mount(router, vertx, owners);
         router.get("/api/clients").handler(rc -> json(rc, 200, gateway.clients()));
         router.route("/api/*").handler(rc -> json(rc, 404, new JsonObject().put("error", "no such endpoint: "
-                + rc.request().method() + " " + rc.request().path())));
+                + rc.request().method() + " " + Names.quoted(rc.request().path()))));   // quoted and cut: never a 10 KB echo
 
         router.get("/health").handler(HealthCheckHandler.createWithHealthChecks(liveness()));
         router.get("/ready").handler(HealthCheckHandler.createWithHealthChecks(readiness()));
