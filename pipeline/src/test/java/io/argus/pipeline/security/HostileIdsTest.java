@@ -127,6 +127,9 @@ class HostileIdsTest {
             assertTrue(names.contains(expected), expected + " is among the routes tried: " + names);
         }
         Set<String> before = tree();
+        // where %2Fetc%2Fpasswd as a camera id wrote (as root) before ids were checked: it must not appear now
+        Path etc = Path.of("/etc/passwd.json");
+        boolean etcBefore = Files.exists(etc);
         List<String> wrong = new ArrayList<>();
         int sent = 0;
         for (Target t : targets) {
@@ -155,6 +158,8 @@ class HostileIdsTest {
         assertEquals(List.of(), wrong, "each answered 400 or 404 with a short error");
         assertEquals(before, tree(), "nothing written under " + root);
         assertFalse(Files.exists(Path.of(outside)), outside + " was created");
+        assertFalse(Files.exists(Path.of(outside + ".json")), outside + ".json was created");
+        assertEquals(etcBefore, Files.exists(etc), etc + " was created");
         assertEquals(200, app.get("/health").status(), "alive");
         assertEquals(200, app.get("/api/cameras").status(), "still answering");
         assertEquals(200, app.get("/api/models/demo/versions").status(), "the model registry still answering");

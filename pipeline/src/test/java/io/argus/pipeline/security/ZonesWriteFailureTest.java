@@ -52,12 +52,12 @@ class ZonesWriteFailureTest {
 
             RunningApp.Response failed = app.call(HttpMethod.PUT, "/api/cameras/cam1/zones", NEW);
             assertTrue(failed.status() == 500 || failed.status() == 507, failed.status() + " " + failed.body());
-            String error = failed.json().getString("error");
-            assertTrue(error.startsWith("zones of camera \"cam1\" not saved, the previous ones stay: cannot write "), error);
             assertEquals(List.of("porch"), ids(app.get("/api/cameras/cam1/zones").array()), "GET shows the zones kept before");
             try (Stream<Path> left = Files.list(scenes)) {
                 assertEquals(List.of(file), left.toList(), "no temporary file left beside the camera's file");
             }
+            String error = failed.json().getString("error");
+            assertTrue(error.startsWith("zones of camera \"cam1\" not saved, the previous ones stay: cannot write "), error);
             // once the way is clear, a change of the lines is kept with the zones that stayed, not the refused ones
             Files.delete(file.resolve("in-the-way"));
             Files.delete(file);
