@@ -19,8 +19,9 @@ import java.util.stream.Stream;
  * Replaces a file so that a reader, or a restart after kill -9 or a power cut, finds either the old content or the
  * new one, never a mix: the bytes go to a temporary file in the same directory (same file system, so the rename is
  * atomic), are forced to disk, renamed over the file, and the directory is forced so the rename itself survives a
- * crash. On failure (a full disk above all) the temporary file is removed, since leaving it would keep the disk full,
- * and the error names the file the caller meant to write; the previous content stays as it was.
+ * crash. The file and any directory it creates are their owner's only ({@link OwnerOnly}). On failure (a full disk
+ * above all) the temporary file is removed, since leaving it would keep the disk full, and the error names the file
+ * the caller meant to write; the previous content stays as it was.
  *
  * <p>Temporary files are named {@code .<name>.<random>.tmp}: hidden, and never matching the patterns readers list
  * ({@code *.json}, {@code *.weights}...), so a crash's leftover is never read as a whole file;
@@ -60,7 +61,7 @@ public final class AtomicFile {
         Path dir = file.toAbsolutePath().getParent();
         Path tmp = null;
         try {
-            Files.createDirectories(dir);
+            OwnerOnly.directories(dir);
             tmp = Files.createTempFile(dir, "." + file.getFileName(), ".tmp");
             keepPermissions(file, tmp);
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
@@ -131,15 +132,12 @@ public final class AtomicFile {
     }
 
     /**
-     * createTempFile makes the file readable by its owner only (0600); the file it replaces keeps its permissions, and
-     * a new one gets rw-r--r--, what a plain write gives under the usual umask 022 (weights and datasets are read by
-     * other tools and users).
+     * The file is its owner's only ({@link OwnerOnly}): createTempFile already makes it rw-------, which a new file
+     * keeps; one that replaces a file keeps that file's owner bits (an executable stays executable) but never its
+     * group's or others' (an older version's rw-r--r-- file becomes rw------- here).
      */
     private static void keepPermissions(Path file, Path tmp) throws IOException {
         if (!tmp.getFileSystem().supportedFileAttributeViews().contains("posix")) return;
-        java.util.Set<java.nio.file.attribute.PosixFilePermission> p = Files.exists(file)
-                ? Files.getPosixFilePermissions(file)
-                : java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--");
-        Files.setPosixFilePermissions(tmp, p);
+        Files.setPosixFilePermissions(tmp, Files.exists(file) ? OwnerOnly.replacing(Files.getPosixFilePermissions(file)) : OwnerOnly.FILE);
     }
 }

@@ -8,19 +8,40 @@ import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A file AtomicFile writes is readable as a plain write's would be (not 0600 as its temporary file), and keeps its own. */
+/**
+ * What AtomicFile writes is its owner's only: a new file rw-------, the directories it creates rwx------, and a file it
+ * replaces keeps its owner's bits but loses the group's and others'. Budget: 1 s.
+ */
 class AtomicFilePermissionsTest {
     @TempDir
     Path dir;
 
+    static String mode(Path p) throws Exception {
+        return PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
+    }
+
     @Test
-    void newFilesAreWorldReadableAndReplacedFilesKeepTheirPermissions() throws Exception {
+    void newFilesAndDirectoriesAreTheOwnersOnly() throws Exception {
+        Path f = dir.resolve("new/sub/a.weights");
+        AtomicFile.writeString(f, "one");
+        assertEquals("rw-------", mode(f));
+        assertEquals("rwx------", mode(dir.resolve("new/sub")));
+        assertEquals("rwx------", mode(dir.resolve("new")));
+    }
+
+    @Test
+    void aReplacedFileKeepsItsOwnerBitsButNeverTheGroupsOrOthers() throws Exception {
         Path f = dir.resolve("a.weights");
         AtomicFile.writeString(f, "one");
-        assertEquals("rw-r--r--", PosixFilePermissions.toString(Files.getPosixFilePermissions(f)));
-        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-------"));
+        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-r--r--"));   // an older version's file
         AtomicFile.writeString(f, "two");
         assertEquals("two", Files.readString(f));
-        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(f)));
+        assertEquals("rw-------", mode(f));
+        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rwxrwxrwx"));
+        AtomicFile.writeString(f, "three");
+        assertEquals("rwx------", mode(f), "an executable stays executable for its owner only");
+        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("r--------"));
+        AtomicFile.writeString(f, "four");
+        assertEquals("rw-------", mode(f));
     }
 }

@@ -180,6 +180,12 @@ public final class ArgusApp {
         for (String e : config.unusedEnv()) LOG.log(Level.WARNING, "environment variable {0} matches no config key", e);
         FrameCodec.register(vertx.eventBus());
         return vertx.executeBlocking(() -> {
+                    // the cache holds tokens, zones and camera pictures: created the owner's only, before anything lands there
+                    try {
+                        io.argus.detector.io.OwnerOnly.directories(config.cacheDir());
+                    } catch (java.io.IOException e) {
+                        throw new IllegalStateException("cacheDir: cannot create " + config.cacheDir() + " (" + e + ")", e);
+                    }
                     loadFfmpeg();
                     avutil.av_log_set_level(ffmpegLogLevel(config.camera().ffmpegLogLevel()));
                     return null;
@@ -199,7 +205,8 @@ public final class ArgusApp {
                         : Future.succeededFuture())
                 // events before cameras: the events verticle follows each camera from its first detection message
                 .compose(v -> vertx.deployVerticle(new EventsVerticle(config.events(), config.cameras(),
-                        config.cacheDir().resolve("scenes"), snapshots, metrics)))
+                        config.cacheDir().resolve("scenes"), clustered() ? Addresses.CLUSTER_CAMERAS : Addresses.CAMERA_CONTROL,
+                        snapshots, metrics)))
                 // MQTT: this node's cameras' events and counts, once per cluster (docs/tracking.md)
                 .compose(v -> {
                     if (!config.mqtt().enabled()) return Future.succeededFuture();

@@ -6,6 +6,7 @@ import io.argus.pipeline.app.StartupProgress;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.CameraConfig;
 import io.argus.pipeline.config.ConfigException;
+import io.argus.pipeline.config.Names;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
@@ -31,6 +32,9 @@ public final class CameraSupervisor extends VerticleBase {
     private MessageConsumer<JsonObject> consumer;
 
     private record Deployed(CameraVerticle verticle, String deploymentId) {}
+
+    /** Actions on one camera named by {@code id}: a name ({@link Names}), checked before it is looked up. */
+    private static final Set<String> ACTIONS_ON_ONE = Set.of("get", "pause", "resume", "remove");
 
     public CameraSupervisor(ArgusConfig config, ArgusMetrics metrics) {
         this(config, metrics, StartupProgress.NONE);
@@ -60,6 +64,10 @@ public final class CameraSupervisor extends VerticleBase {
         JsonObject body = msg.body();
         String action = body.getString("action", "");
         String id = body.getString("id");
+        if (ACTIONS_ON_ONE.contains(action) && !Names.valid(id)) {
+            msg.fail(400, "camera id: " + Names.expectation(Names.MAX) + ", found " + Names.quoted(id));
+            return;
+        }
         Deployed d = id != null ? cameras.get(id) : null;
         switch (action) {
             case "list" -> {
@@ -111,7 +119,7 @@ public final class CameraSupervisor extends VerticleBase {
     }
 
     private static void notFound(Message<?> msg, String id) {
-        msg.fail(404, "no camera \"" + id + "\"");
+        msg.fail(404, "no camera " + Names.quoted(id));
     }
 
     private Future<Void> add(CameraConfig c) {

@@ -54,6 +54,8 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
             String host = n.string("host", "0.0.0.0");
             int port = n.integer("port", 8080, 0, 65535);
             String token = n.string("token", null);
+            String weakness = token == null || token.isBlank() ? null : io.argus.pipeline.http.AccessToken.weakness(token);
+            if (weakness != null) throw new ConfigException(n.key("token"), weakness + io.argus.pipeline.http.AccessToken.CONFIGURED_FIX);
             int sendBuffer = n.integer("sendBufferBytes", 0, 0, 64 * 1024 * 1024);
             n.finish();
             return new Http(host, port, token == null || token.isBlank() ? null : token, sendBuffer);

@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * One camera: where to read it and which model looks at it.
@@ -25,14 +24,11 @@ import java.util.regex.Pattern;
  */
 public record CameraConfig(String id, CameraUrl source, String model, boolean loop, boolean realtime,
                            DecoderMode decoder, int decodeDevice, SceneRules scene) {
-    static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,63}");
-
     /** Reads one camera (from the config file or a REST body); {@code models}: the known model ids, first = default. */
     public static CameraConfig read(ConfigNode n, List<String> models) {
         String id = n.requiredString("id");
-        if (!ID.matcher(id).matches()) {
-            throw new ConfigException(n.key("id"), "expected letters, digits, '_' or '-' (at most 64), found \"" + id + "\"");
-        }
+        // a camera id names files (scenes/<id>.json), event-bus addresses and URL paths: a name, never a path
+        if (!Names.valid(id)) throw new ConfigException(n.key("id"), Names.expectation(Names.MAX) + ", found " + Names.quoted(id));
         String url = n.requiredString("url");
         String transport = n.oneOf("transport", "tcp", "tcp", "udp");
         boolean loop = n.bool("loop", true);

@@ -6,7 +6,6 @@ import io.argus.detector.cpu.CpuOptions;
 import io.argus.detector.cuda.CudaOptions;
 import java.nio.file.Path;
 import java.util.Locale;
-import java.util.regex.Pattern;
 
 /**
  * One model the pipeline runs: a Darknet cfg, its weights and class names, the input size, and how frames are
@@ -26,13 +25,10 @@ import java.util.regex.Pattern;
 public record ModelConfig(String id, Path cfg, Path weights, Path names, int width, int height, long seed,
                           String version, Detector.Backend backend, int maxBatch, int maxWaitMs, float threshold,
                           float nms, int maxDetections, CudaOptions cuda, CpuOptions cpu, CudaDevices cudaDevices) {
-    static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
-
     static ModelConfig read(ConfigNode n) {
         String id = n.requiredString("id");
-        if (!ID.matcher(id).matches()) {
-            throw new ConfigException(n.key("id"), "expected letters, digits, '_', '-' or '.' (at most 64), found \"" + id + "\"");
-        }
+        // a model id appears in URL paths, event-bus addresses and metrics: a name, never a path
+        if (!Names.valid(id)) throw new ConfigException(n.key("id"), Names.expectation(Names.MAX) + ", found " + Names.quoted(id));
         Path cfg = n.path("cfg", null, true);
         if (cfg == null) throw new ConfigException(n.key("cfg"), "missing (required): the Darknet .cfg file");
         Path weights = n.path("weights", null, true);

@@ -1,6 +1,7 @@
 package io.argus.pipeline.events;
 
 import io.argus.detector.Box;
+import io.argus.detector.io.AtomicFile;
 import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.app.ArgusMetrics;
 import io.argus.pipeline.config.CameraConfig;
@@ -19,9 +20,12 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.shareddata.AsyncMap;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,6 +33,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -78,6 +83,7 @@ public final class EventsVerticle extends AbstractVerticle {
     private final EventSettings settings;
     private final Map<String, SceneRules> configured = new HashMap<>();
     private final Path rulesDir;
+    private final String camerasAddress;
     private final Snapshots snapshots;
     private final ArgusMetrics metrics;
     private final Map<String, Camera> cameras = new HashMap<>();
@@ -85,18 +91,23 @@ public final class EventsVerticle extends AbstractVerticle {
     private final Map<String, io.micrometer.core.instrument.Counter> eventCounters = new HashMap<>();
     private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
     private ArgusMetrics.Group meters;
+    /** The change of each camera's rules under way, if any (entries leave when done: bounded by the requests in flight). */
+    private final Map<String, Future<?>> saving = new HashMap<>();
     private AsyncMap<String, JsonObject> rulesMap;
     private AsyncMap<String, JsonObject> countsMap;
 
     /**
      * @param configuredCameras the config file's cameras, whose zones and lines apply until REST changes them
      * @param rulesDir          where REST changes to zones and lines are kept across restarts (one file per camera)
+     * @param camerasAddress    who knows every camera ({@link Addresses#CAMERA_CONTROL} alone, the cluster-wide list in
+     *                          a cluster): zones and lines are kept for known cameras only
      */
-    public EventsVerticle(EventSettings settings, List<CameraConfig> configuredCameras, Path rulesDir, Snapshots snapshots,
-                          ArgusMetrics metrics) {
+    public EventsVerticle(EventSettings settings, List<CameraConfig> configuredCameras, Path rulesDir, String camerasAddress,
+                          Snapshots snapshots, ArgusMetrics metrics) {
         this.settings = settings;
         for (CameraConfig c : configuredCameras) configured.put(c.id(), c.scene());
         this.rulesDir = rulesDir;
+        this.camerasAddress = camerasAddress;
         this.snapshots = snapshots;
         this.metrics = metrics;
         this.history = new EventHistory(settings.history());
@@ -164,19 +175,48 @@ public final class EventsVerticle extends AbstractVerticle {
     private Future<SceneRules> rules(String camera) {
         return rulesMap.get(camera).compose(json -> {
             if (json != null) return Future.succeededFuture(SceneRules.fromJson(json, "cameras." + camera));
-            Path file = rulesFile(camera);
-            if (file != null && Files.isRegularFile(file)) {
-                try {
-                    return Future.succeededFuture(SceneRules.fromJson(new JsonObject(Files.readString(file)), file.toString()));
-                } catch (Exception e) {
-                    LOG.log(Level.WARNING, "zones and lines of camera " + camera + " in " + file + " not used: " + e.getMessage());
-                }
-            }
-            if (configured.containsKey(camera)) return Future.succeededFuture(configured.get(camera));
-            return vertx.eventBus().<JsonObject>request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "get").put("id", camera))
-                    .map(reply -> defined(reply.body()))
-                    .otherwise(SceneRules.NONE);
+            return kept(camera).compose(kept -> {
+                if (kept != null) return Future.succeededFuture(kept);
+                if (configured.containsKey(camera)) return Future.succeededFuture(configured.get(camera));
+                return vertx.eventBus().<JsonObject>request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "get").put("id", camera))
+                        .map(reply -> defined(reply.body()))
+                        .otherwise(SceneRules.NONE);
+            });
         });
+    }
+
+    /**
+     * The rules kept in this node's file for {@code camera}, or null when there is none (or it cannot be used: said in
+     * the log). Read with Vert.x's asynchronous file system: the event loop never waits for the disk.
+     */
+    private Future<SceneRules> kept(String camera) {
+        Path file = rulesFile(camera);
+        if (file == null) return Future.succeededFuture(null);
+        String path = file.toString();
+        return vertx.fileSystem().exists(path).compose(exists -> !exists ? Future.<SceneRules>succeededFuture(null)
+                : vertx.fileSystem().readFile(path).map(b -> SceneRules.fromJson(new JsonObject(b), path))
+                        .otherwise(e -> {
+                            LOG.log(Level.WARNING, "zones and lines of camera " + camera + " in " + file + " not used: " + e.getMessage());
+                            return null;
+                        }));
+    }
+
+    /**
+     * Succeeds when {@code camera} is one Argus knows, else fails with 404: zones and lines are kept for real cameras
+     * only, so a request can neither create files for made-up ids nor fill the cluster's map with them. While the list
+     * of cameras cannot answer (a start, a cluster in trouble) a camera of the config file counts, any other is 503.
+     */
+    private Future<Void> knownCamera(String camera) {
+        return vertx.eventBus().request(camerasAddress, new JsonObject().put("action", "get").put("id", camera)).<Void>mapEmpty()
+                .recover(e -> {
+                    if (e instanceof ReplyException re && re.failureCode() == 404) {
+                        return Future.failedFuture(new ReplyException(ReplyFailure.RECIPIENT_FAILURE, 404, "no camera "
+                                + Names.quoted(camera) + ": zones and lines belong to a camera (add it first: POST /api/cameras)"));
+                    }
+                    if (configured.containsKey(camera)) return Future.succeededFuture();
+                    return Future.failedFuture(new ReplyException(ReplyFailure.RECIPIENT_FAILURE, 503, "cannot tell now whether camera "
+                            + Names.quoted(camera) + " exists (" + e.getMessage() + "); try again"));
+                });
     }
 
     /** The rules in a camera's description ({@link CameraConfig#toJson}). */
@@ -186,8 +226,9 @@ public final class EventsVerticle extends AbstractVerticle {
         return SceneRules.fromJson(rules, "cameras." + camera.getString("id"));
     }
 
+    /** {@code <rulesDir>/<camera>.json}, checked to be a file of that directory (the id is a name, never a path). */
     private Path rulesFile(String camera) {
-        return rulesDir == null ? null : rulesDir.resolve(camera + ".json");
+        return rulesDir == null ? null : Names.fileIn(rulesDir, "camera id", camera, ".json");
     }
 
     private void reloadRules(String camera) {
@@ -272,7 +313,7 @@ public final class EventsVerticle extends AbstractVerticle {
             switch (q.getString("action", "")) {
                 case "events" -> m.reply(history.page(EventHistory.Query.parse(q::getString)));
                 case "event" -> {
-                    JsonObject e = history.get(q.getString("id"));
+                    JsonObject e = history.get(Names.require("event id", q.getString("id"), Names.DERIVED_MAX));
                     if (e == null) m.fail(404, "no event \"" + q.getString("id") + "\" (kept: the last " + settings.history() + ")");
                     else m.reply(e);
                 }
@@ -286,8 +327,11 @@ public final class EventsVerticle extends AbstractVerticle {
                     else m.reply(Buffer.buffer(b.jpeg()));
                 }
                 case "counts" -> counts(m, q.getString("camera"));
-                case "get-rules" -> rules(q.getString("camera")).onSuccess(r -> m.reply(part(r.toJson(), q.getString("part"))))
-                        .onFailure(e -> m.fail(500, e.getMessage()));
+                case "get-rules" -> {
+                    String camera = Names.require("camera id", q.getString("camera"));
+                    knownCamera(camera).compose(v -> rules(camera)).onSuccess(r -> m.reply(part(r.toJson(), q.getString("part"))))
+                            .onFailure(e -> fail(m, e));
+                }
                 case "set-rules" -> setRules(m, q.getString("camera"), q.getString("part"), q.getJsonArray("rules"));
                 default -> m.fail(400, "unknown action \"" + q.getString("action") + "\"");
             }
@@ -314,11 +358,26 @@ public final class EventsVerticle extends AbstractVerticle {
     }
 
     /**
-     * Replaces a camera's zones or lines: checked (a 400 names the bad field), put in the cluster's map, kept in a
-     * file on this node for restarts, then the camera's owner is told to reload.
+     * Replaces a camera's zones or lines: checked (a 400 names the bad field; an unknown camera is 404), kept in this
+     * node's file for restarts, then put in the cluster's map, then the camera's owner is told to reload. The file
+     * comes first and is written whole or not at all ({@link AtomicFile}): when it cannot be written (a full disk:
+     * 507) the request fails with the reason and the old rules stay everywhere, file, map and the cameras' watches.
      */
     private void setRules(Message<JsonObject> m, String camera, String part, JsonArray list) {
-        rules(camera).compose(current -> {
+        Names.require("camera id", camera);
+        // one change of a camera's rules at a time: a PUT of zones and one of lines at once must not undo each other
+        Future<JsonObject> saved = saving.getOrDefault(camera, Future.succeededFuture())
+                .transform(previous -> change(camera, part, list));
+        saving.put(camera, saved);
+        saved.onComplete(ar -> saving.remove(camera, saved)).onSuccess(stored -> {
+            vertx.eventBus().publish(Addresses.SCENE_RULES_CHANGED, new JsonObject().put("camera", camera));
+            m.reply(part(stored, part));
+        }).onFailure(e -> fail(m, e, part + " of camera " + Names.quoted(camera) + " not saved, the previous ones stay: "));
+    }
+
+    /** The camera's rules with {@code part} replaced by {@code list}, checked and kept; what was kept. */
+    private Future<JsonObject> change(String camera, String part, JsonArray list) {
+        return knownCamera(camera).compose(v -> rules(camera)).compose(current -> {
             JsonObject json = current.toJson().put(part, list);
             SceneRules checked;
             try {
@@ -327,20 +386,45 @@ public final class EventsVerticle extends AbstractVerticle {
                 return Future.failedFuture(new IllegalArgumentException(e.getMessage()));
             }
             JsonObject stored = checked.toJson();
-            return rulesMap.put(camera, stored).compose(v -> vertx.executeBlocking(() -> {
-                Path file = rulesFile(camera);
-                if (file != null) {
-                    Files.createDirectories(file.getParent());
-                    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-                    Files.writeString(tmp, stored.encodePrettily());
-                    Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-                }
-                return stored;
-            }));
-        }).onSuccess(stored -> {
-            vertx.eventBus().publish(Addresses.SCENE_RULES_CHANGED, new JsonObject().put("camera", camera));
-            m.reply(part(stored, part));
-        }).onFailure(e -> m.fail(e instanceof IllegalArgumentException ? 400 : 500, e.getMessage()));
+            return keep(camera, stored).map(stored);
+        });
+    }
+
+    /**
+     * Writes {@code rules} to the camera's file (on a worker), then to the cluster's map. Should the map refuse them, the
+     * file is put back as it was, so that a restart does not bring back rules nobody saw.
+     */
+    private Future<Void> keep(String camera, JsonObject rules) {
+        Path file = rulesFile(camera);
+        if (file == null) return rulesMap.put(camera, rules);
+        return vertx.executeBlocking(() -> {
+            byte[] previous = Files.isRegularFile(file) ? Files.readAllBytes(file) : null;
+            AtomicFile.writeString(file, rules.encodePrettily());
+            return Optional.ofNullable(previous);
+        }).compose(previous -> rulesMap.put(camera, rules).recover(e -> vertx.executeBlocking(() -> {
+            if (previous.isPresent()) AtomicFile.write(file, previous.get());
+            else Files.deleteIfExists(file);
+            return null;
+        }).transform(restored -> Future.failedFuture(e))));
+    }
+
+    private static void fail(Message<?> m, Throwable e) { fail(m, e, ""); }
+
+    /**
+     * A failed request's answer: its own code (400, 404...), a bad value 400, a full disk 507 (Insufficient Storage),
+     * anything else 500; always with the reason, after {@code context} when the fault is the server's.
+     */
+    private static void fail(Message<?> m, Throwable e, String context) {
+        if (e instanceof ReplyException re && re.failureCode() >= 400) m.fail(re.failureCode(), re.getMessage());
+        else if (e instanceof IllegalArgumentException) m.fail(400, e.getMessage());
+        else m.fail(diskFull(e) ? 507 : 500, context + e.getMessage());
+    }
+
+    private static boolean diskFull(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof FileSystemException fs && fs.getReason() != null && fs.getReason().contains("No space left")) return true;
+        }
+        return false;
     }
 
     // ---- metrics ----------------------------------------------------------------------------------------------

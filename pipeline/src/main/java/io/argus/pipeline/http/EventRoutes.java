@@ -7,6 +7,7 @@ import static io.argus.pipeline.http.JsonReplies.reply;
 
 import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.cluster.SnapshotQuery;
+import io.argus.pipeline.config.Names;
 import io.argus.pipeline.tracking.ObjectEvent;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -20,7 +21,7 @@ import io.vertx.ext.web.RoutingContext;
 
 /**
  * REST for tracking (docs/tracking.md), each a request to this node's events verticle: a camera's zones and lines
- * ({@code GET/PUT /api/cameras/:id/zones}, {@code /lines}), events ({@code /api/events} paged and filtered, one
+ * ({@code GET/PUT /api/cameras/:id/zones}, {@code /lines}; 404 for a camera Argus does not know), events ({@code /api/events} paged and filtered, one
  * event, its best snapshot), counts ({@code /api/counts}) and the MQTT output's state ({@code /api/mqtt}). Zones, lines, events and counts are cluster-wide,
  * so any node answers; a best snapshot lives on the node that runs the camera and is asked of it over the event bus.
  */
@@ -37,13 +38,14 @@ final class EventRoutes {
     static void mount(Router router, Vertx vertx, OwnerSnapshots owners) {
         EventRoutes r = new EventRoutes(vertx, owners);
         for (String kind : new String[]{"zones", "lines"}) {
-            router.get("/api/cameras/:id/" + kind).handler(rc -> r.ask(rc, action("get-rules").put("camera", rc.pathParam("id"))
-                    .put("part", kind)));
+            router.get("/api/cameras/:id/" + kind).handler(rc -> {
+                String camera = PathIds.name(rc, "id", "camera id");
+                if (camera != null) r.ask(rc, action("get-rules").put("camera", camera).put("part", kind));
+            });
             router.put("/api/cameras/:id/" + kind).handler(rc -> {
-                JsonArray body = array(rc, kind);
-                if (body != null) {
-                    r.ask(rc, action("set-rules").put("camera", rc.pathParam("id")).put("part", kind).put("rules", body));
-                }
+                String camera = PathIds.name(rc, "id", "camera id");
+                JsonArray body = camera != null ? array(rc, kind) : null;
+                if (body != null) r.ask(rc, action("set-rules").put("camera", camera).put("part", kind).put("rules", body));
             });
         }
         router.get("/api/events").handler(rc -> {
@@ -55,7 +57,10 @@ final class EventRoutes {
             r.ask(rc, q);
         });
         router.get("/api/events/:id/snapshot.jpg").handler(r::snapshot);
-        router.get("/api/events/:id").handler(rc -> r.ask(rc, action("event").put("id", rc.pathParam("id"))));
+        router.get("/api/events/:id").handler(rc -> {
+            String id = PathIds.name(rc, "id", "event id", Names.DERIVED_MAX);
+            if (id != null) r.ask(rc, action("event").put("id", id));
+        });
         router.get("/api/mqtt").handler(r::mqtt);
         router.get("/api/counts").handler(rc -> {
             JsonObject q = action("counts");
@@ -82,7 +87,8 @@ final class EventRoutes {
 
     /** An event's best snapshot: kept by the node that runs its camera (421 from this one: ask that node). */
     private void snapshot(RoutingContext rc) {
-        String id = rc.pathParam("id");
+        String id = PathIds.name(rc, "id", "event id", Names.DERIVED_MAX);
+        if (id == null) return;
         String camera;
         try {
             camera = ObjectEvent.cameraOf(id);

@@ -5,6 +5,7 @@ import io.argus.pipeline.app.ArgusMetrics;
 import io.argus.pipeline.cluster.EpochFilter;
 import io.argus.pipeline.cluster.SnapshotQuery;
 import io.argus.pipeline.config.ArgusConfig;
+import io.argus.pipeline.config.Names;
 import io.argus.pipeline.inference.InferenceVerticle;
 import io.argus.pipeline.publish.Snapshots;
 import io.argus.pipeline.publish.WebSocketGateway;
@@ -110,26 +111,31 @@ public final class HttpVerticle extends VerticleBase {
         router.route("/api/*").handler(BodyHandler.create().setBodyLimit(64 * 1024).setHandleFileUploads(false));
         router.get("/api/cameras").handler(rc -> control(rc, cameras, new JsonObject().put("action", "list"), 200));
         router.post("/api/cameras").handler(rc -> addCamera(rc, cameras));
-        router.get("/api/cameras/:id").handler(rc -> control(rc, cameras, action("get", rc), 200));
-        router.delete("/api/cameras/:id").handler(rc -> control(rc, cameras, action("remove", rc), 200));
-        router.post("/api/cameras/:id/pause").handler(rc -> control(rc, cameras, action("pause", rc), 200));
-        router.post("/api/cameras/:id/resume").handler(rc -> control(rc, cameras, action("resume", rc), 200));
+        router.get("/api/cameras/:id").handler(rc -> onCamera(rc, cameras, "get"));
+        router.delete("/api/cameras/:id").handler(rc -> onCamera(rc, cameras, "remove"));
+        router.post("/api/cameras/:id/pause").handler(rc -> onCamera(rc, cameras, "pause"));
+        router.post("/api/cameras/:id/resume").handler(rc -> onCamera(rc, cameras, "resume"));
         router.get("/api/nodes").handler(clustered ? rc -> control(rc, cameras, new JsonObject().put("action", "nodes"), 200)
                 : this::standaloneNode);
         // in a cluster a snapshot not made here is asked of the camera's node, over the event bus (OwnerSnapshots)
         OwnerSnapshots owners = clustered ? new OwnerSnapshots(vertx) : null;
-        router.get("/api/cameras/:id/snapshot.jpg").handler(rc -> snapshot(rc, owners, SnapshotQuery.latest(rc.pathParam("id")),
-                snapshots.latest(rc.pathParam("id"))));
+        router.get("/api/cameras/:id/snapshot.jpg").handler(rc -> {
+            String id = PathIds.name(rc, "id", "camera id");
+            if (id != null) snapshot(rc, owners, SnapshotQuery.latest(id), snapshots.latest(id));
+        });
         router.getWithRegex("/api/cameras/([^/]+)/snapshots/([0-9]{1,18})\\.jpg")
                 .setName("/api/cameras/:id/snapshots/:frame.jpg") // regex routes are named after their paths (AuthRoutesTest)
-                .handler(rc -> snapshot(rc, owners, SnapshotQuery.frame(rc.pathParam("param0"), Long.parseLong(rc.pathParam("param1"))),
-                        snapshots.get(rc.pathParam("param0"), Long.parseLong(rc.pathParam("param1")))));
+                .handler(rc -> {
+                    String id = PathIds.name(rc, "param0", "camera id");
+                    long frame = Long.parseLong(rc.pathParam("param1"));
+                    if (id != null) snapshot(rc, owners, SnapshotQuery.frame(id, frame), snapshots.get(id, frame));
+                });
         router.get("/api/models").handler(rc -> json(rc, 200, new JsonArray(models.stream().map(InferenceVerticle::status).toList())));
         TrainingRoutes.mount(router, vertx);
         EventRoutes.mount(router, vertx, owners);
         router.get("/api/clients").handler(rc -> json(rc, 200, gateway.clients()));
         router.route("/api/*").handler(rc -> json(rc, 404, new JsonObject().put("error", "no such endpoint: "
-                + rc.request().method() + " " + rc.request().path())));
+                + rc.request().method() + " " + Names.quoted(rc.request().path()))));   // quoted and cut: never a 10 KB echo
 
         router.get("/health").handler(HealthCheckHandler.createWithHealthChecks(liveness()));
         router.get("/ready").handler(HealthCheckHandler.createWithHealthChecks(readiness()));
@@ -159,8 +165,10 @@ public final class HttpVerticle extends VerticleBase {
         return server != null ? server.close() : Future.succeededFuture();
     }
 
-    private static JsonObject action(String action, RoutingContext rc) {
-        return new JsonObject().put("action", action).put("id", rc.pathParam("id"));
+    /** {@code action} on the camera of the path, whose id is checked first (a name, never a path: 400 otherwise). */
+    private void onCamera(RoutingContext rc, String cameras, String action) {
+        String id = PathIds.name(rc, "id", "camera id");
+        if (id != null) control(rc, cameras, new JsonObject().put("action", action).put("id", id), 200);
     }
 
     /** {@code GET /api/nodes} without a cluster: this node alone, with its cameras. */

@@ -1,6 +1,7 @@
 package io.argus.pipeline.tracking;
 
 import io.argus.pipeline.config.ConfigException;
+import io.argus.pipeline.config.Names;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -36,8 +37,8 @@ final class RuleReader {
     String id() {
         Object v = value("id");
         if (v == null) throw new ConfigException(key("id"), "missing (required)");
-        if (!(v instanceof String s) || !SceneRules.ID.matcher(s).matches()) {
-            throw new ConfigException(key("id"), "expected letters, digits, '_' or '-' (1 to 64), found " + describe(v));
+        if (!(v instanceof String s) || !Names.valid(s)) {
+            throw new ConfigException(key("id"), Names.expectation(Names.MAX) + ", found " + describe(v));
         }
         return s;
     }
@@ -92,6 +93,8 @@ final class RuleReader {
         Object v = value(name);
         if (v == null) throw new ConfigException(key(name), "missing (required)");
         if (!(v instanceof JsonArray a)) throw new ConfigException(key(name), "expected a list of points [[x, y], ...], found " + describe(v));
+        // counted before anything else is done with the points: 80,000 of them are refused at once
+        if (a.size() > Zone.MAX_POINTS) throw new ConfigException(key(name), "expected at most " + Zone.MAX_POINTS + " points, found " + a.size());
         List<Point> points = new ArrayList<>(a.size());
         for (int i = 0; i < a.size(); i++) points.add(point(a.getValue(i), key(name) + "[" + i + "]", normalized));
         String problem = Zone.polygonProblem(points);
@@ -121,8 +124,11 @@ final class RuleReader {
     static String describe(Object v) {
         if (v == null) return "nothing";
         if (v instanceof JsonObject) return "a section";
-        if (v instanceof JsonArray a) return a.encode();
-        if (v instanceof String s) return "\"" + s + "\"";
+        if (v instanceof JsonArray a) {
+            String text = a.encode();
+            return text.length() <= 80 ? text : text.substring(0, 80) + "... (" + text.length() + " characters)";
+        }
+        if (v instanceof String s) return Names.quoted(s);   // escaped and cut: a 10 KB value is not echoed whole
         return String.valueOf(v);
     }
 }

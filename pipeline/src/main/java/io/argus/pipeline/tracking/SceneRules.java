@@ -2,6 +2,7 @@ package io.argus.pipeline.tracking;
 
 import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.config.ConfigNode;
+import io.argus.pipeline.config.Names;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -10,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * A camera's zones and lines and the anchor point that places objects in them (YAML {@code cameras[i].zones},
@@ -18,7 +18,10 @@ import java.util.regex.Pattern;
  * zones and lines of a camera: counts are published per id ({@code argus/<camera>/<zone-or-line>/<class>/count}).
  */
 public record SceneRules(List<Zone> zones, List<Line> lines, Anchor anchor) {
-    static final Pattern ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+    /** The most zones a camera may have; each is looked at for every tracked object of every frame. */
+    public static final int MAX_ZONES = 100;
+    /** The most lines a camera may have. */
+    public static final int MAX_LINES = 100;
 
     /** No zones, no lines. */
     public static final SceneRules NONE = new SceneRules(List.of(), List.of(), Anchor.BOTTOM_CENTER);
@@ -27,6 +30,8 @@ public record SceneRules(List<Zone> zones, List<Line> lines, Anchor anchor) {
         zones = List.copyOf(zones);
         lines = List.copyOf(lines);
         Objects.requireNonNull(anchor, "anchor");
+        if (zones.size() > MAX_ZONES) throw new IllegalArgumentException("expected at most " + MAX_ZONES + " zones, found " + zones.size());
+        if (lines.size() > MAX_LINES) throw new IllegalArgumentException("expected at most " + MAX_LINES + " lines, found " + lines.size());
         checkUniqueIds(zones, "zones", lines, "lines");
     }
 
@@ -76,7 +81,7 @@ public record SceneRules(List<Zone> zones, List<Line> lines, Anchor anchor) {
     /** The zones of a list (a REST body of {@code /zones}: pass "zones" as keyPath); null reads as none. */
     public static List<Zone> zonesFromJson(Object json, String keyPath) {
         List<Zone> zones = new ArrayList<>();
-        for (RuleReader r : items(json, keyPath)) {
+        for (RuleReader r : items(json, keyPath, MAX_ZONES, "zones")) {
             String id = r.id();
             boolean normalized = r.bool("normalized", false);
             List<Point> polygon = r.polygon("polygon", normalized);
@@ -93,7 +98,7 @@ public record SceneRules(List<Zone> zones, List<Line> lines, Anchor anchor) {
     /** The lines of a list (a REST body of {@code /lines}: pass "lines" as keyPath); null reads as none. */
     public static List<Line> linesFromJson(Object json, String keyPath) {
         List<Line> lines = new ArrayList<>();
-        for (RuleReader r : items(json, keyPath)) {
+        for (RuleReader r : items(json, keyPath, MAX_LINES, "lines")) {
             String id = r.id();
             boolean normalized = r.bool("normalized", false);
             Point from = r.point("from", normalized);
@@ -108,10 +113,12 @@ public record SceneRules(List<Zone> zones, List<Line> lines, Anchor anchor) {
         return lines;
     }
 
-    private static List<RuleReader> items(Object json, String keyPath) {
+    /** The items of a list of at most {@code max} {@code what}, each to be read. */
+    private static List<RuleReader> items(Object json, String keyPath, int max, String what) {
         List<RuleReader> out = new ArrayList<>();
         if (json == null) return out;
         if (!(json instanceof JsonArray a)) throw new ConfigException(keyPath, "expected a list (- items), found " + RuleReader.describe(json));
+        if (a.size() > max) throw new ConfigException(keyPath, "expected at most " + max + " " + what + " per camera, found " + a.size());
         for (int i = 0; i < a.size(); i++) out.add(new RuleReader(a.getValue(i), keyPath + "[" + i + "]"));
         return out;
     }
@@ -130,10 +137,9 @@ public record SceneRules(List<Zone> zones, List<Line> lines, Anchor anchor) {
         }
     }
 
+    /** A zone's or line's id is a name ({@link Names}): it is published in MQTT topics and Prometheus labels. */
     static void checkId(String id) {
-        if (id == null || !ID.matcher(id).matches()) {
-            throw new IllegalArgumentException("expected an id of letters, digits, '_' or '-' (1 to 64), found " + id);
-        }
+        if (!Names.valid(id)) throw new IllegalArgumentException("id: " + Names.expectation(Names.MAX) + ", found " + Names.quoted(id));
     }
 
     public SceneRules withZones(List<Zone> newZones) { return new SceneRules(newZones, lines, anchor); }

@@ -20,6 +20,11 @@ import java.util.Objects;
 public record Zone(String id, List<Point> polygon, boolean normalized, List<String> classes, int inertia,
                    double loiterSeconds) {
     public static final int DEFAULT_INERTIA = 3;
+    /**
+     * The most corners a zone's polygon may have: plenty for any outline drawn on a picture, and it bounds the work of
+     * checking the polygon and of placing every tracked object in it on every frame.
+     */
+    public static final int MAX_POINTS = 1000;
 
     public Zone {
         SceneRules.checkId(id);
@@ -95,13 +100,15 @@ public record Zone(String id, List<Point> polygon, boolean normalized, List<Stri
     }
 
     /**
-     * What is wrong with a polygon as a whole ("expected ..., found ..."), or null: fewer than 3 corners, a corner
-     * repeated next to itself, no area (all corners on one line), or edges that cross, touch or fold back (a zone
-     * must be a simple polygon, so inside and outside mean one thing).
+     * What is wrong with a polygon as a whole ("expected ..., found ..."), or null: fewer than 3 corners or more than
+     * {@link #MAX_POINTS}, a corner repeated next to itself, no area (all corners on one line), or edges that cross,
+     * touch or fold back (a zone must be a simple polygon, so inside and outside mean one thing). O(n log n): the
+     * crossing edges are found by {@link SimplePolygon}.
      */
     static String polygonProblem(List<Point> polygon) {
         int n = polygon.size();
         if (n < 3) return "expected at least 3 points, found " + n;
+        if (n > MAX_POINTS) return "expected at most " + MAX_POINTS + " points, found " + n;
         for (int i = 0; i < n; i++) {
             if (polygon.get(i).equals(polygon.get((i + 1) % n))) {
                 return i + 1 < n ? "expected no point twice in a row, found " + polygon.get(i) + " at " + i + " and " + (i + 1)
@@ -114,13 +121,11 @@ public record Zone(String id, List<Point> polygon, boolean normalized, List<Stri
             boolean foldsBack = Point.cross(a, b, c) == 0
                     && (b.x() - a.x()) * (c.x() - b.x()) + (b.y() - a.y()) * (c.y() - b.y()) < 0;
             if (foldsBack) return "expected edges that do not fold back, found the edges at point " + ((i + 1) % n) + " " + b + " overlapping";
-            for (int j = i + 2; j < n; j++) {
-                if (i == 0 && j == n - 1) continue;   // the last edge meets the first at point 0, as it should
-                if (Point.segmentsMeet(a, b, polygon.get(j), polygon.get((j + 1) % n))) {
-                    return "expected edges that do not cross, found edge " + i + "-" + ((i + 1) % n) + " meeting edge "
-                            + j + "-" + ((j + 1) % n);
-                }
-            }
+        }
+        SimplePolygon.Meeting m = SimplePolygon.meetingEdges(polygon);
+        if (m != null) {
+            return "expected edges that do not cross, found edge " + m.first() + "-" + ((m.first() + 1) % n) + " meeting edge "
+                    + m.second() + "-" + ((m.second() + 1) % n);
         }
         return null;
     }

@@ -76,10 +76,10 @@ class TokenCommandTest {
 
     @Test
     void aConfiguredTokenIsShownButNotRotated() throws Exception {
-        Path config = config(new JsonObject().put("host", "0.0.0.0").put("token", "from-the-config"));
+        Path config = config(new JsonObject().put("host", "0.0.0.0").put("token", "from-the-config-file"));
         DetectCommandTest.Result shown = DetectCommandTest.argus("token", "show", "--config", config.toString());
         assertEquals(0, shown.code(), shown.err());
-        assertEquals("from-the-config", tokenIn(shown.out()));
+        assertEquals("from-the-config-file", tokenIn(shown.out()));
         DetectCommandTest.Result refused = DetectCommandTest.argus("token", "rotate", "--config", config.toString());
         assertEquals(2, refused.code(), refused.out());
         assertTrue(refused.err().contains("http.token in " + config) && refused.err().contains("edit the config"), refused.err());

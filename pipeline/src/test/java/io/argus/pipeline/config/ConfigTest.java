@@ -52,14 +52,14 @@ class ConfigTest {
         json.getJsonArray("cameras").add(TestConfig.camera("a", video.toString()));
         ArgusConfig c = ArgusConfig.read(tmp.resolve("x.yaml"), json, Map.of(
                 "ARGUS_HTTP_PORT", "9191",
-                "ARGUS_HTTP_TOKEN", "s3cret",
+                "ARGUS_HTTP_TOKEN", "s3cret-of-16-chars",
                 "ARGUS_MODELS_0_MAX_BATCH", "7",
                 "ARGUS_CAMERA_RECONNECT_MAX_MS", "4321",
                 "ARGUS_CAMERAS_1_ID", "b",
                 "ARGUS_CAMERAS_1_URL", video.toString(),
                 "ARGUS_HTTP_PROT", "1"));
         assertEquals(9191, c.http().port());
-        assertEquals("s3cret", c.http().token());
+        assertEquals("s3cret-of-16-chars", c.http().token());
         assertEquals(7, c.models().get(0).maxBatch());
         assertEquals(4321, c.camera().reconnect().maxMs());
         assertEquals(2, c.cameras().size(), "ARGUS_CAMERAS_1_* adds a camera");
@@ -91,7 +91,7 @@ class ConfigTest {
         assertError(j -> j.getJsonArray("cameras").add(TestConfig.camera("c", "rtsp://h/s")).add(TestConfig.camera("c", "rtsp://h/t")),
                 "cameras[1].id", "duplicate camera id");
         assertError(j -> j.getJsonObject("camera").getJsonObject("reconnect").put("maxMs", 10), "camera.reconnect.maxMs", "must be >= initialMs");
-        assertError(j -> j.getJsonArray("cameras").add(TestConfig.camera("bad id!", "rtsp://h/s")), "cameras[0].id", "expected letters");
+        assertError(j -> j.getJsonArray("cameras").add(TestConfig.camera("bad id!", "rtsp://h/s")), "cameras[0].id", "expected a name of 1-64 letters");
     }
 
     private void assertError(java.util.function.Consumer<JsonObject> edit, String key, String reason) throws Exception {

@@ -38,7 +38,7 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PipelineEndToEndTest {
-    static final String TOKEN = "t0ken-for-tests";
+    static final String TOKEN = "t0ken-for-the-tests";
     RunningApp app;
     String video;
     final Queue<String> logs = new ConcurrentLinkedQueue<>();

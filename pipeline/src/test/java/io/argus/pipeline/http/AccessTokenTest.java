@@ -43,11 +43,11 @@ class AccessTokenTest {
 
     @Test
     void aConfiguredTokenWinsAndNeedsNoFile() throws Exception {
-        AccessToken t = AccessToken.resolve(http("0.0.0.0", "s3cret"), cache);
+        AccessToken t = AccessToken.resolve(http("0.0.0.0", "s3cret-of-16-chars"), cache);
         assertEquals(AccessToken.Kind.CONFIGURED, t.kind());
-        assertEquals("s3cret", t.token());
+        assertEquals("s3cret-of-16-chars", t.token());
         assertFalse(Files.exists(cache.resolve("http-token")));
-        assertEquals("s3cret", AccessToken.resolve(http("127.0.0.1", "s3cret"), cache).token(), "on loopback too");
+        assertEquals("s3cret-of-16-chars", AccessToken.resolve(http("127.0.0.1", "s3cret-of-16-chars"), cache).token(), "on loopback too");
     }
 
     @Test
@@ -66,9 +66,9 @@ class AccessTokenTest {
     @Test
     void writingReplacesTheTokenInOneStepStillOwnerOnly() throws Exception {
         Path file = TokenFile.in(cache);
-        TokenFile.write(file, "one");
-        TokenFile.write(file, "two");
-        assertEquals("two", TokenFile.read(file).orElseThrow());
+        TokenFile.write(file, "the-first-of-two-tokens");
+        TokenFile.write(file, "the-second-of-two-tokens");
+        assertEquals("the-second-of-two-tokens", TokenFile.read(file).orElseThrow());
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
         try (var files = Files.list(cache)) {
             assertEquals(1, files.count());

@@ -18,10 +18,10 @@ class RequestsWithoutReadingTest {
     @Test
     void aClientThatSendsButNeverReadsIsNoLongerRead() throws Exception {
         JsonObject json = TestConfig.base();
-        json.getJsonObject("http").put("token", "t");
+        json.getJsonObject("http").put("token", "requests-without-reading");
         json.put("websocket", new JsonObject().put("writeQueueBytes", 16 * 1024));
         try (RunningApp app = new RunningApp(TestConfig.read(json));
-             RawWsClient c = RawWsClient.connect(app.port(), "/ws", "t", 4096)) {
+             RawWsClient c = RawWsClient.connect(app.port(), "/ws", app.token(), 4096)) {
             int total = 500_000;
             AtomicInteger sent = new AtomicInteger();
             Thread writer = Thread.ofVirtual().start(() -> {

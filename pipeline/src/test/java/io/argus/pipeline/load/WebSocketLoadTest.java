@@ -42,7 +42,7 @@ import org.junit.jupiter.api.Test;
  * {@code -XX:+MaxFDLimit} is the default), so nothing needs raising; the test checks the limit and says so if it is short.
  */
 class WebSocketLoadTest {
-    static final String TOKEN = "load-test-token";
+    static final String TOKEN = "load-test-token-0123";
     static final int CAMERAS = 4, FPS = 10;
     static final int NORMAL = 400, SLOW = 50, VANISHED = 50;
     static final int BUFFER = 256; // websocket.bufferSize, the product's default

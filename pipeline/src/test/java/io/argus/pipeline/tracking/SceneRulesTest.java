@@ -122,7 +122,7 @@ class SceneRulesTest {
         assertError("cameras[0].zones[0].polygon", "the polygon closes itself",
                 error(c -> zone(c, 0).put("polygon", new JsonArray("[[0, 0], [20, 0], [20, 20], [0, 0]]"))));
         assertError("cameras[0].zones[0].polygon", "missing (required)", error(c -> zone(c, 0).remove("polygon")));
-        assertError("cameras[0].zones[0].id", "expected letters, digits, '_' or '-' (1 to 64), found \"a b\"",
+        assertError("cameras[0].zones[0].id", "expected a name of 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit, found \"a b\"",
                 error(c -> zone(c, 0).put("id", "a b")));
         assertError("cameras[0].zones[0].id", "found \"" + "x".repeat(65) + "\"", error(c -> zone(c, 0).put("id", "x".repeat(65))));
         assertError("cameras[0].lines[0].id", "expected an id no other zone or line of this camera has, found \"porch\" (also cameras[0].zones[0].id)",
