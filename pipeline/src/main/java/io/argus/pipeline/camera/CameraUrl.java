@@ -91,19 +91,18 @@ public record CameraUrl(Kind kind, String input, String format, String transport
         if (LocalFiles.inKernelTree(abs)) {
             throw new IllegalArgumentException(LocalFiles.kernelTreeReason(abs) + " (a V4L2 camera is /dev/videoN or usb:N)");
         }
-        LocalFiles.Kind kind = LocalFiles.kind(abs);
-        if (kind == LocalFiles.Kind.REGULAR || pipeAllowed && kind == LocalFiles.Kind.PIPE) {
-            try {
-                if (LocalFiles.inKernelTree(abs.toRealPath())) {
-                    throw new IllegalArgumentException(abs + " leads into /proc, /sys or /dev, whose files are never video files");
-                }
-                return;
-            } catch (java.io.IOException e) {
-                // gone meanwhile: cannot be opened, as below
-            }
+        Path real = null;
+        try {
+            real = abs.toRealPath();
+        } catch (java.io.IOException e) {
+            // missing (or not ours to see): cannot be opened, as below
         }
-        throw new IllegalArgumentException("cannot open video file " + abs + ": expected an existing regular file"
-                + (pipeAllowed ? " (or a named pipe)" : ""));
+        if (real != null && LocalFiles.inKernelTree(real)) {
+            throw new IllegalArgumentException(abs + " leads into /proc, /sys or /dev, whose files are never video files");
+        }
+        LocalFiles.Kind kind = real != null ? LocalFiles.kind(real) : LocalFiles.Kind.MISSING;
+        if (kind == LocalFiles.Kind.REGULAR || pipeAllowed && kind == LocalFiles.Kind.PIPE) return;
+        throw new IllegalArgumentException("cannot open video file " + abs + ": expected an existing regular file");
     }
 
     /**

@@ -69,18 +69,20 @@ public final class LocalFiles {
     public static Path requireRegular(String what, Path path) {
         Path abs = path.toAbsolutePath().normalize();
         if (inKernelTree(abs)) throw new IllegalArgumentException(what + ": " + kernelTreeReason(abs));
-        Kind kind = kind(abs);
-        if (kind != Kind.REGULAR) {
-            throw new IllegalArgumentException(what + ": expected a regular file, found " + kind.words + " (" + abs + ")");
-        }
         Path real;
         try {
             real = abs.toRealPath();
         } catch (IOException e) {
             throw new IllegalArgumentException(what + ": expected a regular file, found " + Kind.MISSING.words + " (" + abs + ")");
         }
-        if (inKernelTree(real)) throw new IllegalArgumentException(what + ": " + abs + " leads into /proc, /sys or /dev, "
-                + "whose files are never video or weights files");
+        if (inKernelTree(real)) {
+            throw new IllegalArgumentException(what + ": " + abs + " leads into /proc, /sys or /dev, whose files are never "
+                    + "video or weights files");
+        }
+        Kind kind = kind(real);
+        if (kind != Kind.REGULAR) {
+            throw new IllegalArgumentException(what + ": expected a regular file, found " + kind.words + " (" + abs + ")");
+        }
         return real;
     }
 
