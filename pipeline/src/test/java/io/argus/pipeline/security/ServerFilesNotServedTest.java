@@ -76,9 +76,9 @@ class ServerFilesNotServedTest {
         for (String[] a : attempts) {
             RunningApp.Response r = api.json(HttpMethod.POST, "/api/models/tiny/versions", new JsonObject().put("file", a[0]));
             System.out.println(a[1] + " -> " + r.status() + " " + r.body());
+            assertNoSecretIn(r.body(), a[1]);
             assertEquals(400, r.status(), a[1] + ": " + r.body());
             assertTrue(r.json().getString("error").startsWith("file: "), "the error names the field: " + r.body());
-            assertNoSecretIn(r.body(), a[1]);
         }
         assertEquals(versionsBefore, api.versions().getJsonArray("versions").size(), "nothing recorded: " + api.versions().encodePrettily());
         assertEquals(filesBefore, files(versionsDir), "no file left in the registry");
