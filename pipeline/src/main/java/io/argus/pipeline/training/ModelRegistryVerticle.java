@@ -212,7 +212,12 @@ public final class ModelRegistryVerticle extends VerticleBase {
         String ticket = b.getString("ticket");
         Path file = ticket != null ? uploads.remove(ticket) : null;
         if (file == null) return Future.failedFuture(new IllegalArgumentException("ticket: no upload " + Names.quoted(ticket) + " under way"));
-        StagedWeights staged = new StagedWeights(file, b.getString("sha256"), b.getLong("bytes", -1L));
+        String sha256 = b.getString("sha256");
+        if (sha256 == null || !sha256.matches("[0-9a-f]{64}")) {
+            WeightsIntake.discard(file);
+            return Future.failedFuture(new IllegalArgumentException("sha256: expected 64 hex digits, found " + Names.quoted(sha256)));
+        }
+        StagedWeights staged = new StagedWeights(file, sha256, b.getLong("bytes", -1L));
         return intake.run(() -> {
                     try {
                         check.checkFile("body", staged.file(), staged.bytes());
