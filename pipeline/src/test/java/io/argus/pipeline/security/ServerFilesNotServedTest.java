@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * of {@code training.importDir} or a link that leads out of it is refused (400), the reply does not repeat the file's
  * bytes (as text or as the integers of a weights header), nothing is recorded and no file is left, and the weights
  * route has nothing to serve for it (404). What does work: weights uploaded as the body (hashed, kept 0600 in a 0700
- * directory, served back byte for byte) and a file named in the import directory (adopted, then rolled back).
+ * directory, as the dataset's directories are, served back byte for byte) and a file named in the import directory (adopted, then rolled back).
  * Budget: 30 s (one app with the 64x64 tiny model; three swaps).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -117,7 +117,8 @@ class ServerFilesNotServedTest {
         Path kept = Path.of(r.json().getString("file"));
         assertEquals(versionsDir, kept.getParent());
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(kept)), "kept weights are the owner's");
-        for (Path d : new Path[] {versionsDir, versionsDir.getParent()}) {
+        Path modelDir = versionsDir.getParent();
+        for (Path d : new Path[] {versionsDir, modelDir, modelDir.resolve("dataset"), modelDir.resolve("dataset/images")}) {
             assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(d)), d + " is the owner's");
         }
         RunningApp.Response back = api.get("/api/models/tiny/versions/" + version + "/weights");
