@@ -1,8 +1,8 @@
 package io.argus.pipeline.camera;
 
+import io.argus.pipeline.config.LocalFiles;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -10,7 +10,8 @@ import java.util.regex.Pattern;
 
 /**
  * A camera address, checked and classified before FFmpeg ever sees it. Only these are accepted:
- * {@code rtsp://} and {@code rtsps://} (network cameras), a video file (a path or {@code file:} URL),
+ * {@code rtsp://} and {@code rtsps://} (network cameras), a video file (a path or {@code file:} URL: a regular file, or
+ * in the config file a named pipe; never a device or anything in /proc, /sys or /dev),
  * a V4L2 device ({@code /dev/videoN}, {@code v4l2:///dev/videoN} or {@code usb:N}) and {@code sample:} (the generated
  * demo video). FFmpeg is then told to open only the protocols of that kind ({@code protocol_whitelist}) and, for
  * files, only plain container formats ({@code format_whitelist}), so a URL cannot smuggle in {@code concat:},
@@ -74,10 +75,44 @@ public record CameraUrl(Kind kind, String input, String format, String transport
 
     private static CameraUrl file(Path p) {
         Path abs = p.toAbsolutePath().normalize();
-        // a regular file, or a named pipe a process writes a stream into (not a directory, not missing)
-        if (!Files.exists(abs) || Files.isDirectory(abs)) throw new IllegalArgumentException("no such video file " + abs);
+        checkVideoFile(abs, true);
         // "file:" + absolute path: FFmpeg never reads a protocol prefix out of the file name itself.
         return new CameraUrl(Kind.FILE, "file:" + abs, null, null, abs.toString());
+    }
+
+    /**
+     * A video file camera reads a regular file, or (only when {@code pipeAllowed}) a named pipe a process writes a
+     * stream into; never a directory, a device, a socket or anything in /proc, /sys or /dev, where a read may never
+     * end ({@code /dev/zero}) or return a secret ({@code /proc/self/environ}). A missing file and one of the wrong
+     * kind get the same words: a camera added through the API cannot learn more about a server path than that it
+     * cannot be opened (a link that leads into /proc, /sys or /dev is refused as such, the path it names is known).
+     */
+    private static void checkVideoFile(Path abs, boolean pipeAllowed) {
+        if (LocalFiles.inKernelTree(abs)) {
+            throw new IllegalArgumentException(LocalFiles.kernelTreeReason(abs) + " (a V4L2 camera is /dev/videoN or usb:N)");
+        }
+        Path real = null;
+        try {
+            real = abs.toRealPath();
+        } catch (java.io.IOException e) {
+            // missing (or not ours to see): cannot be opened, as below
+        }
+        if (real != null && LocalFiles.inKernelTree(real)) {
+            throw new IllegalArgumentException(abs + " leads into /proc, /sys or /dev, whose files are never video files");
+        }
+        LocalFiles.Kind kind = real != null ? LocalFiles.kind(real) : LocalFiles.Kind.MISSING;
+        if (kind == LocalFiles.Kind.REGULAR || pipeAllowed && kind == LocalFiles.Kind.PIPE) return;
+        throw new IllegalArgumentException("cannot open video file " + abs + ": expected an existing regular file");
+    }
+
+    /**
+     * This camera as one that came from the network (the REST API, another node's camera list): a file camera must be
+     * a regular file there, not a pipe, which a process on this host may hold open and never write (a camera of the
+     * config file may read one: the operator set up what writes into it).
+     */
+    public CameraUrl requireFromNetwork() {
+        if (kind == Kind.FILE) checkVideoFile(Path.of(redacted), false);
+        return this;
     }
 
     private static CameraUrl device(String path) {

@@ -50,9 +50,18 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
         return new CameraConfig(id, source, model, loop, realtime, decoder, decodeDevice, scene);
     }
 
-    /** A camera from a REST request body; relative file paths resolve against {@code baseDir}. */
+    /**
+     * A camera from a REST request body (or another node's camera list); relative file paths resolve against
+     * {@code baseDir}. A file camera from there must be a regular file ({@link CameraUrl#requireFromNetwork}).
+     */
     public static CameraConfig fromJson(JsonObject body, List<String> models, Path baseDir) {
-        return read(new ConfigNode("", body, Map.of(), new java.util.HashSet<>(), baseDir), models);
+        CameraConfig c = read(new ConfigNode("", body, Map.of(), new java.util.HashSet<>(), baseDir), models);
+        try {
+            c.source().requireFromNetwork();
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("url", e.getMessage());
+        }
+        return c;
     }
 
     public JsonObject toJson() {

@@ -108,6 +108,7 @@ public final class HttpVerticle extends VerticleBase {
         router.get("/api/info").handler(rc -> json(rc, 200, new JsonObject().put("auth", auth.enabled())
                 .put("snapshotsFps", config.snapshots().fps())));
         router.route("/api/*").handler(auth::required);
+        TrainingRoutes.mountUpload(router, vertx); // weights as the body: streamed, above the 64 KB limit below
         router.route("/api/*").handler(BodyHandler.create().setBodyLimit(64 * 1024).setHandleFileUploads(false));
         router.get("/api/cameras").handler(rc -> control(rc, cameras, new JsonObject().put("action", "list"), 200));
         router.post("/api/cameras").handler(rc -> addCamera(rc, cameras));

@@ -19,10 +19,14 @@ import java.util.function.Consumer;
  * The collector's hook on the inference thread. It costs nothing for most frames: per camera at most one candidate
  * per {@code candidateIntervalMs} is copied (pixels to the heap, so no pooled buffer is held) and handed to the
  * collector's thread, and none while that thread is still busy with two. A camera can be asked to have its next frame
- * kept whatever the rules ({@link #captureNext}).
+ * kept whatever the rules ({@link #captureNext}): only a camera of this model (the dataset verticle checks), at most
+ * {@link #MAX_FORCED} at a time, and the request is {@link #cancel cancelled} when nobody waits for it any more, so
+ * what a client asks for never stays here.
  */
 final class CollectorTap implements FrameTap {
     private static final int MAX_PENDING = 2;
+    /** Cameras with a capture request at once: above any camera count one model serves. */
+    static final int MAX_FORCED = 256;
 
     private final boolean collecting;
     private final long candidateNanos;
@@ -39,8 +43,24 @@ final class CollectorTap implements FrameTap {
         this.sink = sink;
     }
 
-    /** The next processed frame of {@code camera} is kept, whatever the collection rules. */
-    void captureNext(String camera) { forced.put(camera, Boolean.TRUE); }
+    /** The next processed frame of {@code camera} is kept, whatever the collection rules; false when too many wait. */
+    boolean captureNext(String camera) {
+        if (forced.size() >= MAX_FORCED && !forced.containsKey(camera)) return false;
+        forced.put(camera, Boolean.TRUE);
+        return true;
+    }
+
+    /** Nobody waits for a frame of {@code camera} any more (the requests timed out, the camera went away). */
+    void cancel(String camera) { forced.remove(camera); }
+
+    /** {@code camera} was removed: nothing is kept for it. */
+    void cameraGone(String camera) {
+        forced.remove(camera);
+        lastCandidate.remove(camera);
+    }
+
+    /** Cameras whose next frame is to be kept. */
+    int forcedCount() { return forced.size(); }
 
     @Override
     public void offer(VideoFrame frame, List<Detection> detections, LoadedModel servedBy) {

@@ -4,6 +4,7 @@ import io.argus.detector.BgrImage;
 import io.argus.detector.Box;
 import io.argus.detector.Detection;
 import io.argus.detector.io.AtomicFile;
+import io.argus.pipeline.config.Names;
 import io.argus.trainer.data.LabelFile;
 import io.argus.trainer.loss.Truth;
 import io.vertx.core.json.JsonArray;
@@ -66,13 +67,16 @@ public final class DatasetStore {
     public static DatasetStore open(Path dir, List<String> names, int valEvery, int maxFrames) {
         DatasetStore s = new DatasetStore(dir, names, valEvery, maxFrames);
         try {
-            for (String sub : List.of("images", "labels", "frames")) Files.createDirectories(dir.resolve(sub));
+            OwnerOnly.directories(dir); // frames of cameras and their labels: the owner's only
+            for (String sub : List.of("images", "labels", "frames")) OwnerOnly.directories(dir.resolve(sub));
             for (String sub : List.of("", "images", "labels", "frames")) removeTemporary(dir.resolve(sub));
             List<CollectedFrame> found = new ArrayList<>();
             try (Stream<Path> files = Files.list(dir.resolve("frames"))) {
                 for (Path p : files.filter(f -> f.toString().endsWith(".json")).toList()) {
                     try {
-                        found.add(CollectedFrame.fromJson(new JsonObject(Files.readString(p))));
+                        CollectedFrame f = CollectedFrame.fromJson(new JsonObject(Files.readString(p)));
+                        Names.require("frame id", f.id(), Names.DERIVED_MAX); // its files are named after it
+                        found.add(f);
                     } catch (RuntimeException e) {
                         Path aside = p.resolveSibling(p.getFileName() + ".corrupt");
                         LOG.log(System.Logger.Level.WARNING, p + ": not a collected frame (" + e.getMessage()
@@ -167,9 +171,12 @@ public final class DatasetStore {
 
     public CollectedFrame get(String id) { return frames.get(id); }
 
-    public Path image(String id) { return dir.resolve("images").resolve(id + ".png"); }
+    /** A frame's image; {@code id} must be a name (it came from a request). */
+    public Path image(String id) { return Names.fileIn(dir.resolve("images"), "frame id", id, ".png", Names.DERIVED_MAX); }
 
-    Path labelFile(String id) { return dir.resolve("labels").resolve(id + ".txt"); }
+    Path labelFile(String id) { return Names.fileIn(dir.resolve("labels"), "frame id", id, ".txt", Names.DERIVED_MAX); }
+
+    private Path metaFile(String id) { return Names.fileIn(dir.resolve("frames"), "frame id", id, ".json", Names.DERIVED_MAX); }
 
     /**
      * Keeps a frame: writes the image and its description; every {@code valEvery}-th kept frame (the first
@@ -235,7 +242,7 @@ public final class DatasetStore {
         if (f == null) return false;
         if (f.labeled()) labelsRevision++;
         try {
-            Files.deleteIfExists(dir.resolve("frames").resolve(id + ".json"));
+            Files.deleteIfExists(metaFile(id));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot delete " + id + ": " + e.getMessage(), e);
         }
@@ -334,7 +341,7 @@ public final class DatasetStore {
     }
 
     private void writeMeta(CollectedFrame f) {
-        write(dir.resolve("frames").resolve(f.id() + ".json"), f.toJson().encodePrettily());
+        write(metaFile(f.id()), f.toJson().encodePrettily());
     }
 
     private void writeState() {

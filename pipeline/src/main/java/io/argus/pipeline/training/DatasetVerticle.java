@@ -2,6 +2,7 @@ package io.argus.pipeline.training;
 
 import io.argus.detector.Detection;
 import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.config.Names;
 import io.argus.pipeline.inference.InferenceVerticle;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -16,25 +17,26 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * The online trainer's data: collects frames from the trained model's cameras (through a {@link CollectorTap} on its
  * inference thread and a {@link FrameCollector}), labels them with the teacher when there is one, and keeps them in
  * the {@link DatasetStore}. Answers {@code argus.control.dataset} requests ({@code {"action": ...}}): {@code frames}
  * ({@code split}, {@code labeled}, {@code limit}), {@code get}, {@code image}, {@code labels} (annotations of a
- * frame), {@code delete}, {@code capture} (keep a camera's next frame), {@code stats}, and for the trainer {@code pin}
- * / {@code unpin}. Publishes {@code frame-collected}, {@code labels-changed} and {@code frame-deleted} on
+ * frame), {@code delete}, {@code capture} (keep a camera's next frame: a camera of this model, on this node; the
+ * requests waiting for a frame are capped per client and in all, {@link CaptureRequests}), {@code stats}, and for the
+ * trainer {@code pin} / {@code unpin}. Frame ids are names ({@link Names}, up to {@link Names#DERIVED_MAX}). Publishes {@code frame-collected}, {@code labels-changed} and {@code frame-deleted} on
  * {@code argus.training.events}. All file work runs on one thread of its own; the event loop never blocks.
  */
 public final class DatasetVerticle extends VerticleBase {
-    static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,100}");
     private static final long CAPTURE_TIMEOUT_MS = 10_000;
     private static final System.Logger LOG = System.getLogger("argus.training.dataset");
 
     private final TrainingConfig config;
     private final InferenceVerticle model;
+    // camera (one of this model's) to the requests waiting for its next frame; at most CaptureRequests.TOTAL in all
     private final Map<String, List<Promise<CollectedFrame>>> captures = new HashMap<>();
+    private final CaptureRequests requests = new CaptureRequests();
     private BlockingLane lane;
     private DatasetStore store;          // used on the lane's thread only
     private FrameCollector collector;   // idem
@@ -42,6 +44,7 @@ public final class DatasetVerticle extends VerticleBase {
     private CollectorTap tap;
     private List<String> names;
     private MessageConsumer<JsonObject> consumer;
+    private MessageConsumer<JsonObject> cameraEvents;
     private boolean fullReported;
 
     public DatasetVerticle(TrainingConfig config, InferenceVerticle model) {
@@ -63,6 +66,7 @@ public final class DatasetVerticle extends VerticleBase {
                             lane.executor(), this::collect);
                     model.tap(tap);
                     consumer = vertx.eventBus().localConsumer(Addresses.DATASET_CONTROL, this::handle);
+                    cameraEvents = vertx.eventBus().localConsumer(Addresses.CAMERA_EVENTS, this::onCameraEvent);
                     LOG.log(Level.INFO, "dataset of " + config.model() + ": " + s.size() + " frames in " + s.dir());
                     return null;
                 });
@@ -72,6 +76,7 @@ public final class DatasetVerticle extends VerticleBase {
     public Future<?> stop() {
         model.tap(null);
         if (consumer != null) consumer.unregister();
+        if (cameraEvents != null) cameraEvents.unregister();
         Future<Object> closed = lane.run(() -> {
             if (teacher != null) teacher.close();
             return null;
@@ -114,37 +119,40 @@ public final class DatasetVerticle extends VerticleBase {
         JsonObject b = msg.body();
         String action = b.getString("action", "");
         String id = b.getString("id");
-        if (id != null && !ID.matcher(id).matches()) {
-            msg.fail(400, "bad frame id \"" + id + "\"");
-            return;
+        Future<?> result;
+        try {
+            if (id != null) Names.require("frame id", id, Names.DERIVED_MAX);
+            result = switch (action) {
+                case "frames" -> lane.run(() -> list(b));
+                case "get" -> lane.run(() -> found(store.get(id), id).toJson());
+                case "image" -> lane.run(() -> {
+                    found(store.get(id), id);
+                    return new JsonObject().put("file", store.image(id).toString());
+                });
+                case "labels" -> labels(id, b);
+                case "delete" -> lane.run(() -> {
+                    if (!store.delete(id)) throw new NotFound("no collected frame \"" + id + "\"");
+                    return new JsonObject().put("deleted", id);
+                }).onSuccess(r -> publish("frame-deleted", new JsonObject().put("id", id)));
+                case "capture" -> capture(b.getString("camera"), b.getString("client", "local"));
+                case "stats" -> lane.run(() -> store.stats()).map(j -> j.put("captures", new JsonObject()
+                        .put("waiting", requests.pending()).put("cameras", tap.forcedCount())));
+                case "pin" -> lane.run(() -> {
+                    DatasetStore.Snapshot s = store.pin();
+                    return new JsonObject().put("train", paths(s.train())).put("val", paths(s.val()))
+                            .put("valObjects", s.valObjects()).put("labelsRevision", s.labelsRevision());
+                });
+                case "unpin" -> lane.run(() -> {
+                    store.unpin();
+                    return new JsonObject();
+                });
+                case "revision" -> lane.run(() -> new JsonObject().put("labelsRevision", store.labelsRevision()));
+                default -> Future.failedFuture(new IllegalArgumentException("unknown action \"" + action
+                        + "\" (frames, get, image, labels, delete, capture, stats, pin, unpin, revision)"));
+            };
+        } catch (RuntimeException e) {
+            result = Future.failedFuture(e);
         }
-        Future<?> result = switch (action) {
-            case "frames" -> lane.run(() -> list(b));
-            case "get" -> lane.run(() -> found(store.get(id), id).toJson());
-            case "image" -> lane.run(() -> {
-                found(store.get(id), id);
-                return new JsonObject().put("file", store.image(id).toString());
-            });
-            case "labels" -> labels(id, b);
-            case "delete" -> lane.run(() -> {
-                if (!store.delete(id)) throw new NotFound("no collected frame \"" + id + "\"");
-                return new JsonObject().put("deleted", id);
-            }).onSuccess(r -> publish("frame-deleted", new JsonObject().put("id", id)));
-            case "capture" -> capture(b.getString("camera"));
-            case "stats" -> lane.run(() -> store.stats());
-            case "pin" -> lane.run(() -> {
-                DatasetStore.Snapshot s = store.pin();
-                return new JsonObject().put("train", paths(s.train())).put("val", paths(s.val()))
-                        .put("valObjects", s.valObjects()).put("labelsRevision", s.labelsRevision());
-            });
-            case "unpin" -> lane.run(() -> {
-                store.unpin();
-                return new JsonObject();
-            });
-            case "revision" -> lane.run(() -> new JsonObject().put("labelsRevision", store.labelsRevision()));
-            default -> Future.failedFuture(new IllegalArgumentException("unknown action \"" + action
-                    + "\" (frames, get, image, labels, delete, capture, stats, pin, unpin, revision)"));
-        };
         result.onComplete(ar -> {
             if (ar.succeeded()) msg.reply(ar.result());
             else msg.fail(code(ar.cause()), ar.cause().getMessage());
@@ -173,18 +181,60 @@ public final class DatasetVerticle extends VerticleBase {
         }).onSuccess(j -> publish("labels-changed", new JsonObject().put("frame", j.copy().put("proposals", null).put("labels", null))));
     }
 
-    private Future<JsonObject> capture(String camera) {
-        if (camera == null || camera.isBlank()) return Future.failedFuture(new IllegalArgumentException("camera: required"));
+    /**
+     * Keeps {@code camera}'s next frame: 400 for a camera id that is not a name, 404 for a camera that does not run
+     * here or feeds another model, 429 when {@code client} (or everyone) has too many requests waiting, 409 when no
+     * frame comes within 10 s. Nothing is kept for a request once it has ended.
+     */
+    private Future<JsonObject> capture(String camera, String client) {
+        Names.require("camera", camera);
+        requests.reserve(client);
         Promise<CollectedFrame> p = Promise.promise();
+        p.future().onComplete(ar -> requests.release(client));
+        vertx.eventBus().<JsonObject>request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "get").put("id", camera))
+                .onFailure(e -> p.tryFail(code(e) == 404 || e instanceof io.vertx.core.eventbus.ReplyException re
+                        && re.failureType() == io.vertx.core.eventbus.ReplyFailure.NO_HANDLERS
+                        ? new NotFound("camera: no camera \"" + camera + "\" runs on this node") : e))
+                .onSuccess(m -> {
+                    String feeds = m.body().getString("model");
+                    if (!config.model().equals(feeds)) {
+                        p.tryFail(new NotFound("camera: camera \"" + camera + "\" feeds model \"" + feeds
+                                + "\"; online training collects frames for model \"" + config.model() + "\""));
+                    } else if (!tap.captureNext(camera)) {
+                        p.tryFail(new RequestRefused(429, "capture: " + CollectorTap.MAX_FORCED
+                                + " cameras have capture requests waiting: try again when some have ended"));
+                    } else {
+                        wait(camera, p);
+                    }
+                });
+        return p.future().map(CollectedFrame::toJson);
+    }
+
+    /** {@code p} waits for the next kept frame of {@code camera}, at most {@link #CAPTURE_TIMEOUT_MS}. */
+    private void wait(String camera, Promise<CollectedFrame> p) {
         captures.computeIfAbsent(camera, k -> new ArrayList<>()).add(p);
-        tap.captureNext(camera);
-        vertx.setTimer(CAPTURE_TIMEOUT_MS, t -> {
+        long timer = vertx.setTimer(CAPTURE_TIMEOUT_MS, t -> {
             List<Promise<CollectedFrame>> waiting = captures.get(camera);
-            if (waiting != null && waiting.remove(p) && waiting.isEmpty()) captures.remove(camera);
+            if (waiting != null && waiting.remove(p) && waiting.isEmpty()) {
+                captures.remove(camera);
+                tap.cancel(camera); // nobody waits: the tap keeps nothing for it
+            }
             p.tryFail(new Conflict("no frame from camera \"" + camera + "\" reached model \"" + config.model()
                     + "\" within " + CAPTURE_TIMEOUT_MS / 1000 + " s (is it running and looked at by this model?)"));
         });
-        return p.future().map(CollectedFrame::toJson);
+        p.future().onComplete(ar -> vertx.cancelTimer(timer));
+    }
+
+    /** A camera removed from this node: its waiting requests end (404) and the tap forgets it. */
+    private void onCameraEvent(Message<JsonObject> m) {
+        if (!"removed".equals(m.body().getString("event"))) return;
+        String camera = m.body().getString("id");
+        if (camera == null) return;
+        if (tap != null) tap.cameraGone(camera);
+        List<Promise<CollectedFrame>> waiting = captures.remove(camera);
+        if (waiting != null) {
+            waiting.forEach(p -> p.tryFail(new NotFound("camera: camera \"" + camera + "\" was removed before a frame of it was kept")));
+        }
     }
 
     private void publish(String event, JsonObject body) {
@@ -205,6 +255,7 @@ public final class DatasetVerticle extends VerticleBase {
 
     static int code(Throwable e) {
         if (e instanceof io.vertx.core.eventbus.ReplyException re && re.failureCode() >= 400) return re.failureCode();
+        if (e instanceof RequestRefused r) return r.status();
         if (e instanceof NotFound) return 404;
         if (e instanceof Conflict) return 409;
         if (e instanceof IllegalArgumentException) return 400;

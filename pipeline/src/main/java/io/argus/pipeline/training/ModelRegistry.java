@@ -1,10 +1,12 @@
 package io.argus.pipeline.training;
 
 import io.argus.detector.io.AtomicFile;
+import io.argus.pipeline.config.Names;
 import io.argus.pipeline.inference.LoadedModel;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -12,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * The versions of one model ({@code versions/registry.json} beside their weights files): the configured one it started
@@ -46,6 +49,9 @@ public final class ModelRegistry {
         }
     }
 
+    /** A version named after its weights' hash; {@code -r<run>}: a fine-tune that produced weights seen before. */
+    public static final Pattern HASH_VERSION = Pattern.compile("sha256:[0-9a-f]{12}(-r[0-9]{1,9})?");
+
     private final Path dir;
     private final Map<String, Version> versions = new LinkedHashMap<>();
     private final List<String> history = new ArrayList<>(); // versions that served, the active one last
@@ -63,7 +69,7 @@ public final class ModelRegistry {
         ModelRegistry r = new ModelRegistry(dir);
         Path file = dir.resolve("registry.json");
         try {
-            Files.createDirectories(dir);
+            OwnerOnly.directories(dir);
             AtomicFile.removeLeftovers(dir); // a copy or a save a kill cut short: never referenced
             if (Files.isRegularFile(file)) {
                 JsonObject j;
@@ -132,25 +138,83 @@ public final class ModelRegistry {
         return v;
     }
 
+    /** An adopted version, and whether this adoption added it (false: it was kept here already). */
+    public record Adopted(Version version, boolean added) {}
+
     /**
      * A version that did not come from this node's own fine-tune: promoted on another node of the cluster (its
-     * weights fetched from there) or by an operator ({@code state} says which). Its weights must hash to
-     * {@code version} when one is given (a transfer that changed a byte is refused); they are copied in and the
-     * version is returned to be swapped in, then {@link #activated}. A version already here is returned as it is.
+     * weights fetched from there) or by an operator ({@code state} says which), its weights {@code staged} in this
+     * registry's directory (checked for the network, hashed). They must hash to {@code version} when one is given (a
+     * transfer that changed a byte is refused). The staged file becomes the version's file and the version is
+     * returned to be swapped in, then {@link #activated}, or {@link #forget forgotten} when the swap fails. A version
+     * already here is returned as it is (the staged file goes). Either way the staged file is this registry's now.
      */
-    public Version adopt(Path weights, String version, String state) {
-        String actual = LoadedModel.fileVersion(weights);
-        if (version == null) version = actual;
-        Version known = versions.get(version);
-        if (known != null && known.file() != null) return known;
-        if (!version.equals(actual) && !version.startsWith(actual + "-r")) {
-            throw new IllegalArgumentException(weights + ": its content is " + actual + ", expected " + version);
+    public Adopted adopt(StagedWeights staged, String version, String state) {
+        try {
+            String actual = staged.version();
+            if (version == null) version = actual;
+            requireVersion("version", version);
+            if (!version.equals(actual) && !version.startsWith(actual + "-r")) {
+                throw new IllegalArgumentException("version: the weights are " + actual + ", expected " + version);
+            }
+            Version known = versions.get(version);
+            if (known != null && known.file() != null) return new Adopted(known, false);
+            int number = nextNumber();
+            Path file = dir.resolve(number + "-" + actual.substring("sha256:".length()) + ".weights");
+            try {
+                Files.move(staged.file(), file, StandardCopyOption.ATOMIC_MOVE);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+            }
+            AtomicFile.forceDirectory(dir);
+            Version v = new Version(version, number, file, active().version(), state, System.currentTimeMillis(), null, null, null);
+            try {
+                record(v);
+            } catch (RuntimeException e) {
+                WeightsIntake.discard(file); // not named by registry.json: nothing to keep
+                throw e;
+            }
+            return new Adopted(v, true);
+        } finally {
+            WeightsIntake.discard(staged.file()); // gone already when it became the version's file
         }
-        int number = nextNumber();
-        Path file = copyIn(weights, number, actual);
-        Version v = new Version(version, number, file, active().version(), state, System.currentTimeMillis(), null, null, null);
-        record(v);
-        return v;
+    }
+
+    /**
+     * Removes a version this registry added but that never served (its swap failed): its record and its file, as if
+     * it had never been adopted.
+     */
+    public void forget(String version) {
+        Version v = versions.get(version);
+        if (v == null || history.contains(version)) throw new IllegalStateException("version " + version + " cannot be forgotten");
+        saveOrUndo(() -> versions.remove(version), () -> versions.put(version, v));
+        if (v.file() != null && v.file().startsWith(dir)) WeightsIntake.discard(v.file());
+    }
+
+    /**
+     * The weights file of a kept version that may be served to another node: one this registry wrote in its
+     * directory, or the configured weights of the base. Null for any other version (rejected, unknown) and for a
+     * record that names a file elsewhere.
+     */
+    public Path keptFile(String version) {
+        Version v = versions.get(version);
+        if (v == null || v.file() == null) return null;
+        boolean ours = v.file().toAbsolutePath().normalize().getParent().equals(dir.toAbsolutePath().normalize());
+        boolean configured = version.equals(base) && v.number() == 0;
+        if (!ours && !configured) return null;
+        return Files.isRegularFile(v.file(), java.nio.file.LinkOption.NOFOLLOW_LINKS) ? v.file() : null;
+    }
+
+    /**
+     * {@code value} when it is a version id, else an IllegalArgumentException naming {@code what}: {@code sha256:}
+     * and 12 lowercase hex digits ({@link #HASH_VERSION}), with {@code -r<run>} when a fine-tune produced weights seen
+     * before; or a name ({@link Names}, up to {@link Names#DERIVED_MAX}), as a configured {@code version} or
+     * {@code random-seed-<n>} for generated weights. A file name is only made from the hash part, after this check.
+     */
+    public static String requireVersion(String what, String value) {
+        if (value != null && (HASH_VERSION.matcher(value).matches() || Names.valid(value, Names.DERIVED_MAX))) return value;
+        throw new Names.InvalidName(what + ": expected sha256:<12 hex digits> (with -r<run> for a repeated fine-tune) or "
+                + Names.expectation(Names.DERIVED_MAX).replace("expected ", "") + ", found " + Names.quoted(value));
     }
 
     /** Adds or replaces a version's record, saved (or, when the save fails, as it was). */

@@ -1,6 +1,7 @@
 package io.argus.pipeline.training;
 
 import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.config.Names;
 import io.argus.pipeline.inference.InferenceVerticle;
 import io.argus.pipeline.inference.LoadedModel;
 import io.argus.trainer.backends.TrainingBackends;
@@ -142,8 +143,12 @@ public final class TrainerVerticle extends VerticleBase {
                 msg.reply(a);
             }
             case "run" -> {
-                Integer id = b.getInteger("id");
-                Optional<RunRecord> r = runs.stream().filter(x -> id != null && x.id() == id).findFirst();
+                Object raw = b.getValue("id");
+                if (!(raw instanceof Integer id) || id < 0) {
+                    msg.fail(400, "run id: expected a run number (0-" + Integer.MAX_VALUE + "), found " + Names.quoted(String.valueOf(raw)));
+                    return;
+                }
+                Optional<RunRecord> r = runs.stream().filter(x -> x.id() == id).findFirst();
                 if (r.isPresent()) msg.reply(r.get().json);
                 else msg.fail(404, "no run " + id + " (the last " + KEEP_RUNS + " are kept)");
             }
@@ -232,9 +237,10 @@ public final class TrainerVerticle extends VerticleBase {
                     Path dir = runsDir().resolve(Integer.toString(id));
                     return request(Addresses.REGISTRY_CONTROL, new JsonObject().put("action", "active"))
                             .compose(active -> lane.run(() -> {
-                                Files.createDirectories(dir);
-                                Files.write(dir.resolve("train.txt"), strings(train));
-                                Files.write(dir.resolve("val.txt"), strings(val));
+                                OwnerOnly.directories(dir.getParent());
+                                OwnerOnly.directories(dir);
+                                DatasetStore.write(dir.resolve("train.txt"), lines(train));
+                                DatasetStore.write(dir.resolve("val.txt"), lines(val));
                                 return active;
                             }))
                             .map(active -> {
@@ -342,10 +348,11 @@ public final class TrainerVerticle extends VerticleBase {
                 .map(Message::body);
     }
 
-    private static List<String> strings(JsonArray a) {
-        List<String> out = new ArrayList<>(a.size());
-        for (Object o : a) out.add((String) o);
-        return out;
+    /** A list file as Files.write(List) wrote it: one line each, each ended by a newline. */
+    private static String lines(JsonArray a) {
+        StringBuilder b = new StringBuilder();
+        for (Object o : a) b.append((String) o).append('\n');
+        return b.toString();
     }
 
     private void publish(String event, JsonObject body) {

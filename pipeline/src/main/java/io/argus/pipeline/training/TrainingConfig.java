@@ -27,12 +27,21 @@ import java.util.List;
  * @param minValFrames    labelled held-out frames needed before a run
  * @param mapTolerance    a candidate is swapped in when its held-out mAP@0.5 >= the serving one's minus this
  * @param resume          at start, serve the version the registry had active (else the configured weights)
+ * @param importDir       the directory whose files an operator may adopt as weights by name; null: adoption by file
+ *                        name is off (weights are then adopted by uploading them)
+ * @param maxWeightsBytes the largest weights file adopted (uploaded or imported); a network whose weights are
+ *                        larger cannot be given new weights from outside
  */
 public record TrainingConfig(boolean enabled, String model, Path dataDir, CronSchedule schedule,
                              TrainingBackends.Kind backend, CudaTrainingOptions cuda, int iterations, int batch,
                              int subdivisions, float learningRate, int threads, double cpuShare, int minTrainFrames,
                              int minValFrames, double mapTolerance, boolean resume, long seed, Collect collect,
-                             Teacher teacher) {
+                             Teacher teacher, Path importDir, long maxWeightsBytes) {
+    /**
+     * Default of {@code maxWeightsBytes}: above the largest common Darknet networks (yolov4 at 608x608 is 246 MB) and
+     * half of what one weights file can be (the reader holds it in one buffer of at most 2 GiB).
+     */
+    public static final long DEFAULT_MAX_WEIGHTS_BYTES = 1L << 30;
 
     /**
      * Frame collection: per camera at most one frame per {@code intervalMs}, chosen among candidates looked at every
@@ -115,16 +124,22 @@ public record TrainingConfig(boolean enabled, String model, Path dataDir, CronSc
         long seed = n.longValue("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE);
         Collect collect = Collect.read(n.child("collect"));
         Teacher teacher = Teacher.read(n.child("teacher"));
+        Path importDir = n.path("importDir", null, false);
+        if (importDir != null && !java.nio.file.Files.isDirectory(importDir)) {
+            throw new ConfigException(n.key("importDir"), "expected a directory (whose files may be adopted as weights), found " + importDir);
+        }
+        long maxWeights = n.longValue("maxWeightsBytes", DEFAULT_MAX_WEIGHTS_BYTES, 1024, Integer.MAX_VALUE);
         n.finish();
         return new TrainingConfig(enabled, model, dataDir, schedule, TrainingBackends.Kind.parse(backend, n.key("backend")),
                 cuda, iterations, batch, subdivisions, (float) rate, threads, share, minTrain, minVal, tolerance, resume,
-                seed, collect, teacher);
+                seed, collect, teacher, importDir, maxWeights);
     }
 
     /** The same settings with another number of SGD updates per fine-tune. */
     public TrainingConfig withIterations(int n) {
         return new TrainingConfig(enabled, model, dataDir, schedule, backend, cuda, n, batch, subdivisions, learningRate,
-                threads, cpuShare, minTrainFrames, minValFrames, mapTolerance, resume, seed, collect, teacher);
+                threads, cpuShare, minTrainFrames, minValFrames, mapTolerance, resume, seed, collect, teacher, importDir,
+                maxWeightsBytes);
     }
 
     /** "cpu", "cuda" or "auto", as configured. */

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A model version promoted on one node is served by every node: two Argus processes with online training on, each
- * running a camera; an operator promotes new weights on node 1 ({@code POST /api/models/tiny/versions}); node 2
+ * running a camera; an operator uploads new weights to node 1 ({@code POST /api/models/tiny/versions}); node 2
  * fetches them by their hash and swaps them in. Measured at a WebSocket client on node 1: from the promotion to the
  * first message of each node's camera that carries the new version. Then the trainer singleton: one node fine-tunes
  * the model, the other refuses a run naming it, and takes it over when that node is killed. Also: /metrics labels
@@ -100,7 +100,7 @@ class ClusterModelVersionTest {
         String version = LoadedModel.fileVersion(weights);
         assertTrue(!version.equals(base), "a new version");
         long promotedAt = System.currentTimeMillis();
-        ClusterNode.Response r = n1.call(HttpMethod.POST, "/api/models/tiny/versions", new JsonObject().put("file", weights.toString()).encode());
+        ClusterNode.Response r = n1.upload("/api/models/tiny/versions", Files.readAllBytes(weights));
         assertEquals(200, r.status(), r.body());
         long answeredAt = System.currentTimeMillis();
 

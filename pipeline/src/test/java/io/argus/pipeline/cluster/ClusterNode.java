@@ -87,6 +87,14 @@ final class ClusterNode implements AutoCloseable {
 
     Response get(String path) throws Exception { return call(HttpMethod.GET, path, null); }
 
+    /** A POST of raw bytes ({@code application/octet-stream}): weights to adopt. */
+    Response upload(String path, byte[] body) throws Exception {
+        var req = web.request(HttpMethod.POST, path).timeout(30_000).putHeader("content-type", "application/octet-stream");
+        if (token != null) req.bearerTokenAuthentication(token);
+        HttpResponse<Buffer> r = req.sendBuffer(Buffer.buffer(body)).toCompletionStage().toCompletableFuture().get(40, TimeUnit.SECONDS);
+        return new Response(r.statusCode(), r.body() != null ? r.body().toString() : "");
+    }
+
     boolean ready() {
         try {
             return get("/ready").status() == 200;
