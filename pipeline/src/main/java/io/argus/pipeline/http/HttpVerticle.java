@@ -2,6 +2,7 @@ package io.argus.pipeline.http;
 
 import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.app.ArgusMetrics;
+import io.argus.pipeline.app.EventBusMeters;
 import io.argus.pipeline.cluster.EpochFilter;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.inference.InferenceVerticle;
@@ -17,7 +18,6 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.bridge.PermittedOptions;
 import io.vertx.ext.healthchecks.HealthChecks;
 import io.vertx.ext.healthchecks.Status;
 import io.vertx.ext.web.Route;
@@ -25,13 +25,12 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.StaticHandler;
-import io.vertx.ext.web.handler.sockjs.SockJSBridgeOptions;
-import io.vertx.ext.web.handler.sockjs.SockJSHandler;
 import io.vertx.ext.web.healthchecks.HealthCheckHandler;
 import io.vertx.micrometer.PrometheusScrapingHandler;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -57,6 +56,8 @@ public final class HttpVerticle extends VerticleBase {
     private TokenFileWatch watch;
     private Router router;
     private WebSocketGateway gateway;
+    private ConnectionLimits limits;
+    private ArgusMetrics.Group meters;
     private HttpServer server;
 
     public HttpVerticle(ArgusConfig config, ArgusMetrics metrics, Snapshots snapshots, List<InferenceVerticle> models,
@@ -102,10 +103,17 @@ public final class HttpVerticle extends VerticleBase {
         gateway = new WebSocketGateway(vertx, config.websocket(), metrics, cameras,
                 clustered ? Addresses.CLUSTER_CAMERA_EVENTS : Addresses.CAMERA_EVENTS, new EpochFilter(2L * config.cluster().leaseMs()));
         router = Router.router(vertx);
+        ArgusConfig.Http http = config.http();
+        limits = new ConnectionLimits(vertx, http.limits().maxConnections(), http.limits().requestHeadTimeoutMs());
+        // first, so that it sees every request: its head has come, the connection's deadline stops (ConnectionLimits)
+        router.route().handler(limits::headArrived);
+        // first of the checks: a page of another site, or reached by DNS rebinding, goes no further
+        router.route().handler(new OriginCheck(http.allowedOrigins(), http.allowedHosts(), () -> !auth.enabled()));
         // open: the page's own information, before the guard below
         router.get("/api/info").handler(rc -> json(rc, 200, new JsonObject().put("auth", auth.enabled())
                 .put("snapshotsFps", config.snapshots().fps())));
         router.route("/api/*").handler(auth::required);
+        router.route("/api/*").handler(JsonContentType::check);
         router.route("/api/*").handler(BodyHandler.create().setBodyLimit(64 * 1024).setHandleFileUploads(false));
         router.get("/api/cameras").handler(rc -> control(rc, cameras, new JsonObject().put("action", "list"), 200));
         router.post("/api/cameras").handler(rc -> addCamera(rc, cameras));
@@ -131,20 +139,33 @@ public final class HttpVerticle extends VerticleBase {
 
         router.get("/health").handler(HealthCheckHandler.createWithHealthChecks(liveness()));
         router.get("/ready").handler(HealthCheckHandler.createWithHealthChecks(readiness()));
-        router.get("/metrics").handler(PrometheusScrapingHandler.create((PrometheusMeterRegistry) metrics.registry()));
+        router.get("/metrics").handler(rc -> {
+            EventBusMeters.forgetUnheard(metrics.registry()); // an address nobody listens on any more has no series
+            rc.next();
+        }).handler(PrometheusScrapingHandler.create((PrometheusMeterRegistry) metrics.registry()));
         router.get("/ws").handler(auth::required).handler(gateway::handle);
         router.route("/eventbus/*").handler(auth::required);
-        router.route("/eventbus/*").subRouter(bridge());
+        new EventBusBridge(vertx, auth, gateway::follows, 2L * config.cluster().leaseMs(), http.limits()).mount(router);
         router.get("/").handler(auth::login);
         router.route("/*").handler(StaticHandler.create("webroot").setIndexPage("index.html"));
         router.route().failureHandler(this::failure);
 
-        HttpServerOptions options = new HttpServerOptions().setHost(config.http().host()).setPort(config.http().port())
+        HttpServerOptions options = new HttpServerOptions().setHost(http.host()).setPort(http.port())
                 .setMaxWebSocketFrameSize(64 * 1024).setMaxWebSocketMessageSize(256 * 1024)
-                .setWebSocketClosingTimeout(2); // a client that never reads will not answer our close either
-        if (config.http().sendBufferBytes() > 0) options.setSendBufferSize(config.http().sendBufferBytes());
+                .setWebSocketClosingTimeout(2) // a client that never reads will not answer our close either
+                .setIdleTimeout(http.limits().idleTimeoutMs()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
+                // HTTP/1.x from the first byte: with clear-text HTTP/2 on, a connection that sends nothing never
+                // becomes one, and so has no deadline (ConnectionLimits); browsers use HTTP/2 over TLS only anyway
+                .setHttp2ClearTextEnabled(false);
+        if (http.sendBufferBytes() > 0) options.setSendBufferSize(http.sendBufferBytes());
+        meters = metrics.group();
+        metrics.gauge(meters, "argus.http.connections", "Open HTTP connections (WebSockets included)", limits::open);
+        metrics.functionCounter(meters, "argus.http.connections.closed", "HTTP connections the server closed before "
+                + "a request: over http.maxConnections, or no complete request head in time", limits::refused, "reason", "max_connections");
+        metrics.functionCounter(meters, "argus.http.connections.closed", "HTTP connections the server closed before "
+                + "a request: over http.maxConnections, or no complete request head in time", limits::timedOut, "reason", "head_timeout");
         return gateway.start()
-                .compose(v -> vertx.createHttpServer(options).requestHandler(router).listen())
+                .compose(v -> vertx.createHttpServer(options).connectionHandler(limits::opened).requestHandler(router).listen())
                 .recover(e -> Future.failedFuture(new IllegalStateException("http: cannot listen on "
                         + config.http().host() + ":" + config.http().port() + ": " + e.getMessage(), e)))
                 .onSuccess(s -> server = s);
@@ -153,6 +174,7 @@ public final class HttpVerticle extends VerticleBase {
     @Override
     public Future<?> stop() {
         if (watch != null) watch.stop();
+        if (meters != null) meters.close();
         if (gateway != null) gateway.stop();
         return server != null ? server.close() : Future.succeededFuture();
     }
@@ -250,25 +272,5 @@ public final class HttpVerticle extends VerticleBase {
             p.complete(ok ? Status.OK() : Status.KO());
         });
         return hc;
-    }
-
-    /**
-     * SockJS event-bus bridge: browsers may receive detections, snapshot notices and training events; nothing inbound.
-     * A former owner's late detections (an older epoch) are dropped per connection, as on {@code /ws}.
-     */
-    private Router bridge() {
-        SockJSBridgeOptions options = new SockJSBridgeOptions()
-                .addOutboundPermitted(new PermittedOptions().setAddressRegex("argus\\.(detections|snapshots|training)\\..+"));
-        BridgeEpochs epochs = new BridgeEpochs(2L * config.cluster().leaseMs());
-        return SockJSHandler.create(vertx).bridge(options, event -> {
-            switch (event.type()) {
-                case RECEIVE -> event.complete(epochs.deliver(event.socket(), event.getRawMessage()));
-                case SOCKET_CLOSED -> {
-                    epochs.closed(event.socket());
-                    event.complete(true);
-                }
-                default -> event.complete(auth.allows(event));
-            }
-        });
     }
 }
