@@ -7,6 +7,7 @@ import io.vertx.ext.web.RoutingContext;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -19,24 +20,36 @@ import java.util.concurrent.atomic.AtomicLong;
  * for a while, which a client sending a header line every few seconds never reaches) but no deadline for a request
  * head, hence this.
  *
+ * <p>A request only writes its connection's deadline; one periodic sweep (every quarter of the timeout, at most a
+ * second) closes the connections past theirs, so a connection goes at most that much after its deadline, and a busy
+ * server makes no timer per request.
+ *
  * <p>Needs HTTP/1.x from the first byte (clear-text HTTP/2 off): with h2c on, Vert.x makes a connection only once its
  * first bytes tell the protocol, so a client that sends nothing would have no connection to time.
  */
 final class ConnectionLimits {
-    private final Vertx vertx;
+    /** A deadline that never comes: a request in progress, or a WebSocket. */
+    private static final long NONE = Long.MAX_VALUE;
+
     private final int maxConnections;
-    private final long headTimeoutMs;
-    /** Open connections and their pending deadline timer (-1: none, a request in progress or a WebSocket). */
-    private final Map<HttpConnection, Long> deadlines = new ConcurrentHashMap<>();
+    private final long headTimeoutNanos;
+    /** Open connections and when each must have sent its next request head ({@link System#nanoTime}; NONE). */
+    private final Map<HttpConnection, AtomicLong> deadlines = new ConcurrentHashMap<>();
     private final AtomicInteger open = new AtomicInteger();
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong timedOut = new AtomicLong();
+    private final Vertx vertx;
+    private final long sweep;
 
+    /** Starts the sweep; {@link #stop} ends it. */
     ConnectionLimits(Vertx vertx, int maxConnections, long headTimeoutMs) {
         this.vertx = vertx;
         this.maxConnections = maxConnections;
-        this.headTimeoutMs = headTimeoutMs;
+        this.headTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(headTimeoutMs);
+        this.sweep = vertx.setPeriodic(Math.max(10, Math.min(1_000, headTimeoutMs / 4)), t -> closeLate());
     }
+
+    void stop() { vertx.cancelTimer(sweep); }
 
     /** The server's connection handler: admits the connection (or closes it) and starts its first deadline. */
     void opened(HttpConnection conn) {
@@ -46,13 +59,11 @@ final class ConnectionLimits {
             conn.close();
             return;
         }
-        deadlines.put(conn, -1L);
+        deadlines.put(conn, new AtomicLong(System.nanoTime() + headTimeoutNanos));
         conn.closeHandler(v -> {
             open.decrementAndGet();
-            Long timer = deadlines.remove(conn);
-            if (timer != null && timer >= 0) vertx.cancelTimer(timer);
+            deadlines.remove(conn);
         });
-        arm(conn);
     }
 
     /**
@@ -60,36 +71,29 @@ final class ConnectionLimits {
      * answer is out, unless the connection became a WebSocket.
      */
     void headArrived(RoutingContext rc) {
-        HttpConnection conn = rc.request().connection();
-        disarm(conn);
-        String upgrade = rc.request().getHeader(HttpHeaders.UPGRADE);
-        boolean webSocket = upgrade != null && upgrade.toLowerCase(Locale.ROOT).contains("websocket");
-        rc.addEndHandler(ar -> {
-            if (ar.succeeded() && !(webSocket && rc.response().getStatusCode() == 101)) arm(conn);
-        });
+        AtomicLong deadline = deadlines.get(rc.request().connection());
+        if (deadline != null) {
+            deadline.set(NONE);
+            String upgrade = rc.request().getHeader(HttpHeaders.UPGRADE);
+            boolean webSocket = upgrade != null && upgrade.toLowerCase(Locale.ROOT).contains("websocket");
+            rc.addEndHandler(ar -> {
+                if (ar.succeeded() && !(webSocket && rc.response().getStatusCode() == 101)) {
+                    deadline.set(System.nanoTime() + headTimeoutNanos);
+                }
+            });
+        }
         rc.next();
     }
 
-    private void arm(HttpConnection conn) {
-        long timer = vertx.setTimer(headTimeoutMs, id -> {
-            if (deadlines.replace(conn, id, -1L)) {
+    private void closeLate() {
+        long now = System.nanoTime();
+        for (Map.Entry<HttpConnection, AtomicLong> e : deadlines.entrySet()) {
+            long d = e.getValue().get();
+            if (d != NONE && d - now < 0 && e.getValue().compareAndSet(d, NONE)) {
                 timedOut.incrementAndGet();
-                conn.close();
+                e.getKey().close();
             }
-        });
-        if (deadlines.computeIfPresent(conn, (c, old) -> {
-            if (old >= 0) vertx.cancelTimer(old);
-            return timer;
-        }) == null) {
-            vertx.cancelTimer(timer); // closed meanwhile
         }
-    }
-
-    private void disarm(HttpConnection conn) {
-        deadlines.computeIfPresent(conn, (c, t) -> {
-            if (t >= 0) vertx.cancelTimer(t);
-            return -1L;
-        });
     }
 
     /** Connections open now. */

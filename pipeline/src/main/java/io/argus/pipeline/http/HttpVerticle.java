@@ -43,7 +43,10 @@ import java.util.function.BooleanSupplier;
  * {@code /metrics} (probes and Prometheus scrapes), {@code GET /api/info} (so the page can tell it needs a token) and
  * the dashboard's static files, with {@code /?token=} to log a browser in; everything else under {@code /api},
  * {@code /ws} and {@code /eventbus} needs the token. A route added here is protected unless listed as open;
- * AuthRoutesTest checks every route against that list.
+ * AuthRoutesTest checks every route against that list. Before any route, {@link OriginCheck} refuses what a page of
+ * another site (or one reached by DNS rebinding) sends; request bodies under {@code /api} are JSON
+ * ({@link JsonContentType}); connections are bounded in number and in the time to a request head
+ * ({@link ConnectionLimits}), SockJS sessions likewise ({@link EventBusBridge}).
  */
 public final class HttpVerticle extends VerticleBase {
     private final ArgusConfig config;
@@ -160,10 +163,10 @@ public final class HttpVerticle extends VerticleBase {
         if (http.sendBufferBytes() > 0) options.setSendBufferSize(http.sendBufferBytes());
         meters = metrics.group();
         metrics.gauge(meters, "argus.http.connections", "Open HTTP connections (WebSockets included)", limits::open);
-        metrics.functionCounter(meters, "argus.http.connections.closed", "HTTP connections the server closed before "
-                + "a request: over http.maxConnections, or no complete request head in time", limits::refused, "reason", "max_connections");
-        metrics.functionCounter(meters, "argus.http.connections.closed", "HTTP connections the server closed before "
-                + "a request: over http.maxConnections, or no complete request head in time", limits::timedOut, "reason", "head_timeout");
+        String closed = "HTTP connections the server closed before a request: over http.maxConnections, or no "
+                + "complete request head in time";
+        metrics.functionCounter(meters, "argus.http.connections.closed", closed, limits::refused, "reason", "max_connections");
+        metrics.functionCounter(meters, "argus.http.connections.closed", closed, limits::timedOut, "reason", "head_timeout");
         return gateway.start()
                 .compose(v -> vertx.createHttpServer(options).connectionHandler(limits::opened).requestHandler(router).listen())
                 .recover(e -> Future.failedFuture(new IllegalStateException("http: cannot listen on "
@@ -175,6 +178,7 @@ public final class HttpVerticle extends VerticleBase {
     public Future<?> stop() {
         if (watch != null) watch.stop();
         if (meters != null) meters.close();
+        if (limits != null) limits.stop();
         if (gateway != null) gateway.stop();
         return server != null ? server.close() : Future.succeededFuture();
     }

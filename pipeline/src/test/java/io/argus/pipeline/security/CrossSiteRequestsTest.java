@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
@@ -227,6 +228,25 @@ class CrossSiteRequestsTest {
         }
         var foreign = send(open, HttpMethod.POST, "/api/cameras", headers("Origin", EVIL, "Content-Type", "text/plain"), camera("evil"));
         assertEquals(403, foreign.status(), "a page of another site posting to the open server: " + foreign.body());
+    }
+
+    @Test
+    void aListedOriginOrHostThatIsNoneIsNamedAtStart() throws Exception {
+        for (String[] bad : new String[][]{{"allowedOrigins", "*"}, {"allowedOrigins", "argus.example"},
+                {"allowedOrigins", "https://argus.example/dashboard"}, {"allowedHosts", "argus.lan:8080"},
+                {"allowedHosts", "http://argus.lan"}}) {
+            JsonObject json = TestConfig.base();
+            json.getJsonObject("http").put(bad[0], new JsonArray().add(bad[0].equals("allowedOrigins") ? PROXY : "argus.lan").add(bad[1]));
+            ConfigException e = assertThrows(ConfigException.class, () -> TestConfig.read(json), bad[0] + ": " + bad[1]);
+            assertEquals("http." + bad[0] + "[1]", e.key(), e.getMessage());
+            assertTrue(e.getMessage().contains("expected") && e.getMessage().contains(bad[1]), e.getMessage());
+        }
+        JsonObject json = TestConfig.base();
+        json.getJsonObject("http").put("allowedOrigins", new JsonArray().add("HTTPS://Argus.Example:443"))
+                .put("allowedHosts", new JsonArray().add("[::2]").add("Argus.LAN"));
+        var http = TestConfig.read(json).http();
+        assertEquals(java.util.List.of("https://argus.example"), http.allowedOrigins(), "read as browsers send them");
+        assertEquals(java.util.List.of("::2", "argus.lan"), http.allowedHosts());
     }
 
     WsClient ws(RunningApp app, String uri, Map<String, String> headers) throws Exception {

@@ -2,8 +2,10 @@ package io.argus.pipeline.security;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
@@ -74,10 +76,13 @@ class SlowHeadersTest {
 
     Raw connect(String firstBytes) throws Exception {
         Raw r = new Raw();
-        r.socket = net.connect(app.port(), "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        r.socket.handler(b -> r.received.append(b.toString()));
-        r.socket.closeHandler(v -> r.closedNanos = System.nanoTime());
-        if (firstBytes != null) r.socket.write(Buffer.buffer(firstBytes));
+        // handlers set as the connection completes, on its event loop: a close that follows at once is seen too
+        r.socket = net.connect(app.port(), "127.0.0.1").map(socket -> {
+            socket.handler(b -> r.received.append(b.toString()));
+            socket.closeHandler(v -> r.closedNanos = System.nanoTime());
+            if (firstBytes != null) socket.write(Buffer.buffer(firstBytes));
+            return socket;
+        }).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         return r;
     }
 
@@ -164,7 +169,11 @@ class SlowHeadersTest {
     WsClient bridge() throws Exception { return WsClient.connect(app.client, app.port(), "/eventbus/websocket", null, 0); }
 
     @Test
-    void theDeadlineIsTenSecondsByDefault() throws Exception {
+    void theDeadlineIsTenSecondsByDefaultAndWebSocketsArePingedBeforeTheyAreIdle() throws Exception {
         assertEquals(10_000, TestConfig.read(TestConfig.base()).http().limits().requestHeadTimeoutMs());
+        JsonObject json = TestConfig.base();
+        json.getJsonObject("http").put("idleTimeoutMs", 5_000);
+        ConfigException e = assertThrows(ConfigException.class, () -> TestConfig.read(json));
+        assertEquals("http.idleTimeoutMs: must exceed websocket.pingIntervalMs (10000), found 5000", e.getMessage());
     }
 }
