@@ -87,11 +87,14 @@ final class EventBusBridge {
         });
     }
 
-    /** A registration's address: training events, or a camera the gateway follows. */
+    /**
+     * Whether a registration may go on: one for a camera's address must name a camera the gateway follows (refused:
+     * {@code rejected}). Addresses the bridge does not deliver at all go on to its own check ({@code access_denied}).
+     */
     private boolean registrable(BridgeEvent event) {
         JsonObject raw = event.getRawMessage();
         String address = raw != null ? raw.getString("address") : null;
-        if (address == null || !address.matches(ADDRESSES)) return false;
+        if (address == null || !address.matches(ADDRESSES)) return true;
         Matcher camera = CAMERA_ADDRESS.matcher(address);
         return !camera.matches() || followedCamera.test(camera.group(1));
     }
