@@ -187,7 +187,8 @@ class CrossSiteRequestsTest {
                     Duration.ofSeconds(20), "detections or an error on the bridge (websocket, cookie only)");
             assertEquals("rec", first.getString("type"), "registered with the cookie alone: " + first.encode());
         }
-        Map<String, String> page = headers("Cookie", COOKIE, "Origin", self(guarded));
+        // SockJS closes the connection after each poll: a client reusing it would race the close
+        Map<String, String> page = headers("Cookie", COOKIE, "Origin", self(guarded), "Connection", "close");
         String session = "/eventbus/000/cookie" + System.nanoTime();
         var opened = send(guarded, HttpMethod.POST, session + "/xhr", page, null);
         assertEquals(200, opened.status());
