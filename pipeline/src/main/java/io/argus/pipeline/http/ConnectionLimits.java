@@ -3,6 +3,7 @@ package io.argus.pipeline.http;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.net.impl.ConnectionBase;
 import io.vertx.ext.web.RoutingContext;
 import java.util.Locale;
 import java.util.Map;
@@ -60,10 +61,15 @@ final class ConnectionLimits {
             return;
         }
         deadlines.put(conn, new AtomicLong(System.nanoTime() + headTimeoutNanos));
-        conn.closeHandler(v -> {
-            open.decrementAndGet();
-            deadlines.remove(conn);
-        });
+        // When a request becomes a WebSocket, Vert.x replaces the HTTP connection object by another and never calls the
+        // first one's close handler: the channel's close is the one signal for both kinds (ConnectionBase is Vert.x's
+        // own base of every connection; SlowHeadersTest checks that the count comes back).
+        if (conn instanceof ConnectionBase base) base.channel().closeFuture().addListener(f -> closed(conn));
+        else conn.closeHandler(v -> closed(conn));
+    }
+
+    private void closed(HttpConnection conn) {
+        if (deadlines.remove(conn) != null) open.decrementAndGet();
     }
 
     /**

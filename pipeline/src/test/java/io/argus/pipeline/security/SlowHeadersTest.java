@@ -168,6 +168,32 @@ class SlowHeadersTest {
 
     WsClient bridge() throws Exception { return WsClient.connect(app.client, app.port(), "/eventbus/websocket", null, 0); }
 
+    /** {@code argus_http_connections}: what the cap counts. */
+    int openConnections() throws Exception {
+        String line = app.get("/metrics").body().lines().filter(l -> l.startsWith("argus_http_connections ") || l.startsWith("argus_http_connections{")).findFirst()
+                .orElseThrow(() -> new AssertionError("no argus_http_connections series"));
+        return (int) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+    }
+
+    @Test
+    void connectionsThatEndLeaveTheCount() throws Exception {
+        int before = openConnections();
+        List<WsClient> clients = new ArrayList<>();
+        try {
+            for (int i = 0; i < 10; i++) clients.add(app.ws("/ws"));
+            for (int i = 0; i < BRIDGE_SESSIONS; i++) clients.add(bridge());
+            for (int i = 0; i < 10; i++) assertEquals(200, app.send(io.vertx.core.http.HttpMethod.GET, "/api/info",
+                    java.util.Map.of("Connection", "close"), null).status());
+            int during = openConnections();
+            System.out.println("argus_http_connections: " + before + " before, " + during + " with "
+                    + clients.size() + " WebSockets open");
+            assertTrue(during >= before + clients.size(), "the WebSockets are counted: " + during);
+        } finally {
+            clients.forEach(WsClient::close);
+        }
+        Waits.waitFor(() -> openConnections() <= before, 5_000, "the count back to " + before + " once the clients left");
+    }
+
     @Test
     void theDeadlineIsTenSecondsByDefaultAndWebSocketsArePingedBeforeTheyAreIdle() throws Exception {
         assertEquals(10_000, TestConfig.read(TestConfig.base()).http().limits().requestHeadTimeoutMs());
