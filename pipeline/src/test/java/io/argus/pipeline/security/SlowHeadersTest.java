@@ -30,7 +30,8 @@ import org.junit.jupiter.api.TestInstance;
  * by the server within {@code http.requestHeadTimeoutMs}, and so is a kept-alive connection whose next request never
  * comes; connections beyond {@code http.maxConnections} are closed at once. Meanwhile a WebSocket client keeps
  * receiving detections: the deadline is for request heads, not for connections. (Before: 800 such sockets were all
- * still open after 70 s.) SockJS sessions are bounded per client address likewise.
+ * still open after 70 s.) SockJS sessions are bounded per client address likewise, and the count the cap goes by
+ * comes back down as clients leave, WebSockets included.
  *
  * <p>One light app with a camera, the deadline at 3 s (10 s by default) so that the test takes seconds. Budget: 15 s.
  */
