@@ -20,14 +20,20 @@ const tiles = new Map();        // camera id -> {id, el, latency: [[t, ms]], cou
 
 function colorOf(i) { return `hsl(${(i * 137.5) % 360} 80% 60%)`; }
 
-// Says why nothing loads when the server refuses us (401: no or wrong token; 429: locked out for a while).
+// Says why nothing loads when the server refuses us (401: no or wrong token; 429: locked out for a while; 403: the
+// page's origin or the server's name is not one the server accepts, e.g. behind a proxy not in http.allowedOrigins).
 function checkAccess(r) {
   const message = document.getElementById('access');
   if (r.status === 401) {
     message.textContent = 'This Argus server needs its access token: open the dashboard URL printed at start, '
       + 'or run `argus token show` and open the link it prints.';
   } else if (r.status === 429) {
-    message.textContent = `Too many wrong access tokens from this address: try again in ${r.headers.get('retry-after') || 60} s.`;
+    message.textContent = `Too many wrong access tokens: try again in ${r.headers.get('retry-after') || 60} s.`;
+  } else if (r.status === 403) {
+    message.textContent = 'This Argus server refused the request.';
+    r.clone().json().then((b) => {
+      if (b && b.error) message.textContent = `This Argus server refused the request: ${b.error}`;
+    }).catch(() => {});
   } else {
     message.hidden = true;
     return r;

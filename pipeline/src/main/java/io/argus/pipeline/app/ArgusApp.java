@@ -158,6 +158,7 @@ public final class ArgusApp {
     private static PrometheusMeterRegistry newRegistry() {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         EventBusMeters.keepBacklogOnly(registry);
+        ClientChosenLabels.bound(registry);
         NativeMemoryMeters.register(registry);
         return registry;
     }

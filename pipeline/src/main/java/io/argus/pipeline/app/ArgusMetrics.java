@@ -115,4 +115,10 @@ public final class ArgusMetrics {
     public void gauge(Group g, String name, String description, Supplier<Number> value, String... tags) {
         g.add(Gauge.builder(name, value).tags(tags).description(description).register(registry));
     }
+
+    /** A counter kept elsewhere (a monotonic total read at each scrape). */
+    public void functionCounter(Group g, String name, String description, Supplier<Number> total, String... tags) {
+        g.add(FunctionCounter.builder(name, total, t -> t.get().doubleValue()).tags(tags).description(description)
+                .register(registry));
+    }
 }

@@ -1,7 +1,12 @@
 package io.argus.pipeline.app;
 
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.config.MeterFilter;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * Of Vert.x's event-bus series, only the two that show a backlog or a leak: {@code vertx_eventbus_pending{address,
@@ -12,6 +17,10 @@ import io.micrometer.core.instrument.config.MeterFilter;
  * <p>The event-bus domain used to be off entirely: its per-message counters (sent, received, delivered, bytes) at 30
  * frames/s per camera say nothing an operator acts on. Those stay denied here, so /metrics shows no new noise; a denied
  * meter is a no-op, so what remains per message is Micrometer's lookup of the (cached) no-op meter.
+ *
+ * <p>Vert.x never removes an address's series, so every address that ever had a consumer would stay in /metrics:
+ * a removed camera's, and any a client could make consumers for. {@link #forgetUnheard} removes those of addresses
+ * with no consumer left (a consumer registered there later brings them back).
  */
 public final class EventBusMeters {
     private EventBusMeters() {}
@@ -23,5 +32,30 @@ public final class EventBusMeters {
             return n.startsWith("vertx.eventbus.") && !n.equals("vertx.eventbus.pending")
                     && !n.equals("vertx.eventbus.handlers");
         }));
+    }
+
+    /**
+     * Removes the {@code handlers} and {@code pending} series of every address whose consumers are all gone (handlers 0,
+     * nothing pending). Vert.x keeps counting in the objects behind them and registers them again with the next
+     * consumer, so the numbers stay right.
+     */
+    public static void forgetUnheard(MeterRegistry registry) {
+        Set<String> unheard = new HashSet<>();
+        for (Meter m : registry.find("vertx.eventbus.handlers").meters()) {
+            if (m instanceof Gauge g && g.value() == 0 && m.getId().getTag("address") != null) unheard.add(m.getId().getTag("address"));
+        }
+        if (unheard.isEmpty()) return;
+        List<Meter> pending = List.copyOf(registry.find("vertx.eventbus.pending").meters());
+        for (Meter m : pending) {
+            if (unheard.contains(m.getId().getTag("address")) && m instanceof Gauge g && g.value() != 0) {
+                unheard.remove(m.getId().getTag("address")); // still draining: look again next time
+            }
+        }
+        for (Meter m : List.copyOf(registry.find("vertx.eventbus.handlers").meters())) {
+            if (unheard.contains(m.getId().getTag("address"))) registry.remove(m);
+        }
+        for (Meter m : pending) {
+            if (unheard.contains(m.getId().getTag("address"))) registry.remove(m);
+        }
     }
 }

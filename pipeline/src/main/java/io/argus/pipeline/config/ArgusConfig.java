@@ -3,6 +3,7 @@ package io.argus.pipeline.config;
 import io.argus.pipeline.cluster.ClusterConfig;
 import io.argus.pipeline.events.EventSettings;
 import io.argus.pipeline.events.MqttSettings;
+import io.argus.pipeline.http.WebOrigin;
 import io.argus.pipeline.tracking.TrackerSettings;
 import io.argus.pipeline.training.TrainingConfig;
 import io.vertx.core.json.JsonObject;
@@ -47,9 +48,18 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
     /**
      * HTTP server; {@code token} null when the API is open. sendBufferBytes: the kernel send buffer of each
      * connection (0: the OS default, which autotunes up to megabytes): with writeQueueBytes it bounds what a
-     * WebSocket client that stops reading can hold.
+     * WebSocket client that stops reading can hold. allowedOrigins: web origins ({@code scheme://host[:port]}, as
+     * normalised by {@link WebOrigin}) besides the server's own whose pages may change things and open WebSockets (a
+     * reverse proxy's address, say); allowedHosts: host names besides loopback ones an open server answers to (lower
+     * case). See docs/pipeline.md "Access".
      */
-    public record Http(String host, int port, String token, int sendBufferBytes) {
+    public record Http(String host, int port, String token, int sendBufferBytes, List<String> allowedOrigins,
+                       List<String> allowedHosts, Limits limits) {
+        /** With no allowed origins or hosts besides the server's own and the default limits. */
+        public Http(String host, int port, String token, int sendBufferBytes) {
+            this(host, port, token, sendBufferBytes, List.of(), List.of(), Limits.DEFAULTS);
+        }
+
         static Http read(ConfigNode n) {
             String host = n.string("host", "0.0.0.0");
             int port = n.integer("port", 8080, 0, 65535);
@@ -57,8 +67,50 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
             String weakness = token == null || token.isBlank() ? null : io.argus.pipeline.http.AccessToken.weakness(token);
             if (weakness != null) throw new ConfigException(n.key("token"), weakness + io.argus.pipeline.http.AccessToken.CONFIGURED_FIX);
             int sendBuffer = n.integer("sendBufferBytes", 0, 0, 64 * 1024 * 1024);
+            List<String> origins = new ArrayList<>();
+            List<String> given = n.strings("allowedOrigins");
+            for (int i = 0; i < given.size(); i++) {
+                try {
+                    origins.add(WebOrigin.parse(given.get(i)).toString());
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigException(n.key("allowedOrigins") + "[" + i + "]", e.getMessage());
+                }
+            }
+            List<String> hosts = new ArrayList<>();
+            List<String> names = n.strings("allowedHosts");
+            for (int i = 0; i < names.size(); i++) {
+                try {
+                    hosts.add(WebOrigin.hostName(names.get(i)));
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigException(n.key("allowedHosts") + "[" + i + "]", e.getMessage());
+                }
+            }
+            Limits limits = Limits.read(n);
             n.finish();
-            return new Http(host, port, token == null || token.isBlank() ? null : token, sendBuffer);
+            return new Http(host, port, token == null || token.isBlank() ? null : token, sendBuffer, List.copyOf(origins),
+                    List.copyOf(hosts), limits);
+        }
+    }
+
+    /**
+     * What one client may hold of the HTTP server. requestHeadTimeoutMs: a connection must finish each request's head
+     * (its request line and headers) this long after it opened or after its previous answer, or it is closed (so also
+     * the keep-alive time); idleTimeoutMs: a connection with nothing read or written for this long is closed (a stalled
+     * upload, say; WebSockets are pinged more often); maxConnections: connections at once, more are closed at once;
+     * maxBridgeSessions and maxBridgeSessionsPerAddress: SockJS sessions at once, in all and per client address.
+     */
+    public record Limits(int requestHeadTimeoutMs, int idleTimeoutMs, int maxConnections, int maxBridgeSessions,
+                         int maxBridgeSessionsPerAddress) {
+        public static final Limits DEFAULTS = new Limits(10_000, 120_000, 10_000, 1_000, 32);
+
+        static Limits read(ConfigNode n) {
+            Limits d = DEFAULTS;
+            int head = n.integer("requestHeadTimeoutMs", d.requestHeadTimeoutMs(), 100, 600_000);
+            int idle = n.integer("idleTimeoutMs", d.idleTimeoutMs(), 1_000, 24 * 3_600_000);
+            int connections = n.integer("maxConnections", d.maxConnections(), 1, 1_000_000);
+            int sessions = n.integer("maxBridgeSessions", d.maxBridgeSessions(), 1, 1_000_000);
+            int perAddress = n.integer("maxBridgeSessionsPerAddress", d.maxBridgeSessionsPerAddress(), 1, 1_000_000);
+            return new Limits(head, idle, connections, sessions, perAddress);
         }
     }
 
@@ -176,6 +228,11 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
         CameraConfig.checkDecodeDevices(cameras, id -> models.get(modelIds.indexOf(id)));
         CameraSettings camera = CameraSettings.read(root.child("camera"));
         WebSocketSettings ws = WebSocketSettings.read(root.child("websocket"));
+        if (http.limits().idleTimeoutMs() <= ws.pingIntervalMs()) {
+            // a WebSocket without detections to send must be pinged before the server gives it up as idle
+            throw new ConfigException("http.idleTimeoutMs", "must exceed websocket.pingIntervalMs (" + ws.pingIntervalMs()
+                    + "), found " + http.limits().idleTimeoutMs());
+        }
         SnapshotSettings snapshots = SnapshotSettings.read(root.child("snapshots"));
         String xdg = env.getOrDefault("XDG_CACHE_HOME", System.getProperty("user.home") + "/.cache");
         Path cache = root.path("cacheDir", Path.of(xdg, "argus"), false);

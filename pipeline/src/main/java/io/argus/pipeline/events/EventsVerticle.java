@@ -35,7 +35,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -66,6 +65,10 @@ public final class EventsVerticle extends AbstractVerticle {
         /** Lines each open event's object crossed so far ({@code crossedLines}, what /api/events?line= filters on). */
         final Map<Long, Set<String>> linesOfTrack = new HashMap<>();
         final List<MessageConsumer<?>> consumers = new ArrayList<>();
+        /** Its series (events, zone and line counts), removed with it. */
+        final ArgusMetrics.Group meters = metrics.group();
+        final Map<String, io.micrometer.core.instrument.Counter> eventCounters = new HashMap<>();
+        final Map<String, AtomicLong> gauges = new HashMap<>();
         /**
          * Detections are looked at only once the totals kept in the cluster are in (a failover: the counts go on from
          * there rather than being overwritten by them); the first frames of a camera on its new node pass unwatched.
@@ -88,8 +91,6 @@ public final class EventsVerticle extends AbstractVerticle {
     private final ArgusMetrics metrics;
     private final Map<String, Camera> cameras = new HashMap<>();
     private final EventHistory history;
-    private final Map<String, io.micrometer.core.instrument.Counter> eventCounters = new HashMap<>();
-    private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
     private ArgusMetrics.Group meters;
     /** The change of each camera's rules under way, if any (entries leave when done: bounded by the requests in flight). */
     private final Map<String, Future<?>> saving = new HashMap<>();
@@ -165,7 +166,9 @@ public final class EventsVerticle extends AbstractVerticle {
 
     private void unfollow(String camera) {
         Camera c = cameras.remove(camera);
-        if (c != null) c.consumers.forEach(MessageConsumer::unregister);
+        if (c == null) return;
+        c.consumers.forEach(MessageConsumer::unregister);
+        c.meters.close();
     }
 
     /**
@@ -281,7 +284,7 @@ public final class EventsVerticle extends AbstractVerticle {
         }
         vertx.eventBus().publish(Addresses.EVENTS, event);
         vertx.eventBus().publish(Addresses.EVENTS_LOCAL, event, LOCAL);
-        countEvent(c.id, event.getString("kind"));
+        countEvent(c, event.getString("kind"));
         List<JsonObject> changed = c.counts.apply(event);
         for (JsonObject count : changed) publishCount(c, count);
         if (!changed.isEmpty()) countsMap.put(c.id, c.counts.toJson());
@@ -290,7 +293,7 @@ public final class EventsVerticle extends AbstractVerticle {
     private void publishCount(Camera c, JsonObject count) {
         vertx.eventBus().publish(Addresses.COUNTS, count);
         vertx.eventBus().publish(Addresses.COUNTS_LOCAL, count, LOCAL);
-        gaugeCount(count);
+        gaugeCount(c, count);
     }
 
     /** A snapshot notice: its tracked objects may have a better picture than their events kept so far. */
@@ -429,30 +432,30 @@ public final class EventsVerticle extends AbstractVerticle {
 
     // ---- metrics ----------------------------------------------------------------------------------------------
 
-    private void countEvent(String camera, String kind) {
-        eventCounters.computeIfAbsent(camera + "\u0000" + kind, k -> metrics.counter(meters, "argus.events",
-                "Tracked-object events published by this node, by camera and kind", "camera", camera, "kind", kind)).increment();
+    private void countEvent(Camera c, String kind) {
+        c.eventCounters.computeIfAbsent(kind, k -> metrics.counter(c.meters, "argus.events",
+                "Tracked-object events published by this node, by camera and kind", "camera", c.id, "kind", kind)).increment();
     }
 
     /** Prometheus: objects inside each zone and crossings of each line, per camera and class. */
-    private void gaugeCount(JsonObject count) {
+    private void gaugeCount(Camera c, JsonObject count) {
         String camera = count.getString("cameraId");
         String cls = count.getString("className");
         if (count.containsKey("zone")) {
             String zone = count.getString("zone");
-            gauge("argus.zone.objects", "Objects inside a zone now", count.getLong("count"), "camera", camera, "zone", zone, "class", cls);
-            gauge("argus.zone.entries", "Objects that entered a zone", count.getLong("entered"), "camera", camera, "zone", zone, "class", cls);
+            gauge(c, "argus.zone.objects", "Objects inside a zone now", count.getLong("count"), "camera", camera, "zone", zone, "class", cls);
+            gauge(c, "argus.zone.entries", "Objects that entered a zone", count.getLong("entered"), "camera", camera, "zone", zone, "class", cls);
         } else {
             String line = count.getString("line");
-            gauge("argus.line.crossings", "Line crossings", count.getLong("in"), "camera", camera, "line", line, "class", cls, "direction", "in");
-            gauge("argus.line.crossings", "Line crossings", count.getLong("out"), "camera", camera, "line", line, "class", cls, "direction", "out");
+            gauge(c, "argus.line.crossings", "Line crossings", count.getLong("in"), "camera", camera, "line", line, "class", cls, "direction", "in");
+            gauge(c, "argus.line.crossings", "Line crossings", count.getLong("out"), "camera", camera, "line", line, "class", cls, "direction", "out");
         }
     }
 
-    private void gauge(String name, String description, long value, String... tags) {
-        gauges.computeIfAbsent(name + String.join("\u0000", tags), k -> {
+    private void gauge(Camera c, String name, String description, long value, String... tags) {
+        c.gauges.computeIfAbsent(name + String.join("\u0000", tags), k -> {
             AtomicLong v = new AtomicLong();
-            metrics.gauge(meters, name, description, v::get, tags);
+            metrics.gauge(c.meters, name, description, v::get, tags);
             return v;
         }).set(value);
     }

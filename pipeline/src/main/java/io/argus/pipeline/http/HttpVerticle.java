@@ -2,6 +2,7 @@ package io.argus.pipeline.http;
 
 import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.app.ArgusMetrics;
+import io.argus.pipeline.app.EventBusMeters;
 import io.argus.pipeline.cluster.EpochFilter;
 import io.argus.pipeline.cluster.SnapshotQuery;
 import io.argus.pipeline.config.ArgusConfig;
@@ -19,7 +20,6 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.bridge.PermittedOptions;
 import io.vertx.ext.healthchecks.HealthChecks;
 import io.vertx.ext.healthchecks.Status;
 import io.vertx.ext.web.Route;
@@ -27,13 +27,12 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.StaticHandler;
-import io.vertx.ext.web.handler.sockjs.SockJSBridgeOptions;
-import io.vertx.ext.web.handler.sockjs.SockJSHandler;
 import io.vertx.ext.web.healthchecks.HealthCheckHandler;
 import io.vertx.micrometer.PrometheusScrapingHandler;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -46,7 +45,10 @@ import java.util.function.BooleanSupplier;
  * {@code /metrics} (probes and Prometheus scrapes), {@code GET /api/info} (so the page can tell it needs a token) and
  * the dashboard's static files, with {@code /?token=} to log a browser in; everything else under {@code /api},
  * {@code /ws} and {@code /eventbus} needs the token. A route added here is protected unless listed as open;
- * AuthRoutesTest checks every route against that list.
+ * AuthRoutesTest checks every route against that list. Before any route, {@link OriginCheck} refuses what a page of
+ * another site (or one reached by DNS rebinding) sends; request bodies under {@code /api} are JSON
+ * ({@link JsonContentType}); connections are bounded in number and in the time to a request head
+ * ({@link ConnectionLimits}), SockJS sessions likewise ({@link EventBusBridge}).
  */
 public final class HttpVerticle extends VerticleBase {
     private final ArgusConfig config;
@@ -59,6 +61,8 @@ public final class HttpVerticle extends VerticleBase {
     private TokenFileWatch watch;
     private Router router;
     private WebSocketGateway gateway;
+    private ConnectionLimits limits;
+    private ArgusMetrics.Group meters;
     private HttpServer server;
 
     public HttpVerticle(ArgusConfig config, ArgusMetrics metrics, Snapshots snapshots, List<InferenceVerticle> models,
@@ -104,10 +108,17 @@ public final class HttpVerticle extends VerticleBase {
         gateway = new WebSocketGateway(vertx, config.websocket(), metrics, cameras,
                 clustered ? Addresses.CLUSTER_CAMERA_EVENTS : Addresses.CAMERA_EVENTS, new EpochFilter(2L * config.cluster().leaseMs()));
         router = Router.router(vertx);
+        ArgusConfig.Http http = config.http();
+        limits = new ConnectionLimits(vertx, http.limits().maxConnections(), http.limits().requestHeadTimeoutMs());
+        // first, so that it sees every request: its head has come, the connection's deadline stops (ConnectionLimits)
+        router.route().handler(limits::headArrived);
+        // first of the checks: a page of another site, or reached by DNS rebinding, goes no further
+        router.route().handler(new OriginCheck(http.allowedOrigins(), http.allowedHosts(), () -> !auth.enabled()));
         // open: the page's own information, before the guard below
         router.get("/api/info").handler(rc -> json(rc, 200, new JsonObject().put("auth", auth.enabled())
                 .put("snapshotsFps", config.snapshots().fps())));
         router.route("/api/*").handler(auth::required);
+        router.route("/api/*").handler(JsonContentType::check);
         TrainingRoutes.mountUpload(router, vertx); // weights as the body: streamed, above the 64 KB limit below
         router.route("/api/*").handler(BodyHandler.create().setBodyLimit(64 * 1024).setHandleFileUploads(false));
         router.get("/api/cameras").handler(rc -> control(rc, cameras, new JsonObject().put("action", "list"), 200));
@@ -140,20 +151,33 @@ public final class HttpVerticle extends VerticleBase {
 
         router.get("/health").handler(HealthCheckHandler.createWithHealthChecks(liveness()));
         router.get("/ready").handler(HealthCheckHandler.createWithHealthChecks(readiness()));
-        router.get("/metrics").handler(PrometheusScrapingHandler.create((PrometheusMeterRegistry) metrics.registry()));
+        router.get("/metrics").handler(rc -> {
+            EventBusMeters.forgetUnheard(metrics.registry()); // an address nobody listens on any more has no series
+            rc.next();
+        }).handler(PrometheusScrapingHandler.create((PrometheusMeterRegistry) metrics.registry()));
         router.get("/ws").handler(auth::required).handler(gateway::handle);
         router.route("/eventbus/*").handler(auth::required);
-        router.route("/eventbus/*").subRouter(bridge());
+        new EventBusBridge(vertx, auth, gateway::follows, 2L * config.cluster().leaseMs(), http.limits()).mount(router);
         router.get("/").handler(auth::login);
         router.route("/*").handler(StaticHandler.create("webroot").setIndexPage("index.html"));
         router.route().failureHandler(this::failure);
 
-        HttpServerOptions options = new HttpServerOptions().setHost(config.http().host()).setPort(config.http().port())
+        HttpServerOptions options = new HttpServerOptions().setHost(http.host()).setPort(http.port())
                 .setMaxWebSocketFrameSize(64 * 1024).setMaxWebSocketMessageSize(256 * 1024)
-                .setWebSocketClosingTimeout(2); // a client that never reads will not answer our close either
-        if (config.http().sendBufferBytes() > 0) options.setSendBufferSize(config.http().sendBufferBytes());
+                .setWebSocketClosingTimeout(2) // a client that never reads will not answer our close either
+                .setIdleTimeout(http.limits().idleTimeoutMs()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
+                // HTTP/1.x from the first byte: with clear-text HTTP/2 on, a connection that sends nothing never
+                // becomes one, and so has no deadline (ConnectionLimits); browsers use HTTP/2 over TLS only anyway
+                .setHttp2ClearTextEnabled(false);
+        if (http.sendBufferBytes() > 0) options.setSendBufferSize(http.sendBufferBytes());
+        meters = metrics.group();
+        metrics.gauge(meters, "argus.http.connections", "Open HTTP connections (WebSockets included)", limits::open);
+        String closed = "HTTP connections the server closed before a request: over http.maxConnections, or no "
+                + "complete request head in time";
+        metrics.functionCounter(meters, "argus.http.connections.closed", closed, limits::refused, "reason", "max_connections");
+        metrics.functionCounter(meters, "argus.http.connections.closed", closed, limits::timedOut, "reason", "head_timeout");
         return gateway.start()
-                .compose(v -> vertx.createHttpServer(options).requestHandler(router).listen())
+                .compose(v -> vertx.createHttpServer(options).connectionHandler(limits::opened).requestHandler(router).listen())
                 .recover(e -> Future.failedFuture(new IllegalStateException("http: cannot listen on "
                         + config.http().host() + ":" + config.http().port() + ": " + e.getMessage(), e)))
                 .onSuccess(s -> server = s);
@@ -162,6 +186,8 @@ public final class HttpVerticle extends VerticleBase {
     @Override
     public Future<?> stop() {
         if (watch != null) watch.stop();
+        if (meters != null) meters.close();
+        if (limits != null) limits.stop();
         if (gateway != null) gateway.stop();
         return server != null ? server.close() : Future.succeededFuture();
     }
@@ -261,25 +287,5 @@ public final class HttpVerticle extends VerticleBase {
             p.complete(ok ? Status.OK() : Status.KO());
         });
         return hc;
-    }
-
-    /**
-     * SockJS event-bus bridge: browsers may receive detections, snapshot notices and training events; nothing inbound.
-     * A former owner's late detections (an older epoch) are dropped per connection, as on {@code /ws}.
-     */
-    private Router bridge() {
-        SockJSBridgeOptions options = new SockJSBridgeOptions()
-                .addOutboundPermitted(new PermittedOptions().setAddressRegex("argus\\.(detections|snapshots|training)\\..+"));
-        BridgeEpochs epochs = new BridgeEpochs(2L * config.cluster().leaseMs());
-        return SockJSHandler.create(vertx).bridge(options, event -> {
-            switch (event.type()) {
-                case RECEIVE -> event.complete(epochs.deliver(event.socket(), event.getRawMessage()));
-                case SOCKET_CLOSED -> {
-                    epochs.closed(event.socket());
-                    event.complete(true);
-                }
-                default -> event.complete(auth.allows(event));
-            }
-        });
     }
 }

@@ -18,16 +18,19 @@ import java.security.NoSuchAlgorithmException;
 /**
  * Checks the access token ({@link AccessToken}) on protected routes. A client may present it three ways:
  * {@code Authorization: Bearer <token>} (scripts), the {@value #COOKIE} cookie (the dashboard: set by opening
- * {@code /?token=<token>} once; HttpOnly, so page scripts never see it, SameSite=Strict, so other sites cannot make the
- * browser use it), or {@code ?access_token=<token>} (WebSocket clients that cannot set headers).
+ * {@code /?token=<token>} once; HttpOnly, so page scripts never see it, SameSite=Strict, so pages of other sites do not
+ * send it, though another port of the same host counts as the same site: {@link OriginCheck} refuses those), or
+ * {@code ?access_token=<token>} (WebSocket clients that cannot set headers).
  *
  * <p>Tokens are compared in constant time: the SHA-256 digests of both, which have equal lengths whatever was sent,
- * with {@link MessageDigest#isEqual}. Wrong tokens are counted per client address ({@link FailedAttempts}); a stale
- * cookie is cleared with the 401, so a dashboard left open after a rotation does not lock its user out. The token may
- * change while running ({@code argus token rotate}), hence the volatile digest.
+ * with {@link MessageDigest#isEqual}. Wrong tokens are counted per client address and from all addresses together
+ * ({@link FailedAttempts}); a stale cookie is cleared with the 401, so a dashboard left open after a rotation does not
+ * lock its user out. The token may change while running ({@code argus token rotate}), hence the volatile digest.
  */
 final class TokenAuth {
     static final String COOKIE = "argus_token";
+    /** Routing-context key: the digest of the token a request was let in with. */
+    private static final String AUTHORISED_BY = "argus.authorisedBy";
     /** Browsers cap cookie lifetimes at 400 days; the token itself lives until rotated. */
     private static final long COOKIE_MAX_AGE_SECONDS = 400L * 24 * 3600;
     private static final String HOW_TO =
@@ -63,8 +66,12 @@ final class TokenAuth {
             return;
         }
         String cookie = cookie(req.headers());
+        byte[] inForce = digest;
         switch (verdict(req.headers(), req.uri())) {
-            case ALLOWED -> rc.next();
+            case ALLOWED -> {
+                rc.put(AUTHORISED_BY, inForce); // for the SockJS bridge: its sockets do not keep the cookie
+                rc.next();
+            }
             case MISSING -> unauthorized(rc, false);
             case WRONG -> {
                 failures.failed(address);
@@ -106,8 +113,10 @@ final class TokenAuth {
     }
 
     /**
-     * SockJS bridge: a registration needs the token, in the register message's headers or on the socket (its
-     * connection passed {@link #required}, but the token may have been rotated since). Other events pass.
+     * SockJS bridge: a registration needs the token, in the register message's headers or on the socket: the request
+     * that opened it passed {@link #required} (with the header, {@code access_token} or the cookie, which SockJS takes
+     * off the socket's headers, so that request's verdict is asked), and the token must still be the one in force
+     * then (after {@code argus token rotate} the register message must carry the new one). Other events pass.
      */
     boolean allows(BridgeEvent event) {
         if (!enabled() || event.type() != BridgeEventType.REGISTER) return true;
@@ -117,10 +126,18 @@ final class TokenAuth {
         JsonObject headers = raw != null ? raw.getJsonObject("headers") : null;
         String header = headers != null ? headers.getString("Authorization") : null;
         if (header != null && matches(bearer(header))) return true;
+        if (header == null && openedWithTokenInForce(event.socket().routingContext())) return true;
         Verdict v = verdict(event.socket().headers(), event.socket().uri());
         if (v == Verdict.ALLOWED) return true;
         if (v == Verdict.WRONG || header != null) failures.failed(address);
         return false;
+    }
+
+    /** Whether the request {@code rc} passed {@link #required} with the token that is in force now. */
+    private boolean openedWithTokenInForce(RoutingContext rc) {
+        byte[] by = rc != null ? rc.get(AUTHORISED_BY) : null;
+        byte[] now = digest;
+        return by != null && now != null && MessageDigest.isEqual(by, now);
     }
 
     /** Whether the request's header, cookie or {@code access_token} carries the token. */
@@ -150,10 +167,11 @@ final class TokenAuth {
                 .end(new JsonObject().put("error", "missing or wrong access token: " + HOW_TO).encode());
     }
 
-    private static void tooMany(RoutingContext rc, long seconds) {
+    private void tooMany(RoutingContext rc, long seconds) {
+        String from = failures.everyoneLockedOut() ? "from all addresses together" : "from this address";
         rc.response().setStatusCode(429).putHeader("retry-after", Long.toString(seconds))
                 .putHeader("content-type", "application/json")
-                .end(new JsonObject().put("error", "too many wrong access tokens from this address; try again in "
+                .end(new JsonObject().put("error", "too many wrong access tokens " + from + "; try again in "
                         + seconds + " s").encode());
     }
 

@@ -8,7 +8,10 @@ import io.argus.pipeline.frames.VideoFrame;
 import io.argus.pipeline.publish.Provenance;
 import io.argus.pipeline.publish.Snapshots;
 import io.argus.pipeline.tracking.TrackerSettings;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.noop.NoopTimer;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -17,6 +20,7 @@ import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -30,6 +34,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * batches; the reply ({@code {"id", "version", "replaced"}}) comes once the new version serves.
  */
 public final class InferenceVerticle extends VerticleBase {
+    /** How long a removed camera's frames may still come out of the batcher (far more than a batch takes). */
+    private static final long LATE_FRAMES_MS = 5_000;
+    /** Where the latency of a removed camera's late frames goes: nowhere. */
+    private static final Timer UNRECORDED = new NoopTimer(new Meter.Id("argus.latency", Tags.empty(), null, null, Meter.Type.TIMER));
     private final ModelConfig config;
     private final Snapshots snapshots;
     private final ArgusMetrics metrics;
@@ -38,6 +46,8 @@ public final class InferenceVerticle extends VerticleBase {
     private final ModelStats stats = new ModelStats();
     private final Map<String, ArgusMetrics.Group> cameraMeters = new ConcurrentHashMap<>();
     private final Map<String, Timer> latencies = new ConcurrentHashMap<>();
+    /** Cameras removed less than {@link #LATE_FRAMES_MS} ago. */
+    private final Set<String> justRemoved = ConcurrentHashMap.newKeySet();
     private LatestFrames queue;
     private Thread thread;
     /**
@@ -114,7 +124,17 @@ public final class InferenceVerticle extends VerticleBase {
         return ready.future().onFailure(e -> meters.close()).compose(v -> {
             frames = vertx.eventBus().localConsumer(Addresses.frames(config.id()), m -> queue.offer(m.body()));
             cameraEvents = vertx.eventBus().localConsumer(Addresses.CAMERA_EVENTS, m -> {
-                if ("removed".equals(m.body().getString("event"))) forgetCamera(m.body().getString("id"));
+                String id = m.body().getString("id");
+                if ("removed".equals(m.body().getString("event"))) {
+                    // its last frames may still be in the batcher: they must not bring its latency series back
+                    justRemoved.add(id);
+                    forgetCamera(id);
+                    vertx.setTimer(LATE_FRAMES_MS, t -> {
+                        if (justRemoved.remove(id)) forgetLatency(id);
+                    });
+                } else if (id != null) {
+                    justRemoved.remove(id); // added again
+                }
             });
             control = vertx.eventBus().localConsumer(Addresses.modelControl(config.id()), this::control);
             return Future.succeededFuture();
@@ -137,7 +157,14 @@ public final class InferenceVerticle extends VerticleBase {
         });
     }
 
+    private void forgetLatency(String camera) {
+        latencies.remove(camera);
+        ArgusMetrics.Group g = cameraMeters.remove(camera);
+        if (g != null) g.close();
+    }
+
     private Timer latency(String camera) {
+        if (justRemoved.contains(camera)) return UNRECORDED;
         return latencies.computeIfAbsent(camera, c -> {
             ArgusMetrics.Group g = metrics.group();
             cameraMeters.put(c, g);
@@ -146,9 +173,7 @@ public final class InferenceVerticle extends VerticleBase {
     }
 
     private void forgetCamera(String camera) {
-        latencies.remove(camera);
-        ArgusMetrics.Group g = cameraMeters.remove(camera);
-        if (g != null) g.close();
+        forgetLatency(camera);
         snapshots.forget(camera);
         tracks.forget(camera);
     }

@@ -19,6 +19,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * {@code /ws}: detection messages (and optionally snapshot notices) to WebSocket clients, each with its own filter
@@ -39,6 +40,8 @@ public final class WebSocketGateway {
     private final WebSocketSettings settings;
     private final Set<ClientSession> sessions = new LinkedHashSet<>();
     private final Map<String, List<MessageConsumer<JsonObject>>> cameras = new HashMap<>();
+    /** The keys of {@link #cameras}, for other threads (the SockJS bridge's registrations). */
+    private final Set<String> followed = ConcurrentHashMap.newKeySet();
     private final Counter dropped;
     private final ArgusMetrics.Group meters;
     private final String cameraList;
@@ -114,6 +117,12 @@ public final class WebSocketGateway {
         meters.close();
     }
 
+    /**
+     * Whether {@code camera} is one this gateway follows now (this node's cameras, or the cluster's): the cameras whose
+     * detections and snapshots clients may ask for. Thread-safe.
+     */
+    public boolean follows(String camera) { return followed.contains(camera); }
+
     private void follow(String camera) {
         if (camera == null || cameras.containsKey(camera)) return;
         MessageConsumer<JsonObject> d = vertx.eventBus().consumer(Addresses.detections(camera), m -> {
@@ -121,9 +130,11 @@ public final class WebSocketGateway {
         });
         MessageConsumer<JsonObject> s = vertx.eventBus().consumer(Addresses.snapshots(camera), m -> dispatch(m.body()));
         cameras.put(camera, List.of(d, s));
+        followed.add(camera);
     }
 
     private void unfollow(String camera) {
+        followed.remove(camera);
         List<MessageConsumer<JsonObject>> cs = cameras.remove(camera);
         if (cs != null) cs.forEach(MessageConsumer::unregister);
         epochs.forget(camera);

@@ -80,6 +80,7 @@ final class ClusterNode implements AutoCloseable {
     Response call(HttpMethod method, String path, String body) throws Exception {
         var req = web.request(method, path).timeout(5000);
         if (token != null) req.bearerTokenAuthentication(token);
+        if (body != null) req.putHeader("Content-Type", "application/json"); // the API takes JSON bodies only as such
         var f = body != null ? req.sendBuffer(Buffer.buffer(body)) : req.send();
         HttpResponse<Buffer> r = f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         return new Response(r.statusCode(), r.body() != null ? r.body().toString() : "");

@@ -130,7 +130,9 @@ class ConfigTest {
         try {
             ExecutionException e = assertThrows(ExecutionException.class, () -> ConfigLoader.load(vertx, f, Map.of())
                     .toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS));
-            assertEquals(f + ": http.false: unknown key (known here: host, port, sendBufferBytes, token)",
+            assertEquals(f + ": http.false: unknown key (known here: allowedHosts, allowedOrigins, host, idleTimeoutMs, "
+                    + "maxBridgeSessions, maxBridgeSessionsPerAddress, maxConnections, port, requestHeadTimeoutMs, "
+                    + "sendBufferBytes, token)",
                     e.getCause().getMessage());
         } finally {
             vertx.close();

@@ -1,13 +1,14 @@
 package io.argus.pipeline.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** The per-address lockout after wrong tokens, on a clock the test moves. */
+/** The lockouts after wrong tokens, per address and for all addresses together, on a clock the test moves. */
 class FailedAttemptsTest {
     final AtomicLong now = new AtomicLong(1_000_000_000L);
 
@@ -30,6 +31,22 @@ class FailedAttemptsTest {
         assertEquals(1, f.retryAfterSeconds("10.0.0.1"));
         advanceSeconds(1);
         assertEquals(0, f.retryAfterSeconds("10.0.0.1"), "a new window");
+    }
+
+    @Test
+    void aHundredFailuresFromAllAddressesLockEveryAddressForTheRestOfTheWindow() {
+        FailedAttempts f = new FailedAttempts(now::get, 1_000);
+        for (int i = 0; i < FailedAttempts.MAX_FAILURES_ALL; i++) {
+            assertEquals(0, f.retryAfterSeconds("spray-" + i), "attempt " + (i + 1) + " is answered");
+            f.failed("spray-" + i); // one each: no address reaches its own limit
+            if (i % 10 == 9) advanceSeconds(1);
+        }
+        assertTrue(f.everyoneLockedOut());
+        assertEquals(FailedAttempts.WINDOW_SECONDS - 10, f.retryAfterSeconds("10.9.9.9"),
+                "an address that never failed waits for the window that began with the first failure of all");
+        advanceSeconds(FailedAttempts.WINDOW_SECONDS - 10);
+        assertEquals(0, f.retryAfterSeconds("10.9.9.9"), "a new window");
+        assertFalse(f.everyoneLockedOut());
     }
 
     @Test

@@ -56,7 +56,7 @@ final class TrainingApi implements AutoCloseable {
         var f = body != null ? req.sendBuffer(body) : req.send();
         HttpResponse<Buffer> r = f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
         Buffer b = r.body() != null ? r.body() : Buffer.buffer();
-        return new RunningApp.Response(r.statusCode(), b.toString(), r.getHeader("content-type"), b);
+        return new RunningApp.Response(r.statusCode(), b.toString(), r.getHeader("content-type"), b, r.headers());
     }
 
     /** The registry's answer to {@code GET /api/models/tiny/versions}. */
