@@ -64,7 +64,7 @@ public final class ModelVersionSync extends VerticleBase {
         local = vertx.eventBus().localConsumer(Addresses.TRAINING_EVENTS, this::onLocalEvent);
         announcements = vertx.eventBus().consumer(ADDRESS, m -> adopt(m.body()));
         return Future.join(local.completion(), announcements.completion())
-                .compose(v -> vertx.sharedData().<String, String>getAsyncMap(LATEST))
+                .compose(v -> ClusterMaps.of(vertx).texts(LATEST))
                 .onSuccess(map -> {
                     latest = map;
                     // promoted while this node was away: catch up (in the background; the node is ready meanwhile)
