@@ -85,8 +85,9 @@ public final class CameraCatalog {
     }
 
     /**
-     * The list as stored: the valid entries, and every camera id present (an invalid entry still names a camera: its
-     * owner keeps running it, and the entry is written back from the last valid one seen, {@link #heal}).
+     * The list as stored: the valid entries, and the cameras listed: those, and those whose entry is invalid now but
+     * was valid before (a garbled entry removes no camera: its owner keeps running it, and the entry is written back
+     * from the last valid one seen, {@link #heal}); an invalid entry never valid names no camera.
      */
     record Listing(Map<String, JsonObject> valid, Set<String> present, Map<String, SealedMap.Stored<String>> invalid) {}
 
@@ -105,7 +106,7 @@ public final class CameraCatalog {
                 else if (lastValid.containsKey(k)) seen.put(k, lastValid.get(k));
             }
             lastValid = seen;
-            return new Listing(valid, Set.copyOf(all.keySet()), invalid);
+            return new Listing(valid, Set.copyOf(seen.keySet()), invalid);
         });
     }
 

@@ -412,7 +412,10 @@ public final class CameraOwnership extends VerticleBase {
                     Map<String, SealedMap.Stored<String>> suspect = new HashMap<>();
                     Set<String> unknownBefore = judge(stored, leaseTexts, suspect);
                     trust.retain(listing.present());
-                    Map<String, Double> weights = NodeDirectory.weights(live, directory);
+                    // this node's own weight is the one it knows, whatever a stranger did to its entry meanwhile
+                    Map<String, JsonObject> announced = new HashMap<>(directory);
+                    announced.put(held.node(), self);
+                    Map<String, Double> weights = NodeDirectory.weights(live, announced);
                     int share = FairShare.of(cameras.size(), weights, held.node());
                     prepareStandby(cameras, leaseTexts, suspect.keySet(), live);
                     List<Claim> claims = claimable(cameras, leaseTexts, suspect, unknownBefore, live, System.nanoTime());

@@ -1,6 +1,7 @@
 package io.argus.pipeline.cluster;
 
 import com.hazelcast.config.Config;
+import com.hazelcast.config.JavaSerializationFilterConfig;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.NetworkConfig;
@@ -51,7 +52,16 @@ public final class HazelcastSettings {
         config.setProperty("hazelcast.shutdownhook.enabled", "false");
         config.setProperty("hazelcast.phone.home.enabled", "false");
         config.setProperty("hazelcast.logging.type", "jdk");
+        // Hazelcast prefixes every log line with the cluster name, which is derived from the secret: whoever reads a
+        // node's log could then join (reading only ciphertext, but deleting entries). The member address stays in the
+        // messages that concern a member.
+        config.setProperty("hazelcast.logging.details.enabled", "false");
         config.addMapConfig(new MapConfig("argus.*").setBackupCount(BACKUPS));
+        // Any member can send a value to be deserialized here: Java serialization is limited to the JDK's, Hazelcast's
+        // and Vert.x's classes, less Hazelcast's list of known gadget classes (Argus itself stores only text).
+        JavaSerializationFilterConfig filter = new JavaSerializationFilterConfig().setDefaultsDisabled(false);
+        filter.getWhitelist().addPrefixes("java.", "javax.", "com.hazelcast.", "io.vertx.");
+        config.getSerializationConfig().setJavaSerializationFilterConfig(filter);
         return config;
     }
 
