@@ -90,12 +90,12 @@ class ClusterAdmitsOnlyItsOwnTest {
         @Test
         void aMemberOrClientWithTheConfiguredNameIsNotAdmitted() throws Exception {
             JsonObject member = cluster.rogue.send(op("member").put("name", cluster.name)
-                    .put("members", new JsonArray(cluster.members())).put("waitMs", 8000), 60_000);
+                    .put("members", new JsonArray(cluster.members())).put("waitMs", 3000), 60_000);
             System.out.println("security: rogue member with the configured name " + cluster.name + ": " + member.encode());
             assertFalse(member.getBoolean("joined", true), "a member without the secret joined: " + member.encode());
 
             JsonObject client = cluster.rogue.send(op("client").put("name", cluster.name)
-                    .put("address", "127.0.0.1:" + cluster.portA).put("timeoutMs", 5000), 60_000);
+                    .put("address", "127.0.0.1:" + cluster.portA).put("timeoutMs", 3000), 60_000);
             String shown = client.encode();
             System.out.println("security: rogue client with the configured name: "
                     + (shown.length() > 300 ? shown.substring(0, 300) + "..." : shown));
