@@ -24,6 +24,8 @@ final class ClusterValues {
     static final List<String> MAPS = List.of(CameraCatalog.MAP, Lease.MAP, NodeDirectory.MAP, CameraStates.MAP, ModelCatalog.MAP,
             TrainerSingleton.MAP, ModelVersionSync.LATEST, SCENE_RULES_MAP, COUNTS_MAP);
 
+    /** A model version: a content hash ({@code sha256:<hex>}) or a name. */
+    private static final Pattern VERSION = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0," + (Names.DERIVED_MAX - 1) + "}");
     private static final Pattern HOST_PORT = Pattern.compile("([A-Za-z0-9._-]{1,253}|\\[[0-9A-Fa-f:.]{2,45}\\]):([0-9]{1,5})");
 
     /** The format of {@code map}'s values as JSON text (a map Argus does not keep has none). */
@@ -137,8 +139,8 @@ final class ClusterValues {
     private static void announcement(String key, String plain) {
         JsonObject j = object(plain, "model version");
         if (!key.equals(j.getValue("model"))) throw invalid("model version", "model", "the key " + Names.quoted(key), j.getValue("model"));
-        if (!(j.getValue("version") instanceof String v) || !Names.valid(v, Names.DERIVED_MAX)) {
-            throw invalid("model version", "version", "a version name", j.getValue("version"));
+        if (!(j.getValue("version") instanceof String v) || !VERSION.matcher(v).matches()) {
+            throw invalid("model version", "version", "a version (\"sha256:<hex>\" or a name)", j.getValue("version"));
         }
         if (!(j.getValue("node") instanceof String node) || !Names.valid(node)) throw invalid("model version", "node", "a node id", j.getValue("node"));
         if (j.containsKey("http")) hostPort(j, "http", "model version");

@@ -58,7 +58,7 @@ public final class InvalidValues {
         count(map);
         // keyed by the map only: invalid keys are whatever a stranger chose, one log line per map is enough
         log(map + "\u0001", "cluster map {0}: key {1} ignored: not a {2} ({3}); further invalid keys of this map are only counted",
-                map, shown, what, Names.expectation(Names.MAX));
+                map, shown, what, Names.expectation(Names.DERIVED_MAX));
     }
 
     /** Values and keys of {@code map} ignored so far. */

@@ -108,7 +108,7 @@ class SealedMapTest {
                 NodeDirectory.MAP, new JsonObject().put("id", "k").put("cluster", "10.0.0.5:5701").put("http", "[::1]:8080").put("weight", 1.0).encode(),
                 CameraStates.MAP, new JsonObject().put("paused", true).encode(),
                 ModelCatalog.MAP, new JsonObject().put("cfg", "a").put("weights", "b").put("names", "c").put("input", "64x64").put("node", "n").encode(),
-                ModelVersionSync.LATEST, new JsonObject().put("model", "k").put("version", "sha256-abc").put("node", "n").put("http", "h:1").encode(),
+                ModelVersionSync.LATEST, new JsonObject().put("model", "k").put("version", "sha256:0c7800879b44").put("node", "n").put("http", "h:1").encode(),
                 Lease.MAP, Lease.first("n", 5).text(),
                 TrainerSingleton.MAP, Lease.first("n", 5).text());
         for (Map.Entry<String, String> e : valid.entrySet()) {
