@@ -64,6 +64,7 @@ public final class CameraOwnership extends VerticleBase {
     private final Set<String> renewing = new HashSet<>();
     /** Cameras being started or stopped here: not claimed meanwhile. */
     private final Set<String> changing = new HashSet<>();
+    private boolean ownEntryRewritten;
     /** Held cameras whose lease this node rewrote after a stranger's write, logged once each. */
     private final Set<String> rewriteLogged = new HashSet<>();
     /** Cameras that failed to start here (a file missing on this node, an unknown model): not retried until then. */
@@ -461,8 +462,12 @@ public final class CameraOwnership extends VerticleBase {
      */
     private Future<Void> keepOwnEntry(Map<String, JsonObject> directory) {
         if (leaving || self.equals(directory.get(held.node()))) return Future.succeededFuture();
-        LOG.log(Level.INFO, "cluster: this node''s directory entry was {0}: written again",
-                directory.containsKey(held.node()) ? "changed" : "missing");
+        if (!ownEntryRewritten) {
+            // once: a stranger writing over it every round would otherwise fill the log
+            LOG.log(Level.WARNING, "cluster: this node''s directory entry was {0}: written again (said once; see "
+                    + "argus_cluster_invalid_values_total)", directory.containsKey(held.node()) ? "changed" : "missing or invalid");
+            ownEntryRewritten = true;
+        }
         return nodes.put(self);
     }
 
