@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.Function;
 
 /**
  * One of the cluster's maps as Argus uses it: every value sealed before it is put ({@link Sealer}: AES-GCM, bound to

@@ -1,7 +1,6 @@
 package io.argus.pipeline.security;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,12 +8,10 @@ import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.Waits;
 import io.argus.pipeline.testing.WsClient;
-import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
