@@ -7,6 +7,10 @@ import io.argus.pipeline.cluster.TrainerSingleton;
 import io.argus.pipeline.training.TrainerGate;
 import io.argus.pipeline.cluster.ClusterCamerasVerticle;
 import io.argus.pipeline.cluster.ClusterConfig;
+import io.argus.pipeline.cluster.ClusterKeys;
+import io.argus.pipeline.cluster.ClusterMaps;
+import io.argus.pipeline.cluster.SecretSetting;
+import io.argus.pipeline.cluster.InvalidValues;
 import io.argus.pipeline.cluster.HazelcastSettings;
 import io.argus.pipeline.cluster.HeldLeases;
 import io.argus.pipeline.cluster.NodeSnapshots;
@@ -105,16 +109,31 @@ public final class ArgusApp {
         return settle(rt, new ArgusApp(rt, config, StartupProgress.NONE).deploy());
     }
 
-    /** Joins the cluster (a clustered Vert.x over Hazelcast), then deploys as a single node would. */
+    /**
+     * Joins the cluster (a clustered Vert.x over Hazelcast), then deploys as a single node would. The cluster secret
+     * is resolved first (on loopback without one configured, generated into the cache directory: a file, so not on an
+     * event loop); what it protects is derived from it ({@link ClusterKeys}): the Hazelcast cluster name, the key
+     * sealing the cluster maps, and the event bus's mutual TLS.
+     */
     private static CompletableFuture<ArgusApp> startClustered(ArgusConfig config, StartupProgress progress) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return new ClusterKeys(SecretSetting.resolve(config.cluster(), config.cacheDir()));
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e.getMessage(), e);
+            }
+        }).thenCompose(keys -> startClustered(config, keys, progress));
+    }
+
+    private static CompletableFuture<ArgusApp> startClustered(ArgusConfig config, ClusterKeys keys, StartupProgress progress) {
         ClusterConfig c = config.cluster();
-        HazelcastClusterManager manager = new HazelcastClusterManager(HazelcastSettings.of(c));
+        HazelcastClusterManager manager = new HazelcastClusterManager(HazelcastSettings.of(c, keys));
         PrometheusMeterRegistry registry = newRegistry();
         // every series says which node it comes from: its cluster address, stable across restarts (its Hazelcast id
         // is not, and is known only after joining, when Vert.x has registered its first meters)
         registry.config().commonTags("node", c.announcedHost() + ":" + c.port());
         VertxOptions options = new VertxOptions().setMetricsOptions(metricsOptions());
-        c.applyTo(options.getEventBusOptions());
+        c.applyTo(options.getEventBusOptions(), keys);
         StartupProgress.Step step = progress.step("joining the cluster " + c.name() + " at " + String.join(", ", c.members()));
         CompletableFuture<ArgusApp> result = new CompletableFuture<>();
         Vertx.builder().with(options).withMetrics(new MicrometerMetricsFactory(registry)).withClusterManager(manager)
@@ -126,6 +145,7 @@ public final class ArgusApp {
                         return;
                     }
                     step.done();
+                    new ClusterMaps(ar.result(), keys, new InvalidValues(registry, ClusterMaps.names())).install();
                     Runtime rt = new Runtime(ar.result(), new ArgusMetrics(registry), manager);
                     settle(rt, new ArgusApp(rt, config, progress).deploy()).whenComplete((app, e) -> {
                         if (e != null) result.completeExceptionally(e);

@@ -13,7 +13,7 @@ import picocli.CommandLine.Spec;
         description = "Real-time video analytics: Darknet-compatible YOLO on the JVM.",
         subcommands = {DetectCommand.class, BenchCommand.class, WeightsCommand.class, RunCommand.class,
                 TrainCommand.class, EvalCommand.class, DatasetCommand.class, DoctorCommand.class, TokenCommand.class,
-                ExportCommand.class})
+                ClusterCommand.class, ExportCommand.class})
 public final class ArgusCli implements Runnable {
     @Spec
     CommandSpec spec;

@@ -9,7 +9,6 @@ import io.vertx.core.Promise;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.shareddata.AsyncMap;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -17,6 +16,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -64,10 +64,16 @@ public final class CameraOwnership extends VerticleBase {
     private final Set<String> renewing = new HashSet<>();
     /** Cameras being started or stopped here: not claimed meanwhile. */
     private final Set<String> changing = new HashSet<>();
+    private boolean ownEntryRewritten;
+    /** Held cameras whose lease this node rewrote after a stranger's write, logged once each. */
+    private final Set<String> rewriteLogged = new HashSet<>();
     /** Cameras that failed to start here (a file missing on this node, an unknown model): not retried until then. */
     private final Map<String, Long> unrunnableUntil = new HashMap<>();
-    private AsyncMap<String, String> leases;
+    private SealedMap<String> leases;
     private CameraCatalog catalog;
+    private InvalidValues invalid;
+    /** Which stored leases to believe: a stranger may delete, garble or replay them ({@link LeaseTrust}). */
+    private final LeaseTrust trust = new LeaseTrust();
     private NodeDirectory nodes;
     private CameraStates states;
     private Set<String> listed = new HashSet<>();
@@ -116,10 +122,10 @@ public final class CameraOwnership extends VerticleBase {
 
     @Override
     public Future<?> start() {
-        var shared = vertx.sharedData();
-        return Future.all(List.of(shared.<String, String>getAsyncMap(Lease.MAP), shared.<String, String>getAsyncMap(CameraCatalog.MAP),
-                        shared.<String, String>getAsyncMap(NodeDirectory.MAP), shared.<String, String>getAsyncMap(ModelCatalog.MAP),
-                        shared.<String, String>getAsyncMap(CameraStates.MAP)))
+        ClusterMaps shared = ClusterMaps.of(vertx);
+        invalid = shared.invalid();
+        return Future.all(List.of(shared.texts(Lease.MAP), shared.texts(CameraCatalog.MAP), shared.texts(NodeDirectory.MAP),
+                        shared.texts(ModelCatalog.MAP), shared.texts(CameraStates.MAP)))
                 .compose(maps -> {
                     leases = maps.resultAt(0);
                     catalog = new CameraCatalog(maps.resultAt(1));
@@ -165,8 +171,10 @@ public final class CameraOwnership extends VerticleBase {
                     Map<String, JsonObject> directory = all.resultAt(1);
                     List<String> heirs = new ArrayList<>();
                     for (String m : members.get()) {
+                        // only members that wrote their directory entry: sealed, so they hold the cluster secret (a
+                        // bare Hazelcast member would never take the camera up), and their models are loaded
                         JsonObject e = directory.get(m);
-                        if (!m.equals(held.node()) && (e == null || !e.getBoolean("leaving", false))) heirs.add(m);
+                        if (!m.equals(held.node()) && e != null && !e.getBoolean("leaving", false)) heirs.add(m);
                     }
                     if (heirs.isEmpty()) return Future.succeededFuture();
                     Map<String, Integer> load = new HashMap<>();
@@ -232,17 +240,24 @@ public final class CameraOwnership extends VerticleBase {
                 continue;
             }
             if (renewing.contains(camera)) continue; // a withdrawal in flight
-            leases.get(camera).onSuccess(text -> {
+            leases.read(camera).onSuccess(stored -> {
                 if (!offered.containsKey(camera) || renewing.contains(camera) || !mine.equals(written.get(camera))) return;
+                String text = stored != null && stored.valid() ? stored.value() : null;
                 if (text != null && text.equals(mine)) { // the heir is not ready yet
                     if (!leaving && System.nanoTime() - offeredAt > TimeUnit.MILLISECONDS.toNanos(handoverMs())) withdraw(camera, mine, heir);
                     return;
                 }
-                if (text == null) return;
-                offered.remove(camera);
-                Lease now = Lease.parse(text);
                 Lease was = Lease.parse(mine);
-                if (now.heirReady() && now.owner().equals(held.node()) && now.epoch() == was.epoch() && now.heir().equals(heir)) {
+                Lease now = text != null ? Lease.parse(text) : null;
+                boolean ready = now != null && now.heirReady() && now.owner().equals(held.node()) && now.epoch() == was.epoch()
+                        && now.heir().equals(heir);
+                if (!ready && !(now != null && takenFrom(now, was))) {
+                    // deleted, garbage, or an older lease put back: neither the heir's answer nor another node's claim
+                    rewrite(camera, stored, mine, "offered to " + heir);
+                    return;
+                }
+                offered.remove(camera);
+                if (ready) {
                     stopCamera(camera, "handed over to " + heir); // publishing stops before the heir may claim
                     leases.replaceIfPresent(camera, text, now.releasedTo(heir).text()).onSuccess(ok -> {
                         if (ok) vertx.eventBus().send(handoverAddress(heir), new JsonObject().put("camera", camera));
@@ -254,6 +269,34 @@ public final class CameraOwnership extends VerticleBase {
             });
         }
         if (held.size() == 0 && handedOver != null) handedOver.tryComplete();
+    }
+
+    /** Whether {@code now} is another node's claim after {@code mine}: a later epoch, or the same one of another owner. */
+    static boolean takenFrom(Lease now, Lease mine) {
+        return now.epoch() > mine.epoch() || (now.epoch() == mine.epoch() && !now.owner().equals(mine.owner()));
+    }
+
+    /**
+     * Puts this node's lease {@code text} of a held camera back where {@code found} was (null: nothing was): a deleted
+     * lease, garbage, or an older lease put back are no other node's claim (those are sealed with a newer epoch), so
+     * the holder keeps its camera and rewrites the lease by compare-and-set against what it found. Completes with
+     * whether it was written; if not (changed again meanwhile) the next round looks again, and the fence stops the
+     * camera should no write succeed for a whole lease.
+     */
+    private Future<Boolean> rewrite(String camera, SealedMap.Stored<String> found, String text, String state) {
+        if (!renewing.add(camera)) return Future.succeededFuture(false);
+        long began = System.nanoTime();
+        Future<Boolean> done = found == null ? leases.putIfAbsentStored(camera, text).map(previous -> previous == null)
+                : leases.replace(camera, found, text);
+        return done.andThen(ar -> {
+            renewing.remove(camera);
+            if (ar.failed() || !ar.result() || held.get(camera) == null) return;
+            renewedAt.put(camera, began);
+            if (rewriteLogged.add(camera)) {
+                String what = found == null ? "deleted" : !found.valid() ? "not valid (" + found.problem() + ")" : "an older one put back";
+                LOG.log(Level.WARNING, "camera {0}: its lease in the cluster was {1}; rewritten, the camera stays here ({2})", camera, what, state);
+            }
+        }).otherwise(false);
     }
 
     /** Takes back an offer its heir did not take up: this node keeps the camera and renews its lease again. */
@@ -349,23 +392,83 @@ public final class CameraOwnership extends VerticleBase {
         return false;
     }
 
-    /** Reads the list, the leases and the directory; claims up to the fair share; rebalances. */
+    /**
+     * Reads the list, the leases and the directory; claims up to the fair share; rebalances. What a stranger wrote
+     * into the maps (values that do not open or validate, older leases put back) is ignored here, never taken for a
+     * node's word: the list keeps its cameras, their owners keep them ({@link LeaseTrust}), and this node's own
+     * directory entry and camera entries it knew are written back.
+     */
     private Future<Void> survey(List<String> live) {
-        return Future.all(catalog.entries(), leases.entries(), nodes.entries())
+        return Future.all(catalog.read(), leases.readAll(), nodes.entries())
                 .compose(all -> {
-                    Map<String, JsonObject> cameras = all.resultAt(0);
-                    Map<String, String> leaseTexts = all.resultAt(1);
+                    CameraCatalog.Listing listing = all.resultAt(0);
+                    Map<String, SealedMap.Stored<String>> stored = all.resultAt(1);
                     Map<String, JsonObject> directory = all.resultAt(2);
-                    noticeListChanges(cameras.keySet());
-                    Future<Void> dropped = dropRemoved(cameras.keySet());
-                    Map<String, Double> weights = NodeDirectory.weights(live, directory);
+                    Map<String, JsonObject> cameras = listing.valid();
+                    // an invalid entry hides no camera: it stays listed, and runs where it ran
+                    noticeListChanges(listing.present());
+                    Future<Void> dropped = dropRemoved(listing.present());
+                    Future<Void> healed = catalog.heal(listing).compose(v -> keepOwnEntry(directory));
+                    Map<String, String> leaseTexts = new HashMap<>();
+                    Map<String, SealedMap.Stored<String>> suspect = new HashMap<>();
+                    Set<String> unknownBefore = judge(stored, leaseTexts, suspect);
+                    trust.retain(listing.present());
+                    // this node's own weight is the one it knows, whatever a stranger did to its entry meanwhile
+                    Map<String, JsonObject> announced = new HashMap<>(directory);
+                    announced.put(held.node(), self);
+                    Map<String, Double> weights = NodeDirectory.weights(live, announced);
                     int share = FairShare.of(cameras.size(), weights, held.node());
-                    prepareStandby(cameras, leaseTexts, live);
-                    List<Claim> claims = claimable(cameras, leaseTexts, live, System.nanoTime());
-                    return dropped.compose(v -> claim(claims, share))
+                    prepareStandby(cameras, leaseTexts, suspect.keySet(), live);
+                    List<Claim> claims = claimable(cameras, leaseTexts, suspect, unknownBefore, live, System.nanoTime());
+                    return Future.join(dropped, healed).<Void>mapEmpty().recover(e -> Future.succeededFuture())
+                            .compose(v -> claim(claims, share))
                             .compose(v -> rebalance(cameras.size(), leaseTexts, live, weights, claims.isEmpty(), directory))
                             .compose(v -> nodes.prune(live, directory));
                 });
+    }
+
+    /**
+     * Sorts the stored leases into those believed ({@code believed}: camera to text) and the suspect ones (invalid, or
+     * an older epoch than this node saw: put back by someone); returns the cameras this node had seen no lease of
+     * before this survey.
+     */
+    private Set<String> judge(Map<String, SealedMap.Stored<String>> stored, Map<String, String> believed,
+                              Map<String, SealedMap.Stored<String>> suspect) {
+        Set<String> unknownBefore = new HashSet<>();
+        for (Map.Entry<String, SealedMap.Stored<String>> e : stored.entrySet()) {
+            String camera = e.getKey();
+            SealedMap.Stored<String> s = e.getValue();
+            if (trust.newest(camera) == null) unknownBefore.add(camera);
+            if (!s.valid()) {
+                suspect.put(camera, s);
+                continue;
+            }
+            Lease l = Lease.parse(s.value());
+            if (trust.replayed(camera, l)) {
+                invalid.value(Lease.MAP, camera, "an older lease (epoch " + l.epoch() + ", this node saw epoch "
+                        + trust.newest(camera).epoch() + "): put back by someone, not written by a node", s.sealed());
+                suspect.put(camera, s);
+                continue;
+            }
+            trust.saw(camera, l);
+            believed.put(camera, s.value());
+        }
+        return unknownBefore;
+    }
+
+    /**
+     * Writes this node's directory entry back when it is missing or not what this node wrote (deleted or overwritten
+     * by a stranger): the others would count this node out of the shares and hand it nothing.
+     */
+    private Future<Void> keepOwnEntry(Map<String, JsonObject> directory) {
+        if (leaving || self.equals(directory.get(held.node()))) return Future.succeededFuture();
+        if (!ownEntryRewritten) {
+            // once: a stranger writing over it every round would otherwise fill the log
+            LOG.log(Level.WARNING, "cluster: this node''s directory entry was {0}: written again (said once; see "
+                    + "argus_cluster_invalid_values_total)", directory.containsKey(held.node()) ? "changed" : "missing or invalid");
+            ownEntryRewritten = true;
+        }
+        return nodes.put(self);
     }
 
     /**
@@ -386,10 +489,28 @@ public final class CameraOwnership extends VerticleBase {
                     written.put(camera, next);
                     renewedAt.put(camera, now);
                 } else {
-                    stopCamera(camera, "lease taken by another node");
+                    renewalRefused(camera, old, next);
                 }
             });
         }
+    }
+
+    /**
+     * A renewal's compare-and-set failed: the stored lease is not the one this node wrote. Only another node's claim (a
+     * newer sealed lease) stops the camera here; a lease deleted, garbled or put back from an older epoch is rewritten.
+     */
+    private void renewalRefused(String camera, String old, String next) {
+        leases.read(camera).onSuccess(found -> {
+            if (!old.equals(written.get(camera))) return; // stopped or rewritten meanwhile
+            Lease mine = Lease.parse(old);
+            if (found != null && found.valid() && takenFrom(Lease.parse(found.value()), mine)) {
+                stopCamera(camera, "lease taken by another node");
+                return;
+            }
+            rewrite(camera, found, next, "renewing").onSuccess(ok -> {
+                if (ok && old.equals(written.get(camera))) written.put(camera, next);
+            });
+        });
     }
 
     /** Tells this node's WebSocket gateway about cameras added to or removed from the cluster's list. */
@@ -415,27 +536,55 @@ public final class CameraOwnership extends VerticleBase {
         return Future.join(releases).mapEmpty();
     }
 
-    /** A camera this node may claim: its current lease text (null: never leased) and its definition. */
-    private record Claim(String camera, String leaseText, JsonObject definition) {}
+    /**
+     * A camera this node may claim: what is stored as its lease (null: nothing), that lease when believed (null:
+     * none, or suspect), and the camera's definition.
+     */
+    private record Claim(String camera, SealedMap.Stored<String> found, String believed, JsonObject definition) {}
 
-    private List<Claim> claimable(Map<String, JsonObject> cameras, Map<String, String> leaseTexts, List<String> live, long now) {
+    private List<Claim> claimable(Map<String, JsonObject> cameras, Map<String, String> leaseTexts,
+                                  Map<String, SealedMap.Stored<String>> suspect, Set<String> unknownBefore, List<String> live, long now) {
         List<Claim> out = new ArrayList<>();
+        String me = held.node();
         for (Map.Entry<String, String> e : leaseTexts.entrySet()) {
             // every lease is watched each round, so that expiry is measured from the last change seen
             boolean expired = watch.expired(e.getKey(), e.getValue(), now);
             if (!cameras.containsKey(e.getKey()) || held.get(e.getKey()) != null || changing.contains(e.getKey())) continue;
+            // a lease this node sees for the first time may be an old one put back: it is claimed no sooner than the
+            // next survey, when its holder (if any) has rewritten it
+            if (unknownBefore.contains(e.getKey())) continue;
             Lease l = Lease.parse(e.getValue());
-            boolean leftToAnother = !l.heir().isEmpty() && !l.heir().equals(held.node()) && live.contains(l.heir());
-            if ((l.free() && !leftToAnother) || (!l.free() && !live.contains(l.owner())) || expired) out.add(new Claim(e.getKey(), e.getValue(), cameras.get(e.getKey()).getJsonObject("definition")));
-        }
-        watch.retain(leaseTexts.keySet());
-        for (Map.Entry<String, JsonObject> c : cameras.entrySet()) {
-            if (!leaseTexts.containsKey(c.getKey()) && held.get(c.getKey()) == null && !changing.contains(c.getKey())) {
-                out.add(new Claim(c.getKey(), null, c.getValue().getJsonObject("definition")));
+            boolean leftToAnother = !l.heir().isEmpty() && !l.heir().equals(me) && live.contains(l.heir());
+            if ((l.free() && !leftToAnother) || (!l.free() && !live.contains(l.owner())) || expired) {
+                out.add(new Claim(e.getKey(), null, e.getValue(), cameras.get(e.getKey()).getJsonObject("definition")));
             }
         }
+        for (Map.Entry<String, SealedMap.Stored<String>> e : suspect.entrySet()) {
+            // watched by their stored form: a holder rewrites its lease within a round, so one that stays the same for
+            // a whole lease has none
+            SealedMap.Stored<String> s = e.getValue();
+            boolean expired = watch.expired(e.getKey(), "suspect " + Objects.hashCode(s.sealed()), now);
+            if (!cameras.containsKey(e.getKey()) || held.get(e.getKey()) != null || changing.contains(e.getKey())) continue;
+            if (expired || trust.claimableAtOnce(e.getKey(), live, me)) {
+                out.add(new Claim(e.getKey(), s, null, cameras.get(e.getKey()).getJsonObject("definition")));
+            }
+        }
+        for (Map.Entry<String, JsonObject> c : cameras.entrySet()) {
+            String camera = c.getKey();
+            if (leaseTexts.containsKey(camera) || suspect.containsKey(camera)) continue;
+            // no lease: never leased (claimed at once), or deleted by someone while its holder lives (the holder puts
+            // it back within a round; claimed only if it stays away a whole lease)
+            boolean deletedFromLiving = trust.newest(camera) != null && !trust.claimableAtOnce(camera, live, me);
+            boolean expired = watch.expired(camera, "absent", now);
+            if (held.get(camera) != null || changing.contains(camera) || (deletedFromLiving && !expired)) continue;
+            out.add(new Claim(camera, null, null, c.getValue().getJsonObject("definition")));
+        }
+        Set<String> watched = new HashSet<>(leaseTexts.keySet());
+        watched.addAll(suspect.keySet());
+        watched.addAll(cameras.keySet());
+        watch.retain(watched);
         unrunnableUntil.values().removeIf(until -> until < now);
-        out.removeIf(c -> unrunnableUntil.containsKey(c.camera()) || !runnableHere(c));
+        out.removeIf(c -> unrunnableUntil.containsKey(c.camera()) || !runnableHere(c.camera(), c.definition()));
         // Each node tries the cameras in its own order, so nodes starting together rarely race for the same one.
         String node = held.node();
         out.sort(Comparator.comparingInt(c -> (c.camera() + "@" + node).hashCode()));
@@ -443,19 +592,19 @@ public final class CameraOwnership extends VerticleBase {
     }
 
     /** The camera's model exists here and its source is valid here (a video file on this node's disk, say). */
-    private boolean runnableHere(Claim c) {
+    private boolean runnableHere(String camera, JsonObject definition) {
         try {
             List<String> served = config.modelIds().stream().filter(m -> !refusedModels.containsKey(m)).toList();
-            CameraConfig cam = CameraConfig.fromJson(c.definition(), config.modelIds(), config.file().toAbsolutePath().getParent());
+            CameraConfig cam = CameraConfig.fromJson(definition, config.modelIds(), config.file().toAbsolutePath().getParent());
             if (!served.contains(cam.model())) {
-                LOG.log(Level.DEBUG, "camera {0} cannot run on this node: {1}", c.camera(), refusedModels.get(cam.model()));
-                unrunnableUntil.put(c.camera(), System.nanoTime() + RETRY_UNRUNNABLE_NANOS);
+                LOG.log(Level.DEBUG, "camera {0} cannot run on this node: {1}", camera, refusedModels.get(cam.model()));
+                unrunnableUntil.put(camera, System.nanoTime() + RETRY_UNRUNNABLE_NANOS);
                 return false;
             }
             return true;
-        } catch (ConfigException | ClassCastException e) {
-            LOG.log(Level.DEBUG, "camera {0} cannot run on this node: {1}", c.camera(), e.getMessage());
-            unrunnableUntil.put(c.camera(), System.nanoTime() + RETRY_UNRUNNABLE_NANOS);
+        } catch (ConfigException | IllegalArgumentException | ClassCastException e) {
+            LOG.log(Level.DEBUG, "camera {0} cannot run on this node: {1}", camera, e.getMessage());
+            unrunnableUntil.put(camera, System.nanoTime() + RETRY_UNRUNNABLE_NANOS);
             return false;
         }
     }
@@ -483,11 +632,14 @@ public final class CameraOwnership extends VerticleBase {
         long began = System.nanoTime();
         long expires = System.currentTimeMillis() + cluster.leaseMs();
         String node = held.node();
-        Lease next = c.leaseText() == null ? Lease.first(node, expires) : Lease.parse(c.leaseText()).claimedBy(node, expires);
+        // a believed lease is claimed after it; one that cannot be believed (or none) after every epoch this node saw
+        Lease next = c.believed() != null ? Lease.parse(c.believed()).claimedBy(node, expires)
+                : new Lease(node, trust.nextEpoch(c.camera()), expires, "");
         String text = next.text();
-        Future<Boolean> won = c.leaseText() == null
-                ? leases.putIfAbsent(c.camera(), text).map(previous -> previous == null)
-                : leases.replaceIfPresent(c.camera(), c.leaseText(), text);
+        Future<Boolean> won;
+        if (c.believed() != null) won = leases.replaceIfPresent(c.camera(), c.believed(), text);
+        else if (c.found() != null) won = leases.replace(c.camera(), c.found(), text);
+        else won = leases.putIfAbsentStored(c.camera(), text).map(previous -> previous == null);
         return won.compose(ok -> {
             if (!ok) return Future.succeededFuture(); // another node was faster
             if (!enoughMembers()) {
@@ -498,6 +650,7 @@ public final class CameraOwnership extends VerticleBase {
             }
             written.put(c.camera(), text);
             renewedAt.put(c.camera(), began);
+            trust.saw(c.camera(), next);
             held.put(c.camera(), next);
             if (standby.remove(c.camera())) {
                 // handed over warm: the camera already runs here; from now on its detections are published
@@ -514,7 +667,7 @@ public final class CameraOwnership extends VerticleBase {
      * {@link HeldLeases}), then marks the offer ready; stops standby cameras whose offer was withdrawn (the owner died:
      * the lease is then claimed the ordinary way, by this node or another).
      */
-    private void prepareStandby(Map<String, JsonObject> cameras, Map<String, String> leaseTexts, List<String> live) {
+    private void prepareStandby(Map<String, JsonObject> cameras, Map<String, String> leaseTexts, Set<String> suspect, List<String> live) {
         String me = held.node();
         for (Map.Entry<String, String> e : leaseTexts.entrySet()) {
             String camera = e.getKey();
@@ -523,7 +676,8 @@ public final class CameraOwnership extends VerticleBase {
             startStandby(camera, e.getValue(), cameras.get(camera).getJsonObject("definition"));
         }
         for (String camera : Set.copyOf(standby)) {
-            if (changing.contains(camera)) continue;
+            // a suspect lease is no withdrawal: its owner rewrites it within a round
+            if (changing.contains(camera) || suspect.contains(camera)) continue;
             String t = leaseTexts.get(camera);
             Lease l = t != null ? Lease.parse(t) : null;
             boolean stillOffered = l != null && me.equals(l.heir())
@@ -538,7 +692,7 @@ public final class CameraOwnership extends VerticleBase {
     /** Starts an offered camera here without publishing (no lease in {@link HeldLeases}), then marks the offer ready. */
     private void startStandby(String camera, String offerText, JsonObject definition) {
         if (held.get(camera) != null || standby.contains(camera) || changing.contains(camera) || leaving) return;
-        if (unrunnableUntil.containsKey(camera) || !runnableHere(new Claim(camera, offerText, definition))) return;
+        if (unrunnableUntil.containsKey(camera) || !runnableHere(camera, definition)) return;
         Lease l = Lease.parse(offerText);
         standby.add(camera);
         changing.add(camera);
@@ -577,10 +731,10 @@ public final class CameraOwnership extends VerticleBase {
                 if (members.get().contains(l.owner())) startStandby(camera, text, definition);
             } else if (l.free()) {
                 if (standby.contains(camera)) {
-                    claimOne(new Claim(camera, text, null));
+                    claimOne(new Claim(camera, null, text, null));
                 } else {
-                    Claim c = new Claim(camera, text, definition);
-                    if (unrunnableUntil.containsKey(camera) || !runnableHere(c)) return;
+                    Claim c = new Claim(camera, null, text, definition);
+                    if (unrunnableUntil.containsKey(camera) || !runnableHere(camera, definition)) return;
                     LOG.log(Level.INFO, "camera {0}: released to this node, claiming", camera);
                     claimOne(c);
                 }
@@ -662,6 +816,7 @@ public final class CameraOwnership extends VerticleBase {
     /** Stops publishing for {@code camera} at once, then stops the camera verticle. */
     private void stopCamera(String camera, String reason) {
         boolean wasHeld = held.get(camera) != null;
+        rewriteLogged.remove(camera);
         held.remove(camera);
         written.remove(camera);
         renewedAt.remove(camera);

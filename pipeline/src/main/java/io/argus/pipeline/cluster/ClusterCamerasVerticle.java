@@ -51,9 +51,9 @@ public final class ClusterCamerasVerticle extends VerticleBase {
 
     @Override
     public Future<?> start() {
-        var shared = vertx.sharedData();
-        return Future.all(shared.<String, String>getAsyncMap(CameraCatalog.MAP), shared.<String, String>getAsyncMap(Lease.MAP),
-                        shared.<String, String>getAsyncMap(NodeDirectory.MAP), shared.<String, String>getAsyncMap(CameraStates.MAP))
+        ClusterMaps shared = ClusterMaps.of(vertx);
+        return Future.all(shared.texts(CameraCatalog.MAP), shared.texts(Lease.MAP), shared.texts(NodeDirectory.MAP),
+                        shared.texts(CameraStates.MAP))
                 .compose(maps -> {
                     catalog = new CameraCatalog(maps.resultAt(0));
                     leases = maps.resultAt(1);

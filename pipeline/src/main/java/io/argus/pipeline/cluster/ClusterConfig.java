@@ -23,15 +23,19 @@ import java.util.List;
  * @param leaseMs            a camera lease not renewed for this long may be taken by another node (longer than failure
  *                           detection, about twice: the slow path, for a node that lives but cannot renew)
  * @param renewIntervalMs    how often leases are renewed and free cameras claimed
- * @param tls                mutual TLS on the clustered event bus ({@code cluster.tls}); null: plain TCP
+ * @param tls                the operator's own PKI for the clustered event bus ({@code cluster.tls}); null: the TLS
+ *                           identity derived from the secret ({@link DerivedIdentity})
+ * @param secret             the secret the nodes share ({@code cluster.secret}, {@code cluster.secretFile});
+ *                           null: none configured, allowed only on loopback, where the node generates one at start
+ *                           ({@link SecretSetting#resolve})
  */
 public record ClusterConfig(boolean enabled, String name, String host, int port, int eventBusPort, List<String> members,
                             String publicHost, int heartbeatIntervalMs, int maxNoHeartbeatMs, int minSize, double weight,
-                            int leaseMs, int renewIntervalMs, ClusterTls tls) {
+                            int leaseMs, int renewIntervalMs, ClusterTls tls, ClusterSecret secret) {
 
     /** No clustering: the default when the section is absent. */
     public static final ClusterConfig OFF = new ClusterConfig(false, "argus", "127.0.0.1", 5701, 0, List.of(), null,
-            1000, 5000, 1, 1.0, 10_000, 500, null);
+            1000, 5000, 1, 1.0, 10_000, 500, null, null);
 
     public static ClusterConfig read(ConfigNode n) {
         boolean enabled = n.bool("enabled", false);
@@ -64,10 +68,11 @@ public record ClusterConfig(boolean enabled, String name, String host, int port,
             throw new ConfigException(n.key("members"), "a clustered node needs the members to join (host:port, this node may be one of them)");
         }
         ClusterTls tls = ClusterTls.read(n.child("tls"));
+        String announced = publicHost == null || publicHost.isBlank() ? null : publicHost;
+        ClusterSecret secret = SecretSetting.read(n, enabled, host, announced, members);
         n.finish();
-        return new ClusterConfig(enabled, name, host, port, eventBusPort, members,
-                publicHost == null || publicHost.isBlank() ? null : publicHost, heartbeat, maxNoHeartbeat, minSize, weight,
-                lease, renew, tls);
+        return new ClusterConfig(enabled, name, host, port, eventBusPort, members, announced, heartbeat, maxNoHeartbeat,
+                minSize, weight, lease, renew, tls, secret);
     }
 
     private static final java.util.regex.Pattern HOST_PORT =
@@ -90,11 +95,21 @@ public record ClusterConfig(boolean enabled, String name, String host, int port,
         return List.copyOf(out);
     }
 
-    /** The clustered event bus's options: host, port, the public host, TLS when configured. */
-    public void applyTo(io.vertx.core.eventbus.EventBusOptions options) {
+    /**
+     * The clustered event bus's options: host, port, the public host, and mutual TLS, always: with the operator's
+     * certificates when {@code cluster.tls} is set, else with the identity derived from the secret.
+     */
+    public void applyTo(io.vertx.core.eventbus.EventBusOptions options, ClusterKeys keys) {
         options.setHost(host).setPort(eventBusPort);
         if (publicHost != null) options.setClusterPublicHost(publicHost);
         if (tls != null) tls.applyTo(options);
+        else keys.identity().applyTo(options);
+    }
+
+    /** The same section with {@code secret} (generated at start on loopback). */
+    public ClusterConfig withSecret(ClusterSecret s) {
+        return new ClusterConfig(enabled, name, host, port, eventBusPort, members, publicHost, heartbeatIntervalMs,
+                maxNoHeartbeatMs, minSize, weight, leaseMs, renewIntervalMs, tls, s);
     }
 
     /** Where other nodes reach this one. */

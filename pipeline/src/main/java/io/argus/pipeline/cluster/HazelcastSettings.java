@@ -1,6 +1,7 @@
 package io.argus.pipeline.cluster;
 
 import com.hazelcast.config.Config;
+import com.hazelcast.config.JavaSerializationFilterConfig;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.NetworkConfig;
@@ -10,6 +11,10 @@ import io.vertx.spi.cluster.hazelcast.ConfigUtil;
  * The Hazelcast configuration of a node: Vert.x's own (its subscription and node maps) plus the {@code cluster:}
  * section. Members are found only over TCP/IP at the configured addresses: multicast and cloud auto-detection would
  * let a node join whatever cluster shares its network.
+ *
+ * <p>A member that does not hold the cluster secret may still join if it learnt the derived name (Hazelcast's traffic
+ * is cleartext): what it finds there is sealed ({@link SealedMap}), and the event bus refuses it ({@link
+ * DerivedIdentity}).
  */
 public final class HazelcastSettings {
     private HazelcastSettings() {}
@@ -17,9 +22,13 @@ public final class HazelcastSettings {
     /** Backups of the Argus maps (camera list, leases, nodes): two nodes may die at once and the epochs survive. */
     static final int BACKUPS = 2;
 
-    public static Config of(ClusterConfig c) {
+    /**
+     * The node's Hazelcast config. Its cluster name is derived from the secret ({@link ClusterKeys#hazelcastName}):
+     * Hazelcast refuses a member whose name differs, and open-source Hazelcast has no other way to keep one out.
+     */
+    public static Config of(ClusterConfig c, ClusterKeys keys) {
         Config config = ConfigUtil.loadConfig();
-        config.setClusterName(c.name());
+        config.setClusterName(keys.hazelcastName(c.name()));
         NetworkConfig net = config.getNetworkConfig();
         net.setPort(c.port()).setPortAutoIncrement(false);
         if (c.publicHost() != null) net.setPublicAddress(c.publicHost() + ":" + c.port());
@@ -43,7 +52,16 @@ public final class HazelcastSettings {
         config.setProperty("hazelcast.shutdownhook.enabled", "false");
         config.setProperty("hazelcast.phone.home.enabled", "false");
         config.setProperty("hazelcast.logging.type", "jdk");
+        // Hazelcast prefixes every log line with the cluster name, which is derived from the secret: whoever reads a
+        // node's log could then join (reading only ciphertext, but deleting entries). The member address stays in the
+        // messages that concern a member.
+        config.setProperty("hazelcast.logging.details.enabled", "false");
         config.addMapConfig(new MapConfig("argus.*").setBackupCount(BACKUPS));
+        // Any member can send a value to be deserialized here: Java serialization is limited to the JDK's, Hazelcast's
+        // and Vert.x's classes, less Hazelcast's list of known gadget classes (Argus itself stores only text).
+        JavaSerializationFilterConfig filter = new JavaSerializationFilterConfig().setDefaultsDisabled(false);
+        filter.getWhitelist().addPrefixes("java.", "javax.", "com.hazelcast.", "io.vertx.");
+        config.getSerializationConfig().setJavaSerializationFilterConfig(filter);
         return config;
     }
 

@@ -1,5 +1,6 @@
 package io.argus.pipeline.cluster;
 
+import io.argus.pipeline.config.Names;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -28,10 +29,50 @@ public record Lease(String owner, long epoch, long expires, String heir, String 
     /** The shared map of leases: camera id to lease text. */
     public static final String MAP = "argus.leases";
 
+    /**
+     * The lease of {@code text}, checked: the owner and heir node ids or empty, the epoch an integer of at least 0, the
+     * expiry an integer, the hand-over state one of the known ones.
+     *
+     * @throws IllegalArgumentException naming the field, what was expected and what was found
+     */
     public static Lease parse(String text) {
-        JsonObject j = new JsonObject(text);
-        return new Lease(j.getString("owner", ""), j.getLong("epoch", 0L), j.getLong("expires", 0L), j.getString("heir", ""),
-                j.getString("handover", ""));
+        JsonObject j;
+        try {
+            j = new JsonObject(text);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("lease: not a JSON object");
+        }
+        long epoch = integer(j, "epoch");
+        if (epoch < 0) throw new IllegalArgumentException("lease: \"epoch\" expected an integer >= 0, found " + epoch);
+        String handover = text(j, "handover");
+        if (!handover.isEmpty() && !handover.equals(OFFERED) && !handover.equals(READY)) {
+            throw new IllegalArgumentException("lease: \"handover\" expected \"\", \"" + OFFERED + "\" or \"" + READY + "\", found " + Names.quoted(handover));
+        }
+        return new Lease(node(j, "owner"), epoch, integer(j, "expires"), node(j, "heir"), handover);
+    }
+
+    private static String text(JsonObject j, String field) {
+        Object v = j.getValue(field);
+        if (!(v instanceof String s)) throw new IllegalArgumentException("lease: \"" + field + "\" expected a text, found " + found(v));
+        return s;
+    }
+
+    /** A node id, or empty (no owner, no heir). */
+    private static String node(JsonObject j, String field) {
+        String s = text(j, field);
+        if (!s.isEmpty()) Names.require("lease: \"" + field + "\" (a node id)", s);
+        return s;
+    }
+
+    private static long integer(JsonObject j, String field) {
+        Object v = j.getValue(field);
+        if (v instanceof Integer || v instanceof Long) return ((Number) v).longValue();
+        throw new IllegalArgumentException("lease: \"" + field + "\" expected an integer, found " + found(v));
+    }
+
+    private static String found(Object v) {
+        if (v == null) return "nothing (null or missing)";
+        return v instanceof String s ? Names.quoted(s) : "a " + v.getClass().getSimpleName();
     }
 
     public String text() {

@@ -4,7 +4,6 @@ import io.argus.pipeline.config.ModelConfig;
 import io.argus.pipeline.inference.LoadedModel;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.shareddata.AsyncMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -20,9 +19,9 @@ import java.util.TreeMap;
 public final class ModelCatalog {
     public static final String MAP = "argus.models";
 
-    private final AsyncMap<String, String> map;
+    private final SealedMap<String> map;
 
-    ModelCatalog(AsyncMap<String, String> map) { this.map = map; }
+    ModelCatalog(SealedMap<String> map) { this.map = map; }
 
     /** What decides a model's detections, as this node's config loads it. */
     static JsonObject content(ModelConfig m) {
@@ -41,7 +40,12 @@ public final class ModelCatalog {
         Future<Void> chain = Future.succeededFuture();
         for (ModelConfig m : models) {
             JsonObject mine = content(m);
-            chain = chain.compose(v -> map.putIfAbsent(m.id(), mine.copy().put("node", node).encode())).compose(previous -> {
+            String entry = mine.copy().put("node", node).encode();
+            chain = chain.compose(v -> map.putIfAbsentStored(m.id(), entry)).compose(found -> {
+                // an invalid entry (logged and counted where it was read) is no registration: this node's replaces it
+                if (found != null && !found.valid()) return map.replace(m.id(), found, entry).map(ok -> (String) null);
+                return Future.succeededFuture(found == null ? null : found.value());
+            }).compose(previous -> {
                 if (previous == null) return Future.succeededFuture();
                 JsonObject theirs = new JsonObject(previous);
                 String first = (String) theirs.remove("node");

@@ -61,7 +61,7 @@ public final class ModelVersionSync extends VerticleBase {
         announcements = vertx.eventBus().consumer(ADDRESS, m -> onAnnouncement(m.body(), "an announcement"));
         weights = vertx.eventBus().consumer(WeightsServer.address(node), new WeightsServer(vertx, model)::answer);
         return Future.join(local.completion(), announcements.completion(), weights.completion())
-                .compose(v -> vertx.sharedData().<String, String>getAsyncMap(LATEST))
+                .compose(v -> ClusterMaps.of(vertx).texts(LATEST))
                 .onSuccess(map -> {
                     latest = map;
                     // promoted while this node was away: catch up (in the background; the node is ready meanwhile)

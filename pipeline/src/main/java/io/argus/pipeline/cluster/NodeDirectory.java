@@ -11,7 +11,8 @@ import java.util.Map;
  * What each node tells the others about itself, in a shared map from node id to {@code {"id", "cluster": host:port,
  * "http": host:port, "weight"}}: its weight for the camera shares, its addresses for {@code GET /api/nodes}. Only
  * entries of current members count; a node removes its own entry when it stops, and any node removes those of nodes
- * that left.
+ * that left. Sealed ({@link SealedMap}): an entry is a node's word that it holds the cluster secret, and its
+ * {@code http} address is never one a stranger declared.
  */
 final class NodeDirectory {
     static final String MAP = "argus.nodes";
@@ -32,12 +33,16 @@ final class NodeDirectory {
         });
     }
 
-    /** The weights of {@code members} (1 for a node that has not written its entry yet). */
+    /**
+     * The weights of {@code members}; 0 for a member without a (valid) entry: one that has not written it yet, whose
+     * cameras would wait until it can claim, or a Hazelcast member without the cluster secret, which cannot write one
+     * (the entries are sealed) and would never run a camera.
+     */
     static Map<String, Double> weights(Collection<String> members, Map<String, JsonObject> entries) {
         Map<String, Double> w = new HashMap<>();
         for (String m : members) {
             JsonObject e = entries.get(m);
-            w.put(m, e != null ? e.getDouble("weight", 1.0) : 1.0);
+            w.put(m, e != null ? e.getDouble("weight", 1.0) : 0.0);
         }
         return w;
     }

@@ -3,7 +3,6 @@ package io.argus.pipeline.cluster;
 import io.argus.pipeline.training.TrainerGate;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.shareddata.AsyncMap;
 import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.function.Supplier;
@@ -25,7 +24,9 @@ public final class TrainerSingleton extends VerticleBase implements TrainerGate 
     private final ClusterConfig cluster;
     private final Supplier<List<String>> members;
     private final LeaseWatch watch;
-    private AsyncMap<String, String> leases;
+    private SealedMap<String> leases;
+    /** Which stored leases to believe ({@link LeaseTrust}): a stranger may delete, garble or replay them. */
+    private final LeaseTrust trust = new LeaseTrust();
     private long timer = -1;
     private boolean busy;
     /** The lease text this node wrote last, while it holds the lease (event loop). */
@@ -55,7 +56,7 @@ public final class TrainerSingleton extends VerticleBase implements TrainerGate 
 
     @Override
     public Future<?> start() {
-        return vertx.sharedData().<String, String>getAsyncMap(MAP).onSuccess(m -> {
+        return ClusterMaps.of(vertx).texts(MAP).onSuccess(m -> {
             leases = m;
             timer = vertx.setPeriodic(1, cluster.renewIntervalMs(), t -> round());
         });
@@ -87,35 +88,67 @@ public final class TrainerSingleton extends VerticleBase implements TrainerGate 
         if (mine) {
             String next = Lease.parse(written).renewed(expires).text();
             String old = written;
-            step = leases.replaceIfPresent(model, old, next).map(ok -> {
-                if (ok && mine) {
-                    written = next;
-                    renewedAt = now;
-                } else if (!ok) {
-                    lose("lease taken by another node");
-                }
-                return null;
-            });
+            step = leases.replaceIfPresent(model, old, next).compose(ok -> ok ? Future.succeededFuture(true) : rewrite(old, next))
+                    .map(ok -> {
+                        if (ok && mine && old.equals(written)) {
+                            written = next;
+                            renewedAt = now;
+                        }
+                        return null;
+                    });
         } else {
-            step = leases.get(model).compose(text -> {
-                if (text == null) return claim(null, Lease.first(node, expires), now);
-                Lease l = Lease.parse(text);
+            step = leases.read(model).compose(found -> {
+                if (found == null) {
+                    // never claimed, or deleted while its holder lives (it puts it back within a round)
+                    boolean fromLiving = trust.newest(model) != null && !trust.claimableAtOnce(model, live, node);
+                    if (fromLiving && !watch.expired(model, "absent", now)) return Future.succeededFuture();
+                    return claim(null, new Lease(node, trust.nextEpoch(model), expires, ""), now);
+                }
+                Lease l = found.valid() ? Lease.parse(found.value()) : null;
+                if (l == null || trust.replayed(model, l)) {
+                    // garbage or an older lease put back: claimed only when it stays a whole lease, or its holder is gone
+                    boolean expired = watch.expired(model, "suspect " + java.util.Objects.hashCode(found.sealed()), now);
+                    if (!expired && !trust.claimableAtOnce(model, live, node)) return Future.succeededFuture();
+                    return claim(found, new Lease(node, trust.nextEpoch(model), expires, ""), now);
+                }
+                trust.saw(model, l);
                 owner = l.owner();
-                boolean expired = watch.expired(model, text, now);
-                if (l.free() || !live.contains(l.owner()) || expired) return claim(text, l.claimedBy(node, expires), now);
+                boolean expired = watch.expired(model, found.value(), now);
+                if (l.free() || !live.contains(l.owner()) || expired) return claim(found, l.claimedBy(node, expires), now);
                 return Future.succeededFuture();
             });
         }
         step.onComplete(ar -> busy = false);
     }
 
-    private Future<Void> claim(String old, Lease next, long now) {
+    /**
+     * The renewal found another value than this node wrote: only another node's claim (a newer sealed lease) ends
+     * this node's turn; a lease deleted, garbled or put back from an older epoch is written again.
+     */
+    private Future<Boolean> rewrite(String old, String next) {
+        return leases.read(model).compose(found -> {
+            Lease mine = Lease.parse(old);
+            if (found != null && found.valid() && CameraOwnership.takenFrom(Lease.parse(found.value()), mine)) {
+                lose("lease taken by another node");
+                return Future.succeededFuture(false);
+            }
+            Future<Boolean> written = found == null ? leases.putIfAbsentStored(model, next).map(p -> p == null)
+                    : leases.replace(model, found, next);
+            return written.onSuccess(ok -> {
+                if (ok) LOG.log(Level.WARNING, "trainer of model {0}: its lease in the cluster was {1}; rewritten", model,
+                        found == null ? "deleted" : !found.valid() ? "not valid (" + found.problem() + ")" : "an older one put back");
+            });
+        });
+    }
+
+    private Future<Void> claim(SealedMap.Stored<String> found, Lease next, long now) {
         String text = next.text();
-        Future<Boolean> won = old == null ? leases.putIfAbsent(model, text).map(p -> p == null) : leases.replaceIfPresent(model, old, text);
+        Future<Boolean> won = found == null ? leases.putIfAbsentStored(model, text).map(p -> p == null) : leases.replace(model, found, text);
         return won.map(ok -> {
             if (ok) {
                 written = text;
                 renewedAt = now;
+                trust.saw(model, next);
                 mine = true;
                 owner = node;
                 LOG.log(Level.INFO, "trainer of model {0}: this node fine-tunes it (epoch {1})", model, Long.toString(next.epoch()));

@@ -4,6 +4,7 @@ import io.argus.detector.Box;
 import io.argus.detector.io.AtomicFile;
 import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.app.ArgusMetrics;
+import io.argus.pipeline.cluster.ClusterMaps;
 import io.argus.pipeline.config.CameraConfig;
 import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.config.Names;
@@ -50,8 +51,6 @@ import java.util.logging.Logger;
  */
 public final class EventsVerticle extends AbstractVerticle {
     private static final Logger LOG = Logger.getLogger(EventsVerticle.class.getName());
-    private static final String RULES_MAP = "argus.scene-rules";
-    private static final String COUNTS_MAP = "argus.counts";
     private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
 
     /** One camera this node runs: its rules applied to its tracks, its counts and its events' snapshots. */
@@ -127,8 +126,8 @@ public final class EventsVerticle extends AbstractVerticle {
             if ("added".equals(m.body().getString("event"))) follow(id);
             else unfollow(id);
         });
-        Future.all(vertx.sharedData().<String, JsonObject>getAsyncMap(RULES_MAP).onSuccess(m -> rulesMap = m),
-                        vertx.sharedData().<String, JsonObject>getAsyncMap(COUNTS_MAP).onSuccess(m -> countsMap = m))
+        // sealed and validated in a cluster (ClusterMaps): what a stranger writes there reads as absent
+        Future.all(ClusterMaps.sceneRules(vertx).onSuccess(m -> rulesMap = m), ClusterMaps.counts(vertx).onSuccess(m -> countsMap = m))
                 .compose(v -> vertx.eventBus().<JsonArray>request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "list"))
                         .map(reply -> {
                             for (Object o : reply.body()) follow(((JsonObject) o).getString("id"));

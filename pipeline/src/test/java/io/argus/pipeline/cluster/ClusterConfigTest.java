@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.hazelcast.config.Config;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.ConfigException;
+import io.argus.pipeline.testing.TestCluster;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.vertx.core.json.JsonArray;
@@ -29,7 +30,7 @@ class ClusterConfigTest {
     void keysAreReadWithDefaultsAndEnvironmentOverrides() throws Exception {
         JsonObject json = TestConfig.base().put("cluster", new JsonObject().put("enabled", true).put("name", "prod")
                 .put("host", "10.0.0.5").put("port", 5801).put("members", new JsonArray().add("10.0.0.5:5801").add("10.0.0.6"))
-                .put("weight", 2));
+                .put("weight", 2).put("secret", TestCluster.SECRET));
         ArgusConfig c = ArgusConfig.read(TestMedia.dir().resolve("x.yaml"), json, Map.of(
                 "ARGUS_CLUSTER_MIN_SIZE", "2", "ARGUS_CLUSTER_PUBLIC_HOST", "203.0.113.9"));
         ClusterConfig k = c.cluster();
@@ -44,11 +45,15 @@ class ClusterConfigTest {
         assertEquals(5000, k.maxNoHeartbeatMs());
         assertEquals(10_000, k.leaseMs());
         assertEquals(500, k.renewIntervalMs());
+        assertEquals("cluster.secret", k.secret().source());
+        assertFalse(k.toString().contains(TestCluster.SECRET), "the secret is never printed: " + k);
         assertTrue(c.unusedEnv().isEmpty(), c.unusedEnv().toString());
 
         ArgusConfig fromEnv = ArgusConfig.read(TestMedia.dir().resolve("x.yaml"), TestConfig.base(), Map.of(
-                "ARGUS_CLUSTER_ENABLED", "true", "ARGUS_CLUSTER_MEMBERS", "a:5701, b:5702"));
+                "ARGUS_CLUSTER_ENABLED", "true", "ARGUS_CLUSTER_MEMBERS", "a:5701, b:5702", "ARGUS_CLUSTER_SECRET", TestCluster.SECRET));
         assertEquals(List.of("a:5701", "b:5702"), fromEnv.cluster().members(), "a comma-separated member list from the environment");
+        assertEquals(new ClusterKeys(k.secret()).hazelcastName("x"), new ClusterKeys(fromEnv.cluster().secret()).hazelcastName("x"),
+                "the secret from the environment is the same secret");
     }
 
     @Test
@@ -65,10 +70,16 @@ class ClusterConfigTest {
 
     @Test
     void hazelcastJoinsOnlyTheListedMembersAndDetectsFailuresInSeconds() {
+        ClusterSecret secret = new ClusterSecret(TestCluster.SECRET, "test");
         ClusterConfig c = new ClusterConfig(true, "prod", "127.0.0.1", 5801, 0, List.of("127.0.0.1:5801", "127.0.0.1:5802"),
-                null, 1500, 4200, 2, 1, 8000, 500, null);
-        Config h = HazelcastSettings.of(c);
-        assertEquals("prod", h.getClusterName());
+                null, 1500, 4200, 2, 1, 8000, 500, null, secret);
+        Config h = HazelcastSettings.of(c, new ClusterKeys(secret));
+        assertTrue(h.getClusterName().matches("prod-[0-9a-f]{32}"), "the configured name and a part derived from the secret: "
+                + h.getClusterName());
+        assertEquals(h.getClusterName(), HazelcastSettings.of(c, new ClusterKeys(new ClusterSecret(TestCluster.SECRET, "again"))).getClusterName(),
+                "the same secret gives the same name on every node");
+        assertFalse(h.getClusterName().equals(HazelcastSettings.of(c, new ClusterKeys(new ClusterSecret(TestCluster.SECRET + "x", "other")))
+                .getClusterName()), "another secret, another name: its members never join");
         assertFalse(h.getNetworkConfig().getJoin().getMulticastConfig().isEnabled());
         assertFalse(h.getNetworkConfig().getJoin().getAutoDetectionConfig().isEnabled());
         assertTrue(h.getNetworkConfig().getJoin().getTcpIpConfig().isEnabled());
@@ -94,7 +105,7 @@ class ClusterConfigTest {
         assertEquals("PKCS12", c.tls().typeOf(node));
         assertFalse(c.tls().toString().contains("secret"), "passwords are not printed: " + c.tls());
         io.vertx.core.eventbus.EventBusOptions bus = new io.vertx.core.eventbus.EventBusOptions();
-        c.applyTo(bus);
+        c.applyTo(bus, new ClusterKeys(new ClusterSecret(TestCluster.SECRET, "test")));
         assertTrue(bus.isSsl());
         assertEquals(io.vertx.core.http.ClientAuth.REQUIRED, bus.getClientAuth(), "every node checks its peers");
         assertNull(TestConfig.read(TestConfig.base()).cluster().tls(), "no tls section: plain TCP");

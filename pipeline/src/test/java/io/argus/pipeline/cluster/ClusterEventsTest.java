@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.argus.pipeline.camera.SampleVideo;
+import io.argus.pipeline.testing.TestCluster;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
@@ -181,7 +182,7 @@ class ClusterEventsTest {
         config.put("cluster", new JsonObject().put("enabled", true).put("name", "argus-events-" + dir.getFileName())
                 .put("host", "127.0.0.1").put("port", hazelcastPort).put("members", new JsonArray(members))
                 .put("heartbeatIntervalMs", 1000).put("maxNoHeartbeatMs", 5000).put("minSize", 1)
-                .put("leaseMs", 10_000).put("renewIntervalMs", 300));
+                .put("leaseMs", 10_000).put("renewIntervalMs", 300).put("secret", TestCluster.SECRET));
         return ClusterNode.start("node" + i, config, http, hazelcastPort, dir, client);
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.argus.pipeline.testing.TestCluster;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
@@ -227,7 +228,7 @@ class ClusterFailoverTest {
         config.put("cluster", new JsonObject().put("enabled", true).put("name", "argus-test-" + dir.getFileName())
                 .put("host", "127.0.0.1").put("port", hazelcastPort).put("members", new JsonArray(all))
                 .put("heartbeatIntervalMs", 1000).put("maxNoHeartbeatMs", 5000).put("minSize", 2)
-                .put("leaseMs", 10_000).put("renewIntervalMs", 300));
+                .put("leaseMs", 10_000).put("renewIntervalMs", 300).put("secret", TestCluster.SECRET));
         return ClusterNode.start(name, config, http, hazelcastPort, dir, client);
     }
 

@@ -8,6 +8,7 @@ import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.darknet.WeightsInit;
 import io.argus.pipeline.inference.LoadedModel;
+import io.argus.pipeline.testing.TestCluster;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
@@ -205,7 +206,7 @@ class ClusterModelVersionTest {
         config.put("cluster", new JsonObject().put("enabled", true).put("name", "argus-models-" + dir.getFileName())
                 .put("host", "127.0.0.1").put("port", hazelcastPort).put("members", new JsonArray(all))
                 .put("heartbeatIntervalMs", 1000).put("maxNoHeartbeatMs", 5000).put("minSize", 1) // a survivor alone goes on
-                .put("leaseMs", 10_000).put("renewIntervalMs", 300));
+                .put("leaseMs", 10_000).put("renewIntervalMs", 300).put("secret", TestCluster.SECRET));
         return ClusterNode.start("node" + i, config, http, hazelcastPort, dir, client);
     }
 

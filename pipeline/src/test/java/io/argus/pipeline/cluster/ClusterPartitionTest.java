@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.argus.pipeline.testing.NetworkNamespaces;
+import io.argus.pipeline.testing.TestCluster;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
@@ -320,7 +321,7 @@ class ClusterPartitionTest {
         config.put("cluster", new JsonObject().put("enabled", true).put("name", "argus-test-" + net.prefix)
                 .put("host", host).put("port", HAZELCAST_PORT).put("members", members)
                 .put("heartbeatIntervalMs", 1000).put("maxNoHeartbeatMs", MAX_NO_HEARTBEAT_MS).put("minSize", 2)
-                .put("leaseMs", LEASE_MS).put("renewIntervalMs", 300));
+                .put("leaseMs", LEASE_MS).put("renewIntervalMs", 300).put("secret", TestCluster.SECRET));
         return ClusterNode.start("node" + i, config, host, HTTP_PORT, HAZELCAST_PORT, dir, client, net.exec(i), token);
     }
 

@@ -82,10 +82,12 @@ class ClusterTlsTest {
 
     private static Vertx start(String name, int port, List<String> members, ClusterTls tls, List<Vertx> started)
             throws Exception {
-        ClusterConfig c = new ClusterConfig(true, name, "127.0.0.1", port, 0, members, null, 1000, 5000, 1, 1, 10_000, 500, tls);
+        ClusterSecret secret = new ClusterSecret(io.argus.pipeline.testing.TestCluster.SECRET, "test");
+        ClusterConfig c = new ClusterConfig(true, name, "127.0.0.1", port, 0, members, null, 1000, 5000, 1, 1, 10_000, 500, tls, secret);
         VertxOptions options = new VertxOptions();
-        c.applyTo(options.getEventBusOptions());
-        Vertx v = Vertx.builder().with(options).withClusterManager(new HazelcastClusterManager(HazelcastSettings.of(c)))
+        ClusterKeys keys = new ClusterKeys(secret);
+        c.applyTo(options.getEventBusOptions(), keys);
+        Vertx v = Vertx.builder().with(options).withClusterManager(new HazelcastClusterManager(HazelcastSettings.of(c, keys)))
                 .buildClustered().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
         started.add(v);
         assertTrue(options.getEventBusOptions().isSsl());

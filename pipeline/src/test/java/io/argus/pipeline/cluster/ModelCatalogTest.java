@@ -25,12 +25,18 @@ class ModelCatalogTest {
         return c.models().get(0);
     }
 
+    /** A local map {@code name}, sealed as the cluster's {@code format} map is. */
+    static SealedMap<String> sealed(Vertx vertx, String name, String format) throws Exception {
+        var raw = vertx.sharedData().<Object, Object>getLocalAsyncMap(name).toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        return new SealedMap<>(name, raw, new ClusterKeys(new ClusterSecret(io.argus.pipeline.testing.TestCluster.SECRET, "test")).sealer(),
+                ClusterValues.texts(format), new InvalidValues(null, List.of()));
+    }
+
     @Test
     void aNodeWithOtherWeightsForTheSameIdRefusesThatModel() throws Exception {
         Vertx vertx = Vertx.vertx();
         try {
-            var map = vertx.sharedData().<String, String>getLocalAsyncMap(ModelCatalog.MAP).toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
-            ModelCatalog catalog = new ModelCatalog(map);
+            ModelCatalog catalog = new ModelCatalog(sealed(vertx, ModelCatalog.MAP, ModelCatalog.MAP));
             ModelConfig seed1 = model(new JsonObject());
             Map<String, String> first = catalog.register(List.of(seed1), "node-a").toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
             assertTrue(first.isEmpty(), "the first node registers: " + first);
@@ -48,8 +54,7 @@ class ModelCatalogTest {
             Path w2 = TestMedia.dir().resolve("catalog-b.weights");
             Files.write(w1, new byte[]{1, 2, 3});
             Files.write(w2, new byte[]{1, 2, 3});
-            var map2 = vertx.sharedData().<String, String>getLocalAsyncMap("test.models2").toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
-            ModelCatalog c2 = new ModelCatalog(map2);
+            ModelCatalog c2 = new ModelCatalog(sealed(vertx, "test.models2", ModelCatalog.MAP));
             assertEquals(ModelCatalog.content(model(new JsonObject().put("weights", w1.toString()))),
                     ModelCatalog.content(model(new JsonObject().put("weights", w2.toString()))), "same bytes, same model");
             Files.write(w2, new byte[]{1, 2, 4});

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.testing.RunningApp;
+import io.argus.pipeline.testing.TestCluster;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
@@ -45,9 +46,10 @@ class SlowHeirTest {
             json.getJsonArray("cameras").add(TestConfig.camera(id, video.toString()).put("loop", true).put("realtime", true));
         }
         json.put("cluster", new JsonObject().put("enabled", true).put("name", name).put("port", argusPort)
-                .put("members", members).put("renewIntervalMs", 300).put("leaseMs", 10_000));
+                .put("members", members).put("renewIntervalMs", 300).put("leaseMs", 10_000).put("secret", TestCluster.SECRET));
         JsonObject bareJson = TestConfig.base();
-        bareJson.put("cluster", new JsonObject().put("enabled", true).put("name", name).put("port", barePort).put("members", members));
+        bareJson.put("cluster", new JsonObject().put("enabled", true).put("name", name).put("port", barePort).put("members", members)
+                .put("secret", TestCluster.SECRET));
         ArgusConfig bareConfig = TestConfig.read(bareJson);
 
         try (RunningApp app = new RunningApp(TestConfig.read(json)); WsClient ws = app.ws("/ws?includeEmpty=true")) {
@@ -55,16 +57,20 @@ class SlowHeirTest {
             ws.await(m -> "detections".equals(m.getString("type")) && "cam1".equals(m.getString("cameraId")), Duration.ofSeconds(30), "cam1 streaming");
             ws.await(m -> "detections".equals(m.getString("type")) && "cam2".equals(m.getString("cameraId")), Duration.ofSeconds(30), "cam2 streaming");
 
-            Vertx bare = Vertx.builder().withClusterManager(new HazelcastClusterManager(HazelcastSettings.of(bareConfig.cluster())))
+            // the bare member holds the secret: it joins, and its sealed directory entry counts
+            ClusterKeys keys = new ClusterKeys(bareConfig.cluster().secret());
+            io.vertx.core.VertxOptions options = new io.vertx.core.VertxOptions();
+            bareConfig.cluster().applyTo(options.getEventBusOptions(), keys);
+            Vertx bare = Vertx.builder().with(options).withClusterManager(new HazelcastClusterManager(HazelcastSettings.of(bareConfig.cluster(), keys)))
                     .buildClustered().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
             try {
                 String heir = ((VertxInternal) bare).clusterManager().getNodeId();
-                AsyncMap<String, String> directory = bare.sharedData().<String, String>getAsyncMap(NodeDirectory.MAP)
+                ClusterMaps maps = new ClusterMaps(bare, keys, new InvalidValues(null, java.util.List.of()));
+                AsyncMap<String, String> directory = maps.texts(NodeDirectory.MAP).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+                directory.put(heir, new JsonObject().put("id", heir).put("cluster", "127.0.0.1:" + barePort).put("http", "127.0.0.1:9")
+                                .put("weight", 1.0).encode())
                         .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-                directory.put(heir, new JsonObject().put("id", heir).put("weight", 1.0).encode())
-                        .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-                AsyncMap<String, String> leases = bare.sharedData().<String, String>getAsyncMap(Lease.MAP)
-                        .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+                AsyncMap<String, String> leases = maps.texts(Lease.MAP).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
 
                 // watch the client and the leases: every message's arrival per camera, every offer seen
                 ws.messages.clear();
