@@ -198,11 +198,10 @@ class NodesShareNoTokenTest {
         }
     }
 
-    /** The cluster section, the same for both nodes but for the port: where a cluster secret would go. */
+    /** The cluster section, the same for both nodes but for the port (and the same secret: TestCluster). */
     private static JsonObject cluster(int i, int[] hazelcast, Path dir) {
-        return new JsonObject().put("enabled", true).put("name", "argus-" + dir.getFileName()).put("host", "127.0.0.1")
-                .put("port", hazelcast[i - 1])
-                .put("members", new JsonArray(List.of("127.0.0.1:" + hazelcast[0], "127.0.0.1:" + hazelcast[1])))
+        return io.argus.pipeline.testing.TestCluster.section("argus-" + dir.getFileName(), hazelcast[i - 1],
+                        List.of("127.0.0.1:" + hazelcast[0], "127.0.0.1:" + hazelcast[1]))
                 .put("heartbeatIntervalMs", 1000).put("maxNoHeartbeatMs", 5000).put("minSize", 1)
                 .put("leaseMs", 10_000).put("renewIntervalMs", 300);
     }
