@@ -39,6 +39,30 @@ public final class OwnerOnly {
     }
 
     /**
+     * As {@link #directories}, and {@code dir} itself made rwx------ when it exists open to others: for directories
+     * that are Argus's own (a training dataset, model versions), which an older version may have created 0755. A
+     * directory of another user that this one may write in is left to its owner.
+     */
+    public static Path privateDirectory(Path dir) throws IOException {
+        directories(dir);
+        try {
+            if (openToOthers(Files.getPosixFilePermissions(dir))) Files.setPosixFilePermissions(dir, DIRECTORY);
+        } catch (UnsupportedOperationException | IOException e) {
+            // no POSIX permissions there, or not ours to change
+        }
+        return dir;
+    }
+
+    /** A new, empty rw------- file in {@code dir} named {@code .<prefix><random>.tmp} (never read as a whole file). */
+    public static Path temporaryFile(Path dir, String prefix) throws IOException {
+        try {
+            return Files.createTempFile(dir, "." + prefix, ".tmp", attribute(FILE));
+        } catch (UnsupportedOperationException e) {
+            return Files.createTempFile(dir, "." + prefix, ".tmp");
+        }
+    }
+
+    /**
      * The permissions for a file that replaces one with {@code previous}: the owner's bits it had (an executable stays
      * executable for its owner), at least read and write, and nothing for the group or others, so a file an older
      * version wrote rw-r--r-- becomes rw------- at its next write.

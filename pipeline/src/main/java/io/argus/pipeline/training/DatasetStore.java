@@ -4,6 +4,7 @@ import io.argus.detector.BgrImage;
 import io.argus.detector.Box;
 import io.argus.detector.Detection;
 import io.argus.detector.io.AtomicFile;
+import io.argus.detector.io.OwnerOnly;
 import io.argus.pipeline.config.Names;
 import io.argus.trainer.data.LabelFile;
 import io.argus.trainer.loss.Truth;
@@ -67,8 +68,8 @@ public final class DatasetStore {
     public static DatasetStore open(Path dir, List<String> names, int valEvery, int maxFrames) {
         DatasetStore s = new DatasetStore(dir, names, valEvery, maxFrames);
         try {
-            OwnerOnly.directories(dir); // frames of cameras and their labels: the owner's only
-            for (String sub : List.of("images", "labels", "frames")) OwnerOnly.directories(dir.resolve(sub));
+            OwnerOnly.privateDirectory(dir); // frames of cameras and their labels: the owner's only
+            for (String sub : List.of("images", "labels", "frames")) OwnerOnly.privateDirectory(dir.resolve(sub));
             for (String sub : List.of("", "images", "labels", "frames")) removeTemporary(dir.resolve(sub));
             List<CollectedFrame> found = new ArrayList<>();
             try (Stream<Path> files = Files.list(dir.resolve("frames"))) {

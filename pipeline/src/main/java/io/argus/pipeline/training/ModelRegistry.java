@@ -1,6 +1,7 @@
 package io.argus.pipeline.training;
 
 import io.argus.detector.io.AtomicFile;
+import io.argus.detector.io.OwnerOnly;
 import io.argus.pipeline.config.Names;
 import io.argus.pipeline.inference.LoadedModel;
 import io.vertx.core.json.JsonArray;
@@ -69,7 +70,7 @@ public final class ModelRegistry {
         ModelRegistry r = new ModelRegistry(dir);
         Path file = dir.resolve("registry.json");
         try {
-            OwnerOnly.directories(dir);
+            OwnerOnly.privateDirectory(dir);
             AtomicFile.removeLeftovers(dir); // a copy or a save a kill cut short: never referenced
             if (Files.isRegularFile(file)) {
                 JsonObject j;

@@ -1,6 +1,7 @@
 package io.argus.pipeline.training;
 
 import io.argus.detector.darknet.WeightsFile;
+import io.argus.detector.io.OwnerOnly;
 import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.app.StartupProgress;
 import io.argus.pipeline.config.Names;
@@ -73,10 +74,10 @@ public final class ModelRegistryVerticle extends VerticleBase {
         check = new WeightsCheck(serving.model().spec(), config.maxWeightsBytes());
         dir = config.modelDir().resolve("versions");
         return lane.run(() -> {
-                    OwnerOnly.directories(config.modelDir());
+                    OwnerOnly.privateDirectory(config.modelDir());
                     Path baseFile = serving.weightsFile();
                     if (baseFile == null) { // generated weights: training needs them as a file
-                        OwnerOnly.directories(dir);
+                        OwnerOnly.privateDirectory(dir);
                         baseFile = dir.resolve("0-" + serving.version() + ".weights");
                         WeightsFile.write(baseFile, serving.model().spec(), serving.model().weights());
                     }
@@ -185,7 +186,7 @@ public final class ModelRegistryVerticle extends VerticleBase {
         check.checkSize("body", check.longSize()); // the network's own weights above training.maxWeightsBytes: 413 now
         Path file;
         try {
-            OwnerOnly.directories(dir);
+            OwnerOnly.privateDirectory(dir);
             file = OwnerOnly.temporaryFile(dir, "upload-");
         } catch (IOException e) {
             throw new java.io.UncheckedIOException("cannot stage an upload in " + dir + ": " + e.getMessage(), e);

@@ -1,5 +1,6 @@
 package io.argus.pipeline.training;
 
+import io.argus.detector.io.OwnerOnly;
 import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.config.Names;
 import io.argus.pipeline.inference.InferenceVerticle;
@@ -237,8 +238,8 @@ public final class TrainerVerticle extends VerticleBase {
                     Path dir = runsDir().resolve(Integer.toString(id));
                     return request(Addresses.REGISTRY_CONTROL, new JsonObject().put("action", "active"))
                             .compose(active -> lane.run(() -> {
-                                OwnerOnly.directories(dir.getParent());
-                                OwnerOnly.directories(dir);
+                                OwnerOnly.privateDirectory(dir.getParent());
+                                OwnerOnly.privateDirectory(dir);
                                 DatasetStore.write(dir.resolve("train.txt"), lines(train));
                                 DatasetStore.write(dir.resolve("val.txt"), lines(val));
                                 return active;

@@ -1,5 +1,6 @@
 package io.argus.pipeline.training;
 
+import io.argus.detector.io.OwnerOnly;
 import io.argus.pipeline.config.LocalFiles;
 import java.io.IOException;
 import java.io.InputStream;
