@@ -38,7 +38,8 @@ PORT="${LIVE_PORT:-18080}"
 LOGS="${OUT:-/tmp/argus-live-out}"
 T="${LIVE_WORK:-/tmp/argus-live}"
 mkdir -p "$LOGS" "$T"
-log() { echo "=== $* ($(date +%T))"; }
+# the set-up the GPU runners share: beside this script in a bundle, else in the repository
+if [ -f "$B/preamble.sh" ]; then . "$B/preamble.sh"; else . scripts/gpu/preamble.sh; fi
 fail() { echo "run-live.sh: $*" >&2; exit 2; }
 
 case "$BACKEND" in cpu|cuda) ;; *) fail "LIVE_BACKEND: expected cuda or cpu, found $BACKEND" ;; esac
@@ -53,8 +54,8 @@ if [ "$BACKEND" = cuda ]; then
   A smoke run of this script on the CPU: LIVE_BACKEND=cpu LIVE_CAMERAS=2 LIVE_SECONDS=20 $0 $PHASES"
   fi
   echo "$gpu"
-  SP="$(python3 -c 'import site; print(site.getsitepackages()[0])' 2>/dev/null || true)"
-  export LD_LIBRARY_PATH="/usr/local/cuda/lib64${SP:+:$SP/nvidia/cu13/lib:$SP/nvidia/cudnn/lib}:${LD_LIBRARY_PATH:-}"
+  site_packages
+  cuda_library_path
 fi
 
 # the runtime and the natives, unpacked once per bundle (a newer tarball is unpacked again)

@@ -27,15 +27,15 @@ LOGS="${OUT:-/tmp/argus-out}"
 mkdir -p "$LOGS"
 T=/tmp/argus-run
 mkdir -p "$T"
-log() { echo "=== $* ($(date +%T))"; }
+# the set-up the GPU runners share (this script runs from the repository, beside it)
+. "$(cd "$(dirname "$0")" && pwd)/preamble.sh"
 has() { [[ ",$PHASES," == *",$1,"* ]]; }
 
-[ -x "$T/jre/bin/java" ] || tar -xJf "$B/jre.tar.xz" -C "$T"
-[ -d "$T/openblas-natives" ] || tar -xJf "$B/openblas-natives.tar.xz" -C "$T"
-JAVA="$T/jre/bin/java"
-SP="$(python3 -c 'import site; print(site.getsitepackages()[0])')"
+unpack_jre
+unpack_once "$B/openblas-natives.tar.xz" "$T" "$T/openblas-natives"
+site_packages
 NCCL_LIB="$(dirname "$(find "$SP/nvidia" -name 'libnccl.so.2' | head -1)")"
-export LD_LIBRARY_PATH="/usr/local/cuda/lib64:$SP/nvidia/cu13/lib:$SP/nvidia/cudnn/lib:$NCCL_LIB:${LD_LIBRARY_PATH:-}"
+cuda_library_path "$NCCL_LIB"
 export ARGUS_KERNEL_CACHE="$T/kernels"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1   # never NVLink multicast here
 JOPTS=(-Xmx48g --enable-native-access=ALL-UNNAMED -Djava.awt.headless=true)
