@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The live pipeline's GPU measurements on a host without Java (docs/gpu-runs/README.md), from the repository root with
+# The live pipeline's GPU measurements on a host without Java (results/gpu-runs/README.md), from the repository root with
 # the bundle of `BUNDLE=live scripts/gpu/build-bundle.sh` in .bundle-live/:
 #   .bundle-live/run-live.sh [PHASES]     PHASES: comma list (default run16,live-train,online-e2e)
 #     run16       `argus run` with N cameras (16) looping the generated sample video, the demo model on CUDA, started
@@ -209,7 +209,7 @@ nvdec_tests() {
   grep -E '^nvdec vs cpu|^frame [0-9]|^unplugged|^replugged|tests (successful|failed)' "$LOGS/nvdec-tests.log" | cut -c1-400
 }
 
-# The acceptance: N 1080p30 H.264 file cameras (real-time paced) through yolov4-tiny 416 on CUDA, decoded by
+# The acceptance point: N 1080p30 H.264 file cameras (real-time paced) through yolov4-tiny 416 on CUDA, decoded by
 # NVDEC, then by the CPU (same model and batch settings, fewer cameras), in one run; then NVDEC's decode ceiling.
 streams() {
   local common=(--width 1920 --height 1080 --fps 30 --size 416 --max-batch "${LIVE_STREAM_BATCH:-64}"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The CUDA trainer on a GPU host without Java (bundle built with BUNDLE=train scripts/gpu/build-bundle.sh DIR):
 #   DIR/run-train.sh [PHASES]      PHASES: comma list of tests,bench,torch,curves (default: all four), and loader
-#   (asked for by name: the batch loader against the GPU, issue 18: a 2,000-image synthetic set at 416x416 packed, the
+#   (asked for by name: the batch loader against the GPU: a 2,000-image synthetic set at 416x416 packed, the
 #   loader's images/s alone for LOADER_THREADS (default 1,4,8,15), `bench train --data` setting it against mixed
 #   precision, then LOADER_ITERATIONS (default 200) iterations of `argus train --backend cuda` on the pack, whose
 #   progress lines print the share of time the GPU waited for data)
@@ -72,7 +72,7 @@ if [[ ",$PHASES," == *",curves,"* ]]; then
 fi
 
 if [[ ",$PHASES," == *",loader,"* ]]; then
-  log "batch loader (issue 18)"
+  log "batch loader"
   L=/tmp/argus-loader
   [ -f "$L/pack/packed.data" ] || { argus dataset synth --out "$L/synth" --count 2000 --seed 7 --size "$SIZE" \
     && argus dataset pack --data "$L/synth/synth.data" --out "$L/pack"; } 2>&1 | tee "$LOGS/loader.log"
