@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The newcomer's first ten minutes, proven on a fresh machine (issue 11). A green CI can hide a missing install step
+# The newcomer's first ten minutes, proven on a fresh machine. A green CI can hide a missing install step
 # (libpulse0 came in with chromium and GStreamer, not with Argus), so this check builds what a new user has, a
 # minimal Debian 12 with a JDK and Maven and nothing else, and runs README's two "Set up" commands there verbatim:
 #
@@ -185,7 +185,7 @@ port_free() {
 }
 
 # Every native library JavaCPP extracted (= loaded) for a command, and the system libraries they link (ldd inside the
-# root), each with its Debian package. Every dependency must resolve: a "not found" is the libpulse0 of issue 11.
+# root), each with its Debian package. Every dependency must resolve: a "not found" is the libpulse0 this check first caught.
 NATIVE_REPORT="$WORK/native-libraries.txt"
 package_of() {   # ROOT PATH -> the Debian package owning PATH (merged /usr: try the path, its target, /usr-less)
   local r="$1" f="$2" real c

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# The CPU measurements quoted in the closing notes and docs/benchmarks.md, in one go, on an otherwise idle machine:
-# detector vs OpenCV DNN and ONNX Runtime in FP32 and (where the CPU has the instructions) BF16 and INT8 (calibrated on
-# config/samples), each REPEATS times
-# (issue 16); Debian's Darknet (issues 2, 3); the live pipeline (issue 5, PIPELINE=1).
+# The CPU measurements quoted in docs/benchmarks.md, in one go, on an otherwise idle machine: the detector vs OpenCV
+# DNN and ONNX Runtime in FP32 and (where the CPU has the instructions) BF16 and INT8 (calibrated on config/samples),
+# each REPEATS times; Debian's Darknet (DARKNET=1); the live pipeline (PIPELINE=1).
 #   scripts/measure-cpu.sh [OUT_DIR]     (default out/measure-<date>; REPEATS=3, PIPELINE=0)
 set -u
 cd "$(dirname "$0")/.."

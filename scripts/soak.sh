@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soak of the live app (issue 17; design and measurements in docs/reliability.md, "Soak"). Starts the real
+# Soak of the live app (design and measurements in docs/reliability.md, "Soak"). Starts the real
 # `bin/argus run` on a config written here (a few looping cameras on the demo model, online training on, with the
 # demo model as teacher so every kept frame is labelled and fine-tunes, evaluations and hot swaps keep happening),
 # samples every INTERVAL seconds into OUT/soak.csv, stops the app, then writes one PNG per series (gnuplot) and

@@ -86,7 +86,7 @@ if [ "${BUNDLE:-}" = live ]; then
   tar -C "$stage" -cf - classpath | xz $XZ_NATIVE > "$OUT/classpath.tar.xz"
   rm -rf "$stage"
   rmdir "$OUT/lib"
-  cp scripts/gpu/run-live.sh "$OUT/"
+  cp scripts/gpu/run-live.sh scripts/gpu/preamble.sh "$OUT/"
   chmod +x "$OUT/run-live.sh"
 else
 # runtime jars of the CLI (gpu, detector, trainer, javacpp, cuda, dnnl for the CPU reference), minus Hazelcast (no
@@ -123,7 +123,7 @@ cp detector/target/argus-detector-*-tests.jar gpu/target/argus-gpu-*-tests.jar "
 # the pipeline's tests (run-gpu.sh pipeline-train runs its GPU-tagged fine-tune); the module builds no tests jar
 "$JDK/bin/jar" --create --file "$OUT/lib/argus-pipeline-tests.jar" -C pipeline/target/test-classes .
 cp "$console" "$OUT/lib/"
-cp scripts/gpu/run-gpu.sh scripts/gpu/torch_peer.py scripts/gpu/summarize.py "$OUT/"
+cp scripts/gpu/run-gpu.sh scripts/gpu/preamble.sh scripts/gpu/torch_peer.py scripts/gpu/summarize.py "$OUT/"
 chmod +x "$OUT/run-gpu.sh"
 fi
 

@@ -26,14 +26,14 @@ LOGS="${OUT:-/tmp/argus-out}"
 mkdir -p "$LOGS"
 T=/tmp/argus-run
 mkdir -p "$T"
-log() { echo "=== $* ($(date +%T))"; }
+# the set-up the GPU runners share: beside this script in a bundle, else in the repository
+if [ -f "$B/preamble.sh" ]; then . "$B/preamble.sh"; else . scripts/gpu/preamble.sh; fi
 
 log "unpacking the Java runtime"
-[ -x "$T/jre/bin/java" ] || tar -xJf "$B/jre.tar.xz" -C "$T"
-[ -d "$T/dnnl-natives" ] || tar -xJf "$B/dnnl-natives.tar.xz" -C "$T"
-JAVA="$T/jre/bin/java"
-SP="$(python3 -c 'import site; print(site.getsitepackages()[0])')"
-export LD_LIBRARY_PATH="/usr/local/cuda/lib64:$SP/nvidia/cu13/lib:$SP/nvidia/cudnn/lib:${LD_LIBRARY_PATH:-}"
+unpack_jre
+unpack_once "$B/dnnl-natives.tar.xz" "$T" "$T/dnnl-natives"
+site_packages
+cuda_library_path
 export ARGUS_KERNEL_CACHE="$T/kernels"
 JOPTS=(-Xmx16g --enable-native-access=ALL-UNNAMED -Dargus.cuda.verbose="${VERBOSE:-false}" -Dargus.cuda.autotune="${AUTOTUNE:-2}")
 CP="$B/lib/*:$T/dnnl-natives"

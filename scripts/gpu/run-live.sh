@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The live pipeline's GPU measurements on a host without Java (docs/gpu-runs/README.md), from the repository root with
+# The live pipeline's GPU measurements on a host without Java (results/gpu-runs/README.md), from the repository root with
 # the bundle of `BUNDLE=live scripts/gpu/build-bundle.sh` in .bundle-live/:
 #   .bundle-live/run-live.sh [PHASES]     PHASES: comma list (default run16,live-train,online-e2e)
 #     run16       `argus run` with N cameras (16) looping the generated sample video, the demo model on CUDA, started
@@ -38,7 +38,8 @@ PORT="${LIVE_PORT:-18080}"
 LOGS="${OUT:-/tmp/argus-live-out}"
 T="${LIVE_WORK:-/tmp/argus-live}"
 mkdir -p "$LOGS" "$T"
-log() { echo "=== $* ($(date +%T))"; }
+# the set-up the GPU runners share: beside this script in a bundle, else in the repository
+if [ -f "$B/preamble.sh" ]; then . "$B/preamble.sh"; else . scripts/gpu/preamble.sh; fi
 fail() { echo "run-live.sh: $*" >&2; exit 2; }
 
 case "$BACKEND" in cpu|cuda) ;; *) fail "LIVE_BACKEND: expected cuda or cpu, found $BACKEND" ;; esac
@@ -53,8 +54,8 @@ if [ "$BACKEND" = cuda ]; then
   A smoke run of this script on the CPU: LIVE_BACKEND=cpu LIVE_CAMERAS=2 LIVE_SECONDS=20 $0 $PHASES"
   fi
   echo "$gpu"
-  SP="$(python3 -c 'import site; print(site.getsitepackages()[0])' 2>/dev/null || true)"
-  export LD_LIBRARY_PATH="/usr/local/cuda/lib64${SP:+:$SP/nvidia/cu13/lib:$SP/nvidia/cudnn/lib}:${LD_LIBRARY_PATH:-}"
+  site_packages
+  cuda_library_path
 fi
 
 # the runtime and the natives, unpacked once per bundle (a newer tarball is unpacked again)
@@ -208,7 +209,7 @@ nvdec_tests() {
   grep -E '^nvdec vs cpu|^frame [0-9]|^unplugged|^replugged|tests (successful|failed)' "$LOGS/nvdec-tests.log" | cut -c1-400
 }
 
-# The issue's acceptance: N 1080p30 H.264 file cameras (real-time paced) through yolov4-tiny 416 on CUDA, decoded by
+# The acceptance point: N 1080p30 H.264 file cameras (real-time paced) through yolov4-tiny 416 on CUDA, decoded by
 # NVDEC, then by the CPU (same model and batch settings, fewer cameras), in one run; then NVDEC's decode ceiling.
 streams() {
   local common=(--width 1920 --height 1080 --fps 30 --size 416 --max-batch "${LIVE_STREAM_BATCH:-64}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Several GPUs (issue 18) on a multi-GPU host without Java, from the repository root, with the training bundle
+# Several GPUs on a multi-GPU host without Java, from the repository root, with the training bundle
 # (BUNDLE=train scripts/gpu/build-bundle.sh DIR; DIR named in the device tool's carry):
 #   scripts/gpu/run-multi.sh DIR [PHASES]
 # PHASES (comma list, default env,tests,bench,torch,infer):
@@ -11,10 +11,10 @@
 #   torch   the PyTorch DDP peer (torchrun, NCCL, AMP, channels_last) at the same GPU counts, same run
 #   infer   inference on all GPUs (INFER_CMD, an argus command line: the multi-GPU inference benchmark)
 #   feed    argus train --gpus N on a packed synthetic set at batch BATCH per GPU with the loader, GPU busy sampled
-#           by nvidia-smi every 250 ms (deliverable 3: GPU idle < 5 %)
+#           by nvidia-smi every 250 ms (the goal: GPU idle < 5 %)
 #   resume  loss curves: 2 GPUs uninterrupted twice (run-to-run noise), 2 GPUs suspended halfway and resumed on 4 and
-#           on 1 (deliverable 4), RESUME_ITERATIONS (120) iterations (burn-in 20, so the rate is the cfg's after it),
-#           the same data order on every GPU count
+#           on 1 (a checkpoint resumes on another GPU count), RESUME_ITERATIONS (120) iterations (burn-in 20, so the
+#           rate is the cfg's after it), the same data order on every GPU count
 # env: GPU_COUNTS (1,2,4, cut to the GPUs present), SECONDS_EACH (10), OUT (logs, default /tmp/argus-out);
 #      TORCH_COMPILE=1 (the peer under torch.compile), TORCH_COMPILE_MODE (its mode; default max-autotune-no-cudagraphs)
 set -u
@@ -27,15 +27,15 @@ LOGS="${OUT:-/tmp/argus-out}"
 mkdir -p "$LOGS"
 T=/tmp/argus-run
 mkdir -p "$T"
-log() { echo "=== $* ($(date +%T))"; }
+# the set-up the GPU runners share (this script runs from the repository, beside it)
+. "$(cd "$(dirname "$0")" && pwd)/preamble.sh"
 has() { [[ ",$PHASES," == *",$1,"* ]]; }
 
-[ -x "$T/jre/bin/java" ] || tar -xJf "$B/jre.tar.xz" -C "$T"
-[ -d "$T/openblas-natives" ] || tar -xJf "$B/openblas-natives.tar.xz" -C "$T"
-JAVA="$T/jre/bin/java"
-SP="$(python3 -c 'import site; print(site.getsitepackages()[0])')"
+unpack_jre
+unpack_once "$B/openblas-natives.tar.xz" "$T" "$T/openblas-natives"
+site_packages
 NCCL_LIB="$(dirname "$(find "$SP/nvidia" -name 'libnccl.so.2' | head -1)")"
-export LD_LIBRARY_PATH="/usr/local/cuda/lib64:$SP/nvidia/cu13/lib:$SP/nvidia/cudnn/lib:$NCCL_LIB:${LD_LIBRARY_PATH:-}"
+cuda_library_path "$NCCL_LIB"
 export ARGUS_KERNEL_CACHE="$T/kernels"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1   # never NVLink multicast here
 JOPTS=(-Xmx48g --enable-native-access=ALL-UNNAMED -Djava.awt.headless=true)

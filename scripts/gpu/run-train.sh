@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The CUDA trainer on a GPU host without Java (bundle built with BUNDLE=train scripts/gpu/build-bundle.sh DIR):
 #   DIR/run-train.sh [PHASES]      PHASES: comma list of tests,bench,torch,curves (default: all four), and loader
-#   (asked for by name: the batch loader against the GPU, issue 18: a 2,000-image synthetic set at 416x416 packed, the
+#   (asked for by name: the batch loader against the GPU: a 2,000-image synthetic set at 416x416 packed, the
 #   loader's images/s alone for LOADER_THREADS (default 1,4,8,15), `bench train --data` setting it against mixed
 #   precision, then LOADER_ITERATIONS (default 200) iterations of `argus train --backend cuda` on the pack, whose
 #   progress lines print the share of time the GPU waited for data)
@@ -27,14 +27,14 @@ LOGS="${OUT:-/tmp/argus-out}"
 mkdir -p "$LOGS"
 T=/tmp/argus-run
 mkdir -p "$T"
-log() { echo "=== $* ($(date +%T))"; }
+# the set-up the GPU runners share: beside this script in a bundle, else in the repository
+if [ -f "$B/preamble.sh" ]; then . "$B/preamble.sh"; else . scripts/gpu/preamble.sh; fi
 
 log "unpacking the Java runtime"
-[ -x "$T/jre/bin/java" ] || tar -xJf "$B/jre.tar.xz" -C "$T"
-[ -d "$T/openblas-natives" ] || tar -xJf "$B/openblas-natives.tar.xz" -C "$T"
-JAVA="$T/jre/bin/java"
-SP="$(python3 -c 'import site; print(site.getsitepackages()[0])')"
-export LD_LIBRARY_PATH="/usr/local/cuda/lib64:$SP/nvidia/cu13/lib:$SP/nvidia/cudnn/lib:${LD_LIBRARY_PATH:-}"
+unpack_jre
+unpack_once "$B/openblas-natives.tar.xz" "$T" "$T/openblas-natives"
+site_packages
+cuda_library_path
 export ARGUS_KERNEL_CACHE="$T/kernels"
 JOPTS=(-Xmx24g --enable-native-access=ALL-UNNAMED -Djava.awt.headless=true -Dargus.cuda.verbose="${VERBOSE:-false}" ${JAVA_OPTS_EXTRA:-})
 CP="$B/lib/*:$T/openblas-natives"
@@ -72,7 +72,7 @@ if [[ ",$PHASES," == *",curves,"* ]]; then
 fi
 
 if [[ ",$PHASES," == *",loader,"* ]]; then
-  log "batch loader (issue 18)"
+  log "batch loader"
   L=/tmp/argus-loader
   [ -f "$L/pack/packed.data" ] || { argus dataset synth --out "$L/synth" --count 2000 --seed 7 --size "$SIZE" \
     && argus dataset pack --data "$L/synth/synth.data" --out "$L/pack"; } 2>&1 | tee "$LOGS/loader.log"

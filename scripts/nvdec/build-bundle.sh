@@ -37,6 +37,6 @@ rm -rf "$natives"
 rm -f "$OUT"/jre/lib/server/*.jsa
 tar -C "$OUT" -cf - jre | xz -9 -T0 > "$OUT/jre.tar.xz"
 rm -rf "$OUT/jre"
-cp scripts/nvdec/run-nvdec.sh "$OUT/"
+cp scripts/nvdec/run-nvdec.sh scripts/gpu/preamble.sh "$OUT/"
 du -sh "$OUT" >&2
 echo "$OUT"

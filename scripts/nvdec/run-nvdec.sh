@@ -7,10 +7,12 @@ set -u
 B="$(cd "$(dirname "$0")" && pwd)"
 T=/tmp/argus-nvdec
 mkdir -p "$T/natives"
-[ -x "$T/jre/bin/java" ] || tar -xJf "$B/jre.tar.xz" -C "$T"
-[ -d "$T/natives/org" ] || tar -xJf "$B/ffmpeg-natives.tar.xz" -C "$T/natives"
-SP="$(python3 -c 'import site; print(site.getsitepackages()[0])' 2>/dev/null)"
-export LD_LIBRARY_PATH="/usr/local/cuda/lib64:$SP/nvidia/cu13/lib:$SP/nvidia/cudnn/lib:${LD_LIBRARY_PATH:-}"
+# the set-up the GPU runners share: beside this script in a bundle, else in the repository
+if [ -f "$B/preamble.sh" ]; then . "$B/preamble.sh"; else . scripts/gpu/preamble.sh; fi
+unpack_jre
+unpack_once "$B/ffmpeg-natives.tar.xz" "$T/natives" "$T/natives/org"
+site_packages
+cuda_library_path
 export ARGUS_KERNEL_CACHE="$T/kernels"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 ls /usr/lib/x86_64-linux-gnu/libnvcuvid* /usr/local/nvidia/lib64/libnvcuvid* 2>&1 | head -3

@@ -21,7 +21,7 @@ import java.util.function.IntFunction;
  * pipeline makes it (frames uploaded from host memory, preprocess, forward, decode, NMS, detections back). After a
  * warm-up (every worker has finished {@code warmupBatches} batches) the images each GPU finishes in a window of
  * {@code seconds} are counted. Scaling is N GPUs' total over N times the one-GPU total of the same run: 1.0 is
- * perfect; the acceptance of issue 18 is 0.9 at batch 64.
+ * perfect; the goal is 0.9 at batch 64.
  */
 public final class GpuScalingBench {
     /** One GPU count's result: the images each GPU finished within the timed window of {@code seconds}. */

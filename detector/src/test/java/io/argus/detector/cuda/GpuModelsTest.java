@@ -30,7 +30,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Issue 4's correctness bar on a real GPU, for every shipped cfg at 416x416 with calibrated random weights
+ * The CUDA backend's correctness bar on a real GPU, for every shipped cfg at 416x416 with calibrated random weights
  * ({@link TestWeights}): FP16 GPU vs FP32 CPU relative L2 of the raw [yolo] outputs at most 1e-2 on the same input;
  * the full GPU pipeline (preprocess kernel, network, GPU decode + NMS) finds the same detections as the CPU backend
  * on sample images (IoU >= 0.95, for every detection at least 0.01 above the threshold); the GPU decode + NMS equals

@@ -9,7 +9,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code argus bench cluster-soak}: a cluster of nodes on this machine for hours, a kill -9 every few minutes; no
- * camera lost, no counter reset, one owner per camera (issue 17; docs/reliability.md, "Cluster soak").
+ * camera lost, no counter reset, one owner per camera (docs/reliability.md, "Cluster soak").
  */
 @Command(name = "cluster-soak", mixinStandardHelpOptions = true,
         description = {"Soak a local cluster, a kill -9 every few minutes.",

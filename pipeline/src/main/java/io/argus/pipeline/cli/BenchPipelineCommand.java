@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
  * {@code argus bench pipeline --cameras N[,M...]}: the live pipeline end to end with N file cameras (1280x720 H.264
  * at 30 fps by default) on the model's {@code --backend} (auto: CUDA when usable), measured at a WebSocket client.
  * With {@code --fine-tune}, each count runs again beside a fine-tune of the same model with the {@code training:}
- * settings of {@code --config} (the GPU acceptance: live p99 within 1.2x while training; docs/gpu-runs/README.md).
+ * settings of {@code --config} (the GPU acceptance: live p99 within 1.2x while training; results/gpu-runs/README.md).
  * {@code --decoder nvdec} decodes on the GPU and feeds its surfaces straight into the batch; {@code nvdec,cpu} runs
  * both in turn with the same model and batch settings. With {@code --no-detect}, decode only
  * ({@link io.argus.pipeline.perf.DecodeCeiling}) on each decoder.

@@ -47,7 +47,7 @@ import org.bytedeco.javacv.Frame;
  * past its first update; the last line per count is the p99 ratio with/without against {@value #FINE_TUNE_P99_LIMIT}.
  */
 public final class PipelineBenchmark {
-    /** Live p99 with a fine-tune beside it may be at most this multiple of the p99 without (the issue's bound). */
+    /** Live p99 with a fine-tune beside it may be at most this multiple of the p99 without (the bound for training). */
     public static final double FINE_TUNE_P99_LIMIT = 1.2;
 
     /**
@@ -159,7 +159,7 @@ public final class PipelineBenchmark {
         }
     }
 
-    /** The figures the issue asks for: live fps and p99 alone and beside a fine-tune, the p99 ratio against the bound. */
+    /** What training costs detection: live fps and p99 alone and beside a fine-tune, the p99 ratio against the bound. */
     private void compare(Result alone, Result beside) {
         double ratio = beside.p99Ms() / alone.p99Ms();
         boolean trained = beside.fineTune().iterations() > 0;

@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Test;
 class ClusterFailoverTest {
     static final int CAMERAS = 6;
     static final long FAILOVER_LIMIT_MS = 10_000;
-    /** Issue 14: a graceful hand-over (SIGTERM) leaves a camera silent for at most 2 s. */
+    /** The graceful hand-over bound: a hand-over (SIGTERM) leaves a camera silent for at most 2 s. */
     static final long HANDOVER_GAP_LIMIT_MS = 2_000;
     /**
      * A frozen node is found only by missing heartbeats: maxNoHeartbeatMs (5 s) plus a round. Measured 4.5-6.3 s with

@@ -29,7 +29,7 @@ class MqttOutageTest {
     @TempDir
     Path tmp;
 
-    /** The acceptance test of issue 15: the broker is stopped for 30 s while events keep coming; none is lost. */
+    /** The MQTT outage test: the broker is stopped for 30 s while events keep coming; none is lost. */
     @Test
     void brokerStoppedForThirtySecondsLosesNoEvent() throws Exception {
         Path dir = tmp.resolve("broker");

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Issue 17, network faults for cameras. One Argus (in this JVM, root namespace) with two healthy cameras (TCP and UDP)
+ * Network faults for cameras. One Argus (in this JVM, root namespace) with two healthy cameras (TCP and UDP)
  * fed by a real RTSP server (GStreamer, {@code fault_rtsp_server.py}) in network namespace 2, and per test the faulted
  * camera(s), whose own RTSP server runs in namespace 1, reached over that namespace's veth pair
  * ({@link NetworkNamespaces}; root only, skipped elsewhere with the reason). All streams are 320x240 at 10 fps.

@@ -26,7 +26,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 17, load: the real app (its own JVM) with 4 file cameras at real time, 500 WebSocket clients and REST from
+ * The load test: the real app (its own JVM) with 4 file cameras at real time, 500 WebSocket clients and REST from
  * Debian's wrk at a steady rate. Of the clients, 400 keep up (one camera each), 50 never read after the handshake (a
  * 4 KiB receive buffer: their TCP window fills within seconds, and they answer no ping) and 50 read for a while and
  * then vanish without a close frame (half with a TCP reset, half with a FIN alone).

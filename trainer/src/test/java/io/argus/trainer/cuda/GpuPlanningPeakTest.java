@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The planning transient: while cuDNN's candidates are timed the workspace grows only to what they need, bounded by
  * a tenth of the set-up's memory beyond the workspace already chosen, so the peak stays within 1.1x of the steady
- * state (yolov4-tiny 416, the bench's shape; issue goal 6: was 1.64x with a planning workspace of min(limit, free/2)).
+ * state (yolov4-tiny 416, the bench's shape; it was 1.64x with a planning workspace of min(limit, free/2)).
  */
 @Tag("gpu")
 class GpuPlanningPeakTest {

@@ -22,7 +22,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * {@code argus bench cluster-soak} (issue 17, docs/reliability.md "Cluster soak"): N nodes as separate processes on this
+ * {@code argus bench cluster-soak} (docs/reliability.md "Cluster soak"): N nodes as separate processes on this
  * machine, cameras looping the synthetic tracking video with its counting line and the demo model, for hours, with a
  * kill -9 of one node (round robin, restarted at once) every few minutes. What it holds the cluster to:
  *

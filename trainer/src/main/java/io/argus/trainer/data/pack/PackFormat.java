@@ -2,8 +2,8 @@ package io.argus.trainer.data.pack;
 
 /**
  * The layout of a packed dataset (`argus dataset pack`): many small image and label files made into a few large
- * shards, so an epoch reads a few files by memory mapping instead of opening thousands (issue 18: a loader that keeps
- * GPUs fed).
+ * shards, so an epoch reads a few files by memory mapping instead of opening thousands (a loader that keeps GPUs
+ * fed).
  *
  * <pre>
  * DIR/shard-00000.pack ...   "ARGUSPK1", then records back to back:
