@@ -1,0 +1,68 @@
+package io.argus.testkit;
+
+import java.util.Locale;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Enforces {@link Budget}: a top-level test class that states none, or that takes longer than it states, fails after
+ * its tests have run, with its name, its time and its budget in the message (so the build fails and says which test
+ * grew). Nested classes count toward their outer class. Registered for every test of the project by JUnit's extension
+ * auto-detection ({@code META-INF/services}; the parent pom turns auto-detection on).
+ *
+ * <p>{@code ARGUS_BUDGET_SCALE} (or {@code -Dargus.budget.scale}) multiplies every budget, for a machine known to be
+ * slower than CI's (a laptop on battery, a debugger attached); CI runs with 1.
+ */
+public final class BudgetExtension implements BeforeAllCallback, AfterAllCallback {
+    private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(BudgetExtension.class);
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        if (counted(context)) context.getStore(NS).put("start", System.nanoTime());
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        if (!counted(context)) return;
+        Long start = context.getStore(NS).get("start", Long.class);
+        if (start == null) return;
+        double seconds = (System.nanoTime() - start) / 1e9;
+        String failure = verdict(context.getRequiredTestClass(), seconds, scale());
+        if (failure != null) throw new AssertionError(failure);
+    }
+
+    /** Why a class that took {@code seconds} fails its budget (times {@code scale}), or null when it does not. */
+    static String verdict(Class<?> test, double seconds, double scale) {
+        Budget budget = test.getAnnotation(Budget.class);
+        if (budget == null) {
+            return String.format(Locale.ROOT, "%s states no time budget: add @Budget(seconds = N) "
+                    + "(io.argus.testkit.Budget) from its time on a loaded 2-core machine (here it took %.1f s)",
+                    test.getName(), seconds);
+        }
+        if (seconds > budget.seconds() * scale) {
+            return String.format(Locale.ROOT, "%s took %.1f s, over its budget of %d s%s: make it faster, or move "
+                    + "what is slow to the system tier or a script", test.getName(), seconds, budget.seconds(),
+                    scale != 1 ? String.format(Locale.ROOT, " (x %.2f)", scale) : "");
+        }
+        return null;
+    }
+
+    /** Top-level classes only: a nested class's time is part of its outer class's. */
+    private static boolean counted(ExtensionContext context) {
+        Class<?> test = context.getTestClass().orElse(null);
+        return test != null && !test.isAnnotationPresent(Nested.class);
+    }
+
+    static double scale() {
+        String s = System.getProperty("argus.budget.scale", System.getenv("ARGUS_BUDGET_SCALE"));
+        if (s == null || s.isBlank()) return 1;
+        try {
+            double v = Double.parseDouble(s.strip());
+            return v > 0 ? v : 1;
+        } catch (NumberFormatException e) {
+            return 1;
+        }
+    }
+}
