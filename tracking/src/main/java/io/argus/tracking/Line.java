@@ -1,8 +1,5 @@
-package io.argus.pipeline.tracking;
+package io.argus.tracking;
 
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -83,11 +80,5 @@ public record Line(String id, Point from, Point to, boolean normalized, List<Str
     /** Whether the two are the same segment of the image (classes aside). */
     public boolean sameSegment(Line other) {
         return from.equals(other.from) && to.equals(other.to) && normalized == other.normalized;
-    }
-
-    /** The line as written in YAML or a REST body ({@link SceneRules#linesFromJson} reads it back). */
-    public JsonObject toJson() {
-        return new JsonObject().put("id", id).put("from", from.toJson()).put("to", to.toJson()).put("normalized", normalized)
-                .put("classes", new JsonArray(new ArrayList<>(classes))).put("inertia", inertia);
     }
 }

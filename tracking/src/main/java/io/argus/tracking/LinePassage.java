@@ -1,7 +1,7 @@
-package io.argus.pipeline.tracking;
+package io.argus.tracking;
 
-import io.argus.pipeline.tracking.Line.Direction;
-import io.argus.pipeline.tracking.Line.Side;
+import io.argus.tracking.Line.Direction;
+import io.argus.tracking.Line.Side;
 
 /**
  * Where one object is relative to one line, frame after frame, to count its crossings of the segment.

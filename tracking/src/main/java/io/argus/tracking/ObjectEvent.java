@@ -1,9 +1,6 @@
-package io.argus.pipeline.tracking;
+package io.argus.tracking;
 
 import io.argus.detector.Box;
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -36,28 +33,16 @@ public record ObjectEvent(Kind kind, String id, String cameraId, long trackId, i
     }
 
     /** One thing that happened to the object. */
-    public sealed interface Change {
-        JsonObject toJson();
-    }
+    public sealed interface Change {}
 
-    public record Entered(String zone) implements Change {
-        public JsonObject toJson() { return new JsonObject().put("type", "entered").put("zone", zone); }
-    }
+    public record Entered(String zone) implements Change {}
 
-    public record Left(String zone) implements Change {
-        public JsonObject toJson() { return new JsonObject().put("type", "left").put("zone", zone); }
-    }
+    public record Left(String zone) implements Change {}
 
-    public record Crossed(String line, Line.Direction direction) implements Change {
-        public JsonObject toJson() {
-            return new JsonObject().put("type", "crossed").put("line", line).put("direction", direction.jsonName());
-        }
-    }
+    public record Crossed(String line, Line.Direction direction) implements Change {}
 
     /** The object has been in the zone for {@code seconds} (at least the zone's loiterSeconds); told once a stay. */
-    public record Loitering(String zone, double seconds) implements Change {
-        public JsonObject toJson() { return new JsonObject().put("type", "loitering").put("zone", zone).put("seconds", seconds); }
-    }
+    public record Loitering(String zone, double seconds) implements Change {}
 
     public ObjectEvent {
         zones = List.copyOf(zones);
@@ -80,26 +65,4 @@ public record ObjectEvent(Kind kind, String id, String cameraId, long trackId, i
 
     /** Where the REST API serves the object's best snapshot. */
     public String snapshotPath() { return "/api/events/" + id + "/snapshot.jpg"; }
-
-    /** The message of docs/tracking.md "Events" ({@code "type": "event"}). */
-    public JsonObject toJson() {
-        JsonArray change = new JsonArray();
-        for (Change c : changes) change.add(c.toJson());
-        // numbers rounded as in detection messages (DetectionJson, DetectionMessage)
-        JsonObject j = new JsonObject().put("type", "event").put("kind", kind.jsonName()).put("id", id)
-                .put("cameraId", cameraId).put("trackId", trackId).put("classId", classId).put("className", className)
-                .put("start", round(start, 3));
-        if (end == null) j.putNull("end");
-        else j.put("end", round(end, 3));
-        return j.put("time", round(time, 3)).put("confidence", round(confidence, 5))
-                .put("box", new JsonObject().put("x", round(box.x(), 2)).put("y", round(box.y(), 2))
-                        .put("w", round(box.w(), 2)).put("h", round(box.h(), 2)))
-                .put("zones", new JsonArray(new ArrayList<>(zones))).put("enteredZones", new JsonArray(new ArrayList<>(enteredZones)))
-                .put("change", change).put("snapshot", snapshotPath());
-    }
-
-    private static double round(double v, int digits) {
-        double scale = Math.pow(10, digits);
-        return Math.round(v * scale) / scale;
-    }
 }

@@ -1,6 +1,4 @@
-package io.argus.pipeline.tracking;
-
-import io.vertx.core.json.JsonArray;
+package io.argus.tracking;
 
 /**
  * A point of the image plane, x to the right and y downwards (image coordinates): source pixels, or fractions of the
@@ -10,13 +8,12 @@ public record Point(double x, double y) {
     /** This point in pixels of a frame of {@code width} x {@code height}, when it is given as fractions of the frame. */
     public Point scaled(double width, double height) { return new Point(x * width, y * height); }
 
-    /** {@code [x, y]}; whole numbers are written without a fraction, as they were most likely typed. */
-    public JsonArray toJson() { return new JsonArray().add(plain(x)).add(plain(y)); }
-
+    /** {@code [x,y]}, as in JSON; whole numbers without a fraction ({@link #plain}). */
     @Override
-    public String toString() { return toJson().encode(); }
+    public String toString() { return "[" + plain(x) + "," + plain(y) + "]"; }
 
-    private static Number plain(double v) {
+    /** A coordinate as it was most likely typed: a whole number without a fraction, else the double. */
+    public static Number plain(double v) {
         return v == Math.rint(v) && Math.abs(v) < 1e15 ? (Number) (long) v : (Number) v;
     }
 

@@ -1,4 +1,4 @@
-package io.argus.pipeline.tracking;
+package io.argus.tracking;
 
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,11 +1,11 @@
-package io.argus.pipeline.tracking;
+package io.argus.tracking;
 
-import io.argus.pipeline.tracking.ObjectEvent.Change;
-import io.argus.pipeline.tracking.ObjectEvent.Crossed;
-import io.argus.pipeline.tracking.ObjectEvent.Entered;
-import io.argus.pipeline.tracking.ObjectEvent.Kind;
-import io.argus.pipeline.tracking.ObjectEvent.Left;
-import io.argus.pipeline.tracking.ObjectEvent.Loitering;
+import io.argus.tracking.ObjectEvent.Change;
+import io.argus.tracking.ObjectEvent.Crossed;
+import io.argus.tracking.ObjectEvent.Entered;
+import io.argus.tracking.ObjectEvent.Kind;
+import io.argus.tracking.ObjectEvent.Left;
+import io.argus.tracking.ObjectEvent.Loitering;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;

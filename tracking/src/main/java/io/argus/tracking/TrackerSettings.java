@@ -1,4 +1,4 @@
-package io.argus.pipeline.tracking;
+package io.argus.tracking;
 
 /**
  * The knobs of {@link ByteTracker} (YAML {@code tracking:}, and per camera), named as in docs/tracking.md.

@@ -1,7 +1,5 @@
-package io.argus.pipeline.tracking;
+package io.argus.tracking;
 
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -80,17 +78,8 @@ public record Zone(String id, List<Point> polygon, boolean normalized, List<Stri
         return new Zone(id, scaled, false, classes, inertia, loiterSeconds);
     }
 
-    /** The zone as written in YAML or a REST body ({@link SceneRules#zonesFromJson} reads it back). */
-    public JsonObject toJson() {
-        JsonArray points = new JsonArray();
-        for (Point p : polygon) points.add(p.toJson());
-        return new JsonObject().put("id", id).put("polygon", points).put("normalized", normalized)
-                .put("classes", new JsonArray(new ArrayList<>(classes))).put("inertia", inertia)
-                .put("loiterSeconds", loiterSeconds);
-    }
-
     /** What is wrong with one corner ("expected ..., found ..."), or null. */
-    static String coordinateProblem(Point p, boolean normalized) {
+    public static String coordinateProblem(Point p, boolean normalized) {
         Objects.requireNonNull(p, "point");
         if (!Double.isFinite(p.x()) || !Double.isFinite(p.y())) return "expected finite coordinates, found " + p;
         if (normalized && (p.x() < 0 || p.x() > 1 || p.y() < 0 || p.y() > 1)) {
@@ -105,7 +94,7 @@ public record Zone(String id, List<Point> polygon, boolean normalized, List<Stri
      * touch or fold back (a zone must be a simple polygon, so inside and outside mean one thing). O(n log n): the
      * crossing edges are found by {@link SimplePolygon}.
      */
-    static String polygonProblem(List<Point> polygon) {
+    public static String polygonProblem(List<Point> polygon) {
         int n = polygon.size();
         if (n < 3) return "expected at least 3 points, found " + n;
         if (n > MAX_POINTS) return "expected at most " + MAX_POINTS + " points, found " + n;

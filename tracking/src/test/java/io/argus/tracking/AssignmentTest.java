@@ -1,6 +1,6 @@
-package io.argus.pipeline.tracking;
+package io.argus.tracking;
 
-import static io.argus.pipeline.tracking.Assignment.UNASSIGNED;
+import static io.argus.tracking.Assignment.UNASSIGNED;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

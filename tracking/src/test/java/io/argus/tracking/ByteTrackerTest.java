@@ -1,4 +1,4 @@
-package io.argus.pipeline.tracking;
+package io.argus.tracking;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.Box;
 import io.argus.detector.Detection;
-import io.argus.pipeline.tracking.eval.MotFile;
-import io.argus.pipeline.tracking.eval.MotRow;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -452,19 +450,20 @@ class ByteTrackerTest {
      */
     private static void assertIdsKeptThroughACrossing(String resource, int before, Box before8, Box before9,
                                                       int after, Box after8, Box after9) throws IOException {
-        List<MotRow> rows;
+        TreeMap<Integer, List<Detection>> frames = new TreeMap<>();
         try (InputStream in = ByteTrackerTest.class.getResourceAsStream(resource)) {
             assertNotNull(in, resource + " beside this test");
-            List<String> lines = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
-                    .filter(l -> !l.startsWith("#")).toList();
-            rows = MotFile.parse(lines, resource);
+            // MOTChallenge det.txt rows: frame,-1,left,top,width,height,confidence,class[,...]
+            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
+                    .filter(l -> !l.isBlank() && !l.startsWith("#")).toList()) {
+                String[] f = line.split(",");
+                frames.computeIfAbsent(Integer.parseInt(f[0].strip()), k -> new ArrayList<>()).add(new Detection(
+                        Integer.parseInt(f[7].strip()), "shape", (float) number(f[6]),
+                        new Box((float) number(f[2]), (float) number(f[3]), (float) number(f[4]), (float) number(f[5]))));
+            }
         }
-        TreeMap<Integer, List<Detection>> frames = new TreeMap<>();
-        for (int f = rows.getFirst().frame(); f <= rows.getLast().frame(); f++) frames.put(f, new ArrayList<>());
-        for (MotRow r : rows) {
-            frames.get(r.frame()).add(new Detection(r.classId(), "shape", (float) r.confidence(),
-                    new Box((float) r.left(), (float) r.top(), (float) r.width(), (float) r.height())));
-        }
+        // frames without a detection are frames too: the tracker ages its tracks on them
+        for (int f = frames.firstKey(); f <= frames.lastKey(); f++) frames.putIfAbsent(f, new ArrayList<>());
         ByteTracker tracker = new ByteTracker(TrackerSettings.DEFAULTS);
         long[] ids = new long[4];
         for (var frame : frames.entrySet()) {
@@ -665,5 +664,9 @@ class ByteTrackerTest {
             if (state != null) ids.add(state.id());
         }
         return ids;
+    }
+
+    private static double number(String field) {
+        return Double.parseDouble(field.strip());
     }
 }

@@ -1,4 +1,4 @@
-package io.argus.pipeline.tracking;
+package io.argus.tracking;
 
 import io.argus.detector.Box;
 import org.apache.commons.math3.filter.KalmanFilter;

@@ -1,12 +1,12 @@
-package io.argus.pipeline.tracking;
+package io.argus.tracking;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.argus.pipeline.tracking.Line.Direction;
-import io.argus.pipeline.tracking.Line.Side;
+import io.argus.tracking.Line.Direction;
+import io.argus.tracking.Line.Side;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

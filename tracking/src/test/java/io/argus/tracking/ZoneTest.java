@@ -1,4 +1,4 @@
-package io.argus.pipeline.tracking;
+package io.argus.tracking;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,7 +1,9 @@
-package io.argus.pipeline.tracking;
+package io.argus.pipeline.events;
 
 import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.config.Names;
+import io.argus.tracking.Point;
+import io.argus.tracking.Zone;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.argus.pipeline.tracking;
+package io.argus.pipeline.events;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,6 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.config.ConfigNode;
+import io.argus.tracking.Anchor;
+import io.argus.tracking.Line;
+import io.argus.tracking.Point;
+import io.argus.tracking.SceneRules;
+import io.argus.tracking.Zone;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -17,7 +22,7 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /** Zones and lines from YAML (through a camera's ConfigNode) and REST bodies: values, defaults, key-path errors. */
-class SceneRulesTest {
+class SceneRulesJsonTest {
     /** The camera of docs/tracking.md, as the YAML loader gives it. */
     static JsonObject door() {
         return new JsonObject("""
@@ -36,7 +41,7 @@ class SceneRulesTest {
     @Test
     void readsACameraOfTheConfigFile() {
         ConfigNode node = cameraNode(door(), Map.of());
-        SceneRules rules = SceneRules.read(node, door());
+        SceneRules rules = SceneRulesJson.read(node, door());
         assertEquals(Anchor.CENTER, rules.anchor());
         Zone porch = rules.zones().get(0);
         assertEquals("porch", porch.id());
@@ -60,7 +65,7 @@ class SceneRulesTest {
         node.string("url", null);
         node.finish();
         ConfigNode typo = cameraNode(door().put("zonez", new JsonArray()), Map.of());
-        SceneRules.read(typo, door());
+        SceneRulesJson.read(typo, door());
         typo.string("id", null);
         typo.string("url", null);
         ConfigException e = assertThrows(ConfigException.class, typo::finish);
@@ -70,32 +75,32 @@ class SceneRulesTest {
     @Test
     void aCameraWithoutRulesHasNoneAndTheBottomCentreAnchor() {
         JsonObject bare = new JsonObject().put("id", "a");
-        SceneRules rules = SceneRules.read(cameraNode(bare, Map.of()), bare);
+        SceneRules rules = SceneRulesJson.read(cameraNode(bare, Map.of()), bare);
         assertEquals(SceneRules.NONE, rules);
         assertEquals(Anchor.BOTTOM_CENTER, rules.anchor());
     }
 
     @Test
     void theAnchorMayComeFromTheEnvironment() {
-        SceneRules rules = SceneRules.read(cameraNode(door(), Map.of("ARGUS_CAMERAS_0_ANCHOR", "top_center")), door());
+        SceneRules rules = SceneRulesJson.read(cameraNode(door(), Map.of("ARGUS_CAMERAS_0_ANCHOR", "top_center")), door());
         assertEquals(Anchor.TOP_CENTER, rules.anchor());
     }
 
     @Test
     void jsonRoundTrips() {
-        SceneRules rules = SceneRules.read(cameraNode(door(), Map.of()), door());
-        JsonObject json = rules.toJson();
-        assertEquals(rules, SceneRules.fromJson(new JsonObject(json.encode()), ""));
+        SceneRules rules = SceneRulesJson.read(cameraNode(door(), Map.of()), door());
+        JsonObject json = SceneRulesJson.toJson(rules);
+        assertEquals(rules, SceneRulesJson.fromJson(new JsonObject(json.encode()), ""));
         assertEquals("[[100,400],[600,400],[600,700],[100,700]]", json.getJsonArray("zones").getJsonObject(0).getJsonArray("polygon").encode());
-        assertEquals(rules.zones(), SceneRules.zonesFromJson(new JsonArray(rules.zonesJson().encode()), "zones"));
-        assertEquals(rules.lines(), SceneRules.linesFromJson(new JsonArray(rules.linesJson().encode()), "lines"));
+        assertEquals(rules.zones(), SceneRulesJson.zonesFromJson(new JsonArray(SceneRulesJson.zonesJson(rules.zones()).encode()), "zones"));
+        assertEquals(rules.lines(), SceneRulesJson.linesFromJson(new JsonArray(SceneRulesJson.linesJson(rules.lines()).encode()), "lines"));
     }
 
     /** Edits the door camera's JSON, reads it, and returns the error. */
     static ConfigException error(Consumer<JsonObject> edit) {
         JsonObject camera = door();
         edit.accept(camera);
-        return assertThrows(ConfigException.class, () -> SceneRules.read(cameraNode(camera, Map.of()), camera));
+        return assertThrows(ConfigException.class, () -> SceneRulesJson.read(cameraNode(camera, Map.of()), camera));
     }
 
     static JsonObject zone(JsonObject camera, int i) { return camera.getJsonArray("zones").getJsonObject(i); }
@@ -149,17 +154,18 @@ class SceneRulesTest {
 
     @Test
     void restBodiesNameTheirOwnKeys() {
-        ConfigException e = assertThrows(ConfigException.class, () -> SceneRules.zonesFromJson(
+        ConfigException e = assertThrows(ConfigException.class, () -> SceneRulesJson.zonesFromJson(
                 new JsonArray("[{\"id\": \"a\", \"polygon\": [[0, 0], [1, 0], [1, 1]], \"normalized\": \"yes\"}]"), "zones"));
         assertError("zones[0].normalized", "expected true or false, found \"yes\"", e);
         assertError("lines[0].to", "missing (required)", assertThrows(ConfigException.class,
-                () -> SceneRules.linesFromJson(new JsonArray("[{\"id\": \"g\", \"from\": [0, 0]}]"), "lines")));
+                () -> SceneRulesJson.linesFromJson(new JsonArray("[{\"id\": \"g\", \"from\": [0, 0]}]"), "lines")));
         assertError("anchor", "found \"feet\"", assertThrows(ConfigException.class,
-                () -> SceneRules.fromJson(new JsonObject().put("anchor", "feet"), "")));
+                () -> SceneRulesJson.fromJson(new JsonObject().put("anchor", "feet"), "")));
         assertError("lanes", "unknown key", assertThrows(ConfigException.class,
-                () -> SceneRules.fromJson(new JsonObject().put("lanes", new JsonArray()), "")));
-        SceneRules rules = SceneRules.read(cameraNode(door(), Map.of()), door());
-        List<Line> clash = List.of(new Line("porch", new Point(0, 0), new Point(1, 1), false, List.of()));
-        assertError("lines[0].id", "(also zones[0].id)", assertThrows(ConfigException.class, () -> rules.withLines(clash)));
+                () -> SceneRulesJson.fromJson(new JsonObject().put("lanes", new JsonArray()), "")));
+        JsonObject clash = SceneRulesJson.toJson(SceneRulesJson.read(cameraNode(door(), Map.of()), door()));
+        clash.getJsonArray("lines").getJsonObject(0).put("id", "porch");
+        assertError("lines[0].id", "(also zones[0].id)", assertThrows(ConfigException.class,
+                () -> SceneRulesJson.fromJson(clash, "")));
     }
 }

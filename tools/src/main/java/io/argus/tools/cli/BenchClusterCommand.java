@@ -1,6 +1,8 @@
-package io.argus.pipeline.cli;
+package io.argus.tools.cli;
 
-import io.argus.pipeline.perf.cluster.ClusterBenchmark;
+import io.argus.pipeline.cli.ProjectPaths;
+import io.argus.pipeline.cli.RunCommand;
+import io.argus.tools.cluster.ClusterBenchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

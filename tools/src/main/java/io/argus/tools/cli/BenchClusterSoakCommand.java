@@ -1,6 +1,7 @@
-package io.argus.pipeline.cli;
+package io.argus.tools.cli;
 
-import io.argus.pipeline.perf.cluster.ClusterSoak;
+import io.argus.pipeline.cli.RunCommand;
+import io.argus.tools.cluster.ClusterSoak;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

@@ -1,7 +1,8 @@
-package io.argus.pipeline.cli;
+package io.argus.tools.cli;
 
 import io.argus.detector.darknet.NetworkSpec;
-import io.argus.trainer.bench.LoaderBench;
+import io.argus.pipeline.cli.ProjectPaths;
+import io.argus.tools.trainer.LoaderBench;
 import io.argus.trainer.data.Augmentation;
 import io.argus.trainer.data.DataFile;
 import io.argus.trainer.data.Dataset;

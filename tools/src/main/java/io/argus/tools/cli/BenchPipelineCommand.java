@@ -1,8 +1,10 @@
-package io.argus.pipeline.cli;
+package io.argus.tools.cli;
 
+import io.argus.pipeline.cli.ProjectPaths;
+import io.argus.pipeline.cli.RunCommand;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.ConfigLoader;
-import io.argus.pipeline.perf.PipelineBenchmark;
+import io.argus.tools.pipeline.PipelineBenchmark;
 import io.argus.pipeline.training.TrainingConfig;
 import java.nio.file.Path;
 import java.util.List;
@@ -17,7 +19,7 @@ import picocli.CommandLine.Option;
  * settings of {@code --config} (the GPU acceptance: live p99 within 1.2x while training; docs/gpu-runs/README.md).
  * {@code --decoder nvdec} decodes on the GPU and feeds its surfaces straight into the batch; {@code nvdec,cpu} runs
  * both in turn with the same model and batch settings. With {@code --no-detect}, decode only
- * ({@link io.argus.pipeline.perf.DecodeCeiling}) on each decoder.
+ * ({@link io.argus.tools.pipeline.DecodeCeiling}) on each decoder.
  */
 @Command(name = "pipeline", mixinStandardHelpOptions = true,
         description = {"Benchmark the live pipeline with N file cameras.", "File cameras -> detections -> WebSocket, for 1, 2, ... N cameras in turn."})
@@ -125,7 +127,7 @@ final class BenchPipelineCommand implements Callable<Integer> {
             for (String decoder : decoders) {
                 System.out.printf(java.util.Locale.ROOT, "video %s (%dx%d @ %d fps, H.264), decode only on %s; %d CPU cores%n",
                         video.getFileName(), width, height, fps, decoder, Runtime.getRuntime().availableProcessors());
-                var ceiling = new io.argus.pipeline.perf.DecodeCeiling(video, decoder, device, System.out);
+                var ceiling = new io.argus.tools.pipeline.DecodeCeiling(video, decoder, device, System.out);
                 for (int n : countsFor(decoder)) ceiling.run(n, warmup, seconds, fps, paced);
             }
             return 0;

@@ -1,12 +1,14 @@
-package io.argus.pipeline.cli;
+package io.argus.tools.cli;
 
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.darknet.WeightsInit;
-import io.argus.trainer.bench.CudaTrainBench;
-import io.argus.trainer.bench.LoaderBench;
-import io.argus.trainer.bench.LossCurves;
+import io.argus.pipeline.cli.CudaSystemProperties;
+import io.argus.pipeline.cli.ProjectPaths;
+import io.argus.tools.trainer.CudaTrainBench;
+import io.argus.tools.trainer.LoaderBench;
+import io.argus.tools.trainer.LossCurves;
 import io.argus.trainer.cuda.CudaTrainingOptions;
 import io.argus.trainer.data.Augmentation;
 import io.argus.trainer.data.DataFile;

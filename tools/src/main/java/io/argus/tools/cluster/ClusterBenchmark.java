@@ -1,7 +1,7 @@
-package io.argus.pipeline.perf.cluster;
+package io.argus.tools.cluster;
 
-import io.argus.pipeline.perf.PipelineBenchmark;
-import io.argus.pipeline.perf.cluster.DetectionTap.Received;
+import io.argus.tools.pipeline.PipelineBenchmark;
+import io.argus.tools.cluster.DetectionTap.Received;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;

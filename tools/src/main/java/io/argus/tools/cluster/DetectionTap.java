@@ -1,4 +1,4 @@
-package io.argus.pipeline.perf.cluster;
+package io.argus.tools.cluster;
 
 import io.vertx.core.json.JsonObject;
 import java.net.URI;

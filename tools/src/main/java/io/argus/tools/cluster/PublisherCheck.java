@@ -1,6 +1,6 @@
-package io.argus.pipeline.perf.cluster;
+package io.argus.tools.cluster;
 
-import io.argus.pipeline.perf.cluster.DetectionTap.Received;
+import io.argus.tools.cluster.DetectionTap.Received;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

@@ -1,4 +1,4 @@
-package io.argus.detector.bench;
+package io.argus.tools.detector;
 
 import io.argus.detector.BgrImage;
 import io.argus.detector.DetectParams;

@@ -1,4 +1,4 @@
-package io.argus.pipeline.bench;
+package io.argus.tools.peers;
 
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.argus.pipeline.bench;
+package io.argus.tools.peers;
 
 import io.argus.detector.Model;
 import io.argus.detector.onnx.OnnxExport;

@@ -1,4 +1,4 @@
-package io.argus.pipeline.bench;
+package io.argus.tools.peers;
 
 import static org.bytedeco.opencv.global.opencv_dnn.readNetFromDarknet;
 

@@ -1,4 +1,4 @@
-package io.argus.pipeline.bench;
+package io.argus.tools.peers;
 
 /** Another implementation timed on the same network, weights and input in the same run. */
 public interface Peer extends AutoCloseable {

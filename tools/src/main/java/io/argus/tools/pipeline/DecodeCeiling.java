@@ -1,4 +1,4 @@
-package io.argus.pipeline.perf;
+package io.argus.tools.pipeline;
 
 import io.argus.pipeline.video.nvdec.NvdecDecoder;
 import io.argus.pipeline.video.nvdec.NvdecRefusal;

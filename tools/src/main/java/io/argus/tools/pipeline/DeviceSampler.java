@@ -1,4 +1,4 @@
-package io.argus.pipeline.perf;
+package io.argus.tools.pipeline;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

@@ -1,4 +1,4 @@
-package io.argus.pipeline.perf;
+package io.argus.tools.pipeline;
 
 import io.argus.pipeline.camera.SampleVideo;
 import io.vertx.core.Vertx;

@@ -1,4 +1,4 @@
-package io.argus.pipeline.perf;
+package io.argus.tools.pipeline;
 
 import io.argus.detector.BgrImage;
 import io.argus.detector.darknet.NetworkSpec;

@@ -1,4 +1,4 @@
-package io.argus.pipeline.perf;
+package io.argus.tools.pipeline;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;

@@ -1,4 +1,4 @@
-package io.argus.pipeline.tracking.eval;
+package io.argus.tools.tracking;
 
 /**
  * Identity metrics (Ristani et al. 2016) as TrackEval computes them: each ground-truth trajectory is paired with at

@@ -1,11 +1,11 @@
-package io.argus.pipeline.tracking.eval;
+package io.argus.tools.tracking;
 
 import io.argus.detector.Box;
-import io.argus.pipeline.tracking.Anchor;
-import io.argus.pipeline.tracking.Line;
-import io.argus.pipeline.tracking.SceneRules;
-import io.argus.pipeline.tracking.SceneWatch;
-import io.argus.pipeline.tracking.Tracked;
+import io.argus.tracking.Anchor;
+import io.argus.tracking.Line;
+import io.argus.tracking.SceneRules;
+import io.argus.tracking.SceneWatch;
+import io.argus.tracking.Tracked;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.argus.pipeline.tracking.eval;
+package io.argus.tools.tracking;
 
 /**
  * One line of a MOTChallenge file: an object's box in one frame. Ground truth and tracker results share the layout

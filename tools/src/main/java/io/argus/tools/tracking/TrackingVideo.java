@@ -1,7 +1,7 @@
-package io.argus.pipeline.tracking.eval;
+package io.argus.tools.tracking;
 
-import io.argus.pipeline.tracking.Line;
-import io.argus.pipeline.tracking.Point;
+import io.argus.tracking.Line;
+import io.argus.tracking.Point;
 import io.argus.pipeline.video.Mp4Writer;
 import io.argus.trainer.data.Backdrop;
 import io.argus.trainer.data.SyntheticScenes;

@@ -1,4 +1,4 @@
-package io.argus.trainer.bench;
+package io.argus.tools.trainer;
 
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;

@@ -1,4 +1,4 @@
-package io.argus.trainer.bench;
+package io.argus.tools.trainer;
 
 import io.argus.trainer.data.Augmentation;
 import io.argus.trainer.data.Dataset;

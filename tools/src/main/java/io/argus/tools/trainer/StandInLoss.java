@@ -1,4 +1,4 @@
-package io.argus.trainer.bench;
+package io.argus.tools.trainer;
 
 import io.argus.gpu.KernelLaunch;
 import io.argus.gpu.TensorView;

@@ -1,9 +1,10 @@
-package io.argus.pipeline.cli;
+package io.argus.tools.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.testing.ProjectFiles;
+import io.argus.pipeline.testing.ArgusRun;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,14 +17,14 @@ class BenchCpuWinogradCommandTest {
 
     @Test
     void aBadChoiceIsRefused() {
-        DetectCommandTest.Result r = DetectCommandTest.argus("bench", "--backend", "cpu", "--winograd", "f3x3", "--cfg", CFG);
+        ArgusRun.Result r = ArgusRun.argus("bench", "--backend", "cpu", "--winograd", "f3x3", "--cfg", CFG);
         assertEquals(2, r.code(), r.out());
         assertEquals("argus bench: expected auto, off, f2x2 or f4x4, found \"f3x3\"", r.err().strip());
     }
 
     @Test
     void forcedItRunsOnEveryThreeByThreeStrideOneConvolution() {
-        DetectCommandTest.Result r = DetectCommandTest.argus("bench", "--backend", "cpu", "--cfg", CFG, "--width", "96",
+        ArgusRun.Result r = ArgusRun.argus("bench", "--backend", "cpu", "--cfg", CFG, "--width", "96",
                 "--height", "64", "--seconds", "0.2", "--min-iterations", "2", "--warmup", "1", "--winograd", "f4x4",
                 "--layer-times", "3", "--no-tune");
         assertEquals(0, r.code(), r.err());
@@ -35,7 +36,7 @@ class BenchCpuWinogradCommandTest {
 
     @Test
     void severalChoicesAreTimedInTurns() {
-        DetectCommandTest.Result r = DetectCommandTest.argus("bench", "--backend", "cpu", "--cfg", CFG, "--width", "96",
+        ArgusRun.Result r = ArgusRun.argus("bench", "--backend", "cpu", "--cfg", CFG, "--width", "96",
                 "--height", "64", "--seconds", "0.2", "--min-iterations", "2", "--warmup", "1", "--winograd", "off,f2x2",
                 "--no-tune");
         assertEquals(0, r.code(), r.err());

@@ -1,10 +1,11 @@
-package io.argus.pipeline.cli;
+package io.argus.tools.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.argus.gpu.CudaRuntime;
+import io.argus.pipeline.testing.ArgusRun;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,7 +18,7 @@ class BenchGpusCommandTest {
 
     @Test
     void helpSaysItMeasuresWholeDetectCalls() {
-        DetectCommandTest.Result r = DetectCommandTest.argus("bench", "--help");
+        ArgusRun.Result r = ArgusRun.argus("bench", "--help");
         assertEquals(0, r.code(), r.err());
         String help = r.out().replaceAll("\\s+", " ");
         assertTrue(help.contains("--gpus") && help.contains("whole detect calls") && help.contains("upload")
@@ -26,21 +27,21 @@ class BenchGpusCommandTest {
 
     @Test
     void gpusNeedsTheCudaBackend() {
-        DetectCommandTest.Result r = DetectCommandTest.argus("bench", "--backend", "cpu", "--gpus", "1,2", "--cfg", CFG);
+        ArgusRun.Result r = ArgusRun.argus("bench", "--backend", "cpu", "--gpus", "1,2", "--cfg", CFG);
         assertEquals(2, r.code(), r.out());
         assertEquals("argus bench: --gpus measures GPUs: it needs --backend cuda", r.err().strip());
     }
 
     @Test
     void aCountBelowOneIsRefused() {
-        DetectCommandTest.Result r = DetectCommandTest.argus("bench", "--backend", "cuda", "--gpus", "2,0", "--cfg", CFG);
+        ArgusRun.Result r = ArgusRun.argus("bench", "--backend", "cuda", "--gpus", "2,0", "--cfg", CFG);
         assertEquals(2, r.code(), r.out());
         assertEquals("argus bench: --gpus 0: expected GPU counts of at least 1", r.err().strip());
     }
 
     @Test
     void aBadInFlightIsRefused() {
-        DetectCommandTest.Result r = DetectCommandTest.argus("bench", "--backend", "cuda", "--gpus", "1",
+        ArgusRun.Result r = ArgusRun.argus("bench", "--backend", "cuda", "--gpus", "1",
                 "--in-flight", "0", "--cfg", CFG);
         assertEquals(2, r.code(), r.out());
         assertEquals("argus bench: --in-flight: expected at least 1, found 0", r.err().strip());
@@ -49,7 +50,7 @@ class BenchGpusCommandTest {
     @Test
     void withoutAGpuTheReasonIsPrinted() {
         assumeFalse(CudaRuntime.available(), "a GPU is present");
-        DetectCommandTest.Result r = DetectCommandTest.argus("bench", "--backend", "cuda", "--gpus", "1,2", "--cfg", CFG);
+        ArgusRun.Result r = ArgusRun.argus("bench", "--backend", "cuda", "--gpus", "1,2", "--cfg", CFG);
         assertEquals(2, r.code(), r.out());
         assertTrue(r.err().startsWith("argus bench: ") && r.err().contains("NVIDIA"), r.err());
     }

@@ -1,8 +1,9 @@
-package io.argus.pipeline.cli;
+package io.argus.tools.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.pipeline.testing.ArgusRun;
 import io.argus.trainer.data.SyntheticScenes;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,10 +22,10 @@ class BenchLoaderCommandTest {
     @Test
     void timesTheLoaderPerThreadCountOnAPack() {
         Path data = SyntheticScenes.write(dir.resolve("synth"), 12, 3, 96, 0.25);
-        DetectCommandTest.Result pack = DetectCommandTest.argus("dataset", "pack", "--data", data.toString(), "--out",
+        ArgusRun.Result pack = ArgusRun.argus("dataset", "pack", "--data", data.toString(), "--out",
                 dir.resolve("pack").toString());
         assertEquals(0, pack.code(), pack.err());
-        DetectCommandTest.Result r = DetectCommandTest.argus("bench", "loader", "--data",
+        ArgusRun.Result r = ArgusRun.argus("bench", "loader", "--data",
                 dir.resolve("pack/packed.data").toString(), "--width", "64", "--height", "64", "--batch", "4",
                 "--threads", "1,2", "--seconds", "0.2", "--warmup", "0");
         assertEquals(0, r.code(), r.err());
@@ -43,7 +44,7 @@ class BenchLoaderCommandTest {
         Path bad = dir.resolve("synth/bad.png");
         Files.write(bad, new byte[] {1, 2, 3, 4, 5});
         Files.writeString(list, "bad.png\n");
-        DetectCommandTest.Result r = DetectCommandTest.argus("bench", "loader", "--data", data.toString(), "--width",
+        ArgusRun.Result r = ArgusRun.argus("bench", "loader", "--data", data.toString(), "--width",
                 "64", "--height", "64", "--batch", "2", "--threads", "2", "--seconds", "0.2", "--warmup", "0");
         assertEquals(2, r.code(), r.out());
         assertTrue(r.err().startsWith("argus bench loader: " + bad + ": not a readable image (expected JPEG, PNG or "

@@ -1,10 +1,11 @@
-package io.argus.pipeline.cli;
+package io.argus.tools.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.argus.gpu.CudaRuntime;
+import io.argus.pipeline.testing.ArgusRun;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class BenchTrainCommandTest {
     @Test
     void benchTrainHasItsOwnOptions() {
-        DetectCommandTest.Result r = DetectCommandTest.argus("bench", "train", "--help");
+        ArgusRun.Result r = ArgusRun.argus("bench", "train", "--help");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("--curves") && r.out().contains("--precision"), r.out());
     }
@@ -22,14 +23,14 @@ class BenchTrainCommandTest {
     @Test
     void withoutAGpuTheReasonIsPrinted() {
         assumeFalse(CudaRuntime.available(), "a GPU is present");
-        DetectCommandTest.Result r = DetectCommandTest.argus("bench", "train", "--precision", "mixed", "--seconds", "1");
+        ArgusRun.Result r = ArgusRun.argus("bench", "train", "--precision", "mixed", "--seconds", "1");
         assertEquals(2, r.code(), r.out());
         assertTrue(r.err().startsWith("argus bench train: ") && r.err().contains("NVIDIA"), r.err());
     }
 
     @Test
     void trainRejectsAnUnknownBackend() {
-        DetectCommandTest.Result r = DetectCommandTest.argus("train", "--backend", "tpu", "--cfg", "x.cfg", "--data",
+        ArgusRun.Result r = ArgusRun.argus("train", "--backend", "tpu", "--cfg", "x.cfg", "--data",
                 "x.data", "--out", "out");
         assertEquals(2, r.code(), r.out());
         assertTrue(r.err().contains("--backend: expected cpu, cuda or auto, found tpu"), r.err());
@@ -37,14 +38,14 @@ class BenchTrainCommandTest {
 
     @Test
     void gpuCountsAreCheckedBeforeAnyGpuIsAsked() {
-        DetectCommandTest.Result zero = DetectCommandTest.argus("bench", "train", "--gpus", "1,0", "--seconds", "1");
+        ArgusRun.Result zero = ArgusRun.argus("bench", "train", "--gpus", "1,0", "--seconds", "1");
         assertEquals(2, zero.code(), zero.out());
         assertTrue(zero.err().contains("--gpus: expected GPU counts >= 1, found 0"), zero.err());
-        DetectCommandTest.Result cpu = DetectCommandTest.argus("train", "--gpus", "2", "--cfg", "x.cfg", "--data",
+        ArgusRun.Result cpu = ArgusRun.argus("train", "--gpus", "2", "--cfg", "x.cfg", "--data",
                 "x.data", "--out", "out");
         assertEquals(2, cpu.code(), cpu.out());
         assertTrue(cpu.err().contains("--gpus 2 trains on GPUs: use --backend cuda"), cpu.err());
-        DetectCommandTest.Result ranks = DetectCommandTest.argus("train", "--ranks", "0", "--cfg", "x.cfg", "--data",
+        ArgusRun.Result ranks = ArgusRun.argus("train", "--ranks", "0", "--cfg", "x.cfg", "--data",
                 "x.data", "--out", "out");
         assertEquals(2, ranks.code(), ranks.out());
         assertTrue(ranks.err().contains("--ranks: expected >= 1, found 0"), ranks.err());

@@ -1,10 +1,11 @@
-package io.argus.pipeline.cli;
+package io.argus.tools.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.argus.pipeline.tracking.eval.MotFile;
-import io.argus.pipeline.tracking.eval.MotRow;
+import io.argus.pipeline.testing.ArgusRun;
+import io.argus.tools.tracking.MotFile;
+import io.argus.tools.tracking.MotRow;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -29,7 +30,7 @@ class EvalTrackCommandTest {
         Path gt = tmp.resolve("gt.txt"), results = tmp.resolve("results.txt");
         MotFile.write(gt, List.of(new MotRow(1, 1, 0, 0, 10, 10, 1, 0, 1), new MotRow(2, 1, 2, 0, 10, 10, 1, 0, 1)));
         MotFile.write(results, List.of(new MotRow(1, 7, 0, 0, 10, 10, 0.9, 0, 1), new MotRow(2, 7, 2, 0, 10, 10, 0.9, 0, 1)));
-        DetectCommandTest.Result r = DetectCommandTest.argus("eval", "track", "--results", results.toString(), "--gt",
+        ArgusRun.Result r = ArgusRun.argus("eval", "track", "--results", results.toString(), "--gt",
                 gt.toString());
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("CLEAR:    MOTA = 1.0000"), r.out());
@@ -39,13 +40,13 @@ class EvalTrackCommandTest {
     @Test
     void tracksTheSyntheticVideoWithTheDemoModelAndComparesTheLineCounts() {
         Path dir = tmp.resolve("video");
-        DetectCommandTest.Result made = DetectCommandTest.argus("dataset", "tracking", "--seed", "5", "--out",
+        ArgusRun.Result made = ArgusRun.argus("dataset", "tracking", "--seed", "5", "--out",
                 dir.toString());
         assertEquals(0, made.code(), made.err());
         assertTrue(Files.isRegularFile(dir.resolve("video.mp4")) && Files.isRegularFile(dir.resolve("scene.json")));
         Path results = tmp.resolve("results.txt");
         Path detections = tmp.resolve("det.txt");
-        DetectCommandTest.Result r = DetectCommandTest.argus("eval", "track", "--video", dir.resolve("video.mp4")
+        ArgusRun.Result r = ArgusRun.argus("eval", "track", "--video", dir.resolve("video.mp4")
                 .toString(), "--gt", dir.resolve("gt.txt").toString(), "--backend", "cpu", "--out", results.toString(),
                 "--save-detections", detections.toString());
         assertEquals(0, r.code(), r.err());
@@ -59,13 +60,13 @@ class EvalTrackCommandTest {
 
         // the saved detections, tracked again without the model: the very same tracks and scores
         Path again = tmp.resolve("again.txt");
-        DetectCommandTest.Result t = DetectCommandTest.argus("eval", "track", "--detections", detections.toString(),
+        ArgusRun.Result t = ArgusRun.argus("eval", "track", "--detections", detections.toString(),
                 "--gt", dir.resolve("gt.txt").toString(), "--out", again.toString());
         assertEquals(0, t.code(), t.err());
         assertEquals(lastLine(r.out()), lastLine(t.out()));
         assertEquals(rows, MotFile.read(again));
         // with a shorter memory for lost tracks, a different tracker: the option reaches it
-        DetectCommandTest.Result u = DetectCommandTest.argus("eval", "track", "--detections", detections.toString(),
+        ArgusRun.Result u = ArgusRun.argus("eval", "track", "--detections", detections.toString(),
                 "--gt", dir.resolve("gt.txt").toString(), "--track-buffer", "0");
         assertEquals(0, u.code(), u.err());
         assertTrue(u.out().contains("lost tracks kept 0 frames"), u.out());
@@ -77,11 +78,11 @@ class EvalTrackCommandTest {
 
     @Test
     void wantsAVideoOrAResultsFile() {
-        DetectCommandTest.Result r = DetectCommandTest.argus("eval", "track", "--gt", "gt.txt");
+        ArgusRun.Result r = ArgusRun.argus("eval", "track", "--gt", "gt.txt");
         assertEquals(2, r.code());
         assertTrue(r.err().contains("argus eval track: give one of --video (run the model and tracker), --detections "
                 + "(run the tracker) or --results (score only), found 0"), r.err());
-        r = DetectCommandTest.argus("eval", "track", "--gt", "gt.txt", "--results", "r.txt", "--save-detections", "d.txt");
+        r = ArgusRun.argus("eval", "track", "--gt", "gt.txt", "--results", "r.txt", "--save-detections", "d.txt");
         assertEquals(2, r.code());
         assertTrue(r.err().contains("--save-detections needs --video"), r.err());
     }
@@ -90,7 +91,7 @@ class EvalTrackCommandTest {
     void aBrokenGroundTruthLineIsNamed() throws Exception {
         Path gt = tmp.resolve("gt.txt");
         Files.writeString(gt, "1,1,0,0,10,10,1,0,1\n2,1,0,zero,10,10,1,0,1\n");
-        DetectCommandTest.Result r = DetectCommandTest.argus("eval", "track", "--results", gt.toString(), "--gt",
+        ArgusRun.Result r = ArgusRun.argus("eval", "track", "--results", gt.toString(), "--gt",
                 gt.toString());
         assertEquals(2, r.code());
         assertTrue(r.err().contains(gt + ":2: field 4 (top): expected a number, found \"zero\""), r.err());
@@ -99,11 +100,11 @@ class EvalTrackCommandTest {
     /** `eval` has a subcommand now, so its options are checked by hand: the same message as picocli's. */
     @Test
     void evalStillDemandsItsOptions() {
-        DetectCommandTest.Result r = DetectCommandTest.argus("eval");
+        ArgusRun.Result r = ArgusRun.argus("eval");
         assertEquals(2, r.code());
         assertTrue(r.err().startsWith("Missing required options: '--cfg=<cfg>', '--weights=<weights>', "
                 + "'--data=<data>'"), r.err());
-        r = DetectCommandTest.argus("eval", "--cfg", "x", "--weights", "y");
+        r = ArgusRun.argus("eval", "--cfg", "x", "--weights", "y");
         assertEquals(2, r.code());
         assertTrue(r.err().startsWith("Missing required option: '--data=<data>'"), r.err());
     }

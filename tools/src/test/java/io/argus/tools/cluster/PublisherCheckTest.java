@@ -1,10 +1,10 @@
-package io.argus.pipeline.perf.cluster;
+package io.argus.tools.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.argus.pipeline.perf.cluster.DetectionTap.Received;
+import io.argus.tools.cluster.DetectionTap.Received;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.argus.detector.bench;
+package io.argus.tools.detector;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

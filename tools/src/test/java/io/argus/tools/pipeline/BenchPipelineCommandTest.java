@@ -1,4 +1,4 @@
-package io.argus.pipeline.perf;
+package io.argus.tools.pipeline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package io.argus.pipeline.tracking.eval;
+package io.argus.tools.tracking;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

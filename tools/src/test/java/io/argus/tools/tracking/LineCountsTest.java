@@ -1,9 +1,9 @@
-package io.argus.pipeline.tracking.eval;
+package io.argus.tools.tracking;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.argus.pipeline.tracking.Line;
-import io.argus.pipeline.tracking.Point;
+import io.argus.tracking.Line;
+import io.argus.tracking.Point;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.argus.pipeline.tracking.eval;
+package io.argus.tools.tracking;
 
 import java.io.IOException;
 import java.io.InputStream;

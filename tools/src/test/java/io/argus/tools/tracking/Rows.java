@@ -1,4 +1,4 @@
-package io.argus.pipeline.tracking.eval;
+package io.argus.tools.tracking;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,13 +1,13 @@
-package io.argus.pipeline.tracking.bench;
+package io.argus.tools.tracking;
 
 import io.argus.detector.Detection;
-import io.argus.pipeline.tracking.Assignment;
-import io.argus.pipeline.tracking.ByteTracker;
-import io.argus.pipeline.tracking.CommonsMathBoxFilter;
-import io.argus.pipeline.tracking.KalmanBoxFilter;
-import io.argus.pipeline.tracking.MovingBoxes;
-import io.argus.pipeline.tracking.TrackState;
-import io.argus.pipeline.tracking.TrackerSettings;
+import io.argus.tracking.Assignment;
+import io.argus.tracking.ByteTracker;
+import io.argus.tracking.CommonsMathBoxFilter;
+import io.argus.tracking.KalmanBoxFilter;
+import io.argus.tracking.MovingBoxes;
+import io.argus.tracking.TrackState;
+import io.argus.tracking.TrackerSettings;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

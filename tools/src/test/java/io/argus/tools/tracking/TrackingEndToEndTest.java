@@ -1,14 +1,14 @@
-package io.argus.pipeline.events;
+package io.argus.tools.tracking;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.pipeline.events.Mosquitto;
+import io.argus.pipeline.events.MqttSubscriber;
 import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
-import io.argus.pipeline.tracking.eval.MotRow;
-import io.argus.pipeline.tracking.eval.TrackingVideo;
 import io.argus.trainer.data.SyntheticScenes;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

@@ -1,11 +1,11 @@
-package io.argus.pipeline.tracking.eval;
+package io.argus.tools.tracking;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.argus.pipeline.tracking.Line;
-import io.argus.pipeline.tracking.Point;
+import io.argus.tracking.Line;
+import io.argus.tracking.Point;
 import io.argus.trainer.data.SyntheticScenes;
 import java.awt.BasicStroke;
 import java.awt.Color;

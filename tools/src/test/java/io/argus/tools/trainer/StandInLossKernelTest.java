@@ -1,4 +1,4 @@
-package io.argus.trainer.bench;
+package io.argus.tools.trainer;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
