@@ -90,7 +90,7 @@ step "lib/: $(ls "$stage/lib" | wc -l) jars, $(du -sh "$stage/lib" | cut -f1)"
 # The product holds no tool (the pipeline's ProductWithoutToolsTest checks the classes; this, what is shipped).
 command -v unzip >/dev/null || die "unzip not found (it lists the jars of lib/ to check that no tool is among them)"
 tools_in_lib=$(for j in "$stage/lib/"*.jar; do
-                 unzip -Z1 "$j" 2>/dev/null | grep -E '^io/argus/tools/|^META-INF/services/io\.argus\.pipeline\.cli\.ExtraCommands$' \
+                 unzip -Z1 "$j" | { grep -E '^io/argus/tools/|^META-INF/services/io\.argus\.pipeline\.cli\.ExtraCommands$' || true; } \
                    | sed "s|^|$(basename "$j"): |"
                done | head -5)
 [ -z "$tools_in_lib" ] || die "the tools are in the product's lib/: $tools_in_lib"
