@@ -30,7 +30,8 @@ for f in "${FUZZERS[@]}"; do
   # reached 1.77 GB RSS in 20 s here (497 MB with this), so on another run it can cross the limit, which libFuzzer
   # reports as an out-of-memory finding: the likely cause of the cfg fuzzer's one failure, in a fresh root whose log
   # was lost.
-  if JAZZER_FUZZ=1 mvn -B -q -o test -pl "$module" -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false \
+  # -am: the modules it builds on come from this checkout (the pipeline's argus-tracking is in no local repository).
+  if JAZZER_FUZZ=1 mvn -B -q -o test -pl "$module" -am -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false \
        -Dsurefire.excludedGroups=nothing -Dargus.fuzz.regression.skip=true \
        -Dargus.test.argLine="-Xmx768m -XX:+UseSerialGC -Djava.awt.headless=true" \
        > "$module/target/fuzz-${test//#/-}.log" 2>&1; then

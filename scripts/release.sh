@@ -5,8 +5,11 @@
 #   config/   the default configuration, demo model and sample images (as in the source tree)
 #   bin/argus the launcher: it sees runtime/ and lib/ and uses them (no Maven, no JAVA_HOME)
 #   debian-packages.txt  the Debian packages the natives need at run time (config/system-packages.txt)
+# The product only: beside the tarball, target/argus-tools-<version>.jar holds the tools (`argus bench`, `argus eval
+# track`: benchmarks, peers, evaluation), which a user who wants them puts into the release's lib/tools/.
 # Usage: scripts/release.sh [--skip-build] [--keep-stage] [--add-modules m1,m2]
-#   --skip-build   package what pipeline/target already holds (the Maven profile -Prelease calls it so)
+#   --skip-build   package what pipeline/target and tools/target already hold (the Maven profile -Prelease
+#                  calls it so)
 #   --keep-stage   leave target/release/argus-<version>/ unpacked next to the tarball
 #   --add-modules  more JDK modules for runtime/, e.g. jdk.localedata (non-English number/date formats, +10 MB)
 # docs/release.md has the module list, sizes and times.
@@ -25,7 +28,7 @@ while [ $# -gt 0 ]; do
     --add-modules) [ $# -ge 2 ] || { echo "release: --add-modules needs a list" >&2; exit 2; }
                    user_modules="$2"; shift ;;
     --add-modules=*) user_modules="${1#*=}" ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "release: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -65,10 +68,12 @@ if ! $skip_build; then
   mvn -B -q package -DskipTests >&2 || die "Maven build failed"
 fi
 app_jar="pipeline/target/argus-pipeline-$version.jar"
+tools_jar="tools/target/argus-tools-$version.jar"
+[ -f "$tools_jar" ] || die "$tools_jar missing: build first (mvn -B package -DskipTests) or drop --skip-build"
 [ -f "$app_jar" ] || die "$app_jar missing: build first (mvn -B package -DskipTests) or drop --skip-build"
 [ -d pipeline/target/lib ] && compgen -G 'pipeline/target/lib/*.jar' >/dev/null \
   || die "pipeline/target/lib has no jars: the pipeline pom's copy-dependencies did not run"
-for m in detector trainer; do   # copy-dependencies copies the reactor's own jars too; a stale lib would lack them
+for m in detector trainer tracking; do   # copy-dependencies copies the reactor's own jars too; a stale lib would lack them
   [ -f "pipeline/target/lib/argus-$m-$version.jar" ] || die "pipeline/target/lib/argus-$m-$version.jar missing: rebuild"
 done
 
@@ -82,6 +87,13 @@ trap 'rm -rf "$work"' EXIT
 # --- lib/: the pipeline jar and its runtime classpath (detector and trainer jars are in pipeline/target/lib).
 cp "$app_jar" pipeline/target/lib/*.jar "$stage/lib/"
 step "lib/: $(ls "$stage/lib" | wc -l) jars, $(du -sh "$stage/lib" | cut -f1)"
+# The product holds no tool (the pipeline's ProductWithoutToolsTest checks the classes; this, what is shipped).
+command -v unzip >/dev/null || die "unzip not found (it lists the jars of lib/ to check that no tool is among them)"
+tools_in_lib=$(for j in "$stage/lib/"*.jar; do
+                 unzip -Z1 "$j" | { grep -E '^io/argus/tools/|^META-INF/services/io\.argus\.pipeline\.cli\.ExtraCommands$' || true; } \
+                   | sed "s|^|$(basename "$j"): |"
+               done | head -5)
+[ -z "$tools_in_lib" ] || die "the tools are in the product's lib/: $tools_in_lib"
 
 # --- Modules: jdeps over the jars, plus what it cannot see.
 # Several jars are modules whose descriptors require modules we exclude on purpose (javacv requires
@@ -93,8 +105,15 @@ cp "$stage/lib/"*.jar "$work/jdeps/"
 for j in "$work/jdeps/"*.jar; do
   zip -q -d "$j" module-info.class 'META-INF/versions/*/module-info.class' >/dev/null 2>&1 || true  # 12: none there
 done
+# The tools jar is analysed with them: runtime/ must run it too when a user adds it to lib/tools/.
+cp "$tools_jar" "$work/jdeps-tools.jar"
 jdeps_modules=$("$JAVA_HOME/bin/jdeps" --ignore-missing-deps --multi-release 21 --print-module-deps \
-                  --class-path "$work/jdeps/*" "$work/jdeps/"*.jar) || die "jdeps failed"
+                  --class-path "$work/jdeps/*" "$work/jdeps/"*.jar "$work/jdeps-tools.jar") || die "jdeps failed"
+# ...and needs nothing beyond lib/ (bin/argus adds only lib/tools/ to the class path): no class it names may be missing.
+tools_missing=$("$JAVA_HOME/bin/jdeps" --missing-deps --multi-release 21 --class-path "$work/jdeps/*" \
+                  "$work/jdeps-tools.jar" 2>&1) || die "jdeps --missing-deps failed: $tools_missing"
+[ -z "$tools_missing" ] || die "the tools jar needs classes that lib/ lacks:
+$(head -20 <<<"$tools_missing")"
 # What reflection, service loading and natives use, invisible to jdeps:
 extra_modules=(
   jdk.unsupported       # sun.misc.Unsafe: Netty, JavaCPP (jdeps sees it in some jars; listed so it never drops out)
@@ -154,4 +173,7 @@ tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" --mode='u+
 mv "$tarball.tmp" "$tarball"
 $keep_stage || rm -rf "$stage_root"
 step "wrote ${tarball#"$ROOT"/} ($(du -h "$tarball" | cut -f1))"
+# The tools, published beside the product: a user who wants `argus bench` puts this into the release's lib/tools/.
+cp "$tools_jar" "$ROOT/target/argus-tools-$version.jar"
+step "wrote target/argus-tools-$version.jar ($(du -h "$tools_jar" | cut -f1)), the tools: not in the tarball"
 echo "$tarball"

@@ -1,5 +1,5 @@
-// The stand-in loss of `argus bench train` (io.argus.trainer.bench.StandInLoss; not part of the product's kernel set,
-// packaged by the trainer): the mean of the squared head inputs (each [yolo] layer's input, real channels only),
+// The stand-in loss of `argus bench train` (io.argus.tools.trainer.StandInLoss; not part of the product's kernel set,
+// packaged by the tools module): the mean of the squared head inputs (each [yolo] layer's input, real channels only),
 // summed over heads. Adds lossScale * 2 y / count to the head's gradient; the loss into loss[0].
 #include "../train_common.cuh"   // relative to this file, so nvcc alone finds it; KernelLibrary inlines it by name
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds a self-contained bundle for running the GPU tests and benchmarks on a GPU host that has no Java:
-# a jlink runtime (xz tarball), the jars (detector + tests, pipeline for `argus bench`, JavaCPP + the CUDA JNI
-# bindings, oneDNN's natives for the CPU reference as an xz tarball, the JUnit console), this directory's scripts.
+# a jlink runtime (xz tarball), the jars (detector + tests, pipeline and tools + tests for `argus bench`, JavaCPP + the
+# CUDA JNI bindings, oneDNN's natives for the CPU reference as an xz tarball, the JUnit console), this directory's
+# scripts.
 # No FFmpeg, no OpenCV. The whole must stay under the device tool's 64 MiB.
 #   scripts/gpu/build-bundle.sh [OUT_DIR]       (default: .bundle-cuda in the repository root)
 # Then on the GPU host, from the repository root: OUT_DIR/run-gpu.sh [PHASES] (tests,bench,torch; pipeline-train)
@@ -41,7 +42,8 @@ if [ "${BUNDLE:-}" = live ]; then
   # Everything on the classpath as one solid xz tarball of the jars' contents, a directory per jar (unpacked there by
   # run-live.sh): deflated jars made the bundle 77 MiB, xz over their contents 30-40% less. The CLI's runtime jars
   # minus OpenCV (only JPEG snapshots use it: the runs set snapshots.fps 0) with the OpenBLAS it loads, and Hazelcast
-  # (a clustered start only); FFmpeg (natives, minus the ffmpeg and ffprobe programs) and JavaCV for the cameras;
+  # (a clustered start only), plus the tools (`argus bench pipeline`, LiveRunProbe); FFmpeg (natives, minus the ffmpeg
+  # and ffprobe programs) and JavaCV for the cameras;
   # oneDNN for a fine-tune's held-out evaluation; the pipeline's tests and the JUnit console for online-e2e.
   # The device tool carries the working tree (about 5 MB) too, and the whole bundle just fits beside it (63 of 64 MiB):
   # LIVE_PHASES=run16,live-train leaves out oneDNN (16 MB as xz; a fine-tune of bench pipeline never ends inside its
@@ -56,7 +58,9 @@ if [ "${BUNDLE:-}" = live ]; then
     if [ -n "$slim" ]; then case "$(basename "$j")" in dnnl-*) continue ;; esac; fi
     jars+=("$ROOT/$j")
   done
-  jars+=("$ROOT"/pipeline/target/argus-pipeline-*.jar)
+  for j in "$ROOT"/pipeline/target/argus-pipeline-*.jar "$ROOT"/tools/target/argus-tools-*.jar; do
+    case "$j" in *-tests.jar) ;; *) jars+=("$j") ;; esac   # the pipeline's tests: test-classes below
+  done
   [ -n "$slim" ] || jars+=("$ROOT"/detector/target/argus-detector-*-tests.jar "$console")
   for a in vertx-web-client vertx-uri-template; do
     jars+=("$(ls "$M2"/io/vertx/$a/*/$a-*.jar | grep -v -- '-sources' | sort | tail -1)")
@@ -118,10 +122,10 @@ mkdir -p "$OUT/dnnl-natives"
 tar -C "$OUT" -cf - dnnl-natives | xz -9 -T0 > "$OUT/dnnl-natives.tar.xz"
 rm -rf "$OUT/dnnl-natives" "$dnnl_jar"
 fi
-cp pipeline/target/argus-pipeline-*.jar "$OUT/lib/"
+# the pipeline and its tests (run-gpu.sh pipeline-train runs its GPU-tagged fine-tune); the tools (`argus bench`,
+# `bench train`, `bench loader`) and their tests (run-multi.sh runs GpuScalingBenchGpuTest)
+cp pipeline/target/argus-pipeline-*.jar tools/target/argus-tools-*.jar "$OUT/lib/"
 cp detector/target/argus-detector-*-tests.jar gpu/target/argus-gpu-*-tests.jar "$OUT/lib/"
-# the pipeline's tests (run-gpu.sh pipeline-train runs its GPU-tagged fine-tune); the module builds no tests jar
-"$JDK/bin/jar" --create --file "$OUT/lib/argus-pipeline-tests.jar" -C pipeline/target/test-classes .
 cp "$console" "$OUT/lib/"
 cp scripts/gpu/run-gpu.sh scripts/gpu/preamble.sh scripts/gpu/torch_peer.py scripts/gpu/summarize.py "$OUT/"
 chmod +x "$OUT/run-gpu.sh"

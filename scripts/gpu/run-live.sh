@@ -4,7 +4,7 @@
 #   .bundle-live/run-live.sh [PHASES]     PHASES: comma list (default run16,live-train,online-e2e)
 #     run16       `argus run` with N cameras (16) looping the generated sample video, the demo model on CUDA, started
 #                 twice: cold (kernel cache and cache directory emptied) and warm (the same caches). An outside
-#                 WebSocket client (io.argus.pipeline.perf.LiveRunProbe) reports the time from the process start to
+#                 WebSocket client (io.argus.tools.pipeline.LiveRunProbe) reports the time from the process start to
 #                 the first detection, and capture-to-WebSocket p50/p99/worst over the first LIVE_SECONDS (120)
 #                 after it; PASS when the worst < 200 ms. Per-message CSVs beside the logs.
 #     live-train  `argus bench pipeline --fine-tune`: live fps and latency alone and beside a fine-tune of the same
@@ -94,7 +94,7 @@ export ARGUS_HOME="$PWD" OMP_WAIT_POLICY=PASSIVE
 JOPTS=(-Xmx"${LIVE_HEAP:-8g}" --enable-native-access=ALL-UNNAMED -Djava.awt.headless=true)
 "$JAVA" -version 2>&1 | head -1
 ARGUS=("$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli)
-probe() { "$JAVA" "${JOPTS[@]}" -Xmx1g -cp "$CP" io.argus.pipeline.perf.LiveRunProbe "$@"; }
+probe() { "$JAVA" "${JOPTS[@]}" -Xmx1g -cp "$CP" io.argus.tools.pipeline.LiveRunProbe "$@"; }
 
 # The model of run16: the shipped demo (trained weights: real boxes), or a cfg with random weights.
 model_yaml() {

@@ -58,7 +58,7 @@ fi
 if has tests; then
   log "GPU tests"
   # (GpuWorkersGpuTest calibrates its weights on the CPU with oneDNN, which this bundle leaves out: run-gpu.sh's)
-  SELECT=(--select-class io.argus.trainer.cuda.GpuDataParallelTest --select-class io.argus.detector.bench.GpuScalingBenchGpuTest)
+  SELECT=(--select-class io.argus.trainer.cuda.GpuDataParallelTest --select-class io.argus.tools.detector.GpuScalingBenchGpuTest)
   if [ -n "${TESTS:-}" ]; then SELECT=(); for t in $TESTS; do SELECT+=(--select-class "$t"); done; fi
   timeout "${TEST_TIMEOUT:-240}" "$JAVA" "${JOPTS[@]}" -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
     "${SELECT[@]}" --include-tag gpu --exclude-tag gpu-fault --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$LOGS/multi-tests.log" \

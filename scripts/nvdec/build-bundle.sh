@@ -24,8 +24,8 @@ for j in pipeline/target/lib/*.jar; do
   esac
   cp "$j" "$OUT/lib/"
 done
+# the pipeline's jar and its tests jar (argus-pipeline-*-tests.jar: the NVDEC tests)
 cp pipeline/target/argus-pipeline-*.jar detector/target/argus-detector-*-tests.jar "$console" "$OUT/lib/"
-"$JDK/bin/jar" --create --file "$OUT/lib/argus-pipeline-tests.jar" -C pipeline/target/test-classes .
 # FFmpeg's natives as a class-path directory (JavaCPP finds them there), xz instead of the jar's zip
 natives="$(mktemp -d)"
 ffmpeg_jar="$ROOT/$(ls pipeline/target/lib/ffmpeg-*-linux-x86_64.jar)"

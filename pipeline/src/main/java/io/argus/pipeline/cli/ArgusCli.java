@@ -1,5 +1,7 @@
 package io.argus.pipeline.cli;
 
+import java.util.Arrays;
+import java.util.ServiceLoader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -7,11 +9,13 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code argus} command line: one subcommand per job. {@code argus} alone, like {@code argus --help}, lists every
- * command ({@link CommandList}).
+ * command ({@link CommandList}). Jars on the class path add their own ({@link ExtraCommands}): the tools jar adds
+ * {@code bench}, {@code eval track}, {@code dataset tracking} and {@code dataset frames}; without it those commands
+ * say where to get it ({@link ToolsAbsent}).
  */
 @Command(name = "argus", mixinStandardHelpOptions = true, version = "argus 0.1.0",
         description = "Real-time video analytics: Darknet-compatible YOLO on the JVM.",
-        subcommands = {DetectCommand.class, BenchCommand.class, WeightsCommand.class, RunCommand.class,
+        subcommands = {DetectCommand.class, WeightsCommand.class, RunCommand.class,
                 TrainCommand.class, EvalCommand.class, DatasetCommand.class, DoctorCommand.class, TokenCommand.class,
                 ClusterCommand.class, ExportCommand.class})
 public final class ArgusCli implements Runnable {
@@ -31,6 +35,8 @@ public final class ArgusCli implements Runnable {
     /** The whole command tree, with the command list that shows nested commands. */
     static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new ArgusCli());
+        for (ExtraCommands extra : ServiceLoader.load(ExtraCommands.class)) extra.addTo(cl);
+        ToolsAbsent.standIn(cl);
         cl.getHelpSectionMap().put(CommandLine.Model.UsageMessageSpec.SECTION_KEY_COMMAND_LIST, new CommandList());
         return cl;
     }
@@ -38,22 +44,13 @@ public final class ArgusCli implements Runnable {
     /** Runs without exiting, for tests: returns the exit code. */
     public static int run(String... args) {
         CommandLine cl = commandLine();
-        if (args.length >= 2 && args[0].equals("bench") && args[1].equals("pipeline")) {
-            // `bench pipeline` uses none of bench's options; picocli would still demand bench's required --cfg.
-            cl = new CommandLine(new BenchPipelineCommand()).setCommandName("bench pipeline");
-            args = java.util.Arrays.copyOfRange(args, 2, args.length);
-        } else if (args.length >= 2 && args[0].equals("bench") && args[1].equals("train")) {
-            cl = new CommandLine(new BenchTrainCommand()).setCommandName("bench train");
-            args = java.util.Arrays.copyOfRange(args, 2, args.length);
-        } else if (args.length >= 2 && args[0].equals("bench") && args[1].equals("loader")) {
-            cl = new CommandLine(new BenchLoaderCommand()).setCommandName("bench loader");
-            args = java.util.Arrays.copyOfRange(args, 2, args.length);
-        } else if (args.length >= 2 && args[0].equals("bench") && args[1].equals("cluster")) {
-            cl = new CommandLine(new BenchClusterCommand()).setCommandName("bench cluster");
-            args = java.util.Arrays.copyOfRange(args, 2, args.length);
-        } else if (args.length >= 2 && args[0].equals("bench") && args[1].equals("cluster-soak")) {
-            cl = new CommandLine(new BenchClusterSoakCommand()).setCommandName("bench cluster-soak");
-            args = java.util.Arrays.copyOfRange(args, 2, args.length);
+        CommandLine parent = args.length >= 2 ? cl.getSubcommands().get(args[0]) : null;
+        CommandLine sub = parent != null ? parent.getSubcommands().get(args[1]) : null;
+        if (sub != null && !parent.getCommandSpec().requiredArgs().isEmpty()) {
+            // A subcommand of a command with required options runs as a root of its own: `bench pipeline` uses none of
+            // bench's options, and picocli would still demand bench's required --cfg.
+            cl = new CommandLine(sub.getCommand()).setCommandName(args[0] + " " + args[1]);
+            args = Arrays.copyOfRange(args, 2, args.length);
         }
         cl.setExecutionExceptionHandler((ex, cmd, parse) -> {
             // Users get the message that names the problem; the stack trace only with ARGUS_DEBUG=1.

@@ -19,11 +19,11 @@ import java.util.Locale;
  *   {@code .autotune}, {@code .workspace} (bytes), {@code .overwrite}, {@code .graph}.</li>
  * </ul>
  */
-final class CudaSystemProperties {
+public final class CudaSystemProperties {
     private CudaSystemProperties() {}
 
     /** The detector's options: the defaults overridden by argus.cuda.{device,memory,fusion,graphs,inplace,autotune}. */
-    static CudaOptions inference() {
+    public static CudaOptions inference() {
         CudaOptions d = CudaOptions.defaults();
         return new CudaOptions(Integer.getInteger("argus.cuda.device", d.device()),
                 MemoryMode.parse(System.getProperty("argus.cuda.memory", d.memory().name())),
@@ -37,7 +37,7 @@ final class CudaSystemProperties {
     /**
      * The CUDA trainer's options in {@code precision} (argus train): FP32 is IEEE FP32 unless argus.cuda.train.tf32=true.
      */
-    static CudaTrainingOptions training(Precision precision) {
+    public static CudaTrainingOptions training(Precision precision) {
         return training(precision == Precision.MIXED ? "mixed"
                 : Boolean.getBoolean("argus.cuda.train.tf32") ? "tf32" : "fp32");
     }
@@ -46,7 +46,7 @@ final class CudaSystemProperties {
      * A mode word of `argus bench train --precision` (mixed, fp32, tf32): the defaults overridden by argus.cuda.device
      * and argus.cuda.train.{autotune,workspace,overwrite}.
      */
-    static CudaTrainingOptions training(String mode) {
+    public static CudaTrainingOptions training(String mode) {
         CudaTrainingOptions d = CudaTrainingOptions.mode(mode);
         return CudaTrainingOptions.of(Integer.getInteger("argus.cuda.device", d.device()), mode,
                 Boolean.parseBoolean(System.getProperty("argus.cuda.train.autotune", String.valueOf(d.autotune()))),
@@ -55,7 +55,7 @@ final class CudaSystemProperties {
     }
 
     /** argus.cuda.verbose: print each layer's cuDNN plans. */
-    static boolean verbose() {
+    public static boolean verbose() {
         return Boolean.getBoolean("argus.cuda.verbose");
     }
 }

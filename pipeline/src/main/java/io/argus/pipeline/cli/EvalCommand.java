@@ -21,9 +21,9 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code argus eval}: mAP of a model on the validation list of a dataset; {@code argus eval track}: tracking metrics.
- * picocli checks a parent's required options even when a subcommand runs, so --cfg, --weights and --data are checked
- * here, with picocli's own message.
+ * {@code argus eval}: mAP of a model on the validation list of a dataset; {@code argus eval track}, tracking metrics,
+ * comes with the tools jar ({@link ExtraCommands}). picocli checks a parent's required options even when a subcommand
+ * runs, so --cfg, --weights and --data are checked here, with picocli's own message.
  */
 @Command(name = "eval", mixinStandardHelpOptions = true,
         description = {"Measure a model's mAP on a dataset's validation images.",
@@ -31,8 +31,7 @@ import picocli.CommandLine.Spec;
         customSynopsis = {"argus eval [-hV] [--batch=<batch>] [--precision=fp32|bf16|int8] [--calibration=<images>]",
                 "                  --cfg=<cfg> --data=<data>",
                 "                  --weights=<weights>",
-                "       argus eval track --gt=<gt> --video=<video> [OPTIONS] (see its --help)"},
-        subcommands = {EvalTrackCommand.class})
+                "       argus eval track --gt=<gt> --video=<video> [OPTIONS] (see its --help)"})
 final class EvalCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -9,32 +9,32 @@ import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
 /** --cfg/--weights/--names/--width/--height, shared by the commands that load a model. */
-final class ModelOptions {
+public final class ModelOptions {
     @Option(names = "--cfg", required = true, description = "Darknet cfg file")
-    Path cfg;
+    public Path cfg;
 
     @Option(names = "--weights", description = "Darknet .weights file (bench: random weights when absent)")
-    Path weights;
+    public Path weights;
 
     @Option(names = "--names", description = "class names, one per line (default: class0..classN-1)")
-    Path names;
+    public Path names;
 
     @Option(names = "--width", defaultValue = "0", description = "network input width (default: the cfg's)")
-    int width;
+    public int width;
 
     @Option(names = "--height", defaultValue = "0", description = "network input height (default: the cfg's)")
-    int height;
+    public int height;
 
     @Option(names = "--seed", defaultValue = "1", description = "seed of random weights when --weights is absent")
-    long seed;
+    public long seed;
 
-    NetworkSpec spec() {
+    public NetworkSpec spec() {
         NetworkSpec spec = NetworkSpec.load(cfg, width, height);
         for (String w : spec.warnings()) System.err.println("warning: " + w);
         return spec;
     }
 
-    Model load(boolean weightsRequired) {
+    public Model load(boolean weightsRequired) {
         NetworkSpec spec = spec();
         if (weights == null && weightsRequired) throw new IllegalArgumentException("--weights is required");
         ModelWeights w = weights != null ? WeightsFile.read(weights, spec) : WeightsInit.darknet(spec, seed);

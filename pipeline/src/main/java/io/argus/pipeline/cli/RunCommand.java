@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = {"Run the live pipeline: cameras, detections, dashboard.", "Cameras -> detections -> WebSocket, REST and the dashboard."})
-final class RunCommand implements Callable<Integer> {
+public final class RunCommand implements Callable<Integer> {
     @Option(names = {"-c", "--config"}, description = "YAML config (default: $ARGUS_CONFIG or config/argus.yaml of the Argus home)")
     Path config;
 
@@ -54,8 +54,8 @@ final class RunCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** One line per log record unless the user configured java.util.logging. */
-    static void configureLogging() {
+    /** One line per log record unless the user configured java.util.logging (the benchmarks that run the app too). */
+    public static void configureLogging() {
         if (System.getProperty("java.util.logging.config.file") == null
                 && System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
             System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tT.%1$tL %4$-7s %3$s: %5$s%6$s%n");

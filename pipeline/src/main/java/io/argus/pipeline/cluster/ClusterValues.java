@@ -1,7 +1,7 @@
 package io.argus.pipeline.cluster;
 
 import io.argus.pipeline.config.Names;
-import io.argus.pipeline.tracking.SceneRules;
+import io.argus.pipeline.events.SceneRulesJson;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
@@ -48,7 +48,7 @@ final class ClusterValues {
     /** The format of {@code map}'s values as JSON objects. */
     static SealedMap.Format<JsonObject> objects(String map) {
         return switch (map) {
-            case SCENE_RULES_MAP -> object("camera id", (key, j) -> SceneRules.fromJson(j, "cameras." + key));
+            case SCENE_RULES_MAP -> object("camera id", (key, j) -> SceneRulesJson.fromJson(j, "cameras." + key));
             case COUNTS_MAP -> object("camera id", ClusterValues::counts);
             default -> throw new IllegalArgumentException("no object format for cluster map " + map);
         };

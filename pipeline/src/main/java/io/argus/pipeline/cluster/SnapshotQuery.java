@@ -1,7 +1,7 @@
 package io.argus.pipeline.cluster;
 
 import io.argus.pipeline.config.Names;
-import io.argus.pipeline.tracking.ObjectEvent;
+import io.argus.tracking.ObjectEvent;
 import io.vertx.core.json.JsonObject;
 
 /**

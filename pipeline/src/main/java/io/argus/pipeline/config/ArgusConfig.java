@@ -4,7 +4,7 @@ import io.argus.pipeline.cluster.ClusterConfig;
 import io.argus.pipeline.events.EventSettings;
 import io.argus.pipeline.events.MqttSettings;
 import io.argus.pipeline.http.WebOrigin;
-import io.argus.pipeline.tracking.TrackerSettings;
+import io.argus.tracking.TrackerSettings;
 import io.argus.pipeline.training.TrainingConfig;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;

@@ -1,7 +1,8 @@
 package io.argus.pipeline.config;
 
 import io.argus.pipeline.camera.CameraUrl;
-import io.argus.pipeline.tracking.SceneRules;
+import io.argus.pipeline.events.SceneRulesJson;
+import io.argus.tracking.SceneRules;
 import io.argus.pipeline.video.DecoderMode;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -45,7 +46,7 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
         } catch (IllegalArgumentException e) {
             throw new ConfigException(n.key("url"), e.getMessage());
         }
-        SceneRules scene = SceneRules.read(n, n.json());
+        SceneRules scene = SceneRulesJson.read(n, n.json());
         n.finish();
         return new CameraConfig(id, source, model, loop, realtime, decoder, decodeDevice, scene);
     }
@@ -68,7 +69,7 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
         JsonObject j = new JsonObject().put("id", id).put("url", source.redacted()).put("kind", source.kind().name().toLowerCase(java.util.Locale.ROOT))
                 .put("model", model).put("loop", loop).put("realtime", realtime)
                 .put("transport", source.transport()).put("decoder", decoder.configName())
-                .put("zones", scene.zonesJson()).put("lines", scene.linesJson()).put("anchor", scene.anchor().configName());
+                .put("zones", SceneRulesJson.zonesJson(scene.zones())).put("lines", SceneRulesJson.linesJson(scene.lines())).put("anchor", scene.anchor().configName());
         if (decodeDevice >= 0) j.put("decodeDevice", decodeDevice);
         return j;
     }
@@ -80,7 +81,7 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
     public JsonObject definition() {
         JsonObject j = new JsonObject().put("id", id).put("url", source.address()).put("model", model).put("loop", loop)
                 .put("realtime", realtime).put("decoder", decoder.configName())
-                .put("zones", scene.zonesJson()).put("lines", scene.linesJson()).put("anchor", scene.anchor().configName());
+                .put("zones", SceneRulesJson.zonesJson(scene.zones())).put("lines", SceneRulesJson.linesJson(scene.lines())).put("anchor", scene.anchor().configName());
         if (source.transport() != null) j.put("transport", source.transport());
         if (decodeDevice >= 0) j.put("decodeDevice", decodeDevice);
         return j;

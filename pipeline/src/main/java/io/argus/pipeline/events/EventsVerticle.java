@@ -9,11 +9,11 @@ import io.argus.pipeline.config.CameraConfig;
 import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.config.Names;
 import io.argus.pipeline.publish.Snapshots;
-import io.argus.pipeline.tracking.ObjectEvent;
-import io.argus.pipeline.tracking.SceneRules;
-import io.argus.pipeline.tracking.SceneWatch;
-import io.argus.pipeline.tracking.Tracked;
-import io.argus.pipeline.tracking.Zone;
+import io.argus.tracking.ObjectEvent;
+import io.argus.tracking.SceneRules;
+import io.argus.tracking.SceneWatch;
+import io.argus.tracking.Tracked;
+import io.argus.tracking.Zone;
 import io.vertx.core.AbstractVerticle;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -176,7 +176,7 @@ public final class EventsVerticle extends AbstractVerticle {
      */
     private Future<SceneRules> rules(String camera) {
         return rulesMap.get(camera).compose(json -> {
-            if (json != null) return Future.succeededFuture(SceneRules.fromJson(json, "cameras." + camera));
+            if (json != null) return Future.succeededFuture(SceneRulesJson.fromJson(json, "cameras." + camera));
             return kept(camera).compose(kept -> {
                 if (kept != null) return Future.succeededFuture(kept);
                 if (configured.containsKey(camera)) return Future.succeededFuture(configured.get(camera));
@@ -196,7 +196,7 @@ public final class EventsVerticle extends AbstractVerticle {
         if (file == null) return Future.succeededFuture(null);
         String path = file.toString();
         return vertx.fileSystem().exists(path).compose(exists -> !exists ? Future.<SceneRules>succeededFuture(null)
-                : vertx.fileSystem().readFile(path).map(b -> SceneRules.fromJson(new JsonObject(b), path))
+                : vertx.fileSystem().readFile(path).map(b -> SceneRulesJson.fromJson(new JsonObject(b), path))
                         .otherwise(e -> {
                             LOG.log(Level.WARNING, "zones and lines of camera " + camera + " in " + file + " not used: " + e.getMessage());
                             return null;
@@ -225,7 +225,7 @@ public final class EventsVerticle extends AbstractVerticle {
     private static SceneRules defined(JsonObject camera) {
         JsonObject rules = new JsonObject();
         for (String k : new String[]{"zones", "lines", "anchor"}) if (camera.getValue(k) != null) rules.put(k, camera.getValue(k));
-        return SceneRules.fromJson(rules, "cameras." + camera.getString("id"));
+        return SceneRulesJson.fromJson(rules, "cameras." + camera.getString("id"));
     }
 
     /** {@code <rulesDir>/<camera>.json}, checked to be a file of that directory (the id is a name, never a path). */
@@ -264,7 +264,7 @@ public final class EventsVerticle extends AbstractVerticle {
         for (Object o : message.getJsonArray("tracksEnded", new JsonArray())) ended.add(((Number) o).longValue());
         List<ObjectEvent> events = c.watch.update(message.getDouble("captureTime"), message.getInteger("width"),
                 message.getInteger("height"), objects, ended);
-        for (ObjectEvent e : events) publishEvent(c, e.toJson());
+        for (ObjectEvent e : events) publishEvent(c, ObjectEventJson.toJson(e));
     }
 
     private void publishEvent(Camera c, JsonObject event) {
@@ -331,7 +331,7 @@ public final class EventsVerticle extends AbstractVerticle {
                 case "counts" -> counts(m, q.getString("camera"));
                 case "get-rules" -> {
                     String camera = Names.require("camera id", q.getString("camera"));
-                    knownCamera(camera).compose(v -> rules(camera)).onSuccess(r -> m.reply(part(r.toJson(), q.getString("part"))))
+                    knownCamera(camera).compose(v -> rules(camera)).onSuccess(r -> m.reply(part(SceneRulesJson.toJson(r), q.getString("part"))))
                             .onFailure(e -> fail(m, e));
                 }
                 case "set-rules" -> setRules(m, q.getString("camera"), q.getString("part"), q.getJsonArray("rules"));
@@ -380,14 +380,14 @@ public final class EventsVerticle extends AbstractVerticle {
     /** The camera's rules with {@code part} replaced by {@code list}, checked and kept; what was kept. */
     private Future<JsonObject> change(String camera, String part, JsonArray list) {
         return knownCamera(camera).compose(v -> rules(camera)).compose(current -> {
-            JsonObject json = current.toJson().put(part, list);
+            JsonObject json = SceneRulesJson.toJson(current).put(part, list);
             SceneRules checked;
             try {
-                checked = SceneRules.fromJson(json, camera);
+                checked = SceneRulesJson.fromJson(json, camera);
             } catch (ConfigException | IllegalArgumentException e) {
                 return Future.failedFuture(new IllegalArgumentException(e.getMessage()));
             }
-            JsonObject stored = checked.toJson();
+            JsonObject stored = SceneRulesJson.toJson(checked);
             return keep(camera, stored).map(stored);
         });
     }

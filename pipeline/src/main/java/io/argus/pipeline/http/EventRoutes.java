@@ -8,7 +8,7 @@ import static io.argus.pipeline.http.JsonReplies.reply;
 import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.cluster.SnapshotQuery;
 import io.argus.pipeline.config.Names;
-import io.argus.pipeline.tracking.ObjectEvent;
+import io.argus.tracking.ObjectEvent;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.ReplyException;

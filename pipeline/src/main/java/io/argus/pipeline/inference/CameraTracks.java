@@ -1,9 +1,9 @@
 package io.argus.pipeline.inference;
 
 import io.argus.detector.Detection;
-import io.argus.pipeline.tracking.ByteTracker;
-import io.argus.pipeline.tracking.TrackState;
-import io.argus.pipeline.tracking.TrackerSettings;
+import io.argus.tracking.ByteTracker;
+import io.argus.tracking.TrackState;
+import io.argus.tracking.TrackerSettings;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

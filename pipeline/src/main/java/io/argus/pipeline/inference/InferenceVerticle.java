@@ -7,7 +7,7 @@ import io.argus.pipeline.config.ModelConfig;
 import io.argus.pipeline.frames.VideoFrame;
 import io.argus.pipeline.publish.Provenance;
 import io.argus.pipeline.publish.Snapshots;
-import io.argus.pipeline.tracking.TrackerSettings;
+import io.argus.tracking.TrackerSettings;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;

@@ -3,7 +3,7 @@ package io.argus.pipeline.publish;
 import io.argus.detector.Detection;
 import io.argus.pipeline.frames.VideoFrame;
 import io.argus.pipeline.json.DetectionJson;
-import io.argus.pipeline.tracking.TrackState;
+import io.argus.tracking.TrackState;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;

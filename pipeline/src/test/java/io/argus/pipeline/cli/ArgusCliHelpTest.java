@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code argus --help} lists every command, nested ones too, each with a one-line summary. The commands are read from
- * picocli's tree, so a new command without a description fails here.
+ * picocli's tree, so a new command without a description fails here. Budget: about a second.
  */
 class ArgusCliHelpTest {
     @Test
@@ -26,8 +26,34 @@ class ArgusCliHelpTest {
             assertTrue(lines.stream().anyMatch(l -> l.matches("\\s+" + java.util.regex.Pattern.quote(e.name()) + "\\s{2,}"
                     + java.util.regex.Pattern.quote(e.summary()))), "argus --help lacks " + e.name() + ":\n" + r.out());
         }
-        for (String name : List.of("run", "doctor", "bench pipeline", "bench train", "bench loader", "detect")) {
+        for (String name : List.of("run", "doctor", "detect", "train", "eval", "dataset synth", "bench")) {
             assertTrue(entries.stream().anyMatch(e -> e.name().equals(name)), name + " is not listed");
+        }
+    }
+
+    /**
+     * Without the tools jar (this module's tests never have it), its commands are listed as being elsewhere, and each,
+     * whatever its arguments, says where to get them rather than "Unmatched argument"; the tools' own tests check the
+     * real commands (tools/.../cli/ToolCommandsTest).
+     */
+    @Test
+    void theToolsCommandsSayWhereTheToolsAre() {
+        List<CommandList.Entry> entries = CommandList.entries(ArgusCli.commandLine());
+        for (String name : List.of("bench", "eval track", "dataset tracking", "dataset frames")) {
+            CommandList.Entry e = entries.stream().filter(x -> x.name().equals(name)).findFirst().orElseThrow();
+            assertTrue(e.summary().endsWith("tools jar (absent)"), e.toString());
+        }
+        assertFalse(entries.stream().anyMatch(e -> e.name().startsWith("bench ")), entries.toString());
+        for (String[] args : List.of(new String[] {"bench", "--backend", "cpu", "--cfg", "x.cfg"},
+                new String[] {"bench", "pipeline", "--help"}, new String[] {"eval", "track", "--gt", "gt.txt"},
+                new String[] {"dataset", "tracking", "--out", "d"}, new String[] {"dataset", "frames"})) {
+            DetectCommandTest.Result r = DetectCommandTest.argus(args);
+            assertEquals(2, r.code(), String.join(" ", args));
+            String name = String.join(" ", List.of(args).subList(0, args[0].equals("bench") ? 1 : 2));
+            assertTrue(r.err().startsWith("argus " + name + ": part of the Argus tools (benchmarks, peers, evaluation), "
+                    + "which are not on the class path."), r.err());
+            assertTrue(r.err().contains("argus-tools-<version>.jar"), r.err());
+            assertTrue(r.out().isEmpty(), r.out());
         }
     }
 

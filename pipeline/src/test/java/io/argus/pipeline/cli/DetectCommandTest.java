@@ -9,11 +9,9 @@ import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.testing.ProjectFiles;
 import io.argus.detector.testing.RandomWeights;
 import io.argus.detector.BgrImage;
+import io.argus.pipeline.testing.ArgusRun;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,20 +25,9 @@ class DetectCommandTest {
 
     record Result(int code, String out, String err) {}
 
-    static synchronized Result argus(String... args) {
-        PrintStream oldOut = System.out;
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            int code = ArgusCli.run(args);
-            return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
+    static Result argus(String... args) {
+        ArgusRun.Result r = ArgusRun.argus(args);
+        return new Result(r.code(), r.out(), r.err());
     }
 
     @Test

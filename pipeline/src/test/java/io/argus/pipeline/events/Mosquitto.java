@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * (when asked) persistence in the test's directory. {@link #stop()} and {@link #start()} again keep port and config,
  * as an operator restarting the broker would. Only the process this object started is ever signalled.
  */
-final class Mosquitto implements AutoCloseable {
+public final class Mosquitto implements AutoCloseable {
     static final Path BINARY = Path.of("/usr/sbin/mosquitto");
 
     private final Path dir;
@@ -42,13 +42,13 @@ final class Mosquitto implements AutoCloseable {
         Files.write(config, conf);
     }
 
-    static Mosquitto started(Path dir, String... lines) throws IOException, InterruptedException {
+    public static Mosquitto started(Path dir, String... lines) throws IOException, InterruptedException {
         Mosquitto m = new Mosquitto(dir, List.of(lines));
         m.start();
         return m;
     }
 
-    int port() { return port; }
+    public int port() { return port; }
 
     Path log() { return dir.resolve("mosquitto.log"); }
 

@@ -16,9 +16,9 @@ import java.util.function.Predicate;
  * ({@code -c}: the broker keeps its subscription and queues QoS 1 messages while it is away; libmosquitto reconnects
  * by itself when the broker comes back). Every line it prints is one message: the topic, a tab, the payload.
  */
-final class MqttSubscriber implements AutoCloseable {
+public final class MqttSubscriber implements AutoCloseable {
     /** One received message. */
-    record Received(String topic, String payload) {}
+    public record Received(String topic, String payload) {}
 
     /** Topic, tab, payload: topics may hold spaces. */
     private static final String FORMAT = "%t\\t%p";
@@ -41,7 +41,7 @@ final class MqttSubscriber implements AutoCloseable {
      * A persistent-session subscriber {@code id} on {@code topic} (QoS 1, ending in #), subscribed when this returns;
      * {@code options} for both mosquitto_sub and mosquitto_pub (credentials: -u, -P).
      */
-    static MqttSubscriber persistent(Mosquitto broker, String id, String topic, String... options) throws Exception {
+    public static MqttSubscriber persistent(Mosquitto broker, String id, String topic, String... options) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("mosquitto_sub", "-h", "127.0.0.1", "-p", String.valueOf(broker.port()),
                 "-t", topic, "-F", FORMAT, "-q", "1", "-i", id, "-c"));
         cmd.addAll(List.of(options));
@@ -51,7 +51,7 @@ final class MqttSubscriber implements AutoCloseable {
     }
 
     /** The messages retained on {@code topic} now (a subscriber that connects after they were published). */
-    static List<Received> retained(Mosquitto broker, String topic) throws Exception {
+    public static List<Received> retained(Mosquitto broker, String topic) throws Exception {
         Process p = new ProcessBuilder("mosquitto_sub", "-h", "127.0.0.1", "-p", String.valueOf(broker.port()), "-t", topic,
                 "-F", FORMAT, "--retained-only", "-W", "1").redirectError(ProcessBuilder.Redirect.DISCARD).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -90,7 +90,7 @@ final class MqttSubscriber implements AutoCloseable {
     }
 
     /** Waits until a received message matches; false on timeout. */
-    boolean waitFor(Predicate<Received> p, Duration timeout) throws InterruptedException {
+    public boolean waitFor(Predicate<Received> p, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         do {
             if (received.stream().anyMatch(p)) return true;

@@ -6,9 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.config.ConfigException;
-import io.argus.pipeline.tracking.Point;
-import io.argus.pipeline.tracking.SceneRules;
-import io.argus.pipeline.tracking.Zone;
+import io.argus.pipeline.events.SceneRulesJson;
+import io.argus.tracking.Point;
+import io.argus.tracking.SceneRules;
+import io.argus.tracking.Zone;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
@@ -65,13 +66,13 @@ class ZonePolygonLimitsTest {
     void eightyThousandPointsAreRefusedAtOnceNamingTheLimit() {
         List<Point> huge = circle(80_000, 100_000);
         ConfigException e = assertTimeoutPreemptively(Duration.ofSeconds(2),
-                () -> assertThrows(ConfigException.class, () -> SceneRules.zonesFromJson(zones(huge), "zones")));
+                () -> assertThrows(ConfigException.class, () -> SceneRulesJson.zonesFromJson(zones(huge), "zones")));
         assertEquals("zones[0].polygon", e.key(), e.getMessage());
         assertEquals("zones[0].polygon: expected at most " + Zone.MAX_POINTS + " points, found 80000", e.getMessage());
         IllegalArgumentException direct = assertTimeoutPreemptively(Duration.ofSeconds(2),
                 () -> assertThrows(IllegalArgumentException.class, () -> new Zone("z", huge, false, List.of(), 1, 0)));
         assertTrue(direct.getMessage().contains("expected at most 1000 points, found 80000"), direct.getMessage());
-        assertThrows(ConfigException.class, () -> SceneRules.zonesFromJson(zones(circle(Zone.MAX_POINTS + 1, 500)), "zones"));
+        assertThrows(ConfigException.class, () -> SceneRulesJson.zonesFromJson(zones(circle(Zone.MAX_POINTS + 1, 500)), "zones"));
     }
 
     @Test
@@ -80,14 +81,14 @@ class ZonePolygonLimitsTest {
             assertEquals(Zone.MAX_POINTS, polygon.size());
             // generous for a busy 2-core machine: the check itself takes milliseconds once the JIT has seen it
             assertTimeoutPreemptively(Duration.ofSeconds(3), () -> {
-                for (int i = 0; i < 3; i++) assertEquals(1, SceneRules.zonesFromJson(zones(polygon), "zones").size());
+                for (int i = 0; i < 3; i++) assertEquals(1, SceneRulesJson.zonesFromJson(zones(polygon), "zones").size());
             });
         }
         // the last corner of the zigzag moved across its first tooth: found, and named by the edges that meet
         List<Point> crossed = new ArrayList<>(zigzag(Zone.MAX_POINTS));
         crossed.set(crossed.size() - 1, new Point(5_000, -5));
         ConfigException e = assertTimeoutPreemptively(Duration.ofSeconds(3),
-                () -> assertThrows(ConfigException.class, () -> SceneRules.zonesFromJson(zones(crossed), "zones")));
+                () -> assertThrows(ConfigException.class, () -> SceneRulesJson.zonesFromJson(zones(crossed), "zones")));
         assertTrue(e.getMessage().contains("expected edges that do not cross, found edge"), e.getMessage());
     }
 
@@ -99,12 +100,12 @@ class ZonePolygonLimitsTest {
             zones.add(new JsonObject().put("id", "z" + i).put("polygon", points(List.of(new Point(0, 0), new Point(10, 0), new Point(0, 10)))));
             lines.add(new JsonObject().put("id", "l" + i).put("from", new JsonArray().add(0).add(0)).put("to", new JsonArray().add(9).add(9)));
         }
-        ConfigException z = assertThrows(ConfigException.class, () -> SceneRules.zonesFromJson(zones, "zones"));
+        ConfigException z = assertThrows(ConfigException.class, () -> SceneRulesJson.zonesFromJson(zones, "zones"));
         assertEquals("zones: expected at most 100 zones per camera, found 101", z.getMessage());
-        ConfigException l = assertThrows(ConfigException.class, () -> SceneRules.linesFromJson(lines, "lines"));
+        ConfigException l = assertThrows(ConfigException.class, () -> SceneRulesJson.linesFromJson(lines, "lines"));
         assertEquals("lines: expected at most 100 lines per camera, found 101", l.getMessage());
         zones.remove(SceneRules.MAX_ZONES);
-        assertEquals(SceneRules.MAX_ZONES, SceneRules.zonesFromJson(zones, "zones").size());
+        assertEquals(SceneRules.MAX_ZONES, SceneRulesJson.zonesFromJson(zones, "zones").size());
     }
 
     /**

@@ -11,7 +11,7 @@ import io.argus.gpu.TensorView;
  * ({@link CudaTrainingBackend#CudaTrainingBackend(io.argus.detector.darknet.NetworkSpec,
  * io.argus.detector.darknet.ModelWeights, int, CudaTrainingOptions, HeadLoss)}). Training itself always uses the
  * YOLO loss; this hook exists so that a benchmark can time the network alone on a loss that needs no truths
- * (io.argus.trainer.bench.StandInLoss), without the training network carrying that loss.
+ * (io.argus.tools.trainer.StandInLoss), without the training network carrying that loss.
  */
 @FunctionalInterface
 public interface HeadLoss {

@@ -1,0 +1,421 @@
+package io.argus.tools.cli;
+
+import io.argus.detector.BgrImage;
+import io.argus.detector.DetectParams;
+import io.argus.detector.Model;
+import io.argus.pipeline.cli.CudaSystemProperties;
+import io.argus.pipeline.cli.ModelOptions;
+import io.argus.pipeline.cli.ProjectPaths;
+import io.argus.tools.detector.CudaBench;
+import io.argus.tools.detector.GpuScalingBench;
+import io.argus.detector.cpu.CpuInfo;
+import io.argus.detector.cpu.CpuNetwork;
+import io.argus.detector.cpu.CpuOptions;
+import io.argus.detector.cpu.CpuPrecision;
+import io.argus.detector.cpu.Int8Calibration;
+import io.argus.detector.cpu.OneDnnInfo;
+import io.argus.detector.cpu.WinogradPolicy;
+import io.argus.detector.cuda.CudaBackend;
+import io.argus.detector.cuda.CudaOptions;
+import io.argus.detector.cuda.GpuWorkers;
+import io.argus.detector.darknet.WeightsFile;
+import io.argus.detector.post.Preprocess;
+import io.argus.gpu.CudaRuntime;
+import io.argus.gpu.MemoryMode;
+import io.argus.tools.peers.DarknetPeer;
+import io.argus.tools.peers.OnnxRuntimePeer;
+import io.argus.tools.peers.OpenCvPeer;
+import io.argus.tools.peers.Peer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.function.IntConsumer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code argus bench}: times our network forward and, with {@code --vs}, a peer on the same cfg, weights and input
+ * in the same run. Prints ms/image per side and the ratio ours/peer last.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true, subcommands = {BenchPipelineCommand.class, BenchTrainCommand.class, BenchLoaderCommand.class, BenchClusterCommand.class, BenchClusterSoakCommand.class},
+        description = {"Benchmark the detector (and a peer in the same run).", "Subcommands benchmark the live pipeline and training."})
+final class BenchCommand implements Callable<Integer> {
+    @Mixin
+    ModelOptions model = new ModelOptions();
+
+    @Option(names = "--backend", defaultValue = "cpu", description = "cpu (default) or cuda")
+    String backend;
+
+    @Option(names = "--memory", defaultValue = "device,unified", split = ",",
+            description = "cuda: memory modes timed end to end (device, unified, auto)")
+    List<String> memory;
+
+    @Option(names = "--batch", defaultValue = "1", split = ",", description = "batch sizes, e.g. 1,8")
+    int[] batches;
+
+    @Option(names = "--vs", split = ",", description = "peers timed in the same run: opencv, onnxruntime (our exported "
+            + "model in onnxruntime-node, scripts/onnxruntime), darknet; several: opencv,onnxruntime")
+    List<String> vs;
+
+    @Option(names = "--precision", defaultValue = "fp32", split = ",",
+            description = "cpu: fp32 (default), bf16 (AVX512_BF16 or AMX), int8 (VNNI or AMX; calibrated), or several: fp32,bf16,int8")
+    List<String> precisions;
+
+    @Option(names = "--calibration", description = "cpu int8: sample frames for the activation ranges, a folder of "
+            + "images or a list file (default: config/samples)")
+    Path calibration;
+
+    @Option(names = "--no-tune", description = "cpu: oneDNN's first choice of convolution instead of timing each")
+    boolean noTune;
+
+    @Option(names = "--tuning-dir", description = "cpu: where convolution choices are kept per CPU "
+            + "(default: $XDG_CACHE_HOME/argus/cpu-tuning, as argus run's cacheDir)")
+    Path tuningDir;
+
+    @Option(names = "--winograd", defaultValue = "auto", split = ",", description = "cpu fp32: our Winograd "
+            + "convolution for 3x3 stride-1 layers (as models[].cpu.winograd): auto (a candidate the tuner times, "
+            + "default), off, or f2x2 / f4x4 forced on every such layer; several, e.g. off,f2x2,f4x4: one network each, "
+            + "timed in turns (one forward each, round after round), so a machine whose speed drifts slows all alike; "
+            + "other precisions ignore it")
+    List<String> winograd;
+
+    @Option(names = "--layer-times", description = "cpu: after timing, each convolution's median time over this many "
+            + "layer-by-layer passes, its implementation and (when timed in this run) what the tuner measured")
+    int layerTimes;
+
+    @Option(names = "--gpus", split = ",", description = "cuda: inference scaling over GPUs 0..N-1 for each N, e.g. "
+            + "1,2,4: whole detect calls as a camera pipeline makes them (frames uploaded from host memory, preprocess, "
+            + "forward, decode, NMS) kept in flight on one worker per GPU; per N total and per-GPU images/s and the "
+            + "scaling over N x one GPU's, one line each: argus-gpus model=... batch=... gpus=N images/s=... "
+            + "per_gpu=... scaling=... (memory mode: the first of --memory)")
+    int[] gpus;
+
+    @Option(names = "--in-flight", defaultValue = "3", description = "cuda --gpus: batches outstanding per GPU")
+    int inFlight;
+
+    @Option(names = "--seconds", defaultValue = "5", description = "minimum timed seconds per side and batch")
+    double seconds;
+
+    @Option(names = "--min-iterations", defaultValue = "5", description = "minimum timed iterations")
+    int minIterations;
+
+    @Option(names = "--warmup", defaultValue = "2", description = "untimed iterations first (--gpus: batches per GPU)")
+    int warmup;
+
+    @Option(names = "--image", description = "input image (default: config/samples/dog.jpg)")
+    Path image;
+
+    @Override
+    public Integer call() throws Exception {
+        if (gpus != null && !backend.equalsIgnoreCase("cuda")) {
+            throw new IllegalArgumentException("--gpus measures GPUs: it needs --backend cuda");
+        }
+        if (backend.equalsIgnoreCase("cuda")) return cuda();
+        if (!backend.equalsIgnoreCase("cpu")) {
+            throw new IllegalArgumentException("--backend " + backend + ": expected cpu or cuda");
+        }
+        List<WinogradPolicy> winos = winograd.stream().map(WinogradPolicy::parse).distinct().toList();
+        if (layerTimes < 0) throw new IllegalArgumentException("--layer-times " + layerTimes + ": expected a count >= 0");
+        Model m = model.load(false);
+        List<CpuPrecision> kinds = precisions.stream().map(CpuPrecision::parse).toList();
+        List<String> peers = vs == null ? List.of() : vs.stream().map(v -> v.strip().toLowerCase(Locale.ROOT)).toList();
+        for (String p : peers) {
+            if (!List.of("opencv", "onnxruntime", "darknet").contains(p)) {
+                throw new IllegalArgumentException("--vs " + p + ": expected opencv, onnxruntime or darknet");
+            }
+        }
+        CpuInfo cpu = CpuInfo.current();
+        System.out.println("cpu: " + cpu.describe() + ", " + Runtime.getRuntime().availableProcessors() + " threads; ISA "
+                + String.join(" ", cpu.relevantFlags()) + "; " + OneDnnInfo.describe());
+        System.out.println("model: " + m.spec() + (model.weights == null ? ", random weights (seed " + model.seed + ")" : ""));
+        Path weightsFile = model.weights;
+        if (!peers.isEmpty() && weightsFile == null) {
+            weightsFile = Files.createTempFile("argus-bench", ".weights");
+            weightsFile.toFile().deleteOnExit();
+            WeightsFile.write(weightsFile, m.spec(), m.weights());
+        }
+        Path img = image != null ? image : ProjectPaths.sample("dog.jpg");
+        BgrImage picture = BgrImage.read(img);
+        Path tuning = tuningDir != null ? tuningDir : defaultTuningDir();
+        List<String> ratios = new ArrayList<>();
+        Int8Calibration int8 = null;
+        Path from = calibration != null ? calibration : ProjectPaths.sample("dog.jpg").getParent();
+        if (kinds.contains(CpuPrecision.INT8)) {
+            int8 = Int8Calibration.measure(m.spec(), m.weights(),
+                    Int8Calibration.readImages(from, CpuOptions.CALIBRATION_FRAMES), new CpuOptions(CpuPrecision.FP32, !noTune, tuning));
+            System.out.println("int8: activation ranges from " + int8.samples() + " frames of " + from);
+        }
+        for (int batch : batches) {
+            java.util.Map<String, Double> ours = new java.util.LinkedHashMap<>();
+            for (CpuPrecision precision : kinds) {
+                List<WinogradPolicy> variants = precision == CpuPrecision.FP32 ? winos : List.of(WinogradPolicy.AUTO);
+                List<CpuNetwork> nets = new ArrayList<>();
+                try {
+                    for (WinogradPolicy w : variants) {
+                        nets.add(new CpuNetwork(m.spec(), m.weights(), batch, new CpuOptions(precision, !noTune, tuning,
+                                precision == CpuPrecision.INT8 ? from : null, w), int8));
+                        fill(nets.getLast(), m, picture, batch);
+                    }
+                    if (nets.size() == 1) {
+                        ours.put(precision.toString(), time("argus-" + precision, batch, nets.get(0)::forward));
+                    } else {
+                        List<String> labels = variants.stream().map(w -> precision + " winograd " + w.label()).toList();
+                        double[] ms = timeInTurns(labels, batch, nets);
+                        for (int i = 0; i < ms.length; i++) {
+                            ours.put(labels.get(i), ms[i]);
+                            if (i > 0) {
+                                ratios.add(String.format(Locale.ROOT, "batch %d: ratio ours(%s)/ours(%s) = %.3f (%.2f vs %.2f "
+                                        + "ms/image, in turns)", batch, labels.get(i), labels.get(0), ms[i] / ms[0], ms[i], ms[0]));
+                            }
+                        }
+                    }
+                    for (int i = 0; i < nets.size(); i++) {
+                        if (nets.size() > 1) System.out.println("winograd " + variants.get(i).label() + ":");
+                        printChoices(nets.get(i), batch);
+                        if (layerTimes > 0) printLayerTimes(nets.get(i), batch, layerTimes);
+                    }
+                } finally {
+                    for (CpuNetwork net : nets) net.close();
+                }
+            }
+            if (peers.isEmpty()) continue;
+            try (CpuNetwork net = new CpuNetwork(m.spec(), m.weights(), batch)) {   // the peers' input tensor
+                fill(net, m, picture, batch);
+                for (String name : peers) {
+                    try (Peer peer = peer(name, m, weightsFile, img, net, batch)) {
+                        double theirs = switch (peer) {
+                            case DarknetPeer d -> timeDarknet(d, batch);
+                            case OnnxRuntimePeer o -> timeOnnxRuntime(o, batch);
+                            default -> time(peer.name(), batch, peer::forward);
+                        };
+                        for (var e : ours.entrySet()) {
+                            ratios.add(String.format(Locale.ROOT, "batch %d: ratio ours(%s)/%s = %.3f (%.2f vs %.2f ms/image)",
+                                    batch, e.getKey(), name, e.getValue() / theirs, e.getValue(), theirs));
+                        }
+                    }
+                }
+            }
+        }
+        String rss = peakRss();
+        if (rss != null) System.out.println("peak RSS of this process (VmHWM): " + rss);
+        ratios.forEach(System.out::println);
+        return 0;
+    }
+
+    private static void fill(CpuNetwork net, Model m, BgrImage picture, int batch) {
+        Preprocess pre = new Preprocess();
+        int size = m.spec().inputShape().size();
+        for (int i = 0; i < batch; i++) {
+            pre.into(picture, m.spec().net().width(), m.spec().net().height(), m.spec().net().letterBox(), net.input(), i * size);
+        }
+    }
+
+    /** $XDG_CACHE_HOME/argus/cpu-tuning (~/.cache/argus/cpu-tuning): where argus run keeps it with the default cacheDir. */
+    static Path defaultTuningDir() {
+        String xdg = System.getenv().getOrDefault("XDG_CACHE_HOME", System.getProperty("user.home") + "/.cache");
+        return Path.of(xdg, "argus", "cpu-tuning");
+    }
+
+    /** Which implementation each kind of convolution runs, e.g. "conv 3x3/1: 12 x direct|brg_conv_fwd:avx512_core". */
+    private static void printChoices(CpuNetwork net, int batch) {
+        java.util.Map<String, java.util.Map<String, Integer>> byShape = new java.util.TreeMap<>();
+        int timed = 0;
+        for (CpuNetwork.ConvolutionChoice c : net.convolutionChoices(batch)) {
+            byShape.computeIfAbsent(c.shape(), k -> new java.util.TreeMap<>()).merge(c.implementation(), 1, Integer::sum);
+            if (!c.timesMs().isEmpty()) timed++;
+        }
+        for (var e : byShape.entrySet()) {
+            StringBuilder line = new StringBuilder("  conv " + e.getKey() + ":");
+            e.getValue().forEach((impl, count) -> line.append(' ').append(count).append(" x ").append(impl).append(';'));
+            System.out.println(line.substring(0, line.length() - 1));
+        }
+        System.out.println("  (" + timed + " convolutions timed now, the rest from the tuning cache or with one candidate)");
+    }
+
+    /**
+     * Each convolution's median wall time over {@code runs} layer-by-layer passes ({@link CpuNetwork#forwardTimed}),
+     * with its implementation and, when the tuner timed it in this run, the fastest of oneDNN's candidates and each of
+     * ours as the tuner measured them: where our Winograd wins and where it loses.
+     */
+    private static void printLayerTimes(CpuNetwork net, int batch, int runs) {
+        long[][] ns = new long[runs][];
+        for (int r = 0; r < runs; r++) ns[r] = net.forwardTimed(batch);
+        double total = 0;
+        for (CpuNetwork.ConvolutionChoice c : net.convolutionChoices(batch)) {
+            long[] t = new long[runs];
+            for (int r = 0; r < runs; r++) t[r] = ns[r][c.layer()];
+            Arrays.sort(t);
+            double ms = t[runs / 2] / 1e6;
+            total += ms;
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  layer %3d conv %-6s %-32s %7.3f ms  %s",
+                    c.layer(), c.shape(), c.size(), ms, c.implementation()));
+            if (!c.timesMs().isEmpty()) {
+                String bestTheirs = null;
+                double bestMs = Double.POSITIVE_INFINITY;
+                StringBuilder mine = new StringBuilder();
+                for (var e : c.timesMs().entrySet()) {
+                    if (e.getKey().contains("|argus-")) {
+                        mine.append(String.format(Locale.ROOT, ", %s %.3f", e.getKey().substring(e.getKey().indexOf('|') + 1), e.getValue()));
+                    } else if (e.getValue() < bestMs) {
+                        bestMs = e.getValue();
+                        bestTheirs = e.getKey();
+                    }
+                }
+                line.append(String.format(Locale.ROOT, "  (tuner: oneDNN best %.3f %s%s)", bestMs, bestTheirs, mine));
+            }
+            System.out.println(line);
+        }
+        System.out.printf(Locale.ROOT, "  convolutions: %.3f ms of medians (%d layer-by-layer passes)%n", total, runs);
+    }
+
+    /** Linux' high-water mark of resident memory, e.g. "812345 kB"; null elsewhere. */
+    static String peakRss() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmHWM:")) return line.substring(6).trim();
+            }
+        } catch (java.io.IOException | UnsupportedOperationException e) {
+            return null;
+        }
+        return null;
+    }
+
+    /**
+     * The CUDA path: per batch size the forward as a CUDA graph and without, and detect end to end in each memory
+     * mode; images/s, ms/batch and achieved TFLOP/s per line (peers for the GPU: scripts/gpu/torch_peer.py).
+     */
+    private int cuda() throws InterruptedException {
+        if (vs != null) throw new IllegalArgumentException("--vs is for the CPU; the GPU peer is scripts/gpu/torch_peer.py");
+        if (gpus != null) return gpuScaling();
+        CudaRuntime.require();
+        Model m = model.load(false);
+        System.out.println("model: " + m.spec() + (model.weights == null ? ", random weights (seed " + model.seed + ")" : ""));
+        Path img = image != null ? image : ProjectPaths.sample("dog.jpg");
+        List<MemoryMode> modes = memory.stream().map(MemoryMode::parse).toList();
+        new CudaBench(seconds, minIterations, warmup, System.out).run(m, batches, BgrImage.read(img), modes,
+                CudaSystemProperties.inference());
+        return 0;
+    }
+
+    /**
+     * {@code --gpus}: for each batch size and GPU count N, whole detect calls kept in flight on one worker per GPU
+     * 0..N-1 ({@link GpuScalingBench}); the detect threshold is chosen once on GPU 0 as for the single-GPU bench.
+     */
+    private int gpuScaling() throws InterruptedException {
+        GpuScalingBench.counts(gpus, Integer.MAX_VALUE);   // bad counts fail before CUDA is asked
+        GpuScalingBench bench = new GpuScalingBench(seconds, warmup, inFlight, System.out);
+        CudaRuntime.require();
+        int[] counts = GpuScalingBench.counts(gpus, CudaRuntime.deviceCount());
+        Model m = model.load(false);
+        CudaOptions options = CudaSystemProperties.inference().withMemory(MemoryMode.parse(memory.get(0)));
+        BgrImage picture = BgrImage.read(image != null ? image : ProjectPaths.sample("dog.jpg"));
+        System.out.println("model: " + m.spec() + (model.weights == null ? ", random weights (seed " + model.seed + ")" : "")
+                + "; " + CudaRuntime.deviceCount() + " CUDA devices; " + CudaRuntime.versions() + "; memory "
+                + options.memory().name().toLowerCase(Locale.ROOT) + "; frames " + picture.width() + "x"
+                + picture.height());
+        DetectParams params;
+        try (CudaBackend probe = CudaBackend.open(m, 1, options.withDevice(0))) {
+            params = CudaBench.realisticThreshold(probe, picture, System.out);
+        }
+        for (int batch : batches) {
+            bench.run(m.spec().name(), counts, batch, n -> GpuWorkers.cuda(m, batch, options, firstDevices(n)), picture,
+                    params);
+        }
+        return 0;
+    }
+
+    private static int[] firstDevices(int n) {
+        int[] ids = new int[n];
+        for (int i = 0; i < n; i++) ids[i] = i;
+        return ids;
+    }
+
+    private Peer peer(String name, Model m, Path weights, Path img, CpuNetwork net, int batch) {
+        var s = m.spec().inputShape();
+        return switch (name.toLowerCase(Locale.ROOT)) {
+            case "opencv" -> new OpenCvPeer(m.spec().file(), weights, net.input(), batch, s.channels(), s.height(),
+                    s.width(), true);
+            case "darknet" -> new DarknetPeer(m.spec().file(), s.width(), s.height(), weights, net.input());
+            case "onnxruntime" -> new OnnxRuntimePeer(ProjectPaths.home().resolve("scripts/onnxruntime"), m, net.input());
+            default -> throw new IllegalArgumentException("--vs " + name + ": expected opencv, onnxruntime or darknet");
+        };
+    }
+
+    /** Median ms per image over repeated forward passes. */
+    private double time(String name, int batch, IntConsumer forward) {
+        for (int i = 0; i < warmup; i++) forward.accept(batch);
+        List<Double> ms = new ArrayList<>();
+        long start = System.nanoTime();
+        while (ms.size() < minIterations || (System.nanoTime() - start) / 1e9 < seconds) {
+            long t0 = System.nanoTime();
+            forward.accept(batch);
+            ms.add((System.nanoTime() - t0) / 1e6);
+        }
+        double median = median(ms);
+        System.out.printf(Locale.ROOT, "%-10s batch %3d: %8.2f ms/batch  %8.2f ms/image  %7.1f images/s  (%d runs)%n",
+                name, batch, median, median / batch, 1000.0 * batch / median, ms.size());
+        return median / batch;
+    }
+
+    /**
+     * Several networks timed in turns: one forward of each, round after round, for {@code --seconds} per network,
+     * so slow and fast moments of a shared machine fall on all of them; median ms per image of each.
+     */
+    private double[] timeInTurns(List<String> labels, int batch, List<CpuNetwork> nets) {
+        for (int i = 0; i < warmup; i++) for (CpuNetwork net : nets) net.forward(batch);
+        List<List<Double>> ms = new ArrayList<>();
+        for (int i = 0; i < nets.size(); i++) ms.add(new ArrayList<>());
+        long start = System.nanoTime();
+        while (ms.get(0).size() < minIterations || (System.nanoTime() - start) / 1e9 < seconds * nets.size()) {
+            for (int i = 0; i < nets.size(); i++) {
+                long t0 = System.nanoTime();
+                nets.get(i).forward(batch);
+                ms.get(i).add((System.nanoTime() - t0) / 1e6);
+            }
+        }
+        double[] perImage = new double[nets.size()];
+        for (int i = 0; i < nets.size(); i++) {
+            double median = median(ms.get(i));
+            System.out.printf(Locale.ROOT, "%-10s batch %3d: %8.2f ms/batch  %8.2f ms/image  %7.1f images/s  (%d runs, in turns)%n",
+                    "argus-" + labels.get(i), batch, median, median / batch, 1000.0 * batch / median, ms.get(i).size());
+            perImage[i] = median / batch;
+        }
+        return perImage;
+    }
+
+    /** Darknet predicts one image at a time: median of its own per-run timings, ms per image. */
+    private double timeDarknet(DarknetPeer d, int batch) {
+        List<Double> ms = d.times(warmup + Math.max(3, minIterations));
+        ms = ms.subList(warmup, ms.size());
+        double median = median(ms);
+        System.out.printf(Locale.ROOT, "%-10s batch %3d: %8.2f ms/image (network_predict, one image per call, %d runs)%n",
+                "darknet", batch, median, ms.size());
+        return median;
+    }
+
+    /**
+     * ONNX Runtime times its own session.run calls in its process, for as many runs as our side took or
+     * {@code --seconds} needs at its first run's pace: median ms per image.
+     */
+    private double timeOnnxRuntime(OnnxRuntimePeer o, int batch) {
+        List<Double> probe = o.times(batch, 1, warmup);
+        int runs = Math.max(minIterations, (int) Math.ceil(seconds * 1000 / Math.max(probe.get(0), 1e-3)));
+        List<Double> ms = o.times(batch, runs, warmup);
+        double median = median(ms);
+        System.out.printf(Locale.ROOT, "%-10s batch %3d: %8.2f ms/batch  %8.2f ms/image  %7.1f images/s  (%d runs, "
+                + "its own timing of session.run)%n", "onnxrt", batch, median, median / batch, 1000.0 * batch / median,
+                ms.size());
+        return median / batch;
+    }
+
+    static double median(List<Double> xs) {
+        double[] a = xs.stream().mapToDouble(Double::doubleValue).toArray();
+        Arrays.sort(a);
+        return a.length % 2 == 1 ? a[a.length / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
+    }
+}

@@ -1,0 +1,75 @@
+package io.argus.tools.pipeline;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.argus.pipeline.cli.ArgusCli;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** {@code argus bench pipeline} runs end to end and reports every figure (a smoke run: small video, short window). */
+class BenchPipelineCommandTest {
+    @Test
+    void reportsThroughputLatencyCpuAndTheBreakdown() throws Exception {
+        PrintStream old = System.out;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(out, true));
+        int code;
+        try {
+            code = ArgusCli.run("bench", "pipeline", "--cameras", "1", "--seconds", "4", "--warmup", "2",
+                    "--width", "320", "--height", "180", "--fps", "15", "--size", "160",
+                    "--cache-dir", io.argus.pipeline.testing.TestMedia.dir().resolve("bench").toString());
+        } finally {
+            System.setOut(old);
+        }
+        String text = out.toString();
+        System.out.print(text);
+        assertEquals(0, code, text);
+        Matcher m = Pattern.compile("cameras 1, decoder cpu: decode ([0-9.]+) fps/camera .* p50 ([0-9.]+) ms p99 ([0-9.]+) ms").matcher(text);
+        assertTrue(m.find(), text);
+        assertTrue(Double.parseDouble(m.group(1)) > 5, "the file camera decodes at its paced rate: " + m.group(1));
+        assertTrue(Double.parseDouble(m.group(2)) > 0, "latencies were measured at the WebSocket client");
+        for (String part : new String[]{"CPU", "decode", "queue", "preprocess", "network+decode+NMS", "publish to WebSocket receipt",
+                "utilisation: GPU n/a, NVDEC n/a", "resident over the window", "max cameras sustained at full rate with decoder cpu"}) {
+            assertTrue(text.contains(part), "missing \"" + part + "\" in:\n" + text);
+        }
+    }
+
+    @Test
+    void decodeOnlyMeasuresTheCeilingOnTheCpuAndRefusesNvdecWithDetection() throws Exception {
+        PrintStream old = System.out;
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(out, true));
+        System.setErr(new PrintStream(err, true));
+        int code;
+        int refused;
+        try {
+            code = ArgusCli.run("bench", "pipeline", "--no-detect", "--decoder", "cpu", "--cameras", "1,2",
+                    "--seconds", "2", "--warmup", "1", "--width", "320", "--height", "180", "--fps", "15",
+                    "--cache-dir", io.argus.pipeline.testing.TestMedia.dir().resolve("bench").toString());
+            refused = ArgusCli.run("bench", "pipeline", "--decoder", "nvdec", "--backend", "cpu", "--cameras", "1");
+        } finally {
+            System.setOut(old);
+            System.setErr(oldErr);
+        }
+        String text = out.toString();
+        System.out.print(text);
+        assertEquals(0, code, text + err);
+        for (int n : new int[] {1, 2}) {
+            Matcher m = Pattern.compile("decode only, cpu: " + n + " streams: ([0-9]+) frames/s in all, ([0-9.]+) per "
+                    + "stream .* CPU ([0-9.]+)% of a core per stream").matcher(text);
+            assertTrue(m.find(), text);
+            // unpaced: a 320x180 stream decodes far faster than its 15 fps
+            assertTrue(Double.parseDouble(m.group(2)) > 15, text);
+            assertTrue(Double.parseDouble(m.group(3)) > 0, text);
+        }
+        assertTrue(refused != 0, "--decoder nvdec for a model on the CPU is refused");
+        assertTrue(err.toString().contains("--decoder nvdec with --backend cpu: NVDEC frames stay on the GPU"),
+                err.toString());
+    }
+}
