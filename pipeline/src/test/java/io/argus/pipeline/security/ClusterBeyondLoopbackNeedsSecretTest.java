@@ -110,7 +110,11 @@ class ClusterBeyondLoopbackNeedsSecretTest {
 
             @Override public void close() {}
         };
-        Logger.getLogger("argus.cluster").addHandler(h);
+        // at INFO whatever an earlier test of this JVM set (a strong reference: JUL holds loggers weakly)
+        Logger logger = Logger.getLogger("argus.cluster");
+        java.util.logging.Level level = logger.getLevel();
+        logger.setLevel(java.util.logging.Level.INFO);
+        logger.addHandler(h);
         try {
             ClusterSecret first = SecretSetting.resolve(c, tmp.resolve("cache"));
             ClusterSecret again = SecretSetting.resolve(c, tmp.resolve("cache"));
@@ -123,7 +127,8 @@ class ClusterBeyondLoopbackNeedsSecretTest {
             assertTrue(log.toString().contains("every node of the cluster needs the same one"), log.toString());
             assertFalse(log.toString().contains(secret), "the secret was logged");
         } finally {
-            Logger.getLogger("argus.cluster").removeHandler(h);
+            logger.removeHandler(h);
+            logger.setLevel(level);
         }
     }
 

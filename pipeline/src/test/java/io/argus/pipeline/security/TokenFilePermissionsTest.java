@@ -135,6 +135,10 @@ class TokenFilePermissionsTest {
             @Override
             public void close() {}
         };
+        // argus.http at INFO whatever an earlier test of this JVM set (a strong reference: JUL holds loggers weakly)
+        Logger http = Logger.getLogger("argus.http");
+        java.util.logging.Level level = http.getLevel();
+        http.setLevel(java.util.logging.Level.INFO);
         Logger.getLogger("").addHandler(capture);
         try (RunningApp app = new RunningApp(TestConfig.read(config(cache)))) {
             String first = app.token();
@@ -161,6 +165,7 @@ class TokenFilePermissionsTest {
             assertTrue(logs.stream().noneMatch(w -> w.contains(theirs) || w.contains(first)), "a token is never logged: " + logs);
         } finally {
             Logger.getLogger("").removeHandler(capture);
+            http.setLevel(level);
         }
     }
 
