@@ -13,13 +13,11 @@ import io.argus.pipeline.cluster.ClusterSecret;
 import io.argus.pipeline.cluster.SecretSetting;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.ConfigException;
+import io.argus.pipeline.testing.ArgusRun;
 import io.argus.pipeline.testing.TestCluster;
 import io.argus.pipeline.testing.TestConfig;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -134,40 +132,22 @@ class ClusterBeyondLoopbackNeedsSecretTest {
 
     @Test
     void argusClusterSecretPrintsOrWritesANewOwnerOnlySecret() throws Exception {
-        Result printed = argus("cluster", "secret");
+        ArgusRun.Result printed = ArgusRun.argus("cluster", "secret");
         assertEquals(0, printed.code(), printed.err());
         String secret = printed.out().strip();
         assertTrue(secret.matches("[A-Za-z0-9_-]{43}"), "43 characters of URL-safe base64: " + secret);
-        assertNotEquals(secret, argus("cluster", "secret").out().strip(), "a new one each time");
+        assertNotEquals(secret, ArgusRun.argus("cluster", "secret").out().strip(), "a new one each time");
 
         Path out = tmp.resolve("made/cluster-secret");
-        Result written = argus("cluster", "secret", "--out", out.toString());
+        ArgusRun.Result written = ArgusRun.argus("cluster", "secret", "--out", out.toString());
         assertEquals(0, written.code(), written.err());
         assertFalse(written.out().contains(Files.readString(out).strip()), "the written secret is not printed: " + written.out());
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(out)));
         ArgusConfig fromFile = read(cluster("10.0.0.5", "10.0.0.5:5701").put("secretFile", out.toString()), Map.of());
         assertEquals(out.toString(), fromFile.cluster().secret().source(), "the file it wrote is accepted as cluster.secretFile");
 
-        Result again = argus("cluster", "secret", "--out", out.toString());
+        ArgusRun.Result again = ArgusRun.argus("cluster", "secret", "--out", out.toString());
         assertEquals(2, again.code());
         assertTrue(again.err().contains("exists: not replaced"), again.err());
-    }
-
-    record Result(int code, String out, String err) {}
-
-    private static synchronized Result argus(String... args) {
-        PrintStream oldOut = System.out;
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            int code = io.argus.pipeline.cli.ArgusCli.run(args);
-            return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
     }
 }
