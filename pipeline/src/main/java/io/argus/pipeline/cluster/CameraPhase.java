@@ -1,0 +1,71 @@
+package io.argus.pipeline.cluster;
+
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * What one camera is to this node, as this node sees it: whether it holds the camera's lease (and so publishes its
+ * detections), whether the camera runs here, and what is in flight. {@link KnownCameras} keeps one phase per camera
+ * and is the only place that changes it, along the transitions of {@link #next()}; any other change is a bug.
+ *
+ * <pre>
+ *   FREE --claim--> CLAIMING --won--> STARTING --started--> HELD --offer--> OFFERED --heir ready--> STOPPING --> FREE
+ *     |               '--lost--> FREE    |  '--lease lost--> STOP_AFTER_START        ^  '--withdrawn--> HELD
+ *     |                                  '--cannot run--> UNRUNNABLE --a while--> FREE
+ *     '--offered to this node--> PREPARING --started--> STANDBY --released to this node--> TAKING_OVER --won--> HELD
+ * </pre>
+ *
+ * A lease write in flight (a renewal, an offer, a rewrite, a withdrawal) is no phase of its own: it happens while a
+ * camera is starting as well as while it runs, so it is a mark on the camera ({@link KnownCameras.Camera}).
+ */
+enum CameraPhase {
+    /** Nothing is known of it here: it has no entry (it may run on another node, or nowhere). */
+    FREE,
+    /** This node's claim of the lease (a compare-and-set) is in flight; nothing runs here. */
+    CLAIMING,
+    /** The lease is this node's, so its detections are published, and the camera is being started here. */
+    STARTING,
+    /** The lease is this node's and the camera runs here. */
+    HELD,
+    /**
+     * Held and running, and offered to an heir (a warm hand-over): published here until the heir is ready, and not
+     * renewed meanwhile (the heir answers by compare-and-set against the offer's text).
+     */
+    OFFERED,
+    /** Another node offered the camera to this one: being started here, not published. */
+    PREPARING,
+    /** Runs here, not published, for a hand-over offered to this node: waits for its owner to release it here. */
+    STANDBY,
+    /** On standby, and this node claims the lease released to it: once won, published from the running camera. */
+    TAKING_OVER,
+    /** Its lease is gone here (lost, handed over, withdrawn, removed from the list) and the camera is being stopped. */
+    STOPPING,
+    /** The lease was lost while the camera was still starting: it is stopped as soon as its start completes. */
+    STOP_AFTER_START,
+    /** Cannot run here (its model is not served here, its source is not valid here): not tried again for a while. */
+    UNRUNNABLE;
+
+    /** The phases this one may become. */
+    Set<CameraPhase> next() {
+        return switch (this) {
+            case FREE -> EnumSet.of(CLAIMING, PREPARING, UNRUNNABLE);
+            case CLAIMING -> EnumSet.of(STARTING, FREE);
+            // a camera released as this node stops is left to the app, which stops every camera
+            case STARTING -> EnumSet.of(HELD, STOP_AFTER_START, UNRUNNABLE);
+            case HELD -> EnumSet.of(OFFERED, STOPPING, FREE);
+            case OFFERED -> EnumSet.of(HELD, STOPPING, FREE);
+            case PREPARING -> EnumSet.of(STANDBY, FREE);
+            case STANDBY -> EnumSet.of(TAKING_OVER, STOPPING);
+            case TAKING_OVER -> EnumSet.of(HELD, STANDBY);
+            case STOPPING -> EnumSet.of(FREE);
+            case STOP_AFTER_START -> EnumSet.of(STOPPING, UNRUNNABLE);
+            case UNRUNNABLE -> EnumSet.of(FREE);
+        };
+    }
+
+    /** The lease is this node's: the camera's detections are published here ({@link HeldLeases}). */
+    boolean holdsLease() { return this == STARTING || this == HELD || this == OFFERED; }
+
+    /** A start or a stop of the camera is in flight at the supervisor: not claimed, offered or taken meanwhile. */
+    boolean busy() { return this == STARTING || this == PREPARING || this == STOPPING || this == STOP_AFTER_START; }
+}
