@@ -8,14 +8,11 @@ import java.util.Set;
  * detections), whether the camera runs here, and what is in flight. {@link KnownCameras} keeps one phase per camera
  * and is the only place that changes it, along the transitions of {@link #next()}; any other change is a bug.
  *
- * <pre>
- *   FREE --claim--> CLAIMING --won--> STARTING --started--> HELD --offer--> OFFERED --heir ready--> STOPPING --> FREE
- *     |               '--lost--> FREE    |  '--lease lost--> STOP_AFTER_START        ^  '--withdrawn--> HELD
- *     |                                  '--cannot run--> UNRUNNABLE --a while--> FREE
- *     '--offered to this node--> PREPARING --started--> STANDBY --released to this node--> TAKING_OVER --won--> HELD
- * </pre>
+ * <p>A cold claim goes FREE, CLAIMING, STARTING, HELD; a warm hand-over goes, on the owner, HELD, OFFERED, STOPPING,
+ * FREE and, on the heir, FREE, PREPARING, STANDBY, TAKING_OVER, HELD. The entry of a camera disappears when it is
+ * FREE again.
  *
- * A lease write in flight (a renewal, an offer, a rewrite, a withdrawal) is no phase of its own: it happens while a
+ * <p>A lease write in flight (a renewal, an offer, a rewrite, a withdrawal) is no phase of its own: it happens while a
  * camera is starting as well as while it runs, so it is a mark on the camera ({@link KnownCameras.Camera}).
  */
 enum CameraPhase {
@@ -48,17 +45,27 @@ enum CameraPhase {
     /** The phases this one may become. */
     Set<CameraPhase> next() {
         return switch (this) {
+            // claimed; offered to this node (a hand-over); found not to fit this node
             case FREE -> EnumSet.of(CLAIMING, PREPARING, UNRUNNABLE);
+            // won; lost to another node (or won after a split, and given back)
             case CLAIMING -> EnumSet.of(STARTING, FREE);
-            // a camera released as this node stops is left to the app, which stops every camera
+            // runs; lease lost meanwhile (fenced, taken, fewer than minSize members, this node stops); failed to start
             case STARTING -> EnumSet.of(HELD, STOP_AFTER_START, UNRUNNABLE);
+            // offered to an heir; lease lost or camera removed; released as this node stops (the app stops the camera)
             case HELD -> EnumSet.of(OFFERED, STOPPING, FREE);
+            // withdrawn; handed over or lease lost; released to its heir as this node stops
             case OFFERED -> EnumSet.of(HELD, STOPPING, FREE);
+            // runs on standby; cannot run here
             case PREPARING -> EnumSet.of(STANDBY, FREE);
+            // released to this node, claimed; the offer went away
             case STANDBY -> EnumSet.of(TAKING_OVER, STOPPING);
+            // won; lost (or won after a split, and given back)
             case TAKING_OVER -> EnumSet.of(HELD, STANDBY);
+            // stopped
             case STOPPING -> EnumSet.of(FREE);
+            // started, now stopped; failed to start
             case STOP_AFTER_START -> EnumSet.of(STOPPING, UNRUNNABLE);
+            // its time is up: tried again
             case UNRUNNABLE -> EnumSet.of(FREE);
         };
     }
