@@ -1,6 +1,7 @@
 package io.argus.pipeline.cluster;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -13,7 +14,7 @@ import java.util.Set;
  * <ul>
  * <li><b>believed</b>: opens, validates, and its epoch is not below the newest seen;</li>
  * <li><b>suspect</b>: missing where a live node held it, invalid, or replayed (an older epoch). Its holder rewrites it
- *     at its next renewal ({@link CameraOwnership}); the others claim it only once it stayed the same for a whole
+ *     at its next renewal ({@link LeaseKeeping}); the others claim it only once it stayed the same for a whole
  *     lease (the holder would have rewritten it), or at once when they know its last owner is gone or released it.
  *     So a stranger's write never moves or stops a camera.</li>
  * </ul>
@@ -53,6 +54,41 @@ final class LeaseTrust {
         if (last == null) return false;
         if (last.free()) return last.heir().isEmpty() || last.heir().equals(me) || !live.contains(last.heir());
         return !live.contains(last.owner());
+    }
+
+    /**
+     * A survey's leases as this node judges them: the believed ones (camera to text), the suspect ones (as stored), and
+     * the cameras of which this node had seen no lease before this survey.
+     */
+    record Judged(Map<String, String> believed, Map<String, SealedMap.Stored<String>> suspect, Set<String> unknownBefore) {}
+
+    /**
+     * Sorts the stored leases into those believed and the suspect ones (invalid, or an older epoch than this node saw:
+     * put back by someone, counted in {@code invalid}); notes the believed ones.
+     */
+    Judged judge(Map<String, SealedMap.Stored<String>> stored, InvalidValues invalid) {
+        Map<String, String> believed = new HashMap<>();
+        Map<String, SealedMap.Stored<String>> suspect = new HashMap<>();
+        Set<String> unknownBefore = new HashSet<>();
+        for (Map.Entry<String, SealedMap.Stored<String>> e : stored.entrySet()) {
+            String camera = e.getKey();
+            SealedMap.Stored<String> s = e.getValue();
+            if (newest(camera) == null) unknownBefore.add(camera);
+            if (!s.valid()) {
+                suspect.put(camera, s);
+                continue;
+            }
+            Lease l = Lease.parse(s.value());
+            if (replayed(camera, l)) {
+                invalid.value(Lease.MAP, camera, "an older lease (epoch " + l.epoch() + ", this node saw epoch "
+                        + newest(camera).epoch() + "): put back by someone, not written by a node", s.sealed());
+                suspect.put(camera, s);
+                continue;
+            }
+            saw(camera, l);
+            believed.put(camera, s.value());
+        }
+        return new Judged(believed, suspect, unknownBefore);
     }
 
     /** Forgets cameras no longer listed. */

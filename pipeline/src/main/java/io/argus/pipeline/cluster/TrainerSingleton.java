@@ -128,7 +128,7 @@ public final class TrainerSingleton extends VerticleBase implements TrainerGate 
     private Future<Boolean> rewrite(String old, String next) {
         return leases.read(model).compose(found -> {
             Lease mine = Lease.parse(old);
-            if (found != null && found.valid() && CameraOwnership.takenFrom(Lease.parse(found.value()), mine)) {
+            if (found != null && found.valid() && LeaseKeeping.takenFrom(Lease.parse(found.value()), mine)) {
                 lose("lease taken by another node");
                 return Future.succeededFuture(false);
             }
