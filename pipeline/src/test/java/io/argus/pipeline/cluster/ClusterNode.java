@@ -8,7 +8,6 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import io.vertx.ext.web.client.WebClientOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +39,7 @@ final class ClusterNode implements AutoCloseable {
         this.hazelcastPort = hazelcastPort;
         this.log = log;
         this.process = process;
-        this.web = WebClient.create(client, new WebClientOptions().setDefaultHost(httpHost).setDefaultPort(httpPort));
+        this.web = WebClient.create(client, io.argus.pipeline.testing.TestHttp.options(httpHost, httpPort));
     }
 
     /** Starts a node with {@code config} (JSON, which is YAML) written to {@code dir/<name>.yaml}. */

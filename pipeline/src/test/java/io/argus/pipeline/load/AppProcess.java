@@ -6,7 +6,6 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import io.vertx.ext.web.client.WebClientOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,7 +29,7 @@ final class AppProcess implements AutoCloseable {
         this.token = token;
         this.log = log;
         this.process = process;
-        this.web = WebClient.create(client, new WebClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(port));
+        this.web = WebClient.create(client, io.argus.pipeline.testing.TestHttp.options("127.0.0.1", port));
     }
 
     static AppProcess start(JsonObject config, int port, String token, Path dir, String heap, Vertx client) throws IOException {

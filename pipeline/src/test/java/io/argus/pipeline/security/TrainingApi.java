@@ -11,7 +11,6 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import io.vertx.ext.web.client.WebClientOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -37,7 +36,7 @@ final class TrainingApi implements AutoCloseable {
                 .put("backend", "cpu").put("collect", new JsonObject().put("enabled", false)));
         edit.accept(json);
         app = new RunningApp(TestConfig.read(json));
-        web = WebClient.create(app.client, new WebClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(app.port()));
+        web = WebClient.create(app.client, io.argus.pipeline.testing.TestHttp.options("127.0.0.1", app.port()));
     }
 
     RunningApp.Response get(String path) throws Exception { return send(HttpMethod.GET, path, null, null); }

@@ -11,7 +11,6 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import io.vertx.ext.web.client.WebClientOptions;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -25,7 +24,7 @@ public final class RunningApp implements AutoCloseable {
     public RunningApp(ArgusConfig config) throws Exception {
         this.app = ArgusApp.start(config).get(120, TimeUnit.SECONDS);
         this.token = app.dashboard().access().token(); // configured or generated
-        this.web = WebClient.create(client, new WebClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(app.httpPort()));
+        this.web = WebClient.create(client, TestHttp.options("127.0.0.1", app.httpPort()));
     }
 
     public int port() { return app.httpPort(); }
