@@ -1,15 +1,22 @@
 package io.argus.pipeline.app;
 
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.ArgusMetrics;
+import io.argus.pipeline.base.ClientChosenLabels;
+import io.argus.pipeline.base.EventBusMeters;
+import io.argus.pipeline.base.NativeMemoryMeters;
+import io.argus.pipeline.base.StartupProgress;
 import io.argus.pipeline.camera.CameraSupervisor;
 import io.argus.pipeline.cluster.CameraOwnership;
 import io.argus.pipeline.cluster.ModelVersionSync;
 import io.argus.pipeline.cluster.TrainerSingleton;
 import io.argus.pipeline.training.TrainerGate;
 import io.argus.pipeline.cluster.ClusterCamerasVerticle;
-import io.argus.pipeline.cluster.ClusterConfig;
+import io.argus.pipeline.cluster.ClusterEventBus;
+import io.argus.pipeline.config.ClusterConfig;
 import io.argus.pipeline.cluster.ClusterKeys;
 import io.argus.pipeline.cluster.ClusterMaps;
-import io.argus.pipeline.cluster.SecretSetting;
+import io.argus.pipeline.config.SecretSetting;
 import io.argus.pipeline.cluster.InvalidValues;
 import io.argus.pipeline.cluster.HazelcastSettings;
 import io.argus.pipeline.cluster.HeldLeases;
@@ -133,7 +140,7 @@ public final class ArgusApp {
         // is not, and is known only after joining, when Vert.x has registered its first meters)
         registry.config().commonTags("node", c.announcedHost() + ":" + c.port());
         VertxOptions options = new VertxOptions().setMetricsOptions(metricsOptions());
-        c.applyTo(options.getEventBusOptions(), keys);
+        ClusterEventBus.configure(options.getEventBusOptions(), c, keys);
         StartupProgress.Step step = progress.step("joining the cluster " + c.name() + " at " + String.join(", ", c.members()));
         CompletableFuture<ArgusApp> result = new CompletableFuture<>();
         Vertx.builder().with(options).withMetrics(new MicrometerMetricsFactory(registry)).withClusterManager(manager)

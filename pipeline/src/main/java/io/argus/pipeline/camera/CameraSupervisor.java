@@ -1,10 +1,11 @@
 package io.argus.pipeline.camera;
 
-import io.argus.pipeline.app.Addresses;
-import io.argus.pipeline.app.ArgusMetrics;
-import io.argus.pipeline.app.StartupProgress;
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.ArgusMetrics;
+import io.argus.pipeline.base.StartupProgress;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.CameraConfig;
+import io.argus.pipeline.config.CameraUrl;
 import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.config.Names;
 import io.vertx.core.Future;

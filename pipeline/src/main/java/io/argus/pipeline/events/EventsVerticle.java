@@ -2,12 +2,14 @@ package io.argus.pipeline.events;
 
 import io.argus.detector.Box;
 import io.argus.detector.io.AtomicFile;
-import io.argus.pipeline.app.Addresses;
-import io.argus.pipeline.app.ArgusMetrics;
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.ArgusMetrics;
 import io.argus.pipeline.cluster.ClusterMaps;
 import io.argus.pipeline.config.CameraConfig;
 import io.argus.pipeline.config.ConfigException;
+import io.argus.pipeline.config.EventSettings;
 import io.argus.pipeline.config.Names;
+import io.argus.pipeline.config.SceneRulesJson;
 import io.argus.pipeline.publish.Snapshots;
 import io.argus.tracking.ObjectEvent;
 import io.argus.tracking.SceneRules;

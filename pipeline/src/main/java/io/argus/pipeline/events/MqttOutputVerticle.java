@@ -1,7 +1,8 @@
 package io.argus.pipeline.events;
 
-import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.base.Addresses;
 import io.argus.pipeline.camera.Backoff;
+import io.argus.pipeline.config.MqttSettings;
 import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
 import io.netty.handler.codec.mqtt.MqttQoS;
 import io.vertx.core.Future;

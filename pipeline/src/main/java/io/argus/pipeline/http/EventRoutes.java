@@ -5,7 +5,7 @@ import static io.argus.pipeline.http.JsonReplies.error;
 import static io.argus.pipeline.http.JsonReplies.failure;
 import static io.argus.pipeline.http.JsonReplies.reply;
 
-import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.base.Addresses;
 import io.argus.pipeline.cluster.SnapshotQuery;
 import io.argus.pipeline.config.Names;
 import io.argus.tracking.ObjectEvent;

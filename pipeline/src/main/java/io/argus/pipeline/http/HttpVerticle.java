@@ -1,9 +1,9 @@
 package io.argus.pipeline.http;
 
-import io.argus.pipeline.app.Addresses;
-import io.argus.pipeline.app.ArgusMetrics;
-import io.argus.pipeline.app.EventBusMeters;
-import io.argus.pipeline.cluster.EpochFilter;
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.ArgusMetrics;
+import io.argus.pipeline.base.EventBusMeters;
+import io.argus.pipeline.publish.EpochFilter;
 import io.argus.pipeline.cluster.SnapshotQuery;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.Names;

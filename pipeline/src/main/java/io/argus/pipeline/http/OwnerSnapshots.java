@@ -1,6 +1,6 @@
 package io.argus.pipeline.http;
 
-import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.base.Addresses;
 import io.argus.pipeline.cluster.NodeSnapshots;
 import io.argus.pipeline.cluster.SnapshotQuery;
 import io.argus.pipeline.config.Names;

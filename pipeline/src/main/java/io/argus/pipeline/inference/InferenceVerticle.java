@@ -1,8 +1,8 @@
 package io.argus.pipeline.inference;
 
-import io.argus.pipeline.app.Addresses;
-import io.argus.pipeline.app.ArgusMetrics;
-import io.argus.pipeline.app.StartupProgress;
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.ArgusMetrics;
+import io.argus.pipeline.base.StartupProgress;
 import io.argus.pipeline.config.ModelConfig;
 import io.argus.pipeline.frames.VideoFrame;
 import io.argus.pipeline.publish.Provenance;

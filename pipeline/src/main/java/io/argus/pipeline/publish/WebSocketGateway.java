@@ -1,8 +1,8 @@
 package io.argus.pipeline.publish;
 
-import io.argus.pipeline.app.Addresses;
-import io.argus.pipeline.app.ArgusMetrics;
-import io.argus.pipeline.cluster.EpochFilter;
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.ArgusMetrics;
+import io.argus.pipeline.publish.EpochFilter;
 import io.argus.pipeline.config.ArgusConfig.WebSocketSettings;
 import io.micrometer.core.instrument.Counter;
 import io.vertx.core.Future;

@@ -1,8 +1,9 @@
 package io.argus.pipeline.training;
 
 import io.argus.detector.Detection;
-import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.base.Addresses;
 import io.argus.pipeline.config.Names;
+import io.argus.pipeline.config.TrainingConfig;
 import io.argus.pipeline.inference.InferenceVerticle;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;

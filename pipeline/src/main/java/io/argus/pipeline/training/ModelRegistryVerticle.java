@@ -2,9 +2,10 @@ package io.argus.pipeline.training;
 
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.io.OwnerOnly;
-import io.argus.pipeline.app.Addresses;
-import io.argus.pipeline.app.StartupProgress;
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.StartupProgress;
 import io.argus.pipeline.config.Names;
+import io.argus.pipeline.config.TrainingConfig;
 import io.argus.pipeline.inference.InferenceVerticle;
 import io.argus.pipeline.inference.LoadedModel;
 import io.vertx.core.Future;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.base.Addresses;
 import io.argus.pipeline.testing.RunningApp;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.http.HttpMethod;

@@ -8,7 +8,7 @@ import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.inference.InferenceVerticle;
 import io.argus.pipeline.inference.ModelStats;
 import io.argus.pipeline.training.BackgroundFineTune;
-import io.argus.pipeline.training.TrainingConfig;
+import io.argus.pipeline.config.TrainingConfig;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
@@ -331,7 +331,7 @@ public final class PipelineBenchmark {
     }
 
     private Snapshot snapshot(ArgusApp app) throws Exception {
-        JsonArray cams = app.vertx().eventBus().<JsonArray>request(io.argus.pipeline.app.Addresses.CAMERA_CONTROL,
+        JsonArray cams = app.vertx().eventBus().<JsonArray>request(io.argus.pipeline.base.Addresses.CAMERA_CONTROL,
                 new JsonObject().put("action", "list")).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).body();
         long[] decoded = new long[cams.size()];
         long superseded = 0;

@@ -1,5 +1,6 @@
-package io.argus.pipeline.cluster;
+package io.argus.pipeline.config;
 
+import io.argus.pipeline.config.ClusterSecret;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;

@@ -1,4 +1,4 @@
-package io.argus.pipeline.app;
+package io.argus.pipeline.base;
 
 /** Event-bus addresses. Frames stay on the node; detections and snapshots may cross the cluster. */
 public final class Addresses {

@@ -1,4 +1,4 @@
-package io.argus.pipeline.events;
+package io.argus.pipeline.config;
 
 import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.config.Names;

@@ -1,4 +1,4 @@
-package io.argus.pipeline.camera;
+package io.argus.pipeline.config;
 
 import io.argus.pipeline.config.LocalFiles;
 import java.net.URI;
