@@ -1,11 +1,6 @@
 package io.argus.pipeline.config;
 
-import io.argus.pipeline.config.ClusterConfig;
-import io.argus.pipeline.config.EventSettings;
-import io.argus.pipeline.config.MqttSettings;
-import io.argus.pipeline.config.WebOrigin;
 import io.argus.tracking.TrackerSettings;
-import io.argus.pipeline.config.TrainingConfig;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,7 +1,5 @@
 package io.argus.pipeline.config;
 
-import io.argus.pipeline.config.ConfigException;
-import io.argus.pipeline.config.ConfigNode;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,6 +1,5 @@
 package io.argus.pipeline.config;
 
-import io.argus.pipeline.config.ClusterSecret;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;

@@ -1,11 +1,5 @@
 package io.argus.pipeline.config;
 
-import io.argus.pipeline.config.ClusterConfig;
-import io.argus.pipeline.config.ClusterSecret;
-import io.argus.pipeline.config.ConfigException;
-import io.argus.pipeline.config.ConfigNode;
-import io.argus.pipeline.config.SecretFile;
-import io.argus.pipeline.http.AccessToken;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;

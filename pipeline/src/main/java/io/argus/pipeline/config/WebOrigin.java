@@ -1,6 +1,5 @@
 package io.argus.pipeline.config;
 
-import io.argus.pipeline.config.Names;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.net.HostAndPort;
 import java.net.URI;
