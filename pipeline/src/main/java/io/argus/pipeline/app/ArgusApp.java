@@ -1,15 +1,23 @@
 package io.argus.pipeline.app;
 
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.ArgusMetrics;
+import io.argus.pipeline.base.ClientChosenLabels;
+import io.argus.pipeline.base.EventBusMeters;
+import io.argus.pipeline.base.NativeMemoryMeters;
+import io.argus.pipeline.base.StartupProgress;
 import io.argus.pipeline.camera.CameraSupervisor;
+import io.argus.pipeline.camera.Cameras;
 import io.argus.pipeline.cluster.CameraOwnership;
 import io.argus.pipeline.cluster.ModelVersionSync;
 import io.argus.pipeline.cluster.TrainerSingleton;
 import io.argus.pipeline.training.TrainerGate;
 import io.argus.pipeline.cluster.ClusterCamerasVerticle;
-import io.argus.pipeline.cluster.ClusterConfig;
+import io.argus.pipeline.cluster.ClusterEventBus;
+import io.argus.pipeline.config.ClusterConfig;
 import io.argus.pipeline.cluster.ClusterKeys;
 import io.argus.pipeline.cluster.ClusterMaps;
-import io.argus.pipeline.cluster.SecretSetting;
+import io.argus.pipeline.config.SecretSetting;
 import io.argus.pipeline.cluster.InvalidValues;
 import io.argus.pipeline.cluster.HazelcastSettings;
 import io.argus.pipeline.cluster.HeldLeases;
@@ -17,17 +25,22 @@ import io.argus.pipeline.cluster.NodeSnapshots;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.ConfigLoader;
 import io.argus.pipeline.frames.FrameCodec;
+import io.argus.pipeline.http.ApiServices;
 import io.argus.pipeline.http.HttpVerticle;
 import io.argus.pipeline.inference.InferenceVerticle;
 import io.argus.pipeline.config.ModelConfig;
+import io.argus.pipeline.events.EventQueries;
 import io.argus.pipeline.events.EventsVerticle;
 import io.argus.pipeline.events.MqttMeters;
 import io.argus.pipeline.events.MqttOutputVerticle;
 import io.argus.pipeline.publish.Provenance;
 import io.argus.pipeline.publish.Snapshots;
+import io.argus.pipeline.training.DatasetService;
 import io.argus.pipeline.training.DatasetVerticle;
+import io.argus.pipeline.training.ModelRegistryService;
 import io.argus.pipeline.training.ModelRegistryVerticle;
 import io.argus.pipeline.training.TrainerVerticle;
+import io.argus.pipeline.training.TrainingService;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
@@ -71,6 +84,12 @@ public final class ArgusApp {
     private final HeldLeases leases;               // null on a single node
     private HttpVerticle http;
     private MqttOutputVerticle mqtt;   // null unless mqtt.enabled
+    private CameraSupervisor cameras;
+    private ClusterCamerasVerticle clusterCameras;  // null on a single node
+    private EventsVerticle events;
+    private ModelRegistryVerticle registry;         // null, with dataset and trainer, unless training.enabled
+    private DatasetVerticle dataset;
+    private TrainerVerticle trainer;
     private String camerasDeployment;
     private CameraOwnership ownership;
     private String ownershipDeployment;
@@ -133,7 +152,7 @@ public final class ArgusApp {
         // is not, and is known only after joining, when Vert.x has registered its first meters)
         registry.config().commonTags("node", c.announcedHost() + ":" + c.port());
         VertxOptions options = new VertxOptions().setMetricsOptions(metricsOptions());
-        c.applyTo(options.getEventBusOptions(), keys);
+        ClusterEventBus.configure(options.getEventBusOptions(), c, keys);
         StartupProgress.Step step = progress.step("joining the cluster " + c.name() + " at " + String.join(", ", c.members()));
         CompletableFuture<ArgusApp> result = new CompletableFuture<>();
         Vertx.builder().with(options).withMetrics(new MicrometerMetricsFactory(registry)).withClusterManager(manager)
@@ -222,12 +241,20 @@ public final class ArgusApp {
                     }
                     return Future.all(deployments);
                 })
-                .compose(v -> training() ? vertx.deployVerticle(new ModelRegistryVerticle(config.training(), trained(), progress))
-                        : Future.succeededFuture())
-                // events before cameras: the events verticle follows each camera from its first detection message
-                .compose(v -> vertx.deployVerticle(new EventsVerticle(config.events(), config.cameras(),
-                        config.cacheDir().resolve("scenes"), clustered() ? Addresses.CLUSTER_CAMERAS : Addresses.CAMERA_CONTROL,
-                        snapshots, metrics)))
+                .compose(v -> {
+                    if (!learnsOnline()) return Future.succeededFuture();
+                    registry = new ModelRegistryVerticle(config.training(), trained(), progress);
+                    return vertx.deployVerticle(registry);
+                })
+                .compose(v -> {
+                    // made before the events verticle, which asks them (it hears of cameras until they start)
+                    cameras = new CameraSupervisor(clustered() ? config.withCameras(List.of()) : config, metrics, progress);
+                    if (clustered()) clusterCameras = new ClusterCamerasVerticle(config, cluster.getNodeId(), cluster::getNodes, cameras);
+                    // events before cameras: the events verticle follows each camera from its first detection message
+                    events = new EventsVerticle(config.events(), config.cameras(), config.cacheDir().resolve("scenes"), cameras,
+                            knownCameras(), snapshots, metrics);
+                    return vertx.deployVerticle(events);
+                })
                 // MQTT: this node's cameras' events and counts, once per cluster (docs/tracking.md)
                 .compose(v -> {
                     if (!config.mqtt().enabled()) return Future.succeededFuture();
@@ -235,11 +262,10 @@ public final class ArgusApp {
                     return vertx.deployVerticle(mqtt).onSuccess(id -> MqttMeters.register(metrics.registry(), mqtt));
                 })
                 // in a cluster the supervisor runs only the cameras whose lease this node holds (CameraOwnership)
-                .compose(v -> vertx.deployVerticle(new CameraSupervisor(clustered() ? config.withCameras(List.of()) : config,
-                        metrics, progress)))
+                .compose(v -> vertx.deployVerticle(cameras))
                 .compose(id -> {
                     camerasDeployment = id;
-                    if (!training()) return Future.succeededFuture();
+                    if (!learnsOnline()) return Future.succeededFuture();
                     // in a cluster one node at a time fine-tunes a model (TrainerSingleton); alone, this one does
                     TrainerGate gate = TrainerGate.HERE;
                     Future<?> singleton = Future.succeededFuture();
@@ -249,15 +275,17 @@ public final class ArgusApp {
                         singleton = vertx.deployVerticle(s);
                     }
                     TrainerGate trainerGate = gate;
-                    return singleton.compose(x -> vertx.deployVerticle(new DatasetVerticle(config.training(), trained())))
-                            .compose(d -> vertx.deployVerticle(new TrainerVerticle(config.training(), trained(), trainerGate)));
+                    dataset = new DatasetVerticle(config.training(), trained(), cameras);
+                    trainer = new TrainerVerticle(config.training(), trained(), trainerGate, dataset, registry);
+                    return singleton.compose(x -> vertx.deployVerticle(dataset)).compose(d -> vertx.deployVerticle(trainer));
                 })
-                .compose(v -> clustered() ? vertx.deployVerticle(new ClusterCamerasVerticle(config, cluster.getNodeId(), cluster::getNodes))
-                        : Future.succeededFuture())
+                .compose(v -> clustered() ? vertx.deployVerticle(clusterCameras) : Future.succeededFuture())
                 // the other nodes ask this one for its cameras' snapshots over the event bus, never over HTTP
-                .compose(v -> clustered() ? vertx.deployVerticle(new NodeSnapshots(cluster.getNodeId(), snapshots)) : Future.succeededFuture())
+                .compose(v -> clustered() ? vertx.deployVerticle(new NodeSnapshots(cluster.getNodeId(), snapshots, events::snapshot))
+                        : Future.succeededFuture())
                 .compose(v -> {
-                    http = new HttpVerticle(config, metrics, snapshots, List.copyOf(models), this::ready);
+                    http = new HttpVerticle(config, metrics, snapshots, new ApiServices(models, knownCameras(), clusterCameras,
+                            events, mqtt, dataset, trainer, registry), this::ready);
                     return vertx.deployVerticle(http);
                 })
                 .compose(v -> {
@@ -272,8 +300,8 @@ public final class ArgusApp {
                     return vertx.deployVerticle(ownership).onSuccess(id -> ownershipDeployment = id);
                 })
                 // a version promoted on any node is served by every node (fetched over the event bus, checked by its hash)
-                .compose(v -> clustered() && training()
-                        ? vertx.deployVerticle(new ModelVersionSync(config.training().model(), cluster.getNodeId(),
+                .compose(v -> clustered() && learnsOnline()
+                        ? vertx.deployVerticle(new ModelVersionSync(registry, cluster.getNodeId(),
                                 config.training().modelDir().resolve("incoming")))
                         : Future.succeededFuture())
                 .map(v -> {
@@ -302,7 +330,7 @@ public final class ArgusApp {
         }
     }
 
-    private boolean training() { return config.training().enabled(); }
+    private boolean learnsOnline() { return config.training().enabled(); }
 
     private boolean clustered() { return cluster != null; }
 
@@ -315,6 +343,9 @@ public final class ArgusApp {
 
     /** This node's id in the cluster; null on a single node. */
     public String nodeId() { return cluster != null ? cluster.getNodeId() : null; }
+
+    /** Who knows every camera: this node's own alone, the cluster-wide list in a cluster. */
+    private Cameras knownCameras() { return clusterCameras != null ? clusterCameras : cameras; }
 
     /** The inference verticle of the model that learns online. */
     private InferenceVerticle trained() {
@@ -342,6 +373,21 @@ public final class ArgusApp {
     public List<InferenceVerticle> models() { return List.copyOf(models); }
 
     public HttpVerticle http() { return http; }
+
+    /** The cameras as the REST API sees them: this node's, or in a cluster the cluster-wide list. */
+    public Cameras cameras() { return knownCameras(); }
+
+    /** The recent events, counts, zones and lines. */
+    public EventQueries events() { return events; }
+
+    /** The online trainer's collected frames; null when online training is off. */
+    public DatasetService dataset() { return dataset; }
+
+    /** The online trainer's runs; null when online training is off. */
+    public TrainingService training() { return trainer; }
+
+    /** The versions of the model that learns online; null when online training is off. */
+    public ModelRegistryService registry() { return registry; }
 
     /** The dashboard's address and token policy, for {@code argus run} to print (never log it: it may carry the token). */
     public io.argus.pipeline.http.DashboardAddress dashboard() {

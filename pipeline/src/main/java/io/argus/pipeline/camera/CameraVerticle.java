@@ -1,9 +1,10 @@
 package io.argus.pipeline.camera;
 
-import io.argus.pipeline.app.Addresses;
-import io.argus.pipeline.app.ArgusMetrics;
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.ArgusMetrics;
 import io.argus.pipeline.config.ArgusConfig.CameraSettings;
 import io.argus.pipeline.config.CameraConfig;
+import io.argus.pipeline.config.CameraUrl;
 import io.argus.pipeline.config.ModelConfig;
 import io.argus.pipeline.frames.FrameCodec;
 import io.argus.pipeline.frames.FramePool;
@@ -43,7 +44,7 @@ public final class CameraVerticle extends VerticleBase {
         String address = Addresses.frames(config.model());
         var bus = vertx.eventBus();
         reader = new CameraReader(config, model, source, settings, pool, stats, frame -> bus.send(address, frame, FrameCodec.LOCAL));
-        meters = metrics.camera(config.id(), stats);
+        meters = CameraMeters.register(metrics, config.id(), stats);
         metrics.queueDepth(meters, "frame_pool_in_use", config.id(), pool::inUse);
         long[] lastSample = {System.nanoTime()};
         timer = vertx.setPeriodic(250, t -> {

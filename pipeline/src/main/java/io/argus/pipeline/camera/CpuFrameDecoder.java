@@ -2,6 +2,7 @@ package io.argus.pipeline.camera;
 
 import io.argus.detector.BgrImage;
 import io.argus.pipeline.config.ArgusConfig.CameraSettings;
+import io.argus.pipeline.config.CameraUrl;
 import io.argus.pipeline.frames.FramePool;
 import io.argus.pipeline.frames.VideoFrame;
 import io.argus.pipeline.video.Seekable;

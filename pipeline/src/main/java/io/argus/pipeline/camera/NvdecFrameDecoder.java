@@ -1,10 +1,11 @@
 package io.argus.pipeline.camera;
 
 import io.argus.pipeline.config.ArgusConfig.CameraSettings;
+import io.argus.pipeline.config.CameraUrl;
 import io.argus.pipeline.frames.FramePool;
 import io.argus.pipeline.frames.VideoFrame;
 import io.argus.pipeline.video.nvdec.NvdecDecoder;
-import io.argus.pipeline.video.nvdec.NvdecRefusal;
+import io.argus.pipeline.video.NvdecRefusal;
 import org.bytedeco.ffmpeg.avutil.AVDictionary;
 import org.bytedeco.ffmpeg.global.avutil;
 

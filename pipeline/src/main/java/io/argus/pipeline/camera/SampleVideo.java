@@ -1,6 +1,6 @@
 package io.argus.pipeline.camera;
 
-import io.argus.pipeline.app.StartupProgress;
+import io.argus.pipeline.base.StartupProgress;
 import io.argus.pipeline.video.Mp4Writer;
 import io.argus.trainer.data.SyntheticScenes;
 import io.argus.trainer.loss.Truth;

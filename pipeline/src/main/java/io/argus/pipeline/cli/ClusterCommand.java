@@ -1,7 +1,7 @@
 package io.argus.pipeline.cli;
 
-import io.argus.pipeline.cluster.ClusterSecret;
-import io.argus.pipeline.cluster.SecretFile;
+import io.argus.pipeline.config.ClusterSecret;
+import io.argus.pipeline.config.SecretFile;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

@@ -1,6 +1,6 @@
 package io.argus.pipeline.cli;
 
-import io.argus.pipeline.app.StartupProgress;
+import io.argus.pipeline.base.StartupProgress;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

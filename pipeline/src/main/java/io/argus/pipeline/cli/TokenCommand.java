@@ -2,6 +2,7 @@ package io.argus.pipeline.cli;
 
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.ConfigLoader;
+import io.argus.pipeline.config.LoopbackHost;
 import io.argus.pipeline.http.AccessToken;
 import io.argus.pipeline.http.DashboardAddress;
 import io.argus.pipeline.http.TokenFile;
@@ -75,7 +76,7 @@ final class TokenCommand {
             System.out.println("dashboard: " + DashboardAddress.of(config.http().host(), config.http().port(), access).urlWithToken());
             System.out.println("source: " + file + " (a running server switches to it within a few seconds;"
                     + " browsers and clients with the old token get 401 until they use the new one)");
-            if (AccessToken.loopback(config.http().host())) {
+            if (LoopbackHost.is(config.http().host())) {
                 System.out.println("note: http.host " + config.http().host()
                         + " is a loopback address, so the server stays open and uses no token until it listens elsewhere");
             }

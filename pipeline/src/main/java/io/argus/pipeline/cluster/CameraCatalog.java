@@ -1,6 +1,6 @@
 package io.argus.pipeline.cluster;
 
-import io.argus.pipeline.camera.CameraUrl;
+import io.argus.pipeline.config.CameraUrl;
 import io.argus.pipeline.config.CameraConfig;
 import io.argus.pipeline.config.ConfigException;
 import io.vertx.core.Future;

@@ -1,8 +1,9 @@
 package io.argus.pipeline.cluster;
 
-import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.base.Addresses;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.CameraConfig;
+import io.argus.pipeline.config.ClusterConfig;
 import io.argus.pipeline.config.ConfigException;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;

@@ -1,6 +1,11 @@
 package io.argus.pipeline.cluster;
 
-import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.Addresses.NodeCameraRequest;
+import io.argus.pipeline.base.RequestRefused;
+import io.argus.pipeline.base.ServiceCall;
+import io.argus.pipeline.camera.CameraStatus;
+import io.argus.pipeline.camera.Cameras;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.CameraConfig;
 import io.argus.pipeline.config.ConfigException;
@@ -9,44 +14,47 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
-import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.shareddata.AsyncMap;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
 /**
  * The cluster-wide camera list as this node serves it. At start it adds this node's configured cameras to the list
- * ({@link CameraCatalog#seed}: a conflicting definition fails the start). Then it answers {@link
- * Addresses#CLUSTER_CAMERAS} requests, the REST camera routes in a cluster:
+ * ({@link CameraCatalog#seed}: a conflicting definition fails the start). Then it is the {@link Cameras} of the REST
+ * camera routes in a cluster:
  * <ul>
  * <li>{@code list}, {@code get}: the list with each camera's owner node and epoch; for a camera running here, or
  *     (get) on another node, merged with its live status;</li>
  * <li>{@code add}, {@code remove}: change the list (the owner is then chosen by leases, {@link CameraOwnership});</li>
  * <li>{@code pause}, {@code resume}: relayed to the owner node;</li>
- * <li>{@code nodes}: the members, their addresses and the cameras each owns.</li>
+ * <li>{@link #nodes}: the members, their addresses and the cameras each owns.</li>
  * </ul>
- * It also relays requests from other nodes to this node's camera supervisor ({@link Addresses#nodeCameras}).
+ * It also answers other nodes' requests for this node's cameras ({@link Addresses#nodeCameras}) from the local
+ * {@link Cameras} (camera/CameraSupervisor).
  */
-public final class ClusterCamerasVerticle extends VerticleBase {
+public final class ClusterCamerasVerticle extends VerticleBase implements Cameras {
     private static final DeliveryOptions RELAY = new DeliveryOptions().setSendTimeout(3000);
 
     private final ArgusConfig config;
     private final String node;
     private final Supplier<List<String>> members;
+    private final Cameras here;
     private CameraCatalog catalog;
     private AsyncMap<String, String> leases;
     private NodeDirectory nodes;
     private CameraStates states;
-    private MessageConsumer<JsonObject> control;
     private MessageConsumer<JsonObject> relay;
 
-    public ClusterCamerasVerticle(ArgusConfig config, String node, Supplier<List<String>> members) {
+    /** {@code here}: this node's own cameras (camera/CameraSupervisor). */
+    public ClusterCamerasVerticle(ArgusConfig config, String node, Supplier<List<String>> members, Cameras here) {
         this.config = config;
         this.node = node;
         this.members = members;
+        this.here = here;
     }
 
     @Override
@@ -61,45 +69,49 @@ public final class ClusterCamerasVerticle extends VerticleBase {
                     states = new CameraStates(maps.resultAt(3));
                     return catalog.seed(config.cameras());
                 })
-                .onSuccess(v -> {
-                    control = vertx.eventBus().localConsumer(Addresses.CLUSTER_CAMERAS, this::handle);
-                    relay = vertx.eventBus().consumer(Addresses.nodeCameras(node), this::relay);
-                });
+                .onSuccess(v -> relay = vertx.eventBus().consumer(Addresses.nodeCameras(node), this::relay));
     }
 
     @Override
     public Future<?> stop() {
-        return Future.join(control != null ? control.unregister() : Future.succeededFuture(),
-                relay != null ? relay.unregister() : Future.succeededFuture());
+        return relay != null ? relay.unregister() : Future.succeededFuture();
     }
 
-    private void handle(Message<JsonObject> msg) {
-        JsonObject body = msg.body();
-        String action = body.getString("action", "");
-        String id = body.getString("id");
-        Future<?> answer = switch (action) {
-            case "list" -> list();
-            case "get" -> get(id);
-            case "add" -> add(body.getJsonObject("camera", new JsonObject()));
-            case "remove" -> catalog.remove(id).compose(removed -> states.remove(id).map(removed)).compose(removed -> removed ? Future.succeededFuture(new JsonObject().put("removed", id))
-                    : Future.failedFuture(failure(404, "no camera \"" + id + "\"")));
-            case "pause", "resume" -> onOwner(id, body);
-            case "nodes" -> nodes();
-            default -> Future.failedFuture(failure(400, "unknown action \"" + action + "\" (list, get, add, remove, pause, resume, nodes)"));
-        };
-        answer.onComplete(ar -> {
-            if (ar.succeeded()) {
-                msg.reply(ar.result());
-            } else if (ar.cause() instanceof ReplyException re) {
-                msg.fail(re.failureCode(), re.getMessage());
-            } else {
-                msg.fail(500, String.valueOf(ar.cause().getMessage()));
-            }
-        });
+    @Override
+    public Future<List<CameraStatus>> list() {
+        return ServiceCall.on(context, this::listed);
     }
 
-    private static ReplyException failure(int code, String message) {
-        return new ReplyException(io.vertx.core.eventbus.ReplyFailure.RECIPIENT_FAILURE, code, message);
+    @Override
+    public Future<CameraStatus> get(String id) {
+        return ServiceCall.on(context, () -> described(id));
+    }
+
+    @Override
+    public Future<CameraStatus> add(JsonObject definition) {
+        return ServiceCall.on(context, () -> added(definition != null ? definition : new JsonObject()));
+    }
+
+    @Override
+    public Future<Void> remove(String id) {
+        return ServiceCall.on(context, () -> catalog.remove(id).compose(removed -> states.remove(id).map(removed))
+                .compose(removed -> removed ? Future.<Void>succeededFuture()
+                        : Future.failedFuture(RequestRefused.notFound("no camera \"" + id + "\""))));
+    }
+
+    @Override
+    public Future<CameraStatus> pause(String id) {
+        return ServiceCall.on(context, () -> onOwner(new NodeCameraRequest(NodeCameraRequest.Action.PAUSE, id)));
+    }
+
+    @Override
+    public Future<CameraStatus> resume(String id) {
+        return ServiceCall.on(context, () -> onOwner(new NodeCameraRequest(NodeCameraRequest.Action.RESUME, id)));
+    }
+
+    /** The members, their addresses and the cameras each owns ({@code GET /api/nodes} in a cluster). */
+    public Future<JsonArray> nodes() {
+        return ServiceCall.on(context, this::members);
     }
 
     /** The live owner of each camera's lease (null: none now). */
@@ -114,24 +126,22 @@ public final class ClusterCamerasVerticle extends VerticleBase {
         return new Owned(quorum && !l.free() && live.contains(l.owner()) ? l.owner() : null, l.epoch());
     }
 
-    private Future<JsonArray> list() {
+    private Future<List<CameraStatus>> listed() {
         List<String> live = members.get();
-        Future<JsonArray> local = vertx.eventBus().<JsonArray>request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "list"))
-                .map(Message::body);
-        return Future.all(catalog.entries(), leases.entries(), local, nodes.entries()).map(all -> {
+        return Future.all(catalog.entries(), leases.entries(), here.list(), nodes.entries()).map(all -> {
             Map<String, JsonObject> cameras = all.resultAt(0);
             Map<String, String> leaseTexts = all.resultAt(1);
             Map<String, JsonObject> running = new java.util.HashMap<>();
-            for (Object o : (JsonArray) all.resultAt(2)) running.put(((JsonObject) o).getString("id"), (JsonObject) o);
+            for (CameraStatus c : all.<List<CameraStatus>>resultAt(2)) running.put(c.id(), c.json());
             Map<String, JsonObject> directory = all.resultAt(3);
-            JsonArray out = new JsonArray();
+            List<CameraStatus> out = new ArrayList<>();
             cameras.forEach((id, entry) -> {
                 Owned o = owner(leaseTexts.get(id), live);
                 JsonObject shown = entry.getJsonObject("public").copy();
                 if (node.equals(o.owner()) && running.containsKey(id)) shown.mergeIn(running.get(id));
-                out.add(owned(shown, o, directory));
+                out.add(CameraStatus.of(owned(shown, o, directory)));
             });
-            return out;
+            return List.copyOf(out);
         });
     }
 
@@ -145,48 +155,55 @@ public final class ClusterCamerasVerticle extends VerticleBase {
                 .put("ownerHttp", ownerEntry != null ? ownerEntry.getString("http") : null);
     }
 
-    private Future<JsonObject> get(String id) {
+    private Future<CameraStatus> described(String id) {
         List<String> live = members.get();
         return Future.all(catalog.get(id), leases.get(id), nodes.entries()).compose(all -> {
             JsonObject entry = all.resultAt(0);
-            if (entry == null) return Future.failedFuture(failure(404, "no camera \"" + id + "\""));
+            if (entry == null) return Future.failedFuture(RequestRefused.notFound("no camera \"" + id + "\""));
             Owned o = owner(all.resultAt(1), live);
             Map<String, JsonObject> directory = all.resultAt(2);
             JsonObject shown = owned(entry.getJsonObject("public").copy(), o, directory);
-            if (o.owner() == null) return Future.succeededFuture(shown);
+            if (o.owner() == null) return Future.succeededFuture(CameraStatus.of(shown));
             // the owner's live status (fps, frames...); the list entry alone when the owner cannot answer now
-            return vertx.eventBus().<JsonObject>request(Addresses.nodeCameras(o.owner()), new JsonObject().put("action", "get").put("id", id), RELAY)
+            NodeCameraRequest get = new NodeCameraRequest(NodeCameraRequest.Action.GET, id);
+            return vertx.eventBus().<JsonObject>request(Addresses.nodeCameras(o.owner()), get.toJson(), RELAY)
                     .map(reply -> owned(reply.body().mergeIn(shown), o, directory))
-                    .otherwise(shown);
+                    .otherwise(shown)
+                    .map(CameraStatus::of);
         });
     }
 
-    private Future<JsonObject> add(JsonObject camera) {
+    private Future<CameraStatus> added(JsonObject camera) {
         CameraConfig c;
         try {
             c = CameraConfig.fromJson(camera, config.modelIds(), config.file().toAbsolutePath().getParent());
         } catch (ConfigException | ClassCastException e) {
-            return Future.failedFuture(failure(400, e.getMessage()));
+            return Future.failedFuture(new RequestRefused(400, e.getMessage()));
         }
         return catalog.add(c).compose(added -> added
-                ? Future.succeededFuture(c.toJson().put("owner", (String) null).put("epoch", 0))
-                : Future.failedFuture(failure(409, "camera \"" + c.id() + "\" exists")));
+                ? Future.succeededFuture(CameraStatus.of(c.toJson().put("owner", (String) null).put("epoch", 0)))
+                : Future.failedFuture(RequestRefused.conflict("camera \"" + c.id() + "\" exists")));
     }
 
     /** Pause and resume act on the running camera: on its owner node. */
-    private Future<Object> onOwner(String id, JsonObject request) {
+    private Future<CameraStatus> onOwner(NodeCameraRequest request) {
+        String id = request.camera();
         List<String> live = members.get();
         return Future.all(catalog.get(id), leases.get(id)).compose(all -> {
-            if (all.resultAt(0) == null) return Future.failedFuture(failure(404, "no camera \"" + id + "\""));
+            if (all.resultAt(0) == null) return Future.failedFuture(RequestRefused.notFound("no camera \"" + id + "\""));
             Owned o = owner(all.resultAt(1), live);
-            if (o.owner() == null) return Future.failedFuture(failure(409, "camera \"" + id + "\" runs on no node at the moment"));
+            if (o.owner() == null) {
+                return Future.failedFuture(RequestRefused.conflict("camera \"" + id + "\" runs on no node at the moment"));
+            }
             // done on the owner, then kept cluster-wide: the camera stays paused when it moves to another node
-            return vertx.eventBus().request(Addresses.nodeCameras(o.owner()), request, RELAY).map(Message::body)
-                    .compose(body -> states.setPaused(id, "pause".equals(request.getString("action"))).map(v -> body));
+            return vertx.eventBus().<JsonObject>request(Addresses.nodeCameras(o.owner()), request.toJson(), RELAY)
+                    .map(Message::body)
+                    .compose(body -> states.setPaused(id, request.action() == NodeCameraRequest.Action.PAUSE)
+                            .map(v -> CameraStatus.of(body)));
         });
     }
 
-    private Future<JsonArray> nodes() {
+    private Future<JsonArray> members() {
         List<String> live = members.get();
         return Future.all(nodes.entries(), leases.entries()).map(all -> {
             Map<String, JsonObject> directory = all.resultAt(0);
@@ -206,15 +223,21 @@ public final class ClusterCamerasVerticle extends VerticleBase {
 
     /** Another node's request for this node's cameras (get, pause, resume): answered by the local supervisor. */
     private void relay(Message<JsonObject> msg) {
-        String action = msg.body().getString("action", "");
-        if (!List.of("get", "pause", "resume").contains(action)) {
-            msg.fail(400, "not relayed: " + action);
+        NodeCameraRequest request;
+        try {
+            request = NodeCameraRequest.from(msg.body());
+        } catch (IllegalArgumentException e) {
+            msg.fail(400, e.getMessage());
             return;
         }
-        vertx.eventBus().request(Addresses.CAMERA_CONTROL, msg.body()).onComplete(ar -> {
-            if (ar.succeeded()) msg.reply(ar.result().body());
-            else if (ar.cause() instanceof ReplyException re) msg.fail(re.failureCode(), re.getMessage());
-            else msg.fail(500, String.valueOf(ar.cause().getMessage()));
+        Future<CameraStatus> answer = switch (request.action()) {
+            case GET -> here.get(request.camera());
+            case PAUSE -> here.pause(request.camera());
+            case RESUME -> here.resume(request.camera());
+        };
+        answer.onComplete(ar -> {
+            if (ar.succeeded()) msg.reply(ar.result().json());
+            else msg.fail(RequestRefused.statusOf(ar.cause()), String.valueOf(ar.cause().getMessage()));
         });
     }
 }

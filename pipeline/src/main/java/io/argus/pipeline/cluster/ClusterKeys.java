@@ -1,5 +1,6 @@
 package io.argus.pipeline.cluster;
 
+import io.argus.pipeline.config.ClusterSecret;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import org.bouncycastle.crypto.digests.SHA256Digest;

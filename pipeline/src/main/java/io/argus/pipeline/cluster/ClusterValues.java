@@ -1,7 +1,7 @@
 package io.argus.pipeline.cluster;
 
 import io.argus.pipeline.config.Names;
-import io.argus.pipeline.events.SceneRulesJson;
+import io.argus.pipeline.config.SceneRulesJson;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;

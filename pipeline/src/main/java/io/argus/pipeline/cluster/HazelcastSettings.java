@@ -5,6 +5,7 @@ import com.hazelcast.config.JavaSerializationFilterConfig;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.NetworkConfig;
+import io.argus.pipeline.config.ClusterConfig;
 import io.vertx.spi.cluster.hazelcast.ConfigUtil;
 
 /**
@@ -39,8 +40,8 @@ public final class HazelcastSettings {
         config.setProperty("hazelcast.local.localAddress", c.host());
         config.setProperty("hazelcast.socket.bind.any", "false");
         // Failure detection: Hazelcast's default is 60 s without a heartbeat; it counts in whole seconds.
-        config.setProperty("hazelcast.heartbeat.interval.seconds", Long.toString(seconds(c.heartbeatIntervalMs())));
-        config.setProperty("hazelcast.max.no.heartbeat.seconds", Long.toString(seconds(c.maxNoHeartbeatMs())));
+        config.setProperty("hazelcast.heartbeat.interval.seconds", Long.toString(ClusterConfig.seconds(c.heartbeatIntervalMs())));
+        config.setProperty("hazelcast.max.no.heartbeat.seconds", Long.toString(ClusterConfig.seconds(c.maxNoHeartbeatMs())));
         // A write waits for its backups' acknowledgements; a member that hangs (not yet removed) would hold every
         // lease renewal with a backup there for Hazelcast's default 5 s, and the owners would fence their cameras.
         config.setProperty("hazelcast.operation.backup.timeout.millis", Long.toString(c.heartbeatIntervalMs()));
@@ -63,9 +64,5 @@ public final class HazelcastSettings {
         filter.getWhitelist().addPrefixes("java.", "javax.", "com.hazelcast.", "io.vertx.");
         config.getSerializationConfig().setJavaSerializationFilterConfig(filter);
         return config;
-    }
-
-    static long seconds(long ms) {
-        return Math.max(1, (ms + 999) / 1000);
     }
 }

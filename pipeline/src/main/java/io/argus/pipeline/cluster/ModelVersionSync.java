@@ -1,15 +1,17 @@
 package io.argus.pipeline.cluster;
 
-import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.Addresses.TrainingEvent;
+import io.argus.pipeline.training.ModelRegistryService;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.shareddata.AsyncMap;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Every node serves the version of a model that was promoted last anywhere in the cluster. When this node's registry
@@ -17,7 +19,7 @@ import java.nio.file.Path;
  * verticle announces it on {@value #ADDRESS} ({@link VersionAnnouncement}: the version, this node's id, the weights'
  * size and full SHA-256); the other nodes fetch the weights from this node over the clustered event bus, chunk by
  * chunk ({@link WeightsServer}, {@link WeightsDownload}), check size and hash, and swap them in through their own
- * registry (action {@code adopt}), which keeps them for rollbacks. The event bus is the channel whose members proved
+ * registry ({@link ModelRegistryService#adopt}), which keeps them for rollbacks. The event bus is the channel whose members proved
  * the cluster secret: no HTTP, no API token between nodes. Weights cross the network, frames never do. The last
  * announcement per model is also kept in {@value #LATEST}: a node that starts (or was down at the promotion) adopts
  * the version promoted last, fetched from the node that announced it.
@@ -28,12 +30,15 @@ import java.nio.file.Path;
 public final class ModelVersionSync extends VerticleBase {
     private static final System.Logger LOG = System.getLogger("argus.cluster.models");
     /** Clustered: a version was promoted on a node. */
-    static final String ADDRESS = "argus.cluster.model-versions";
+    static final String ADDRESS = Addresses.MODEL_VERSIONS;
     /** Shared map: model id to the last announcement. */
     static final String LATEST = "argus.model-versions";
-    private static final DeliveryOptions ADOPT = new DeliveryOptions().setSendTimeout(300_000);
-    private static final DeliveryOptions REGISTRY = new DeliveryOptions().setSendTimeout(10_000);
+    /** Adopting may load a large model. */
+    private static final long ADOPT_SECONDS = 300;
+    /** The registry answers from its own thread, which may be busy copying a version in. */
+    private static final long REGISTRY_SECONDS = 10;
 
+    private final ModelRegistryService registry;
     private final String model;
     private final String node;
     private final Path downloads;
@@ -46,11 +51,12 @@ public final class ModelVersionSync extends VerticleBase {
     private VersionAnnouncement waiting;
 
     /**
-     * @param model     the model trained here, whose versions follow the cluster
+     * @param registry  the versions of the model trained here, which follow the cluster
      * @param downloads where fetched weights land before the registry copies them in
      */
-    public ModelVersionSync(String model, String node, Path downloads) {
-        this.model = model;
+    public ModelVersionSync(ModelRegistryService registry, String node, Path downloads) {
+        this.registry = registry;
+        this.model = registry.model();
         this.node = node;
         this.downloads = downloads;
     }
@@ -59,7 +65,8 @@ public final class ModelVersionSync extends VerticleBase {
     public Future<?> start() {
         local = vertx.eventBus().localConsumer(Addresses.TRAINING_EVENTS, this::onLocalEvent);
         announcements = vertx.eventBus().consumer(ADDRESS, m -> onAnnouncement(m.body(), "an announcement"));
-        weights = vertx.eventBus().consumer(WeightsServer.address(node), new WeightsServer(vertx, model)::answer);
+        weights = vertx.eventBus().consumer(Addresses.nodeWeights(node), new WeightsServer(vertx, model,
+                version -> registry.weights(version).timeout(REGISTRY_SECONDS, TimeUnit.SECONDS))::answer);
         return Future.join(local.completion(), announcements.completion(), weights.completion())
                 .compose(v -> ClusterMaps.of(vertx).texts(LATEST))
                 .onSuccess(map -> {
@@ -85,16 +92,15 @@ public final class ModelVersionSync extends VerticleBase {
 
     /** This node's registry swapped: announce it, unless the version came from another node. */
     private void onLocalEvent(Message<JsonObject> m) {
-        JsonObject e = m.body();
-        String event = e.getString("event", "");
-        JsonObject version = e.getJsonObject("version");
+        TrainingEvent e = TrainingEvent.from(m.body());
+        String event = e.event();
+        JsonObject version = e.details().getValue("version") instanceof JsonObject v ? v : null;
         if (!(event.equals("swapped") || event.equals("rolled-back")) || version == null) return;
         if (version.getString("origin", "").startsWith("node ")) return; // adopted: its origin announced it
         String promoted = version.getString("version");
         // the file the other nodes will be served (WeightsServer asks the registry the same way), hashed whole
-        vertx.eventBus().<JsonObject>request(Addresses.REGISTRY_CONTROL, new JsonObject().put("action", "weights").put("model", model)
-                        .put("version", promoted), REGISTRY)
-                .compose(kept -> vertx.executeBlocking(() -> WeightsDigest.of(Path.of(kept.body().getString("file"))), false))
+        registry.weights(promoted).timeout(REGISTRY_SECONDS, TimeUnit.SECONDS)
+                .compose(kept -> vertx.executeBlocking(() -> WeightsDigest.of(kept), false))
                 .onSuccess(digest -> {
                     VersionAnnouncement a = new VersionAnnouncement(model, promoted, node, digest.size(), digest.sha256(), event,
                             System.currentTimeMillis());
@@ -132,14 +138,11 @@ public final class ModelVersionSync extends VerticleBase {
     /** Fetches the announced version's weights and swaps them in here, unless it serves already. */
     private Future<Boolean> adopt(VersionAnnouncement a) {
         long began = System.currentTimeMillis();
-        JsonObject active = new JsonObject().put("action", "active").put("model", model);
-        return vertx.eventBus().<JsonObject>request(Addresses.REGISTRY_CONTROL, active)
+        return registry.active()
                 .compose(serving -> {
-                    if (a.version().equals(serving.body().getString("version"))) return Future.succeededFuture(false);
+                    if (a.version().equals(serving.version())) return Future.succeededFuture(false);
                     return WeightsDownload.fetch(vertx, a, downloads).compose(file -> {
-                        JsonObject adopt = new JsonObject().put("action", "adopt").put("model", model).put("file", file.toString())
-                                .put("version", a.version()).put("origin", "node " + a.node());
-                        return vertx.eventBus().<JsonObject>request(Addresses.REGISTRY_CONTROL, adopt, ADOPT)
+                        return registry.adopt(file, a.version(), "node " + a.node()).timeout(ADOPT_SECONDS, TimeUnit.SECONDS)
                                 .eventually(() -> vertx.fileSystem().delete(file.toString()).recover(x -> Future.succeededFuture()))
                                 .map(true);
                     });

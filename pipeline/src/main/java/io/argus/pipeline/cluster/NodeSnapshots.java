@@ -1,6 +1,7 @@
 package io.argus.pipeline.cluster;
 
-import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.RequestRefused;
 import io.argus.pipeline.publish.Snapshots;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -8,13 +9,13 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
-import io.vertx.core.eventbus.ReplyException;
-import io.vertx.core.json.JsonObject;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * This node's snapshots for the other nodes of the cluster. A camera's JPEG snapshots are made and kept by the node
  * that runs it; another node asked for one (a dashboard or script on any node) asks this one on
- * {@code argus.node.<this node>.snapshots} ({@link #address}) with a {@link SnapshotQuery}, and gets the JPEG (a
+ * {@code argus.node.<this node>.snapshots} ({@link Addresses#nodeSnapshots}) with a {@link SnapshotQuery}, and gets the JPEG (a
  * {@link Buffer}, its frame number in the {@value #FRAME} header) or a failure: 400 for a malformed query, 404 when
  * there is no such picture here. The request travels on the clustered event bus, whose members proved the cluster
  * secret; a node's HTTP address and its API token play no part. Nothing is passed on from here (the owner answers
@@ -30,23 +31,27 @@ public final class NodeSnapshots extends VerticleBase {
      */
     public static final int MAX_JPEG_BYTES = 32 << 20;
     /** How long an event's best snapshot may take from this node's events verticle. */
-    private static final DeliveryOptions LOCAL = new DeliveryOptions().setSendTimeout(3000);
+    private static final long EVENTS_MS = 3000;
 
     private final String node;
     private final Snapshots snapshots;
+    private final Function<String, Future<byte[]>> eventSnapshots;
     private MessageConsumer<Object> consumer;
 
-    public NodeSnapshots(String node, Snapshots snapshots) {
+    /**
+     * @param eventSnapshots an event's best snapshot, as this node's events verticle keeps it for its cameras
+     *                       ({@code events/EventQueries#snapshot}: 421 for an event of a camera that runs elsewhere)
+     */
+    public NodeSnapshots(String node, Snapshots snapshots, Function<String, Future<byte[]>> eventSnapshots) {
         this.node = node;
         this.snapshots = snapshots;
+        this.eventSnapshots = eventSnapshots;
     }
 
-    /** Where a node answers for its snapshots (clustered). */
-    public static String address(String node) { return "argus.node." + node + ".snapshots"; }
 
     @Override
     public Future<?> start() {
-        consumer = vertx.eventBus().consumer(address(node), this::answer);
+        consumer = vertx.eventBus().consumer(Addresses.nodeSnapshots(node), this::answer);
         return consumer.completion();
     }
 
@@ -75,20 +80,18 @@ public final class NodeSnapshots extends VerticleBase {
 
     /** An event's best snapshot, kept by this node's events verticle while the camera runs here. */
     private void eventSnapshot(Message<Object> m, SnapshotQuery q) {
-        vertx.eventBus().<Object>request(Addresses.EVENTS_CONTROL, new JsonObject().put("action", "snapshot").put("id", q.event()), LOCAL)
-                .onComplete(ar -> {
-                    if (ar.succeeded() && ar.result().body() instanceof Buffer jpeg) {
-                        send(m, jpeg, new DeliveryOptions());
-                    } else if (ar.succeeded()) {
-                        m.fail(500, "the events verticle answered no JPEG for " + q.describe());
-                    } else if (ar.cause() instanceof ReplyException re && re.failureCode() == 421) {
-                        m.fail(404, "no snapshot of " + q.describe() + ": camera " + q.camera() + " does not run on node " + node);
-                    } else if (ar.cause() instanceof ReplyException re && re.failureCode() >= 400 && re.failureCode() < 500) {
-                        m.fail(re.failureCode(), re.getMessage());
-                    } else {
-                        m.fail(500, "no snapshot of " + q.describe() + " on node " + node + ": " + ar.cause().getMessage());
-                    }
-                });
+        eventSnapshots.apply(q.event()).timeout(EVENTS_MS, TimeUnit.MILLISECONDS).onComplete(ar -> {
+            int status = ar.failed() ? RequestRefused.statusOf(ar.cause()) : 200;
+            if (ar.succeeded()) {
+                send(m, Buffer.buffer(ar.result()), new DeliveryOptions());
+            } else if (status == 421) {
+                m.fail(404, "no snapshot of " + q.describe() + ": camera " + q.camera() + " does not run on node " + node);
+            } else if (status >= 400 && status < 500) {
+                m.fail(status, ar.cause().getMessage());
+            } else {
+                m.fail(500, "no snapshot of " + q.describe() + " on node " + node + ": " + ar.cause().getMessage());
+            }
+        });
     }
 
     private void send(Message<Object> m, Buffer jpeg, DeliveryOptions options) {

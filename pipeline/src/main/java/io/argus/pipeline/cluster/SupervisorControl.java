@@ -1,6 +1,6 @@
 package io.argus.pipeline.cluster;
 
-import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.base.Addresses;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;

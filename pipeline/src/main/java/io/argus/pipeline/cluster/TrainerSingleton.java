@@ -1,5 +1,6 @@
 package io.argus.pipeline.cluster;
 
+import io.argus.pipeline.config.ClusterConfig;
 import io.argus.pipeline.training.TrainerGate;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;

@@ -1,5 +1,6 @@
 package io.argus.pipeline.cluster;
 
+import io.argus.pipeline.base.Addresses;
 import io.argus.pipeline.config.Names;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -68,7 +69,7 @@ final class WeightsDownload {
         if (offset >= announced.size()) return Future.succeededFuture();
         int expected = (int) Math.min(WeightsServer.CHUNK_BYTES, announced.size() - offset);
         JsonObject ask = new JsonObject().put("model", announced.model()).put("version", announced.version()).put("offset", offset);
-        return vertx.eventBus().<Object>request(WeightsServer.address(announced.node()), ask,
+        return vertx.eventBus().<Object>request(Addresses.nodeWeights(announced.node()), ask,
                         new DeliveryOptions().setSendTimeout(CHUNK_TIMEOUT_MS))
                 .recover(e -> Future.failedFuture(new IOException("node " + announced.node() + " sent no weights of version "
                         + announced.version() + " at offset " + offset + ": " + e.getMessage(), e)))

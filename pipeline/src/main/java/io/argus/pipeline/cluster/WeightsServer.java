@@ -1,21 +1,23 @@
 package io.argus.pipeline.cluster;
 
-import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.RequestRefused;
 import io.argus.pipeline.config.Names;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
-import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonObject;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.function.Function;
 
 /**
  * The weights of the versions this node keeps, for the other nodes of the cluster: they ask on
- * {@code argus.node.<this node>.weights} ({@link #address}) for {@code {"model", "version", "offset"}} and get at most
+ * {@code argus.node.<this node>.weights} ({@link Addresses#nodeWeights}) for {@code {"model", "version", "offset"}} and get at most
  * {@value #CHUNK_BYTES} bytes from that offset (a {@link Buffer}), with the file's whole size in the {@value #SIZE}
  * header; a malformed request gets 400, a version kept without weights here 404. Chunks keep every message small
  * (weights are tens or hundreds of MB) and let the receiver bound what it holds. The request travels on the
@@ -26,20 +28,20 @@ final class WeightsServer {
     static final int CHUNK_BYTES = 1 << 20;
     /** Reply header: the size of the whole weights file. */
     static final String SIZE = "size";
-    /** The registry answers from its own thread, which may be busy copying a version in. */
-    private static final DeliveryOptions REGISTRY = new DeliveryOptions().setSendTimeout(10_000);
-
     private final Vertx vertx;
     private final String model;
+    private final Function<String, Future<Path>> kept;
 
-    /** {@code model}: the model whose versions this node keeps (the one it trains). */
-    WeightsServer(Vertx vertx, String model) {
+    /**
+     * @param model the model whose versions this node keeps (the one it trains)
+     * @param kept  the weights file of a version the registry keeps (a failure with its HTTP status for any other)
+     */
+    WeightsServer(Vertx vertx, String model, Function<String, Future<Path>> kept) {
         this.vertx = vertx;
         this.model = model;
+        this.kept = kept;
     }
 
-    /** Where a node serves its weights (clustered). */
-    static String address(String node) { return "argus.node." + node + ".weights"; }
 
     /** What another node asks for: {@code offset} into the weights of {@code version} of {@code model}. */
     private record Ask(String model, String version, long offset) {
@@ -71,16 +73,15 @@ final class WeightsServer {
             m.fail(404, "model " + Names.quoted(ask.model()) + " has no version history here (online training is for \"" + model + "\")");
             return;
         }
-        JsonObject kept = new JsonObject().put("action", "weights").put("model", model).put("version", ask.version());
-        vertx.eventBus().<JsonObject>request(Addresses.REGISTRY_CONTROL, kept, REGISTRY)
-                .compose(file -> vertx.executeBlocking(() -> chunk(Path.of(file.body().getString("file")), ask), false))
+        kept.apply(ask.version())
+                .compose(file -> vertx.executeBlocking(() -> chunk(file, ask), false))
                 .onComplete(ar -> {
                     if (ar.succeeded()) {
                         m.reply(ar.result().bytes(), new DeliveryOptions().addHeader(SIZE, Long.toString(ar.result().size())));
-                    } else if (ar.cause() instanceof ReplyException re && re.failureCode() >= 400) {
-                        m.fail(re.failureCode(), re.getMessage());
                     } else if (ar.cause() instanceof IllegalArgumentException e) {
                         m.fail(400, "weights request: " + e.getMessage());
+                    } else if (RequestRefused.statusOf(ar.cause()) != 500) {
+                        m.fail(RequestRefused.statusOf(ar.cause()), ar.cause().getMessage());
                     } else {
                         m.fail(500, "weights of version " + ask.version() + ": " + ar.cause().getMessage());
                     }

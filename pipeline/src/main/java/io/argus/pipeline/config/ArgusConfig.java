@@ -1,11 +1,6 @@
 package io.argus.pipeline.config;
 
-import io.argus.pipeline.cluster.ClusterConfig;
-import io.argus.pipeline.events.EventSettings;
-import io.argus.pipeline.events.MqttSettings;
-import io.argus.pipeline.http.WebOrigin;
 import io.argus.tracking.TrackerSettings;
-import io.argus.pipeline.training.TrainingConfig;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -64,8 +59,8 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
             String host = n.string("host", "0.0.0.0");
             int port = n.integer("port", 8080, 0, 65535);
             String token = n.string("token", null);
-            String weakness = token == null || token.isBlank() ? null : io.argus.pipeline.http.AccessToken.weakness(token);
-            if (weakness != null) throw new ConfigException(n.key("token"), weakness + io.argus.pipeline.http.AccessToken.CONFIGURED_FIX);
+            String weakness = token == null || token.isBlank() ? null : TokenStrength.weakness(token);
+            if (weakness != null) throw new ConfigException(n.key("token"), weakness + TokenStrength.CONFIGURED_FIX);
             int sendBuffer = n.integer("sendBufferBytes", 0, 0, 64 * 1024 * 1024);
             List<String> origins = new ArrayList<>();
             List<String> given = n.strings("allowedOrigins");

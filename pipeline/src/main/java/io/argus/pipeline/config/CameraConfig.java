@@ -1,7 +1,5 @@
 package io.argus.pipeline.config;
 
-import io.argus.pipeline.camera.CameraUrl;
-import io.argus.pipeline.events.SceneRulesJson;
 import io.argus.tracking.SceneRules;
 import io.argus.pipeline.video.DecoderMode;
 import io.vertx.core.json.JsonObject;

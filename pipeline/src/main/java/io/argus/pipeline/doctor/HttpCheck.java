@@ -1,6 +1,7 @@
 package io.argus.pipeline.doctor;
 
 import io.argus.pipeline.config.ArgusConfig;
+import io.argus.pipeline.config.LoopbackHost;
 import io.argus.pipeline.http.AccessToken;
 import io.argus.pipeline.http.TokenFile;
 import java.io.IOException;
@@ -48,7 +49,7 @@ final class HttpCheck implements Check {
 
     /** The same decision the server makes at start (http.AccessToken), said without creating anything. */
     private static Finding access(ArgusConfig.Http http, java.nio.file.Path cacheDir) {
-        if (!AccessToken.loopback(http.host())) {
+        if (!LoopbackHost.is(http.host())) {
             try {
                 InetAddress.getByName(http.host());
             } catch (IOException e) {
@@ -56,7 +57,7 @@ final class HttpCheck implements Check {
                         "set http.host to 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)");
             }
         }
-        boolean loopback = AccessToken.loopback(http.host());
+        boolean loopback = LoopbackHost.is(http.host());
         String reach = loopback ? "http.host " + http.host() + ": this machine only" : "http.host " + http.host() + ": reachable from the network";
         if (http.token() != null) return Finding.ok("HTTP access", reach + "; http.token guards the API, /ws and camera images");
         if (loopback) return Finding.ok("HTTP access", reach + "; open (no token needed on loopback)");

@@ -2,12 +2,20 @@ package io.argus.pipeline.events;
 
 import io.argus.detector.Box;
 import io.argus.detector.io.AtomicFile;
-import io.argus.pipeline.app.Addresses;
-import io.argus.pipeline.app.ArgusMetrics;
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.Addresses.CameraNotice;
+import io.argus.pipeline.base.Addresses.RulesChanged;
+import io.argus.pipeline.base.ArgusMetrics;
+import io.argus.pipeline.base.RequestRefused;
+import io.argus.pipeline.base.ServiceCall;
+import io.argus.pipeline.camera.CameraStatus;
+import io.argus.pipeline.camera.Cameras;
 import io.argus.pipeline.cluster.ClusterMaps;
 import io.argus.pipeline.config.CameraConfig;
 import io.argus.pipeline.config.ConfigException;
+import io.argus.pipeline.config.EventSettings;
 import io.argus.pipeline.config.Names;
+import io.argus.pipeline.config.SceneRulesJson;
 import io.argus.pipeline.publish.Snapshots;
 import io.argus.tracking.ObjectEvent;
 import io.argus.tracking.SceneRules;
@@ -17,12 +25,8 @@ import io.argus.tracking.Zone;
 import io.vertx.core.AbstractVerticle;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
-import io.vertx.core.eventbus.ReplyException;
-import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.shareddata.AsyncMap;
@@ -47,9 +51,10 @@ import java.util.logging.Logger;
  * ({@code argus.counts}, {@code argus.counts.local}). Each event gets the best snapshot of its object (the dashboard
  * snapshot where it was most confident). Every node also keeps the recent events of every camera for
  * {@code /api/events}, and answers for zones, lines and counts, which live in cluster-wide maps (a plain local map on a
- * single node): a camera's new owner after a failover finds its rules and totals there.
+ * single node): a camera's new owner after a failover finds its rules and totals there. It is the
+ * {@link EventQueries}.
  */
-public final class EventsVerticle extends AbstractVerticle {
+public final class EventsVerticle extends AbstractVerticle implements EventQueries {
     private static final Logger LOG = Logger.getLogger(EventsVerticle.class.getName());
     private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
 
@@ -85,7 +90,8 @@ public final class EventsVerticle extends AbstractVerticle {
     private final EventSettings settings;
     private final Map<String, SceneRules> configured = new HashMap<>();
     private final Path rulesDir;
-    private final String camerasAddress;
+    private final Cameras here;
+    private final Cameras known;
     private final Snapshots snapshots;
     private final ArgusMetrics metrics;
     private final Map<String, Camera> cameras = new HashMap<>();
@@ -99,15 +105,17 @@ public final class EventsVerticle extends AbstractVerticle {
     /**
      * @param configuredCameras the config file's cameras, whose zones and lines apply until REST changes them
      * @param rulesDir          where REST changes to zones and lines are kept across restarts (one file per camera)
-     * @param camerasAddress    who knows every camera ({@link Addresses#CAMERA_CONTROL} alone, the cluster-wide list in
-     *                          a cluster): zones and lines are kept for known cameras only
+     * @param here              this node's cameras: those it follows
+     * @param known             who knows every camera ({@code here} alone, the cluster-wide list in a cluster): zones and
+     *                          lines are kept for known cameras only
      */
-    public EventsVerticle(EventSettings settings, List<CameraConfig> configuredCameras, Path rulesDir, String camerasAddress,
-                          Snapshots snapshots, ArgusMetrics metrics) {
+    public EventsVerticle(EventSettings settings, List<CameraConfig> configuredCameras, Path rulesDir, Cameras here,
+                          Cameras known, Snapshots snapshots, ArgusMetrics metrics) {
         this.settings = settings;
         for (CameraConfig c : configuredCameras) configured.put(c.id(), c.scene());
         this.rulesDir = rulesDir;
-        this.camerasAddress = camerasAddress;
+        this.here = here;
+        this.known = known;
         this.snapshots = snapshots;
         this.metrics = metrics;
         this.history = new EventHistory(settings.history());
@@ -118,19 +126,27 @@ public final class EventsVerticle extends AbstractVerticle {
         meters = metrics.group();
         metrics.gauge(meters, "argus.events.history", "Events kept for /api/events", history::size);
         metrics.gauge(meters, "argus.events.forgotten", "Events forgotten by the history's bound", history::forgotten);
-        vertx.eventBus().<JsonObject>localConsumer(Addresses.EVENTS_CONTROL, this::control);
         vertx.eventBus().<JsonObject>consumer(Addresses.EVENTS, m -> history.record(m.body()));
-        vertx.eventBus().<JsonObject>consumer(Addresses.SCENE_RULES_CHANGED, m -> reloadRules(m.body().getString("camera")));
+        vertx.eventBus().consumer(Addresses.SCENE_RULES_CHANGED, m -> {
+            RulesChanged changed;
+            try {
+                changed = RulesChanged.from(m.body());
+            } catch (IllegalArgumentException e) {
+                LOG.log(Level.FINE, "a notice of changed zones and lines ignored: " + e.getMessage());
+                return;
+            }
+            reloadRules(changed.camera());
+        });
         vertx.eventBus().<JsonObject>localConsumer(Addresses.CAMERA_EVENTS, m -> {
-            String id = m.body().getString("id");
-            if ("added".equals(m.body().getString("event"))) follow(id);
-            else unfollow(id);
+            CameraNotice notice = CameraNotice.from(m.body());
+            if (notice.change() == CameraNotice.Change.ADDED) follow(notice.camera());
+            else unfollow(notice.camera());
         });
         // sealed and validated in a cluster (ClusterMaps): what a stranger writes there reads as absent
         Future.all(ClusterMaps.sceneRules(vertx).onSuccess(m -> rulesMap = m), ClusterMaps.counts(vertx).onSuccess(m -> countsMap = m))
-                .compose(v -> vertx.eventBus().<JsonArray>request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "list"))
-                        .map(reply -> {
-                            for (Object o : reply.body()) follow(((JsonObject) o).getString("id"));
+                .compose(v -> here.list()
+                        .map(list -> {
+                            for (CameraStatus c : list) follow(c.id());
                             return (Void) null;
                         })
                         .recover(e -> Future.succeededFuture()))   // no cameras yet: the supervisor announces them
@@ -180,8 +196,8 @@ public final class EventsVerticle extends AbstractVerticle {
             return kept(camera).compose(kept -> {
                 if (kept != null) return Future.succeededFuture(kept);
                 if (configured.containsKey(camera)) return Future.succeededFuture(configured.get(camera));
-                return vertx.eventBus().<JsonObject>request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "get").put("id", camera))
-                        .map(reply -> defined(reply.body()))
+                return here.get(camera)
+                        .map(status -> defined(status.json()))
                         .otherwise(SceneRules.NONE);
             });
         });
@@ -209,14 +225,14 @@ public final class EventsVerticle extends AbstractVerticle {
      * of cameras cannot answer (a start, a cluster in trouble) a camera of the config file counts, any other is 503.
      */
     private Future<Void> knownCamera(String camera) {
-        return vertx.eventBus().request(camerasAddress, new JsonObject().put("action", "get").put("id", camera)).<Void>mapEmpty()
+        return known.get(camera).<Void>mapEmpty()
                 .recover(e -> {
-                    if (e instanceof ReplyException re && re.failureCode() == 404) {
-                        return Future.failedFuture(new ReplyException(ReplyFailure.RECIPIENT_FAILURE, 404, "no camera "
-                                + Names.quoted(camera) + ": zones and lines belong to a camera (add it first: POST /api/cameras)"));
+                    if (RequestRefused.statusOf(e) == 404) {
+                        return Future.failedFuture(RequestRefused.notFound("no camera " + Names.quoted(camera)
+                                + ": zones and lines belong to a camera (add it first: POST /api/cameras)"));
                     }
                     if (configured.containsKey(camera)) return Future.succeededFuture();
-                    return Future.failedFuture(new ReplyException(ReplyFailure.RECIPIENT_FAILURE, 503, "cannot tell now whether camera "
+                    return Future.failedFuture(new RequestRefused(503, "cannot tell now whether camera "
                             + Names.quoted(camera) + " exists (" + e.getMessage() + "); try again"));
                 });
     }
@@ -309,54 +325,64 @@ public final class EventsVerticle extends AbstractVerticle {
 
     // ---- requests ---------------------------------------------------------------------------------------------
 
-    private void control(Message<JsonObject> m) {
-        JsonObject q = m.body();
-        try {
-            switch (q.getString("action", "")) {
-                case "events" -> m.reply(history.page(EventHistory.Query.parse(q::getString)));
-                case "event" -> {
-                    JsonObject e = history.get(Names.require("event id", q.getString("id"), Names.DERIVED_MAX));
-                    if (e == null) m.fail(404, "no event \"" + q.getString("id") + "\" (kept: the last " + settings.history() + ")");
-                    else m.reply(e);
-                }
-                case "snapshot" -> {
-                    // asked by REST or, for a camera that runs here, by another node (cluster/NodeSnapshots)
-                    String id = Names.require("event id", q.getString("id"), Names.DERIVED_MAX);
-                    Camera c = cameras.get(ObjectEvent.cameraOf(id));
-                    BestSnapshots.Best b = c == null ? null : c.best.get(id);
-                    if (b == null) m.fail(c == null ? 421 : 404, "no snapshot of event \"" + id + "\""
-                            + (c == null ? " on this node (its camera runs elsewhere)" : " (none taken while it was seen, or forgotten)"));
-                    else m.reply(Buffer.buffer(b.jpeg()));
-                }
-                case "counts" -> counts(m, q.getString("camera"));
-                case "get-rules" -> {
-                    String camera = Names.require("camera id", q.getString("camera"));
-                    knownCamera(camera).compose(v -> rules(camera)).onSuccess(r -> m.reply(part(SceneRulesJson.toJson(r), q.getString("part"))))
-                            .onFailure(e -> fail(m, e));
-                }
-                case "set-rules" -> setRules(m, q.getString("camera"), q.getString("part"), q.getJsonArray("rules"));
-                default -> m.fail(400, "unknown action \"" + q.getString("action") + "\"");
+    @Override
+    public Future<JsonObject> events(EventHistory.Query query) {
+        return ServiceCall.on(context, () -> Future.succeededFuture(history.page(query)));
+    }
+
+    @Override
+    public Future<JsonObject> event(String id) {
+        return ServiceCall.on(context, () -> {
+            JsonObject e = history.get(Names.require("event id", id, Names.DERIVED_MAX));
+            if (e == null) {
+                return Future.failedFuture(RequestRefused.notFound("no event \"" + id + "\" (kept: the last "
+                        + settings.history() + ")"));
             }
-        } catch (IllegalArgumentException e) {
-            m.fail(400, e.getMessage());
-        }
+            return Future.succeededFuture(e);
+        });
     }
 
-    private static JsonArray part(JsonObject rules, String part) {
-        return rules.getJsonArray(part, new JsonArray());
+    /** Asked by REST or, for a camera that runs here, by another node (cluster/NodeSnapshots). */
+    @Override
+    public Future<byte[]> snapshot(String eventId) {
+        return ServiceCall.on(context, () -> {
+            String id = Names.require("event id", eventId, Names.DERIVED_MAX);
+            Camera c = cameras.get(ObjectEvent.cameraOf(id));
+            BestSnapshots.Best b = c == null ? null : c.best.get(id);
+            if (b == null) {
+                return Future.failedFuture(new RequestRefused(c == null ? 421 : 404, "no snapshot of event \"" + id + "\""
+                        + (c == null ? " on this node (its camera runs elsewhere)" : " (none taken while it was seen, or forgotten)")));
+            }
+            return Future.succeededFuture(b.jpeg());
+        });
     }
 
-    private void counts(Message<JsonObject> m, String camera) {
-        if (camera != null) {
-            countsMap.get(camera).onSuccess(c -> m.reply(c != null ? c : new JsonObject().put("cameraId", camera)
-                    .put("zones", new JsonArray()).put("lines", new JsonArray()))).onFailure(e -> m.fail(500, e.getMessage()));
-            return;
-        }
-        countsMap.entries().onSuccess(all -> {
-            JsonArray out = new JsonArray();
-            all.keySet().stream().sorted().forEach(k -> out.add(all.get(k)));
-            m.reply(new JsonObject().put("cameras", out));
-        }).onFailure(e -> m.fail(500, e.getMessage()));
+    @Override
+    public Future<JsonObject> counts(String camera) {
+        return ServiceCall.on(context, () -> {
+            if (camera != null) {
+                return countsMap.get(camera).map(c -> c != null ? c : new JsonObject().put("cameraId", camera)
+                        .put("zones", new JsonArray()).put("lines", new JsonArray()));
+            }
+            return countsMap.entries().map(all -> {
+                JsonArray out = new JsonArray();
+                all.keySet().stream().sorted().forEach(k -> out.add(all.get(k)));
+                return new JsonObject().put("cameras", out);
+            });
+        });
+    }
+
+    @Override
+    public Future<JsonArray> rules(String camera, RulePart part) {
+        return ServiceCall.on(context, () -> {
+            Names.require("camera id", camera);
+            return knownCamera(camera).compose(v -> rules(camera)).map(r -> part(SceneRulesJson.toJson(r), part))
+                    .recover(e -> Future.failedFuture(failure(e, "")));
+        });
+    }
+
+    private static JsonArray part(JsonObject rules, RulePart part) {
+        return rules.getJsonArray(part.key(), new JsonArray());
     }
 
     /**
@@ -365,16 +391,22 @@ public final class EventsVerticle extends AbstractVerticle {
      * comes first and is written whole or not at all ({@link AtomicFile}): when it cannot be written (a full disk:
      * 507) the request fails with the reason and the old rules stay everywhere, file, map and the cameras' watches.
      */
-    private void setRules(Message<JsonObject> m, String camera, String part, JsonArray list) {
-        Names.require("camera id", camera);
-        // one change of a camera's rules at a time: a PUT of zones and one of lines at once must not undo each other
-        Future<JsonObject> saved = saving.getOrDefault(camera, Future.succeededFuture())
-                .transform(previous -> change(camera, part, list));
-        saving.put(camera, saved);
-        saved.onComplete(ar -> saving.remove(camera, saved)).onSuccess(stored -> {
-            vertx.eventBus().publish(Addresses.SCENE_RULES_CHANGED, new JsonObject().put("camera", camera));
-            m.reply(part(stored, part));
-        }).onFailure(e -> fail(m, e, part + " of camera " + Names.quoted(camera) + " not saved, the previous ones stay: "));
+    @Override
+    public Future<JsonArray> setRules(String camera, RulePart part, JsonArray list) {
+        return ServiceCall.on(context, () -> {
+            Names.require("camera id", camera);
+            // one change of a camera's rules at a time: a PUT of zones and one of lines at once must not undo each other
+            Future<JsonObject> saved = saving.getOrDefault(camera, Future.succeededFuture())
+                    .transform(previous -> change(camera, part.key(), list));
+            saving.put(camera, saved);
+            saved.onComplete(ar -> saving.remove(camera, saved));
+            return saved.map(stored -> {
+                        vertx.eventBus().publish(Addresses.SCENE_RULES_CHANGED, new RulesChanged(camera).toJson());
+                        return part(stored, part);
+                    })
+                    .recover(e -> Future.failedFuture(failure(e, part.key() + " of camera " + Names.quoted(camera)
+                            + " not saved, the previous ones stay: ")));
+        });
     }
 
     /** The camera's rules with {@code part} replaced by {@code list}, checked and kept; what was kept. */
@@ -410,16 +442,14 @@ public final class EventsVerticle extends AbstractVerticle {
         }).transform(restored -> Future.failedFuture(e))));
     }
 
-    private static void fail(Message<?> m, Throwable e) { fail(m, e, ""); }
-
     /**
-     * A failed request's answer: its own code (400, 404...), a bad value 400, a full disk 507 (Insufficient Storage),
-     * anything else 500; always with the reason, after {@code context} when the fault is the server's.
+     * A failed request's refusal: its own status (400, 404...), a bad value 400, a full disk 507 (Insufficient
+     * Storage), anything else 500; always with the reason, after {@code context} when the fault is the server's.
      */
-    private static void fail(Message<?> m, Throwable e, String context) {
-        if (e instanceof ReplyException re && re.failureCode() >= 400) m.fail(re.failureCode(), re.getMessage());
-        else if (e instanceof IllegalArgumentException) m.fail(400, e.getMessage());
-        else m.fail(diskFull(e) ? 507 : 500, context + e.getMessage());
+    private static RequestRefused failure(Throwable e, String context) {
+        int status = RequestRefused.statusOf(e);
+        if (status != 500) return e instanceof RequestRefused r ? r : new RequestRefused(status, e.getMessage(), e);
+        return new RequestRefused(diskFull(e) ? 507 : 500, context + e.getMessage(), e);
     }
 
     private static boolean diskFull(Throwable e) {

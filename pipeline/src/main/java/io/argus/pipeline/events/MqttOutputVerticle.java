@@ -1,7 +1,9 @@
 package io.argus.pipeline.events;
 
-import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.ServiceCall;
 import io.argus.pipeline.camera.Backoff;
+import io.argus.pipeline.config.MqttSettings;
 import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
 import io.netty.handler.codec.mqtt.MqttQoS;
 import io.vertx.core.Future;
@@ -40,9 +42,9 @@ import java.util.SplittableRandom;
  */
 public final class MqttOutputVerticle extends VerticleBase {
     /** Where the events verticle sends this node's events (local). */
-    public static final String EVENTS_ADDRESS = "argus.events.local";
+    public static final String EVENTS_ADDRESS = Addresses.EVENTS_LOCAL;
     /** Where the events verticle sends this node's counts (local). */
-    public static final String COUNTS_ADDRESS = "argus.counts.local";
+    public static final String COUNTS_ADDRESS = Addresses.COUNTS_LOCAL;
 
     static final Buffer ONLINE = Buffer.buffer("online");
     static final Buffer OFFLINE = Buffer.buffer("offline");
@@ -65,7 +67,6 @@ public final class MqttOutputVerticle extends VerticleBase {
     private MqttClientOptions options;
     private MessageConsumer<Object> events;
     private MessageConsumer<Object> counts;
-    private MessageConsumer<JsonObject> status;   // GET /api/mqtt
     private MqttClient client;            // the current attempt's or connection's; null between attempts
     private boolean connected;
     private boolean ackedOnThisConnection;
@@ -91,6 +92,12 @@ public final class MqttOutputVerticle extends VerticleBase {
     }
 
     /** Counters for metrics and REST; safe from any thread. */
+    /** The output's state and counters as {@code GET /api/mqtt} shows them, with the broker and the client id. */
+    public Future<JsonObject> status() {
+        return ServiceCall.on(context, () -> Future.succeededFuture(stats().toJson().put("broker", broker())
+                .put("clientId", settings.clientId())));
+    }
+
     public MqttStats stats() {
         return new MqttStats(up, published, outbox.confirmed(), outbox.dropped(), outbox.resent(), rejected, reconnects,
                 outbox.size(), outbox.inFlight());
@@ -105,8 +112,6 @@ public final class MqttOutputVerticle extends VerticleBase {
             options = clientOptions(files.resultAt(0), files.resultAt(1));
             events = vertx.eventBus().localConsumer(eventsAddress, this::event);
             counts = vertx.eventBus().localConsumer(countsAddress, this::count);
-            status = vertx.eventBus().<JsonObject>localConsumer(Addresses.MQTT_CONTROL, m -> m.reply(stats().toJson()
-                    .put("broker", broker()).put("clientId", settings.clientId())));
             LOG.log(Level.INFO, "MQTT output to " + broker() + " as " + settings.clientId() + ", topics "
                     + settings.topicPrefix() + "/...");
             connect();   // in the background: the broker may well be down now, the outbox holds what comes meanwhile
@@ -122,7 +127,7 @@ public final class MqttOutputVerticle extends VerticleBase {
     public Future<?> stop() {
         stopping = true;
         if (reconnectTimer >= 0) vertx.cancelTimer(reconnectTimer);
-        Future<?> unregistered = Future.all(unregister(events), unregister(counts), unregister(status));
+        Future<?> unregistered = Future.all(unregister(events), unregister(counts));
         MqttClient c = client;
         Future<?> done;
         if (c == null) done = unregistered;

@@ -1,6 +1,6 @@
 package io.argus.pipeline.http;
 
-import io.argus.pipeline.cluster.EpochFilter;
+import io.argus.pipeline.publish.EpochFilter;
 import io.vertx.core.json.JsonObject;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,73 +1,77 @@
 package io.argus.pipeline.http;
 
-import static io.argus.pipeline.http.JsonReplies.action;
+import static io.argus.pipeline.http.JsonReplies.WAIT_SECONDS;
+import static io.argus.pipeline.http.JsonReplies.answer;
 import static io.argus.pipeline.http.JsonReplies.error;
 import static io.argus.pipeline.http.JsonReplies.failure;
-import static io.argus.pipeline.http.JsonReplies.reply;
 
-import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.base.RequestRefused;
 import io.argus.pipeline.cluster.SnapshotQuery;
 import io.argus.pipeline.config.Names;
+import io.argus.pipeline.events.EventHistory;
+import io.argus.pipeline.events.EventQueries;
+import io.argus.pipeline.events.EventQueries.RulePart;
+import io.argus.pipeline.events.MqttOutputVerticle;
 import io.argus.tracking.ObjectEvent;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.eventbus.ReplyException;
-import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import java.util.concurrent.TimeUnit;
 
 /**
- * REST for tracking (docs/tracking.md), each a request to this node's events verticle: a camera's zones and lines
+ * REST for tracking (docs/tracking.md), each a call to this node's {@link EventQueries}: a camera's zones and lines
  * ({@code GET/PUT /api/cameras/:id/zones}, {@code /lines}; 404 for a camera Argus does not know), events ({@code /api/events} paged and filtered, one
  * event, its best snapshot), counts ({@code /api/counts}) and the MQTT output's state ({@code /api/mqtt}). Zones, lines, events and counts are cluster-wide,
  * so any node answers; a best snapshot lives on the node that runs the camera and is asked of it over the event bus.
  */
 final class EventRoutes {
-    private final Vertx vertx;
+    private final EventQueries events;
     private final OwnerSnapshots owners;
 
-    private EventRoutes(Vertx vertx, OwnerSnapshots owners) {
-        this.vertx = vertx;
+    private EventRoutes(EventQueries events, OwnerSnapshots owners) {
+        this.events = events;
         this.owners = owners;
     }
 
-    /** {@code owners}: null on a single node. */
-    static void mount(Router router, Vertx vertx, OwnerSnapshots owners) {
-        EventRoutes r = new EventRoutes(vertx, owners);
-        for (String kind : new String[]{"zones", "lines"}) {
+    /** {@code owners}: null on a single node; {@code mqtt}: null when the MQTT output is off. */
+    static void mount(Router router, EventQueries events, OwnerSnapshots owners, MqttOutputVerticle mqtt) {
+        EventRoutes r = new EventRoutes(events, owners);
+        for (RulePart part : RulePart.values()) {
+            String kind = part.key();
             router.get("/api/cameras/:id/" + kind).handler(rc -> {
                 String camera = PathIds.name(rc, "id", "camera id");
-                if (camera != null) r.ask(rc, action("get-rules").put("camera", camera).put("part", kind));
+                if (camera != null) answer(rc, events.rules(camera, part), WAIT_SECONDS, rules -> rules, 200);
             });
             router.put("/api/cameras/:id/" + kind).handler(rc -> {
                 String camera = PathIds.name(rc, "id", "camera id");
                 JsonArray body = camera != null ? array(rc, kind) : null;
-                if (body != null) r.ask(rc, action("set-rules").put("camera", camera).put("part", kind).put("rules", body));
+                if (body != null) answer(rc, events.setRules(camera, part, body), WAIT_SECONDS, rules -> rules, 200);
             });
         }
         router.get("/api/events").handler(rc -> {
-            JsonObject q = action("events");
-            for (String p : new String[]{"camera", "zone", "line", "class", "after", "before", "offset", "limit"}) {
-                String v = rc.queryParams().get(p);
-                if (v != null) q.put(p, v);
+            EventHistory.Query query;
+            try {
+                query = EventHistory.Query.parse(rc.queryParams()::get);
+            } catch (IllegalArgumentException e) {
+                error(rc, 400, e.getMessage());
+                return;
             }
-            r.ask(rc, q);
+            answer(rc, events.events(query), WAIT_SECONDS, page -> page, 200);
         });
         router.get("/api/events/:id/snapshot.jpg").handler(r::snapshot);
         router.get("/api/events/:id").handler(rc -> {
             String id = PathIds.name(rc, "id", "event id", Names.DERIVED_MAX);
-            if (id != null) r.ask(rc, action("event").put("id", id));
+            if (id != null) answer(rc, events.event(id), WAIT_SECONDS, event -> event, 200);
         });
-        router.get("/api/mqtt").handler(r::mqtt);
-        router.get("/api/counts").handler(rc -> {
-            JsonObject q = action("counts");
-            String camera = rc.queryParams().get("camera");
-            if (camera != null) q.put("camera", camera);
-            r.ask(rc, q);
+        // the MQTT output's state and counters; 404 when it is off
+        router.get("/api/mqtt").handler(rc -> {
+            if (mqtt == null) error(rc, 404, "the MQTT output is off (set mqtt.enabled: true in the config)");
+            else answer(rc, mqtt.status(), WAIT_SECONDS, status -> status, 200);
         });
+        router.get("/api/counts").handler(rc -> answer(rc, events.counts(rc.queryParams().get("camera")), WAIT_SECONDS,
+                counts -> counts, 200));
     }
 
     /** The request body as a JSON list of zones or lines, or null after answering 400 with an example. */
@@ -96,37 +100,18 @@ final class EventRoutes {
             error(rc, 400, e.getMessage());
             return;
         }
-        vertx.eventBus().<Buffer>request(Addresses.EVENTS_CONTROL, action("snapshot").put("id", id)).onComplete(ar -> {
+        events.snapshot(id).timeout(WAIT_SECONDS, TimeUnit.SECONDS).onComplete(ar -> {
+            int status = ar.failed() ? RequestRefused.statusOf(ar.cause()) : 200;
             if (ar.succeeded()) {
                 rc.response().putHeader("content-type", "image/jpeg").putHeader("cache-control", "private, max-age=60")
-                        .end(ar.result().body());
-            } else if (owners != null && ar.cause() instanceof ReplyException re && re.failureCode() == 421) {
+                        .end(Buffer.buffer(ar.result()));
+            } else if (owners != null && status == 421) {
                 owners.pass(rc, SnapshotQuery.event(camera, id), () -> error(rc, 404, ar.cause().getMessage()));
-            } else if (ar.cause() instanceof ReplyException re && re.failureCode() == 421) {
+            } else if (status == 421) {
                 error(rc, 404, ar.cause().getMessage());
             } else {
                 failure(rc, ar.cause());
             }
-        });
-    }
-
-    /** The MQTT output's state and counters; 404 when it is off (nobody answers the address). */
-    private void mqtt(RoutingContext rc) {
-        vertx.eventBus().<JsonObject>request(Addresses.MQTT_CONTROL, new JsonObject()).onComplete(ar -> {
-            if (ar.succeeded()) {
-                rc.response().putHeader("content-type", "application/json").end(ar.result().body().encode());
-            } else if (ar.cause() instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS) {
-                error(rc, 404, "the MQTT output is off (set mqtt.enabled: true in the config)");
-            } else {
-                failure(rc, ar.cause());
-            }
-        });
-    }
-
-    private void ask(RoutingContext rc, JsonObject request) {
-        vertx.eventBus().request(Addresses.EVENTS_CONTROL, request).onComplete(ar -> {
-            if (ar.succeeded()) reply(rc, ar.result().body(), 200);
-            else failure(rc, ar.cause());
         });
     }
 }

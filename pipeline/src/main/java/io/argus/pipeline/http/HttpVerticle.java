@@ -1,9 +1,14 @@
 package io.argus.pipeline.http;
 
-import io.argus.pipeline.app.Addresses;
-import io.argus.pipeline.app.ArgusMetrics;
-import io.argus.pipeline.app.EventBusMeters;
-import io.argus.pipeline.cluster.EpochFilter;
+import static io.argus.pipeline.http.JsonReplies.WAIT_SECONDS;
+import static io.argus.pipeline.http.JsonReplies.answer;
+
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.ArgusMetrics;
+import io.argus.pipeline.base.EventBusMeters;
+import io.argus.pipeline.camera.CameraStatus;
+import io.argus.pipeline.camera.Cameras;
+import io.argus.pipeline.publish.EpochFilter;
 import io.argus.pipeline.cluster.SnapshotQuery;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.Names;
@@ -14,7 +19,6 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.DecodeException;
@@ -38,8 +42,8 @@ import java.util.function.BooleanSupplier;
 /**
  * The HTTP face: REST for cameras and models, {@code /health}, {@code /ready}, {@code /metrics} (Prometheus),
  * {@code /ws} (the WebSocket gateway), {@code /eventbus} (SockJS event-bus bridge, detections and snapshots out),
- * JPEG snapshots and the dashboard (classpath {@code webroot/}). Camera operations are requests to the
- * {@link io.argus.pipeline.camera.CameraSupervisor} over the event bus; nothing here blocks.
+ * JPEG snapshots and the dashboard (classpath {@code webroot/}). Every route answers from an in-process service
+ * ({@link ApiServices}: the cameras, events, online training...); nothing here blocks.
  *
  * <p>Access (see {@link AccessToken} for when there is a token): open are {@code /health}, {@code /ready},
  * {@code /metrics} (probes and Prometheus scrapes), {@code GET /api/info} (so the page can tell it needs a token) and
@@ -54,6 +58,7 @@ public final class HttpVerticle extends VerticleBase {
     private final ArgusConfig config;
     private final ArgusMetrics metrics;
     private final Snapshots snapshots;
+    private final ApiServices services;
     private final List<InferenceVerticle> models;
     private final BooleanSupplier ready;
     private final TokenAuth auth = new TokenAuth(null, new FailedAttempts());
@@ -65,12 +70,13 @@ public final class HttpVerticle extends VerticleBase {
     private ArgusMetrics.Group meters;
     private HttpServer server;
 
-    public HttpVerticle(ArgusConfig config, ArgusMetrics metrics, Snapshots snapshots, List<InferenceVerticle> models,
+    public HttpVerticle(ArgusConfig config, ArgusMetrics metrics, Snapshots snapshots, ApiServices services,
                         BooleanSupplier ready) {
         this.config = config;
         this.metrics = metrics;
         this.snapshots = snapshots;
-        this.models = models;
+        this.services = services;
+        this.models = services.models();
         this.ready = ready;
     }
 
@@ -104,7 +110,7 @@ public final class HttpVerticle extends VerticleBase {
         if (watch != null) watch.start();
         boolean clustered = config.cluster().enabled();
         // In a cluster the camera routes and the gateway follow the cluster-wide list (docs/cluster.md).
-        String cameras = clustered ? Addresses.CLUSTER_CAMERAS : Addresses.CAMERA_CONTROL;
+        Cameras cameras = services.cameras();
         gateway = new WebSocketGateway(vertx, config.websocket(), metrics, cameras,
                 clustered ? Addresses.CLUSTER_CAMERA_EVENTS : Addresses.CAMERA_EVENTS, new EpochFilter(2L * config.cluster().leaseMs()));
         router = Router.router(vertx);
@@ -119,18 +125,19 @@ public final class HttpVerticle extends VerticleBase {
                 .put("snapshotsFps", config.snapshots().fps())));
         router.route("/api/*").handler(auth::required);
         router.route("/api/*").handler(JsonContentType::check);
-        TrainingRoutes.mountUpload(router, vertx); // weights as the body: streamed, above the 64 KB limit below
+        TrainingRoutes.mountUpload(router, vertx, services.registry()); // weights as the body: streamed, above the 64 KB limit below
         router.route("/api/*").handler(BodyHandler.create().setBodyLimit(64 * 1024).setHandleFileUploads(false));
-        router.get("/api/cameras").handler(rc -> control(rc, cameras, new JsonObject().put("action", "list"), 200));
+        router.get("/api/cameras").handler(rc -> answer(rc, cameras.list(), WAIT_SECONDS, HttpVerticle::described, 200));
         router.post("/api/cameras").handler(rc -> addCamera(rc, cameras));
-        router.get("/api/cameras/:id").handler(rc -> onCamera(rc, cameras, "get"));
-        router.delete("/api/cameras/:id").handler(rc -> onCamera(rc, cameras, "remove"));
-        router.post("/api/cameras/:id/pause").handler(rc -> onCamera(rc, cameras, "pause"));
-        router.post("/api/cameras/:id/resume").handler(rc -> onCamera(rc, cameras, "resume"));
-        router.get("/api/nodes").handler(clustered ? rc -> control(rc, cameras, new JsonObject().put("action", "nodes"), 200)
+        router.get("/api/cameras/:id").handler(rc -> onCamera(rc, id -> answer(rc, cameras.get(id), WAIT_SECONDS, CameraStatus::json, 200)));
+        router.delete("/api/cameras/:id").handler(rc -> onCamera(rc, id -> answer(rc, cameras.remove(id), WAIT_SECONDS,
+                v -> new JsonObject().put("removed", id), 200)));
+        router.post("/api/cameras/:id/pause").handler(rc -> onCamera(rc, id -> answer(rc, cameras.pause(id), WAIT_SECONDS, CameraStatus::json, 200)));
+        router.post("/api/cameras/:id/resume").handler(rc -> onCamera(rc, id -> answer(rc, cameras.resume(id), WAIT_SECONDS, CameraStatus::json, 200)));
+        router.get("/api/nodes").handler(clustered ? rc -> answer(rc, services.clusterCameras().nodes(), WAIT_SECONDS, n -> n, 200)
                 : this::standaloneNode);
         // in a cluster a snapshot not made here is asked of the camera's node, over the event bus (OwnerSnapshots)
-        OwnerSnapshots owners = clustered ? new OwnerSnapshots(vertx) : null;
+        OwnerSnapshots owners = clustered ? new OwnerSnapshots(vertx, cameras) : null;
         router.get("/api/cameras/:id/snapshot.jpg").handler(rc -> {
             String id = PathIds.name(rc, "id", "camera id");
             if (id != null) snapshot(rc, owners, SnapshotQuery.latest(id), snapshots.latest(id));
@@ -142,9 +149,10 @@ public final class HttpVerticle extends VerticleBase {
                     long frame = Long.parseLong(rc.pathParam("param1"));
                     if (id != null) snapshot(rc, owners, SnapshotQuery.frame(id, frame), snapshots.get(id, frame));
                 });
-        router.get("/api/models").handler(rc -> json(rc, 200, new JsonArray(models.stream().map(InferenceVerticle::status).toList())));
-        TrainingRoutes.mount(router, vertx);
-        EventRoutes.mount(router, vertx, owners);
+        router.get("/api/models").handler(rc -> answer(rc, Future.all(models.stream().map(InferenceVerticle::status).toList()),
+                WAIT_SECONDS, all -> new JsonArray(all.list()), 200));
+        TrainingRoutes.mount(router, vertx, services.dataset(), services.training(), services.registry());
+        EventRoutes.mount(router, services.events(), owners, services.mqtt());
         router.get("/api/clients").handler(rc -> json(rc, 200, gateway.clients()));
         router.route("/api/*").handler(rc -> json(rc, 404, new JsonObject().put("error", "no such endpoint: "
                 + rc.request().method() + " " + Names.quoted(rc.request().path()))));   // quoted and cut: never a 10 KB echo
@@ -192,27 +200,33 @@ public final class HttpVerticle extends VerticleBase {
         return server != null ? server.close() : Future.succeededFuture();
     }
 
-    /** {@code action} on the camera of the path, whose id is checked first (a name, never a path: 400 otherwise). */
-    private void onCamera(RoutingContext rc, String cameras, String action) {
+    /** {@code use} on the camera of the path, whose id is checked first (a name, never a path: 400 otherwise). */
+    private static void onCamera(RoutingContext rc, java.util.function.Consumer<String> use) {
         String id = PathIds.name(rc, "id", "camera id");
-        if (id != null) control(rc, cameras, new JsonObject().put("action", action).put("id", id), 200);
+        if (id != null) use.accept(id);
+    }
+
+    private static JsonArray described(List<CameraStatus> cameras) {
+        JsonArray a = new JsonArray();
+        for (CameraStatus c : cameras) a.add(c.json());
+        return a;
     }
 
     /** {@code GET /api/nodes} without a cluster: this node alone, with its cameras. */
     private void standaloneNode(RoutingContext rc) {
-        vertx.eventBus().<JsonArray>request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "list")).onComplete(ar -> {
+        services.cameras().list().timeout(WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS).onComplete(ar -> {
             if (ar.failed()) {
                 json(rc, 500, new JsonObject().put("error", String.valueOf(ar.cause().getMessage())));
                 return;
             }
             JsonArray ids = new JsonArray();
-            for (Object o : ar.result().body()) ids.add(((JsonObject) o).getString("id"));
+            for (CameraStatus c : ar.result()) ids.add(c.id());
             json(rc, 200, new JsonArray().add(new JsonObject().put("id", "standalone").put("self", true)
                     .put("http", config.http().host() + ":" + port()).put("cameras", ids)));
         });
     }
 
-    private void addCamera(RoutingContext rc, String cameras) {
+    private void addCamera(RoutingContext rc, Cameras cameras) {
         JsonObject body;
         try {
             Buffer b = rc.body().buffer();
@@ -223,19 +237,7 @@ public final class HttpVerticle extends VerticleBase {
                     + e.getMessage() + ")"));
             return;
         }
-        control(rc, cameras, new JsonObject().put("action", "add").put("camera", body), 201);
-    }
-
-    private void control(RoutingContext rc, String address, JsonObject request, int okStatus) {
-        vertx.eventBus().request(address, request).onComplete(ar -> {
-            if (ar.succeeded()) {
-                json(rc, okStatus, ar.result().body());
-            } else if (ar.cause() instanceof ReplyException re && re.failureCode() >= 400) {
-                json(rc, re.failureCode(), new JsonObject().put("error", re.getMessage()));
-            } else {
-                json(rc, 500, new JsonObject().put("error", String.valueOf(ar.cause().getMessage())));
-            }
-        });
+        answer(rc, cameras.add(body), WAIT_SECONDS, CameraStatus::json, 201);
     }
 
     private static void snapshot(RoutingContext rc, OwnerSnapshots owners, SnapshotQuery query, Snapshots.Snapshot s) {

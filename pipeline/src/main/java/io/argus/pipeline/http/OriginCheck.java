@@ -1,6 +1,8 @@
 package io.argus.pipeline.http;
 
+import io.argus.pipeline.config.LoopbackHost;
 import io.argus.pipeline.config.Names;
+import io.argus.pipeline.config.WebOrigin;
 import io.vertx.core.Handler;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpHeaders;
@@ -97,7 +99,7 @@ final class OriginCheck implements Handler<RoutingContext> {
     private boolean servedHost(HttpServerRequest req) {
         WebOrigin to = WebOrigin.of(req);
         if (to == null) return req.getHeader(HttpHeaders.HOST) == null && req.authority() == null;
-        return AccessToken.loopback(to.host()) || allowedHosts.contains(to.host());
+        return LoopbackHost.is(to.host()) || allowedHosts.contains(to.host());
     }
 
     private static void withoutCors(MultiMap headers) {

@@ -1,6 +1,7 @@
 package io.argus.pipeline.http;
 
-import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.camera.Cameras;
 import io.argus.pipeline.cluster.NodeSnapshots;
 import io.argus.pipeline.cluster.SnapshotQuery;
 import io.argus.pipeline.config.Names;
@@ -9,7 +10,6 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
-import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 
 /**
@@ -28,8 +28,13 @@ final class OwnerSnapshots {
     private static final int REASON_MAX = 300;
 
     private final Vertx vertx;
+    private final Cameras cameras;
 
-    OwnerSnapshots(Vertx vertx) { this.vertx = vertx; }
+    /** {@code cameras}: the cluster-wide list, which knows each camera's owner. */
+    OwnerSnapshots(Vertx vertx, Cameras cameras) {
+        this.vertx = vertx;
+        this.cameras = cameras;
+    }
 
     /**
      * Answers {@code rc} with the picture {@code query} names, asked of the camera's owner; {@code notHere} answers
@@ -42,15 +47,15 @@ final class OwnerSnapshots {
             JsonReplies.error(rc, 400, e.getMessage());
             return;
         }
-        vertx.eventBus().<JsonObject>request(Addresses.CLUSTER_CAMERAS, new JsonObject().put("action", "get").put("id", query.camera()))
+        cameras.get(query.camera())
                 .onComplete(ar -> {
-                    String owner = ar.succeeded() ? ar.result().body().getString("owner") : null;
+                    String owner = ar.succeeded() ? ar.result().json().getString("owner") : null;
                     // node ids are Hazelcast's UUIDs; anything else in the lease map names no node to ask
                     if (owner == null || !Names.valid(owner)) {
                         notHere.run();
                         return;
                     }
-                    vertx.eventBus().<Object>request(NodeSnapshots.address(owner), query.toJson(),
+                    vertx.eventBus().<Object>request(Addresses.nodeSnapshots(owner), query.toJson(),
                             new DeliveryOptions().setSendTimeout(ANSWER_TIMEOUT_MS)).onComplete(reply -> {
                         if (rc.response().ended()) return;
                         if (reply.succeeded()) {

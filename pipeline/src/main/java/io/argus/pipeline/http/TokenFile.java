@@ -2,6 +2,7 @@ package io.argus.pipeline.http;
 
 import com.sun.security.auth.module.UnixSystem;
 import io.argus.detector.io.OwnerOnly;
+import io.argus.pipeline.config.TokenStrength;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;
@@ -53,7 +54,7 @@ public final class TokenFile {
      * The token in {@code file}, or empty when there is no such file. The file must be one only its owner could have
      * written, or the token would be whatever another user of the machine chose: a plain file (not a link) owned by the
      * user Argus runs as, that the group and others can neither read nor write, holding a real token (at least
-     * {@link AccessToken#MIN_LENGTH} visible characters). Anything else is {@link Refused}, saying why and how to fix
+     * {@link TokenStrength#MIN_LENGTH} visible characters). Anything else is {@link Refused}, saying why and how to fix
      * it. The file's identity is checked again after reading, so it cannot be swapped in between.
      */
     public static Optional<String> read(Path file) throws IOException {
@@ -87,7 +88,7 @@ public final class TokenFile {
         }
         String token = new String(bytes, StandardCharsets.UTF_8).strip();
         if (token.isEmpty()) throw new Refused(file + ": empty token file; " + ROTATE);
-        String weakness = AccessToken.weakness(token);
+        String weakness = TokenStrength.weakness(token);
         if (weakness != null) throw new Refused(file + ": " + weakness + " (a generated one has 43); " + ROTATE);
         return Optional.of(token);
     }

@@ -1,43 +1,55 @@
 package io.argus.pipeline.http;
 
-import static io.argus.pipeline.http.JsonReplies.action;
+import static io.argus.pipeline.http.JsonReplies.LONG_WAIT_SECONDS;
+import static io.argus.pipeline.http.JsonReplies.WAIT_SECONDS;
+import static io.argus.pipeline.http.JsonReplies.answer;
 import static io.argus.pipeline.http.JsonReplies.error;
 import static io.argus.pipeline.http.JsonReplies.failure;
-import static io.argus.pipeline.http.JsonReplies.reply;
 
-import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.config.Names;
+import io.argus.pipeline.training.CollectedFrame;
+import io.argus.pipeline.training.DatasetService;
 import io.argus.pipeline.training.ModelRegistry;
-import io.argus.pipeline.training.RequestRefused;
+import io.argus.pipeline.training.ModelRegistryService;
+import io.argus.pipeline.training.RunRecord;
+import io.argus.pipeline.training.TrainingService;
+import io.argus.pipeline.training.VersionChange;
 import io.argus.pipeline.training.WeightsUpload;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.ReplyException;
-import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
- * REST for online training (docs/online-training.md), each a request to the verticle that owns the thing:
- * collected frames and their labels ({@code /api/training/frames...}, {@code /api/training/dataset}) to the dataset
- * verticle, runs ({@code /api/training}, {@code /api/training/runs...}) to the trainer, versions and rollback
- * ({@code /api/models/:id/versions}, {@code POST /api/models/:id/rollback}) to the model registry. With training off
- * they answer 404 saying so. Every id in a path or body is checked here first (a name, a version id, a run number):
- * 400 naming the field. No route takes a server path: weights are adopted from the request body
- * ({@link #mountUpload}) or by the name of a file in the configured import directory.
+ * REST for online training (docs/online-training.md), each a call to the service that owns the thing: collected
+ * frames and their labels ({@code /api/training/frames...}, {@code /api/training/dataset}) to the
+ * {@link DatasetService}, runs ({@code /api/training}, {@code /api/training/runs...}) to the {@link TrainingService},
+ * versions and rollback ({@code /api/models/:id/versions}, {@code POST /api/models/:id/rollback}) to the
+ * {@link ModelRegistryService}. With training off they answer 404 saying so. Every id in a path or body is checked
+ * here first (a name, a version id, a run number): 400 naming the field. No route takes a server path: weights are
+ * adopted from the request body ({@link #mountUpload}) or by the name of a file in the configured import directory.
  */
 final class TrainingRoutes {
-    /** A rollback or a swap may load a large model. */
-    private static final DeliveryOptions LONG = new DeliveryOptions().setSendTimeout(300_000);
+    private static final String OFF = "online training is off (set training.enabled: true in the config)";
 
     private final Vertx vertx;
+    private final DatasetService dataset;
+    private final TrainingService training;
+    private final ModelRegistryService registry;
 
-    private TrainingRoutes(Vertx vertx) {
+    /** The services: all null with online training off. */
+    private TrainingRoutes(Vertx vertx, DatasetService dataset, TrainingService training, ModelRegistryService registry) {
         this.vertx = vertx;
+        this.dataset = dataset;
+        this.training = training;
+        this.registry = registry;
     }
 
     /**
@@ -45,42 +57,35 @@ final class TrainingRoutes {
      * before {@code /api}'s 64 KB body limit, since weights are megabytes; streamed to disk and hashed as they arrive
      * ({@link WeightsUpload}), then adopted as a version and swapped in. Other content types go on to the JSON route.
      */
-    static void mountUpload(Router router, Vertx vertx) {
-        TrainingRoutes t = new TrainingRoutes(vertx);
+    static void mountUpload(Router router, Vertx vertx, ModelRegistryService registry) {
+        TrainingRoutes t = new TrainingRoutes(vertx, null, null, registry);
         router.post("/api/models/:id/versions").consumes("application/octet-stream").handler(t::upload);
     }
 
-    static void mount(Router router, Vertx vertx) {
-        TrainingRoutes t = new TrainingRoutes(vertx);
-        router.get("/api/training").handler(rc -> t.ask(rc, Addresses.TRAINING_CONTROL, action("status"), 200));
-        router.get("/api/training/dataset").handler(rc -> t.ask(rc, Addresses.DATASET_CONTROL, action("stats"), 200));
+    static void mount(Router router, Vertx vertx, DatasetService dataset, TrainingService training,
+                      ModelRegistryService registry) {
+        TrainingRoutes t = new TrainingRoutes(vertx, dataset, training, registry);
+        router.get("/api/training").handler(rc -> t.training(rc, s -> answer(rc, s.status(), WAIT_SECONDS, st -> st.toJson(), 200)));
+        router.get("/api/training/dataset").handler(rc -> t.dataset(rc, d -> answer(rc, d.stats(), WAIT_SECONDS, st -> st.toJson(), 200)));
         router.get("/api/training/frames").handler(rc -> {
-            JsonObject q = action("frames");
             String split = rc.queryParams().get("split");
             String labeled = rc.queryParams().get("labeled");
             String limit = rc.queryParams().get("limit");
-            if (split != null) {
-                if (!split.equals("train") && !split.equals("val")) {
-                    error(rc, 400, "split: expected train or val, found " + Names.quoted(split));
-                    return;
-                }
-                q.put("split", split);
+            if (split != null && !split.equals(CollectedFrame.TRAIN) && !split.equals(CollectedFrame.VAL)) {
+                error(rc, 400, "split: expected train or val, found " + Names.quoted(split));
+                return;
             }
-            if (labeled != null) {
-                if (!labeled.equals("true") && !labeled.equals("false")) {
-                    error(rc, 400, "labeled: expected true or false, found " + Names.quoted(labeled));
-                    return;
-                }
-                q.put("labeled", Boolean.parseBoolean(labeled));
+            if (labeled != null && !labeled.equals("true") && !labeled.equals("false")) {
+                error(rc, 400, "labeled: expected true or false, found " + Names.quoted(labeled));
+                return;
             }
-            if (limit != null) {
-                if (!limit.matches("[0-9]{1,7}")) {
-                    error(rc, 400, "limit: expected a number of frames (0-9999999), found " + Names.quoted(limit));
-                    return;
-                }
-                q.put("limit", Integer.parseInt(limit));
+            if (limit != null && !limit.matches("[0-9]{1,7}")) {
+                error(rc, 400, "limit: expected a number of frames (0-9999999), found " + Names.quoted(limit));
+                return;
             }
-            t.ask(rc, Addresses.DATASET_CONTROL, q, 200);
+            t.dataset(rc, d -> answer(rc, d.frames(split, labeled != null ? Boolean.valueOf(labeled) : null,
+                    limit != null ? Integer.parseInt(limit) : DatasetService.DEFAULT_LIMIT), WAIT_SECONDS,
+                    TrainingRoutes::summaries, 200));
         });
         router.post("/api/training/frames").handler(rc -> {
             JsonObject body = body(rc, "{\"camera\": \"cam1\"}");
@@ -92,41 +97,45 @@ final class TrainingRoutes {
                 return;
             }
             // the caller's address: capture requests waiting for a frame are capped per client
-            t.ask(rc, Addresses.DATASET_CONTROL, action("capture").put("camera", c).put("client", client(rc)), 201);
+            t.dataset(rc, d -> answer(rc, d.capture(c, client(rc)), WAIT_SECONDS, CollectedFrame::toJson, 201));
         });
-        router.get("/api/training/frames/:id").handler(rc -> t.frame(rc, "get", 200));
+        router.get("/api/training/frames/:id").handler(rc -> {
+            String id = frameId(rc);
+            if (id != null) t.dataset(rc, d -> answer(rc, d.frame(id), WAIT_SECONDS, CollectedFrame::toJson, 200));
+        });
         router.get("/api/training/frames/:id/image").handler(t::image);
         router.put("/api/training/frames/:id/labels").handler(rc -> {
             String id = frameId(rc);
             if (id == null) return;
             JsonObject body = body(rc, "{\"labels\": [{\"className\": \"star\", \"box\": {\"x\": 10, \"y\": 20, \"w\": 30, \"h\": 30}}]}");
-            if (body != null) t.ask(rc, Addresses.DATASET_CONTROL, action("labels").put("id", id).put("body", body), 200);
+            if (body != null) t.dataset(rc, d -> answer(rc, d.label(id, body), WAIT_SECONDS, CollectedFrame::toJson, 200));
         });
-        router.delete("/api/training/frames/:id").handler(rc -> t.frame(rc, "delete", 200));
-        router.get("/api/training/runs").handler(rc -> t.ask(rc, Addresses.TRAINING_CONTROL, action("runs"), 200));
-        router.post("/api/training/runs").handler(rc -> t.ask(rc, Addresses.TRAINING_CONTROL, action("start"), 202));
+        router.delete("/api/training/frames/:id").handler(rc -> {
+            String id = frameId(rc);
+            if (id != null) t.dataset(rc, d -> answer(rc, d.delete(id), WAIT_SECONDS, v -> new JsonObject().put("deleted", id), 200));
+        });
+        router.get("/api/training/runs").handler(rc -> t.training(rc, s -> answer(rc, s.runs(Integer.MAX_VALUE), WAIT_SECONDS,
+                TrainingRoutes::runs, 200)));
+        router.post("/api/training/runs").handler(rc -> t.training(rc, s -> answer(rc, s.runNow(), LONG_WAIT_SECONDS,
+                RunRecord::toJson, 202)));
         router.get("/api/training/runs/:id").handler(rc -> {
             String id = rc.pathParam("id");
             if (id == null || !id.matches("[0-9]{1,9}")) {
                 error(rc, 400, "run id: expected a run number (1-9 digits), found " + Names.quoted(id));
                 return;
             }
-            t.ask(rc, Addresses.TRAINING_CONTROL, action("run").put("id", Integer.parseInt(id)), 200);
+            t.training(rc, s -> answer(rc, s.run(Integer.parseInt(id)), WAIT_SECONDS, RunRecord::toJson, 200));
         });
-        router.post("/api/training/runs/cancel").handler(rc -> t.ask(rc, Addresses.TRAINING_CONTROL, action("cancel"), 200));
-        router.get("/api/models/:id/versions").handler(rc -> {
-            String model = modelId(rc);
-            if (model != null) t.ask(rc, Addresses.REGISTRY_CONTROL, action("versions").put("model", model), 200);
-        });
-        router.post("/api/models/:id/rollback").handler(rc -> {
-            String model = modelId(rc);
-            if (model != null) t.ask(rc, Addresses.REGISTRY_CONTROL, action("rollback").put("model", model), 200);
-        });
+        router.post("/api/training/runs/cancel").handler(rc -> t.training(rc, s -> answer(rc, s.cancel(), WAIT_SECONDS,
+                RunRecord::toJson, 200)));
+        router.get("/api/models/:id/versions").handler(rc -> t.registry(rc, r -> answer(rc, r.versions(), WAIT_SECONDS,
+                v -> v.toJson(), 200)));
+        router.post("/api/models/:id/rollback").handler(rc -> t.registry(rc, r -> answer(rc, r.rollback(), LONG_WAIT_SECONDS,
+                VersionChange::toJson, 200)));
         // an operator promotes weights trained elsewhere, named in training.importDir (the weights themselves as the
         // body: mountUpload); in a cluster every node follows
         router.post("/api/models/:id/versions").handler(rc -> {
-            String model = modelId(rc);
-            if (model == null) return;
+            if (modelId(rc) == null) return;
             JsonObject body = body(rc, "{\"file\": \"better.weights\"} (a file in training.importDir), or the weights"
                     + " themselves with content-type: application/octet-stream");
             if (body == null) return;
@@ -137,12 +146,11 @@ final class TrainingRoutes {
                         + " content-type: application/octet-stream)");
                 return;
             }
-            t.ask(rc, Addresses.REGISTRY_CONTROL, action("import").put("model", model).put("file", f), 200);
+            t.registry(rc, r -> answer(rc, r.importFile(f), LONG_WAIT_SECONDS, VersionChange::toJson, 200));
         });
         // a kept version's weights: how the other nodes of a cluster fetch a promoted version (by its hash)
         router.get("/api/models/:id/versions/:version/weights").handler(rc -> {
-            String model = modelId(rc);
-            if (model == null) return;
+            if (modelId(rc) == null) return;
             String version;
             try {
                 version = ModelRegistry.requireVersion("version", rc.pathParam("version"));
@@ -150,10 +158,50 @@ final class TrainingRoutes {
                 error(rc, 400, e.getMessage());
                 return;
             }
-            vertx.eventBus().<JsonObject>request(Addresses.REGISTRY_CONTROL, action("weights").put("model", model).put("version", version))
-                    .onSuccess(m -> rc.response().putHeader("content-type", "application/octet-stream").sendFile(m.body().getString("file")))
-                    .onFailure(e -> fail(rc, e));
+            t.registry(rc, r -> r.weights(version).timeout(WAIT_SECONDS, TimeUnit.SECONDS)
+                    .onSuccess(file -> rc.response().putHeader("content-type", "application/octet-stream").sendFile(file.toString()))
+                    .onFailure(e -> failure(rc, e)));
         });
+    }
+
+    /** {@code use} the dataset, or 404 with online training off. */
+    private void dataset(RoutingContext rc, Consumer<DatasetService> use) {
+        if (dataset == null) error(rc, 404, OFF);
+        else use.accept(dataset);
+    }
+
+    /** {@code use} the trainer, or 404 with online training off. */
+    private void training(RoutingContext rc, Consumer<TrainingService> use) {
+        if (training == null) error(rc, 404, OFF);
+        else use.accept(training);
+    }
+
+    /**
+     * {@code use} the registry of the path's model: 400 for a model id that is not a name, 404 with online training
+     * off or for a model that does not learn online.
+     */
+    private void registry(RoutingContext rc, Consumer<ModelRegistryService> use) {
+        String model = modelId(rc);
+        if (model == null) return;
+        if (registry == null) {
+            error(rc, 404, OFF);
+        } else if (!registry.model().equals(model)) {
+            error(rc, 404, ModelRegistryService.noHistory(model, registry.model()));
+        } else {
+            use.accept(registry);
+        }
+    }
+
+    private static JsonArray summaries(List<CollectedFrame> frames) {
+        JsonArray out = new JsonArray();
+        for (CollectedFrame f : frames) out.add(f.summary());
+        return out;
+    }
+
+    private static JsonArray runs(List<RunRecord> runs) {
+        JsonArray out = new JsonArray();
+        for (RunRecord r : runs) out.add(r.toJson());
+        return out;
     }
 
     /** The path's model id, or null after answering 400. */
@@ -179,11 +227,6 @@ final class TrainingRoutes {
                 : v instanceof io.vertx.core.json.JsonArray ? "list" : v.getClass().getSimpleName();
     }
 
-    private void frame(RoutingContext rc, String action, int okStatus) {
-        String id = frameId(rc);
-        if (id != null) ask(rc, Addresses.DATASET_CONTROL, action(action).put("id", id), okStatus);
-    }
-
     /**
      * The weights as the body: the registry stages a file for them, they are streamed into it and hashed, then the
      * registry checks and adopts them. A refused or broken upload is answered at once, its staged file discarded and
@@ -193,31 +236,25 @@ final class TrainingRoutes {
         HttpServerRequest request = rc.request();
         request.pause(); // not a byte is lost while the registry stages the file
         String model = modelId(rc);
-        if (model == null) {
+        if (model == null || registry == null || !registry.model().equals(model)) {
+            if (model != null) error(rc, 404, registry == null ? OFF : ModelRegistryService.noHistory(model, registry.model()));
             closeAfter(rc);
             return;
         }
-        vertx.eventBus().<JsonObject>request(Addresses.REGISTRY_CONTROL, action("upload").put("model", model))
+        registry.upload().timeout(WAIT_SECONDS, TimeUnit.SECONDS)
                 .onFailure(e -> {
-                    fail(rc, e);
+                    failure(rc, e);
                     closeAfter(rc);
                 })
-                .onSuccess(m -> {
-                    JsonObject ticket = m.body();
-                    WeightsUpload.receive(vertx, request, ticket)
-                            .compose(received -> vertx.eventBus().<JsonObject>request(Addresses.REGISTRY_CONTROL,
-                                    action("adopt-upload").put("model", model).put("ticket", ticket.getString("ticket"))
-                                            .put("sha256", received.sha256()).put("bytes", received.bytes())
-                                            .put("origin", "operator"), LONG))
-                            .onSuccess(r -> reply(rc, r.body(), 200))
-                            .onFailure(e -> {
-                                vertx.eventBus().request(Addresses.REGISTRY_CONTROL, action("discard").put("model", model)
-                                        .put("ticket", ticket.getString("ticket")));
-                                if (e instanceof RequestRefused r) error(rc, r.status(), r.getMessage());
-                                else fail(rc, e);
-                                closeAfter(rc);
-                            });
-                });
+                .onSuccess(ticket -> WeightsUpload.receive(vertx, request, ticket)
+                        .compose(received -> registry.adoptUpload(ticket.id(), received.sha256(), received.bytes())
+                                .timeout(LONG_WAIT_SECONDS, TimeUnit.SECONDS))
+                        .onSuccess(r -> JsonReplies.reply(rc, r.toJson(), 200))
+                        .onFailure(e -> {
+                            registry.discard(ticket.id());
+                            failure(rc, e);
+                            closeAfter(rc);
+                        }));
     }
 
     /** A request whose body was not read to its end: the connection goes once the answer is out. */
@@ -243,28 +280,10 @@ final class TrainingRoutes {
     private void image(RoutingContext rc) {
         String id = frameId(rc);
         if (id == null) return;
-        vertx.eventBus().<JsonObject>request(Addresses.DATASET_CONTROL, action("image").put("id", id))
-                .onSuccess(m -> rc.response().putHeader("content-type", "image/png")
+        dataset(rc, d -> d.image(id).timeout(WAIT_SECONDS, TimeUnit.SECONDS)
+                .onSuccess(file -> rc.response().putHeader("content-type", "image/png")
                         .putHeader("cache-control", "private, max-age=3600")
-                        .sendFile(m.body().getString("file")))
-                .onFailure(e -> fail(rc, e));
-    }
-
-    private void ask(RoutingContext rc, String address, JsonObject request, int okStatus) {
-        vertx.eventBus().request(address, request, LONG).onComplete(ar -> {
-            if (ar.succeeded()) {
-                reply(rc, ar.result().body(), okStatus);
-            } else {
-                fail(rc, ar.cause());
-            }
-        });
-    }
-
-    private static void fail(RoutingContext rc, Throwable e) {
-        if (e instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS) {
-            error(rc, 404, "online training is off (set training.enabled: true in the config)");
-        } else {
-            failure(rc, e);
-        }
+                        .sendFile(file.toString()))
+                .onFailure(e -> failure(rc, e)));
     }
 }

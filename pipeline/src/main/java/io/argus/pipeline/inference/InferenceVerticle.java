@@ -1,8 +1,11 @@
 package io.argus.pipeline.inference;
 
-import io.argus.pipeline.app.Addresses;
-import io.argus.pipeline.app.ArgusMetrics;
-import io.argus.pipeline.app.StartupProgress;
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.Addresses.CameraNotice;
+import io.argus.pipeline.base.ArgusMetrics;
+import io.argus.pipeline.base.RequestRefused;
+import io.argus.pipeline.base.ServiceCall;
+import io.argus.pipeline.base.StartupProgress;
 import io.argus.pipeline.config.ModelConfig;
 import io.argus.pipeline.frames.VideoFrame;
 import io.argus.pipeline.publish.Provenance;
@@ -15,7 +18,6 @@ import io.micrometer.core.instrument.noop.NoopTimer;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -28,12 +30,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * inference thread ({@link InferenceWorker}). Deployment completes once the model is loaded and the detector open,
  * or fails with the reason.
  *
- * <p>Control requests on {@code argus.control.model.<id>}: {@code {"action": "status"}} and
- * {@code {"action": "swap", "weights": "/path/x.weights", "version": "..."}}, which loads the weights and opens a
- * detector on a worker thread while the old one keeps serving, then has the inference thread switch between two
- * batches; the reply ({@code {"id", "version", "replaced"}}) comes once the new version serves.
+ * <p>It is the model's {@link ModelControl}: its status, and a swap, which loads the weights and opens a detector on
+ * a thread of its own while the old one keeps serving, then has the inference thread switch between two batches; the
+ * swap completes once the new version serves.
  */
-public final class InferenceVerticle extends VerticleBase {
+public final class InferenceVerticle extends VerticleBase implements ModelControl {
     /** How long a removed camera's frames may still come out of the batcher (far more than a batch takes). */
     private static final long LATE_FRAMES_MS = 5_000;
     /** Where the latency of a removed camera's late frames goes: nowhere. */
@@ -61,7 +62,6 @@ public final class InferenceVerticle extends VerticleBase {
     private ArgusMetrics.Group meters;
     private MessageConsumer<VideoFrame> frames;
     private MessageConsumer<JsonObject> cameraEvents;
-    private MessageConsumer<JsonObject> control;
     private InferenceWorker worker;
     private final CameraTracks tracks;
     private ModelEngine.Opener engines = ModelEngine::open;
@@ -124,19 +124,19 @@ public final class InferenceVerticle extends VerticleBase {
         return ready.future().onFailure(e -> meters.close()).compose(v -> {
             frames = vertx.eventBus().localConsumer(Addresses.frames(config.id()), m -> queue.offer(m.body()));
             cameraEvents = vertx.eventBus().localConsumer(Addresses.CAMERA_EVENTS, m -> {
-                String id = m.body().getString("id");
-                if ("removed".equals(m.body().getString("event"))) {
+                CameraNotice notice = CameraNotice.from(m.body());
+                String id = notice.camera();
+                if (notice.change() == CameraNotice.Change.REMOVED) {
                     // its last frames may still be in the batcher: they must not bring its latency series back
                     justRemoved.add(id);
                     forgetCamera(id);
                     vertx.setTimer(LATE_FRAMES_MS, t -> {
                         if (justRemoved.remove(id)) forgetLatency(id);
                     });
-                } else if (id != null) {
+                } else {
                     justRemoved.remove(id); // added again
                 }
             });
-            control = vertx.eventBus().localConsumer(Addresses.modelControl(config.id()), this::control);
             return Future.succeededFuture();
         });
     }
@@ -145,7 +145,6 @@ public final class InferenceVerticle extends VerticleBase {
     public Future<?> stop() {
         if (frames != null) frames.unregister();
         if (cameraEvents != null) cameraEvents.unregister();
-        if (control != null) control.unregister();
         queue.close();
         if (swapThread != null) swapThread.shutdown();
         meters.close();
@@ -178,30 +177,24 @@ public final class InferenceVerticle extends VerticleBase {
         tracks.forget(camera);
     }
 
-    private void control(Message<JsonObject> msg) {
-        JsonObject body = msg.body();
-        switch (body.getString("action", "")) {
-            case "status" -> msg.reply(status());
-            case "swap" -> {
-                String weights = body.getString("weights");
-                if (weights == null) {
-                    msg.fail(400, "swap: \"weights\" (a .weights file) is required");
-                    return;
-                }
-                swap(Path.of(weights), body.getString("version")).onComplete(ar -> {
-                    if (ar.succeeded()) msg.reply(ar.result());
-                    else msg.fail(ar.cause() instanceof IllegalArgumentException ? 400 : 409, ar.cause().getMessage());
-                });
-            }
-            default -> msg.fail(400, "unknown action \"" + body.getString("action") + "\" (status, swap)");
-        }
+    /**
+     * Loads {@code weights} beside the serving model (a thread of its own), then has the inference thread switch to
+     * it between two batches; completes once it serves.
+     */
+    @Override
+    public Future<Swapped> swap(Path weights, String version) {
+        return ServiceCall.on(context, () -> {
+            if (weights == null) throw new IllegalArgumentException("swap: \"weights\" (a .weights file) is required");
+            return load(weights, version)
+                    .compose(s -> Future.fromCompletionStage(worker.swap(s), context)
+                            .map(replaced -> new Swapped(config.id(), s.model().version(), replaced.version())))
+                    .recover(e -> Future.failedFuture(e instanceof IllegalArgumentException || e instanceof RequestRefused
+                            ? e : new RequestRefused(409, e.getMessage(), e)));
+        });
     }
 
-    /**
-     * Loads {@code weights} beside the serving model (a worker thread), then has the inference thread switch to it
-     * between two batches. Completes with {@code {"id", "version", "replaced"}} once it serves.
-     */
-    public Future<JsonObject> swap(Path weights, String version) {
+    /** The weights loaded into a detector, opened and warmed up on the swap thread, while the old one serves. */
+    private Future<InferenceWorker.Serving> load(Path weights, String version) {
         Promise<InferenceWorker.Serving> promise = Promise.promise();
         io.vertx.core.Context ctx = context;
         try {
@@ -224,10 +217,7 @@ public final class InferenceVerticle extends VerticleBase {
         } catch (java.util.concurrent.RejectedExecutionException e) {
             promise.fail(new IllegalStateException("stopped"));
         }
-        Future<InferenceWorker.Serving> loaded = promise.future();
-        return loaded.compose(s -> Future.fromCompletionStage(worker.swap(s), context)
-                .map(replaced -> new JsonObject().put("id", config.id()).put("version", s.model().version())
-                        .put("replaced", replaced.version())));
+        return promise.future();
     }
 
     /** Before deploying: how the model's engine is opened (tests: CPU backends standing in for GPUs). */
@@ -250,7 +240,13 @@ public final class InferenceVerticle extends VerticleBase {
 
     public LatestFrames queue() { return queue; }
 
-    public JsonObject status() {
+    @Override
+    public Future<JsonObject> status() {
+        return ServiceCall.on(context, () -> Future.succeededFuture(statusNow()));
+    }
+
+    /** {@link #status} from any thread: what the model's counters and the serving version say now. */
+    public JsonObject statusNow() {
         LoadedModel m = worker != null ? worker.serving() : null;
         JsonObject j = m != null ? m.toJson() : new JsonObject().put("id", config.id());
         return j.put("backendRequested", config.backend().name().toLowerCase(java.util.Locale.ROOT))

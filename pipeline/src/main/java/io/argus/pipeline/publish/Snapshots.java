@@ -1,7 +1,7 @@
 package io.argus.pipeline.publish;
 
 import io.argus.detector.BgrImage;
-import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.base.Addresses;
 import io.argus.pipeline.config.ArgusConfig.SnapshotSettings;
 import io.argus.pipeline.frames.VideoFrame;
 import io.vertx.core.eventbus.EventBus;

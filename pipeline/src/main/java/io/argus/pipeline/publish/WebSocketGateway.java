@@ -1,8 +1,9 @@
 package io.argus.pipeline.publish;
 
-import io.argus.pipeline.app.Addresses;
-import io.argus.pipeline.app.ArgusMetrics;
-import io.argus.pipeline.cluster.EpochFilter;
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.ArgusMetrics;
+import io.argus.pipeline.camera.CameraStatus;
+import io.argus.pipeline.camera.Cameras;
 import io.argus.pipeline.config.ArgusConfig.WebSocketSettings;
 import io.micrometer.core.instrument.Counter;
 import io.vertx.core.Future;
@@ -44,7 +45,7 @@ public final class WebSocketGateway {
     private final Set<String> followed = ConcurrentHashMap.newKeySet();
     private final Counter dropped;
     private final ArgusMetrics.Group meters;
-    private final String cameraList;
+    private final Cameras cameraList;
     private final String cameraEvents;
     private final EpochFilter epochs;
     private MessageConsumer<JsonObject> events;
@@ -52,15 +53,11 @@ public final class WebSocketGateway {
     private MessageConsumer<JsonObject> counts;
     private long pingTimer = -1;
 
-    public WebSocketGateway(Vertx vertx, WebSocketSettings settings, ArgusMetrics metrics) {
-        this(vertx, settings, metrics, Addresses.CAMERA_CONTROL, Addresses.CAMERA_EVENTS, new EpochFilter(10_000));
-    }
-
     /**
-     * @param cameraList   where to ask for the cameras to follow ({@code {"action": "list"}})
-     * @param cameraEvents where cameras added and removed are announced
+     * @param cameraList   the cameras to follow (this node's, or the cluster's)
+     * @param cameraEvents where cameras added and removed are announced ({@link Addresses.CameraNotice})
      */
-    public WebSocketGateway(Vertx vertx, WebSocketSettings settings, ArgusMetrics metrics, String cameraList,
+    public WebSocketGateway(Vertx vertx, WebSocketSettings settings, ArgusMetrics metrics, Cameras cameraList,
                             String cameraEvents, EpochFilter epochs) {
         this.vertx = vertx;
         this.cameraList = cameraList;
@@ -76,9 +73,9 @@ public final class WebSocketGateway {
     /** Call on the owning verticle's context. */
     public Future<Void> start() {
         events = vertx.eventBus().localConsumer(cameraEvents, m -> {
-            String id = m.body().getString("id");
-            if ("added".equals(m.body().getString("event"))) follow(id);
-            else unfollow(id);
+            Addresses.CameraNotice notice = Addresses.CameraNotice.from(m.body());
+            if (notice.change() == Addresses.CameraNotice.Change.ADDED) follow(notice.camera());
+            else unfollow(notice.camera());
         });
         // Tracked-object events of every camera (every node's, in a cluster): one address, filtered per client.
         objectEvents = vertx.eventBus().consumer(Addresses.EVENTS, m -> dispatch(m.body()));
@@ -90,9 +87,9 @@ public final class WebSocketGateway {
             }
         });
         return vertx.executeBlocking(WebSocketGateway::warmUpEncoding)
-                .compose(v -> vertx.eventBus().<JsonArray>request(cameraList, new JsonObject().put("action", "list")))
-                .map(reply -> {
-                    for (Object o : reply.body()) follow(((JsonObject) o).getString("id"));
+                .compose(v -> cameraList.list())
+                .map(list -> {
+                    for (CameraStatus c : list) follow(c.id());
                     return null;
                 });
     }

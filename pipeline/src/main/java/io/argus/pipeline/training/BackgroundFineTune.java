@@ -3,6 +3,7 @@ package io.argus.pipeline.training;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.darknet.WeightsInit;
+import io.argus.pipeline.config.TrainingConfig;
 import io.argus.trainer.backends.TrainingBackends;
 import io.argus.trainer.data.SyntheticScenes;
 import io.argus.trainer.train.IterationStats;

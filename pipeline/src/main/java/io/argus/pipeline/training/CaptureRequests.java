@@ -1,5 +1,6 @@
 package io.argus.pipeline.training;
 
+import io.argus.pipeline.base.RequestRefused;
 import java.util.HashMap;
 import java.util.Map;
 

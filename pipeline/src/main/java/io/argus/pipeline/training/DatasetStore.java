@@ -8,7 +8,6 @@ import io.argus.detector.io.OwnerOnly;
 import io.argus.pipeline.config.Names;
 import io.argus.trainer.data.LabelFile;
 import io.argus.trainer.loss.Truth;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -280,7 +279,7 @@ public final class DatasetStore {
     }
 
     /** Frames and objects per class and split, for the dashboard. */
-    public JsonObject stats() {
+    public DatasetStats stats() {
         int labeled = 0, teacher = 0, trainFrames = 0, valFrames = 0;
         int[][] objects = new int[names.size()][2];
         for (CollectedFrame f : frames.values()) {
@@ -292,15 +291,12 @@ public final class DatasetStore {
             else trainFrames++;
             for (Detection d : f.labels()) objects[d.classId()][s]++;
         }
-        JsonArray classes = new JsonArray();
+        List<DatasetStats.ClassObjects> classes = new ArrayList<>();
         for (int c = 0; c < names.size(); c++) {
-            classes.add(new JsonObject().put("classId", c).put("className", names.get(c))
-                    .put("train", objects[c][0]).put("val", objects[c][1]));
+            classes.add(new DatasetStats.ClassObjects(c, names.get(c), objects[c][0], objects[c][1]));
         }
-        return new JsonObject().put("frames", frames.size()).put("maxFrames", maxFrames).put("labeled", labeled)
-                .put("unlabeled", frames.size() - labeled).put("teacherLabeled", teacher)
-                .put("trainFrames", trainFrames).put("valFrames", valFrames).put("labelsRevision", labelsRevision)
-                .put("classes", classes);
+        return new DatasetStats(frames.size(), maxFrames, labeled, frames.size() - labeled, teacher, trainFrames,
+                valFrames, labelsRevision, List.copyOf(classes), null);
     }
 
     private CollectedFrame oldestEvictable() {

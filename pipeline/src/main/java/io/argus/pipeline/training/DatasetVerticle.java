@@ -1,15 +1,18 @@
 package io.argus.pipeline.training;
 
 import io.argus.detector.Detection;
-import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.Addresses.CameraNotice;
+import io.argus.pipeline.base.RequestRefused;
+import io.argus.pipeline.base.ServiceCall;
+import io.argus.pipeline.camera.Cameras;
 import io.argus.pipeline.config.Names;
+import io.argus.pipeline.config.TrainingConfig;
 import io.argus.pipeline.inference.InferenceVerticle;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
@@ -21,19 +24,20 @@ import java.util.Map;
 /**
  * The online trainer's data: collects frames from the trained model's cameras (through a {@link CollectorTap} on its
  * inference thread and a {@link FrameCollector}), labels them with the teacher when there is one, and keeps them in
- * the {@link DatasetStore}. Answers {@code argus.control.dataset} requests ({@code {"action": ...}}): {@code frames}
- * ({@code split}, {@code labeled}, {@code limit}), {@code get}, {@code image}, {@code labels} (annotations of a
- * frame), {@code delete}, {@code capture} (keep a camera's next frame: a camera of this model, on this node; the
- * requests waiting for a frame are capped per client and in all, {@link CaptureRequests}), {@code stats}, and for the
- * trainer {@code pin} / {@code unpin}. Frame ids are names ({@link Names}, up to {@link Names#DERIVED_MAX}). Publishes {@code frame-collected}, {@code labels-changed} and {@code frame-deleted} on
- * {@code argus.training.events}. All file work runs on one thread of its own; the event loop never blocks.
+ * the {@link DatasetStore}. It is the {@link DatasetService}: frames listed, shown, labelled and deleted, a camera's
+ * next frame captured (a camera of this model, on this node; the requests waiting for a frame are capped per client
+ * and in all, {@link CaptureRequests}), counts, and for the trainer pin and unpin. Frame ids are names
+ * ({@link Names}, up to {@link Names#DERIVED_MAX}). Publishes {@code frame-collected}, {@code labels-changed} and
+ * {@code frame-deleted} on {@code argus.training.events}. All file work runs on one thread of its own; the event loop
+ * never blocks.
  */
-public final class DatasetVerticle extends VerticleBase {
+public final class DatasetVerticle extends VerticleBase implements DatasetService {
     private static final long CAPTURE_TIMEOUT_MS = 10_000;
     private static final System.Logger LOG = System.getLogger("argus.training.dataset");
 
     private final TrainingConfig config;
     private final InferenceVerticle model;
+    private final Cameras cameras;
     // camera (one of this model's) to the requests waiting for its next frame; at most CaptureRequests.TOTAL in all
     private final Map<String, List<Promise<CollectedFrame>>> captures = new HashMap<>();
     private final CaptureRequests requests = new CaptureRequests();
@@ -43,13 +47,14 @@ public final class DatasetVerticle extends VerticleBase {
     private Teacher teacher;            // idem
     private CollectorTap tap;
     private List<String> names;
-    private MessageConsumer<JsonObject> consumer;
     private MessageConsumer<JsonObject> cameraEvents;
     private boolean fullReported;
 
-    public DatasetVerticle(TrainingConfig config, InferenceVerticle model) {
+    /** {@code cameras}: this node's own cameras (a capture keeps a frame of a camera that runs here). */
+    public DatasetVerticle(TrainingConfig config, InferenceVerticle model, Cameras cameras) {
         this.config = config;
         this.model = model;
+        this.cameras = cameras;
     }
 
     @Override
@@ -65,8 +70,8 @@ public final class DatasetVerticle extends VerticleBase {
                     tap = new CollectorTap(config.collect().enabled(), config.collect().candidateIntervalMs(),
                             lane.executor(), this::collect);
                     model.tap(tap);
-                    consumer = vertx.eventBus().localConsumer(Addresses.DATASET_CONTROL, this::handle);
-                    cameraEvents = vertx.eventBus().localConsumer(Addresses.CAMERA_EVENTS, this::onCameraEvent);
+                    cameraEvents = vertx.eventBus().localConsumer(Addresses.CAMERA_EVENTS,
+                            m -> onCameraEvent(CameraNotice.from(m.body())));
                     LOG.log(Level.INFO, "dataset of " + config.model() + ": " + s.size() + " frames in " + s.dir());
                     return null;
                 });
@@ -75,7 +80,6 @@ public final class DatasetVerticle extends VerticleBase {
     @Override
     public Future<?> stop() {
         model.tap(null);
-        if (consumer != null) consumer.unregister();
         if (cameraEvents != null) cameraEvents.unregister();
         Future<Object> closed = lane.run(() -> {
             if (teacher != null) teacher.close();
@@ -115,90 +119,96 @@ public final class DatasetVerticle extends VerticleBase {
         });
     }
 
-    private void handle(Message<JsonObject> msg) {
-        JsonObject b = msg.body();
-        String action = b.getString("action", "");
-        String id = b.getString("id");
-        Future<?> result;
-        try {
-            if (id != null) Names.require("frame id", id, Names.DERIVED_MAX);
-            result = switch (action) {
-                case "frames" -> lane.run(() -> list(b));
-                case "get" -> lane.run(() -> found(store.get(id), id).toJson());
-                case "image" -> lane.run(() -> {
-                    found(store.get(id), id);
-                    return new JsonObject().put("file", store.image(id).toString());
-                });
-                case "labels" -> labels(id, b);
-                case "delete" -> lane.run(() -> {
-                    if (!store.delete(id)) throw new NotFound("no collected frame \"" + id + "\"");
-                    return new JsonObject().put("deleted", id);
-                }).onSuccess(r -> publish("frame-deleted", new JsonObject().put("id", id)));
-                case "capture" -> capture(b.getString("camera"), b.getString("client", "local"));
-                case "stats" -> lane.run(() -> store.stats()).map(j -> j.put("captures", new JsonObject()
-                        .put("waiting", requests.pending()).put("cameras", tap.forcedCount())));
-                case "pin" -> lane.run(() -> {
-                    DatasetStore.Snapshot s = store.pin();
-                    return new JsonObject().put("train", paths(s.train())).put("val", paths(s.val()))
-                            .put("valObjects", s.valObjects()).put("labelsRevision", s.labelsRevision());
-                });
-                case "unpin" -> lane.run(() -> {
-                    store.unpin();
-                    return new JsonObject();
-                });
-                case "revision" -> lane.run(() -> new JsonObject().put("labelsRevision", store.labelsRevision()));
-                default -> Future.failedFuture(new IllegalArgumentException("unknown action \"" + action
-                        + "\" (frames, get, image, labels, delete, capture, stats, pin, unpin, revision)"));
-            };
-        } catch (RuntimeException e) {
-            result = Future.failedFuture(e);
-        }
-        result.onComplete(ar -> {
-            if (ar.succeeded()) msg.reply(ar.result());
-            else msg.fail(code(ar.cause()), ar.cause().getMessage());
-        });
+    @Override
+    public Future<List<CollectedFrame>> frames(String split, Boolean labeled, int limit) {
+        return ServiceCall.on(context, () -> lane.run(() -> {
+            List<CollectedFrame> out = new ArrayList<>();
+            for (CollectedFrame f : store.frames()) {
+                if (split != null && !split.equals(f.split())) continue;
+                if (labeled != null && labeled != f.labeled()) continue;
+                if (out.size() >= limit) break;
+                out.add(f);
+            }
+            return List.copyOf(out);
+        }));
     }
 
-    private JsonArray list(JsonObject b) {
-        String split = b.getString("split");
-        Boolean labeled = b.getBoolean("labeled");
-        int limit = b.getInteger("limit", 200);
-        JsonArray out = new JsonArray();
-        for (CollectedFrame f : store.frames()) {
-            if (split != null && !split.equals(f.split())) continue;
-            if (labeled != null && labeled != f.labeled()) continue;
-            if (out.size() >= limit) break;
-            out.add(f.summary());
-        }
-        return out;
+    @Override
+    public Future<CollectedFrame> frame(String id) {
+        return ServiceCall.on(context, () -> lane.run(() -> found(store.get(frameId(id)), id)));
     }
 
-    private Future<JsonObject> labels(String id, JsonObject b) {
-        return lane.run(() -> {
-            CollectedFrame f = found(store.get(id), id);
-            List<Detection> labels = Annotations.parse(b.getJsonObject("body", new JsonObject()), names, f.width(), f.height());
-            return store.label(id, labels, "annotation", System.currentTimeMillis()).toJson();
-        }).onSuccess(j -> publish("labels-changed", new JsonObject().put("frame", j.copy().put("proposals", null).put("labels", null))));
+    @Override
+    public Future<Path> image(String id) {
+        return ServiceCall.on(context, () -> lane.run(() -> {
+            found(store.get(frameId(id)), id);
+            return store.image(id);
+        }));
+    }
+
+    @Override
+    public Future<CollectedFrame> label(String id, JsonObject annotations) {
+        return ServiceCall.on(context, () -> lane.run(() -> {
+            CollectedFrame f = found(store.get(frameId(id)), id);
+            List<Detection> labels = Annotations.parse(annotations != null ? annotations : new JsonObject(), names,
+                    f.width(), f.height());
+            return store.label(id, labels, "annotation", System.currentTimeMillis());
+        }).onSuccess(f -> publish("labels-changed", new JsonObject().put("frame", f.toJson().put("proposals", null)
+                .put("labels", null)))));
+    }
+
+    @Override
+    public Future<Void> delete(String id) {
+        return ServiceCall.on(context, () -> lane.run(() -> {
+            if (!store.delete(frameId(id))) throw RequestRefused.notFound("no collected frame \"" + id + "\"");
+            return (Void) null;
+        }).onSuccess(v -> publish("frame-deleted", new JsonObject().put("id", id))));
+    }
+
+    @Override
+    public Future<CollectedFrame> capture(String camera, String client) {
+        return ServiceCall.on(context, () -> captureHere(Names.require("camera", camera), client));
+    }
+
+    @Override
+    public Future<DatasetStats> stats() {
+        return ServiceCall.on(context, () -> lane.run(() -> store.stats())
+                .map(s -> s.withCaptures(new DatasetStats.Captures(requests.pending(), tap.forcedCount()))));
+    }
+
+    @Override
+    public Future<DatasetStore.Snapshot> pin() {
+        return ServiceCall.on(context, () -> lane.run(() -> store.pin()));
+    }
+
+    @Override
+    public Future<Void> unpin() {
+        return ServiceCall.on(context, () -> lane.run(() -> {
+            store.unpin();
+            return null;
+        }));
+    }
+
+    @Override
+    public Future<Long> labelsRevision() {
+        return ServiceCall.on(context, () -> lane.run(() -> store.labelsRevision()));
     }
 
     /**
-     * Keeps {@code camera}'s next frame: 400 for a camera id that is not a name, 404 for a camera that does not run
-     * here or feeds another model, 429 when {@code client} (or everyone) has too many requests waiting, 409 when no
-     * frame comes within 10 s. Nothing is kept for a request once it has ended.
+     * Keeps {@code camera}'s next frame (see {@link #capture}); on the event loop. Nothing is kept for a request once
+     * it has ended.
      */
-    private Future<JsonObject> capture(String camera, String client) {
-        Names.require("camera", camera);
+    private Future<CollectedFrame> captureHere(String camera, String client) {
         requests.reserve(client);
         Promise<CollectedFrame> p = Promise.promise();
         p.future().onComplete(ar -> requests.release(client));
-        vertx.eventBus().<JsonObject>request(Addresses.CAMERA_CONTROL, new JsonObject().put("action", "get").put("id", camera))
-                .onFailure(e -> p.tryFail(code(e) == 404 || e instanceof io.vertx.core.eventbus.ReplyException re
-                        && re.failureType() == io.vertx.core.eventbus.ReplyFailure.NO_HANDLERS
-                        ? new NotFound("camera: no camera \"" + camera + "\" runs on this node") : e))
-                .onSuccess(m -> {
-                    String feeds = m.body().getString("model");
+        cameras.get(camera)
+                .onFailure(e -> p.tryFail(RequestRefused.statusOf(e) == 404
+                        ? RequestRefused.notFound("camera: no camera \"" + camera + "\" runs on this node") : e))
+                .onSuccess(status -> {
+                    String feeds = status.model();
                     if (!config.model().equals(feeds)) {
-                        p.tryFail(new NotFound("camera: camera \"" + camera + "\" feeds model \"" + feeds
+                        p.tryFail(RequestRefused.notFound("camera: camera \"" + camera + "\" feeds model \"" + feeds
                                 + "\"; online training collects frames for model \"" + config.model() + "\""));
                     } else if (!tap.captureNext(camera)) {
                         p.tryFail(new RequestRefused(429, "capture: " + CollectorTap.MAX_FORCED
@@ -207,7 +217,7 @@ public final class DatasetVerticle extends VerticleBase {
                         wait(camera, p);
                     }
                 });
-        return p.future().map(CollectedFrame::toJson);
+        return p.future();
     }
 
     /** {@code p} waits for the next kept frame of {@code camera}, at most {@link #CAPTURE_TIMEOUT_MS}. */
@@ -219,56 +229,34 @@ public final class DatasetVerticle extends VerticleBase {
                 captures.remove(camera);
                 tap.cancel(camera); // nobody waits: the tap keeps nothing for it
             }
-            p.tryFail(new Conflict("no frame from camera \"" + camera + "\" reached model \"" + config.model()
+            p.tryFail(RequestRefused.conflict("no frame from camera \"" + camera + "\" reached model \"" + config.model()
                     + "\" within " + CAPTURE_TIMEOUT_MS / 1000 + " s (is it running and looked at by this model?)"));
         });
         p.future().onComplete(ar -> vertx.cancelTimer(timer));
     }
 
     /** A camera removed from this node: its waiting requests end (404) and the tap forgets it. */
-    private void onCameraEvent(Message<JsonObject> m) {
-        if (!"removed".equals(m.body().getString("event"))) return;
-        String camera = m.body().getString("id");
-        if (camera == null) return;
+    private void onCameraEvent(CameraNotice notice) {
+        if (notice.change() != CameraNotice.Change.REMOVED) return;
+        String camera = notice.camera();
         if (tap != null) tap.cameraGone(camera);
         List<Promise<CollectedFrame>> waiting = captures.remove(camera);
         if (waiting != null) {
-            waiting.forEach(p -> p.tryFail(new NotFound("camera: camera \"" + camera + "\" was removed before a frame of it was kept")));
+            waiting.forEach(p -> p.tryFail(RequestRefused.notFound("camera: camera \"" + camera
+                    + "\" was removed before a frame of it was kept")));
         }
     }
 
-    private void publish(String event, JsonObject body) {
-        vertx.eventBus().publish(Addresses.TRAINING_EVENTS, body.put("type", "training").put("event", event)
-                .put("model", config.model()));
+    private void publish(String event, JsonObject details) {
+        vertx.eventBus().publish(Addresses.TRAINING_EVENTS, Addresses.TrainingEvent.of(event, config.model())
+                .with(details).toJson());
     }
 
-    private static JsonArray paths(List<Path> ps) {
-        JsonArray a = new JsonArray();
-        for (Path p : ps) a.add(p.toString());
-        return a;
-    }
+    /** {@code id}, checked to be a frame id (a name): 400 naming the field otherwise. */
+    private static String frameId(String id) { return Names.require("frame id", id, Names.DERIVED_MAX); }
 
     private static CollectedFrame found(CollectedFrame f, String id) {
-        if (f == null) throw new NotFound("no collected frame \"" + id + "\"");
+        if (f == null) throw RequestRefused.notFound("no collected frame \"" + id + "\"");
         return f;
-    }
-
-    static int code(Throwable e) {
-        if (e instanceof io.vertx.core.eventbus.ReplyException re && re.failureCode() >= 400) return re.failureCode();
-        if (e instanceof RequestRefused r) return r.status();
-        if (e instanceof NotFound) return 404;
-        if (e instanceof Conflict) return 409;
-        if (e instanceof IllegalArgumentException) return 400;
-        return 500;
-    }
-
-    /** A request for something that does not exist (404). */
-    static final class NotFound extends RuntimeException {
-        NotFound(String m) { super(m); }
-    }
-
-    /** A request that cannot be done now (409). */
-    static final class Conflict extends RuntimeException {
-        Conflict(String m) { super(m); }
     }
 }

@@ -5,6 +5,7 @@ import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetSettings;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
+import io.argus.pipeline.config.TrainingConfig;
 import io.argus.trainer.backends.TrainingBackends;
 import io.argus.trainer.data.Augmentation;
 import io.argus.trainer.data.Dataset;

@@ -1,5 +1,6 @@
 package io.argus.pipeline.training;
 
+import io.argus.pipeline.base.RequestRefused;
 import io.argus.pipeline.config.Names;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -30,13 +31,13 @@ final class ImportDir {
             throw new IllegalStateException("training.importDir " + dir + " cannot be read (" + e.getClass().getSimpleName() + ")");
         }
         if (!Files.exists(file)) {
-            throw new DatasetVerticle.NotFound("file: no file " + Names.quoted(name) + " in training.importDir " + dir);
+            throw RequestRefused.notFound("file: no file " + Names.quoted(name) + " in training.importDir " + dir);
         }
         Path real;
         try {
             real = file.toRealPath();
         } catch (IOException e) {
-            throw new DatasetVerticle.NotFound("file: no file " + Names.quoted(name) + " in training.importDir " + dir);
+            throw RequestRefused.notFound("file: no file " + Names.quoted(name) + " in training.importDir " + dir);
         }
         if (!real.startsWith(realDir) || real.equals(realDir)) {
             throw new IllegalArgumentException("file: " + Names.quoted(name) + " is a link that leads out of training.importDir "

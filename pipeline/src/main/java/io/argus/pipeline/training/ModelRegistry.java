@@ -32,7 +32,7 @@ public final class ModelRegistry {
     /** A version: {@code state} configured, accepted, rejected or rolled-back. */
     public record Version(String version, int number, Path file, String parent, String state, double createdAt,
                           Integer run, Double mapBefore, Double mapAfter) {
-        JsonObject toJson() {
+        public JsonObject toJson() {
             return new JsonObject().put("version", version).put("number", number)
                     .put("file", file != null ? file.toString() : null).put("parent", parent).put("state", state)
                     .put("createdAt", createdAt).put("run", run).put("mapBefore", mapBefore).put("mapAfter", mapAfter);
@@ -257,21 +257,22 @@ public final class ModelRegistry {
     }
 
     /** Newest first, each with {@code serving} and {@code rollbackTarget} flags. */
-    public JsonObject toJson() {
-        JsonArray a = new JsonArray();
+    public VersionHistory history() {
         String active = active().version();
         Version prev = previous();
         List<Version> all = new ArrayList<>(versions.values());
         java.util.Collections.reverse(all);
+        List<VersionHistory.Listed> listed = new ArrayList<>();
         for (Version v : all) {
-            a.add(v.toJson().put("serving", v.version().equals(active))
-                    .put("rollbackTarget", prev != null && v.version().equals(prev.version()))
-                    .put("inHistory", history.contains(v.version())));
+            listed.add(new VersionHistory.Listed(v, v.version().equals(active),
+                    prev != null && v.version().equals(prev.version()), history.contains(v.version())));
         }
-        return new JsonObject().put("base", base).put("active", active)
-                .put("previous", prev != null ? prev.version() : null).put("history", new JsonArray(List.copyOf(history)))
-                .put("versions", a);
+        return new VersionHistory(null, base, active, prev != null ? prev.version() : null, List.copyOf(history),
+                List.copyOf(listed));
     }
+
+    /** {@link #history()} as JSON. */
+    public JsonObject toJson() { return history().toJson(); }
 
     /**
      * A change in memory, then saved; when the save fails (a full disk) the change is undone, so memory keeps saying

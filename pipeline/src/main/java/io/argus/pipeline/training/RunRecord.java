@@ -11,9 +11,9 @@ import io.vertx.core.json.JsonObject;
  * and the resulting version; where it trained ({@code backend} cpu or cuda, {@code precision} fp32, mixed, tf32 or
  * mixed-emulated, {@code device} the backend's own description) and the loss scaling's state
  * ({@code lastLossScale}, {@code skippedSteps}: steps skipped for FP16 overflow). Lives on the trainer verticle's
- * event loop.
+ * event loop; what leaves it is a {@link #copy}.
  */
-final class RunRecord {
+public final class RunRecord {
     static final int MAX_POINTS = 500;
 
     final JsonObject json;
@@ -39,9 +39,16 @@ final class RunRecord {
 
     static RunRecord fromJson(JsonObject j) { return new RunRecord(j); }
 
-    int id() { return json.getInteger("id"); }
+    /** A copy that the trainer's later changes leave alone: what callers of {@link TrainingService} get. */
+    RunRecord copy() { return new RunRecord(json.copy()); }
 
-    String state() { return json.getString("state"); }
+    /** The run as the API shows it and {@code run.json} keeps it (a copy). */
+    public JsonObject toJson() { return json.copy(); }
+
+    public int id() { return json.getInteger("id"); }
+
+    /** running, evaluated, swapped, rejected or failed. */
+    public String state() { return json.getString("state"); }
 
     long labelsRevision() { return json.getLong("labelsRevision", -1L); }
 

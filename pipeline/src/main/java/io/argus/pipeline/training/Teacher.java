@@ -5,6 +5,7 @@ import io.argus.detector.Detection;
 import io.argus.detector.Detector;
 import io.argus.detector.Model;
 import io.argus.detector.BgrImage;
+import io.argus.pipeline.config.TrainingConfig;
 import java.util.ArrayList;
 import java.util.List;
 

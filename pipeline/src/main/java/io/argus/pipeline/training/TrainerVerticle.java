@@ -1,8 +1,11 @@
 package io.argus.pipeline.training;
 
 import io.argus.detector.io.OwnerOnly;
-import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.ServiceCall;
+import io.argus.pipeline.base.RequestRefused;
 import io.argus.pipeline.config.Names;
+import io.argus.pipeline.config.TrainingConfig;
 import io.argus.pipeline.inference.InferenceVerticle;
 import io.argus.pipeline.inference.LoadedModel;
 import io.argus.trainer.backends.TrainingBackends;
@@ -10,10 +13,6 @@ import io.argus.trainer.train.TrainingBackend;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.Message;
-import io.vertx.core.eventbus.MessageConsumer;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
@@ -33,17 +32,16 @@ import java.util.stream.Stream;
 
 /**
  * Fine-tunes the trained model on its collected, labelled frames: on the cron {@code training.schedule} (when labels
- * changed since the last run) or on demand ({@code {"action": "start"}} on {@code argus.control.training}). A run pins
- * the labelled frames ({@link DatasetVerticle}), trains from the serving version ({@link ModelRegistryVerticle}) on its
+ * changed since the last run) or on demand ({@link TrainingService#runNow}, which it is). A run pins the labelled
+ * frames ({@link DatasetService}), trains from the serving version ({@link ModelRegistryService}) on its
  * own thread at the lowest priority with a bounded CPU share ({@link FineTune}), scores serving and candidate weights on
  * the held-out frames, and hands the candidate to the registry with the {@link SwapDecision}: accepted ones are
  * swapped in, rejected ones are only recorded. One run at a time. Publishes {@code run-started}, {@code iteration}
- * (loss, loss scale), {@code evaluated} and {@code run-finished} on {@code argus.training.events}; answers
- * {@code status}, {@code runs}, {@code run}, {@code start}, {@code cancel}.
+ * (loss, loss scale), {@code evaluated} and {@code run-finished} on {@code argus.training.events}.
  */
-public final class TrainerVerticle extends VerticleBase {
+public final class TrainerVerticle extends VerticleBase implements TrainingService {
     private static final System.Logger LOG = System.getLogger("argus.training");
-    private static final int KEEP_RUNS = 20;
+    static final int KEEP_RUNS = 20;
 
     private final TrainingConfig config;
     private final InferenceVerticle model;
@@ -51,7 +49,6 @@ public final class TrainerVerticle extends VerticleBase {
     private final AtomicBoolean cancelled = new AtomicBoolean();
     private ExecutorService trainingThread;
     private BlockingLane lane;
-    private MessageConsumer<JsonObject> consumer;
     private RunRecord running;
     private TrainingBackends.Choice device;
     private long timer = -1;
@@ -61,16 +58,21 @@ public final class TrainerVerticle extends VerticleBase {
     private boolean stopping;
 
     private final TrainerGate gate;
+    private final DatasetService dataset;
+    private final ModelRegistryService registry;
 
-    public TrainerVerticle(TrainingConfig config, InferenceVerticle model) {
-        this(config, model, TrainerGate.HERE);
-    }
-
-    /** {@code gate}: in a cluster, whether this node is the one that fine-tunes the model now. */
-    public TrainerVerticle(TrainingConfig config, InferenceVerticle model, TrainerGate gate) {
+    /**
+     * @param gate     in a cluster, whether this node is the one that fine-tunes the model now
+     * @param dataset  the labelled frames a run trains on
+     * @param registry where a run starts from (the active version) and where its candidate goes
+     */
+    public TrainerVerticle(TrainingConfig config, InferenceVerticle model, TrainerGate gate, DatasetService dataset,
+                           ModelRegistryService registry) {
         this.config = config;
         this.model = model;
         this.gate = gate;
+        this.dataset = dataset;
+        this.registry = registry;
     }
 
     private Path runsDir() { return config.modelDir().resolve("runs"); }
@@ -93,7 +95,6 @@ public final class TrainerVerticle extends VerticleBase {
                 nextId = Math.max(nextId, r.id() + 1);
             }
             if (!runs.isEmpty()) lastTrainedRevision = runs.peekFirst().labelsRevision();
-            consumer = vertx.eventBus().localConsumer(Addresses.TRAINING_CONTROL, this::handle);
             scheduleNext();
             return null;
         });
@@ -104,7 +105,6 @@ public final class TrainerVerticle extends VerticleBase {
         stopping = true;
         cancelled.set(true);
         if (timer >= 0) vertx.cancelTimer(timer);
-        if (consumer != null) consumer.unregister();
         ExecutorService t = trainingThread;
         t.shutdown();
         lane.close();
@@ -129,63 +129,61 @@ public final class TrainerVerticle extends VerticleBase {
         return out.size() > KEEP_RUNS ? out.subList(0, KEEP_RUNS) : out;
     }
 
-    private void handle(Message<JsonObject> msg) {
-        JsonObject b = msg.body();
-        String action = b.getString("action", "");
-        switch (action) {
-            case "status" -> msg.reply(status());
-            case "runs" -> {
-                JsonArray a = new JsonArray();
-                int limit = b.getInteger("limit", KEEP_RUNS);
-                for (RunRecord r : runs) {
-                    if (a.size() >= limit) break;
-                    a.add(r.json);
-                }
-                msg.reply(a);
-            }
-            case "run" -> {
-                Object raw = b.getValue("id");
-                if (!(raw instanceof Integer id) || id < 0) {
-                    msg.fail(400, "run id: expected a run number (0-" + Integer.MAX_VALUE + "), found " + Names.quoted(String.valueOf(raw)));
-                    return;
-                }
-                Optional<RunRecord> r = runs.stream().filter(x -> x.id() == id).findFirst();
-                if (r.isPresent()) msg.reply(r.get().json);
-                else msg.fail(404, "no run " + id + " (the last " + KEEP_RUNS + " are kept)");
-            }
-            case "start" -> startRun("manual").onComplete(ar -> {
-                if (ar.succeeded()) msg.reply(ar.result().json);
-                else msg.fail(DatasetVerticle.code(ar.cause()), ar.cause().getMessage());
-            });
-            case "cancel" -> {
-                if (running == null) {
-                    msg.fail(409, "no run in progress");
-                } else {
-                    cancelled.set(true);
-                    msg.reply(running.json);
-                }
-            }
-            default -> msg.fail(400, "unknown action \"" + action + "\" (status, runs, run, start, cancel)");
-        }
+    @Override
+    public Future<TrainingStatus> status() {
+        return ServiceCall.on(context, () -> Future.succeededFuture(currentStatus()));
     }
 
-    private JsonObject status() {
+    @Override
+    public Future<List<RunRecord>> runs(int limit) {
+        return ServiceCall.on(context, () -> {
+            List<RunRecord> out = new ArrayList<>();
+            for (RunRecord r : runs) {
+                if (out.size() >= limit) break;
+                out.add(r.copy());
+            }
+            return Future.succeededFuture(List.copyOf(out));
+        });
+    }
+
+    @Override
+    public Future<RunRecord> run(int id) {
+        return ServiceCall.on(context, () -> {
+            if (id < 0) {
+                throw new IllegalArgumentException("run id: expected a run number (0-" + Integer.MAX_VALUE + "), found " + Names.quoted(String.valueOf(id)));
+            }
+            Optional<RunRecord> r = runs.stream().filter(x -> x.id() == id).findFirst();
+            return r.isPresent() ? Future.succeededFuture(r.get().copy())
+                    : Future.failedFuture(RequestRefused.notFound("no run " + id + " (the last " + KEEP_RUNS + " are kept)"));
+        });
+    }
+
+    @Override
+    public Future<RunRecord> runNow() {
+        return ServiceCall.on(context, () -> startRun("manual").map(RunRecord::copy));
+    }
+
+    @Override
+    public Future<RunRecord> cancel() {
+        return ServiceCall.on(context, () -> {
+            if (running == null) return Future.failedFuture(RequestRefused.conflict("no run in progress"));
+            cancelled.set(true);
+            return Future.succeededFuture(running.copy());
+        });
+    }
+
+    private TrainingStatus currentStatus() {
         LoadedModel serving = model.serving();
-        return new JsonObject().put("enabled", true).put("model", config.model())
-                .put("serving", serving != null ? serving.version() : null)
-                .put("schedule", config.schedule() != null ? config.schedule().expression() : null)
-                .put("scheduleText", config.schedule() != null ? config.schedule().describe() : "on demand only")
-                .put("nextRunAt", nextRunAt != null ? nextRunAt.toInstant().toEpochMilli() : null)
-                .put("trainerHere", gate.elsewhere() == null).put("trainerElsewhere", gate.elsewhere())
-                .put("running", running != null ? running.json : null)
-                .put("backend", config.backendWord()).put("runsOn", device.kind().name().toLowerCase(java.util.Locale.ROOT))
-                .put("precision", device.cuda() ? config.cuda().modeName() : "fp32")
-                .put("iterations", config.iterations()).put("batch", config.batch())
-                .put("learningRate", config.learningRate()).put("cpuShare", config.cpuShare())
-                .put("minTrainFrames", config.minTrainFrames()).put("minValFrames", config.minValFrames())
-                .put("mapTolerance", config.mapTolerance()).put("collecting", config.collect().enabled())
-                .put("teacher", config.teacher() != null ? config.teacher().cfg().getFileName().toString() : null)
-                .put("lastTrainedRevision", lastTrainedRevision);
+        return new TrainingStatus(config.model(), serving != null ? serving.version() : null,
+                config.schedule() != null ? config.schedule().expression() : null,
+                config.schedule() != null ? config.schedule().describe() : "on demand only",
+                nextRunAt != null ? nextRunAt.toInstant().toEpochMilli() : null, gate.elsewhere(),
+                running != null ? running.copy() : null, config.backendWord(),
+                device.kind().name().toLowerCase(java.util.Locale.ROOT),
+                device.cuda() ? config.cuda().modeName() : "fp32", config.iterations(), config.batch(),
+                config.learningRate(), config.cpuShare(), config.minTrainFrames(), config.minValFrames(),
+                config.mapTolerance(), config.collect().enabled(),
+                config.teacher() != null ? config.teacher().cfg().getFileName().toString() : null, lastTrainedRevision);
     }
 
     /** Arms the timer for the schedule's next time. */
@@ -209,8 +207,7 @@ public final class TrainerVerticle extends VerticleBase {
     /** A scheduled time: runs when nothing runs and the labels changed since the last run. */
     private void onSchedule() {
         if (running != null) return;
-        request(Addresses.DATASET_CONTROL, new JsonObject().put("action", "revision")).onSuccess(r -> {
-            long revision = r.getLong("labelsRevision");
+        dataset.labelsRevision().onSuccess(revision -> {
             if (revision == lastTrainedRevision || running != null) return;
             startRun("schedule").onFailure(e -> LOG.log(Level.DEBUG, "scheduled run skipped: " + e.getMessage()));
         });
@@ -218,25 +215,24 @@ public final class TrainerVerticle extends VerticleBase {
 
     /** Starts a run; completes (with its record) once it started, or fails with why it cannot. */
     private Future<RunRecord> startRun(String trigger) {
-        if (running != null) return Future.failedFuture(new DatasetVerticle.Conflict("run " + running.id() + " is in progress"));
+        if (running != null) return Future.failedFuture(RequestRefused.conflict("run " + running.id() + " is in progress"));
         String away = gate.elsewhere();
-        if (away != null) return Future.failedFuture(new DatasetVerticle.Conflict(away));
-        if (stopping) return Future.failedFuture(new DatasetVerticle.Conflict("stopping"));
+        if (away != null) return Future.failedFuture(RequestRefused.conflict(away));
+        if (stopping) return Future.failedFuture(RequestRefused.conflict("stopping"));
         LoadedModel serving = model.serving();
         RunRecord placeholder = new RunRecord(0, config.model(), trigger, serving.version(), config.iterations(), -1, 0, 0, 0);
         running = placeholder; // taken now: a second request gets 409 while the data is gathered
         cancelled.set(false);
-        Future<JsonObject> pinned = request(Addresses.DATASET_CONTROL, new JsonObject().put("action", "pin"));
-        return pinned.compose(snap -> {
-                    JsonArray train = snap.getJsonArray("train"), val = snap.getJsonArray("val");
+        return dataset.pin().compose(snap -> {
+                    List<Path> train = snap.train(), val = snap.val();
                     if (train.size() < config.minTrainFrames() || val.size() < config.minValFrames()) {
-                        return Future.failedFuture(new DatasetVerticle.Conflict("not enough labelled frames: " + train.size()
+                        return Future.failedFuture(RequestRefused.conflict("not enough labelled frames: " + train.size()
                                 + " for training (need " + config.minTrainFrames() + "), " + val.size()
                                 + " held out (need " + config.minValFrames() + ")"));
                     }
                     int id = nextId++;
                     Path dir = runsDir().resolve(Integer.toString(id));
-                    return request(Addresses.REGISTRY_CONTROL, new JsonObject().put("action", "active"))
+                    return registry.active()
                             .compose(active -> lane.run(() -> {
                                 OwnerOnly.privateDirectory(dir.getParent());
                                 OwnerOnly.privateDirectory(dir);
@@ -245,15 +241,15 @@ public final class TrainerVerticle extends VerticleBase {
                                 return active;
                             }))
                             .map(active -> {
-                                RunRecord r = new RunRecord(id, config.model(), trigger, active.getString("version"),
-                                        config.iterations(), snap.getLong("labelsRevision"), train.size(), val.size(),
-                                        snap.getInteger("valObjects"));
+                                RunRecord r = new RunRecord(id, config.model(), trigger, active.version(),
+                                        config.iterations(), snap.labelsRevision(), train.size(), val.size(),
+                                        snap.valObjects());
                                 running = r;
                                 runs.addFirst(r);
                                 while (runs.size() > KEEP_RUNS) runs.removeLast();
                                 FineTune.Inputs in = new FineTune.Inputs(model.modelConfig().cfg(),
                                         serving.model().spec().net().width(), serving.model().spec().net().height(),
-                                        serving.model().names(), Path.of(active.getString("file")),
+                                        serving.model().names(), active.file(),
                                         dir.resolve("train.txt"), dir.resolve("val.txt"),
                                         dir.resolve("candidate.weights"), config.seed() + id);
                                 publish("run-started", new JsonObject().put("run", r.json.copy()));
@@ -263,7 +259,7 @@ public final class TrainerVerticle extends VerticleBase {
                 })
                 .onFailure(e -> {
                     if (running == placeholder) running = null;
-                    request(Addresses.DATASET_CONTROL, new JsonObject().put("action", "unpin"));
+                    dataset.unpin();
                 });
     }
 
@@ -310,12 +306,9 @@ public final class TrainerVerticle extends VerticleBase {
                     String moved = gate.elsewhere();
                     boolean accept = d.accept() && moved == null;
                     String reason = moved == null ? d.reason() : "discarded: " + moved;
-                    return request(Addresses.REGISTRY_CONTROL, new JsonObject().put("action", "add")
-                            .put("file", in.candidate().toString()).put("run", r.id())
-                            .put("mapBefore", res.before().map50()).put("mapAfter", res.after().map50())
-                            .put("accepted", accept))
+                    return registry.addCandidate(in.candidate(), r.id(), res.before().map50(), res.after().map50(), accept)
                             .map(v -> {
-                                r.finish(accept ? "swapped" : "rejected", reason, v.getString("version"));
+                                r.finish(accept ? "swapped" : "rejected", reason, v.version().version());
                                 return r;
                             });
                 })
@@ -329,7 +322,7 @@ public final class TrainerVerticle extends VerticleBase {
                 .onComplete(ar -> {
                     running = null;
                     lastTrainedRevision = r.labelsRevision();
-                    request(Addresses.DATASET_CONTROL, new JsonObject().put("action", "unpin"));
+                    dataset.unpin();
                     JsonObject snapshot = r.json.copy();
                     lane.run(() -> {
                         Files.deleteIfExists(in.candidate());
@@ -343,21 +336,15 @@ public final class TrainerVerticle extends VerticleBase {
                 });
     }
 
-    private Future<JsonObject> request(String address, JsonObject body) {
-        // a swap behind a registry request may load a large model
-        return vertx.eventBus().<JsonObject>request(address, body, new DeliveryOptions().setSendTimeout(300_000))
-                .map(Message::body);
-    }
-
     /** A list file as Files.write(List) wrote it: one line each, each ended by a newline. */
-    private static String lines(JsonArray a) {
+    private static String lines(List<Path> files) {
         StringBuilder b = new StringBuilder();
-        for (Object o : a) b.append((String) o).append('\n');
+        for (Path p : files) b.append(p).append('\n');
         return b.toString();
     }
 
     private void publish(String event, JsonObject body) {
-        vertx.eventBus().publish(Addresses.TRAINING_EVENTS, body.put("type", "training").put("event", event)
-                .put("model", config.model()));
+        vertx.eventBus().publish(Addresses.TRAINING_EVENTS, Addresses.TrainingEvent.of(event, config.model())
+                .with(body).toJson());
     }
 }

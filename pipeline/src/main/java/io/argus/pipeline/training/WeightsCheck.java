@@ -2,6 +2,7 @@ package io.argus.pipeline.training;
 
 import io.argus.detector.darknet.ConvolutionalSpec;
 import io.argus.detector.darknet.NetworkSpec;
+import io.argus.pipeline.base.RequestRefused;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

@@ -1,20 +1,18 @@
 package io.argus.pipeline.training;
 
+import io.argus.pipeline.base.RequestRefused;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.file.AsyncFile;
 import io.vertx.core.file.OpenOptions;
 import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import java.security.MessageDigest;
 import java.util.HexFormat;
 
 /**
  * Weights sent as a request body ({@code POST /api/models/:id/versions}, {@code application/octet-stream}) streamed
- * into the 0600 file the registry staged for them ({@code upload} ticket: {@code {"ticket", "file", "sizes",
- * "expected"}}), hashed as they arrive, never held whole in memory. A declared {@code content-length} that weights
+ * into the 0600 file the registry staged for them ({@link UploadTicket}), hashed as they arrive, never held whole in memory. A declared {@code content-length} that weights
  * of the network cannot have is refused before a byte is read; the body is cut off as soon as it passes the larger
  * size, or when nothing arrives for {@value #IDLE_MS} ms. On the event loop: every step is asynchronous.
  */
@@ -27,7 +25,7 @@ public final class WeightsUpload {
 
     private final Vertx vertx;
     private final HttpServerRequest request;
-    private final JsonObject ticket;
+    private final UploadTicket ticket;
     private final long shortSize, longSize;
     private final Promise<Received> done = Promise.promise();
     private final MessageDigest sha = WeightsIntake.sha256();
@@ -36,20 +34,19 @@ public final class WeightsUpload {
     private long idleTimer = -1;
     private long lastData = System.nanoTime();
 
-    private WeightsUpload(Vertx vertx, HttpServerRequest request, JsonObject ticket) {
+    private WeightsUpload(Vertx vertx, HttpServerRequest request, UploadTicket ticket) {
         this.vertx = vertx;
         this.request = request;
         this.ticket = ticket;
-        JsonArray sizes = ticket.getJsonArray("sizes");
-        this.shortSize = Math.min(sizes.getLong(0), sizes.getLong(1));
-        this.longSize = Math.max(sizes.getLong(0), sizes.getLong(1));
+        this.shortSize = Math.min(ticket.shortSize(), ticket.longSize());
+        this.longSize = Math.max(ticket.shortSize(), ticket.longSize());
     }
 
     /**
      * Receives {@code request}'s body (paused by the caller, so nothing is lost) into the ticket's file. Fails with a
      * {@link RequestRefused} (400 a size weights cannot have, 413 more than that, 408 stalled) or an I/O error.
      */
-    public static Future<Received> receive(Vertx vertx, HttpServerRequest request, JsonObject ticket) {
+    public static Future<Received> receive(Vertx vertx, HttpServerRequest request, UploadTicket ticket) {
         return new WeightsUpload(vertx, request, ticket).start();
     }
 
@@ -64,7 +61,7 @@ public final class WeightsUpload {
             }
             if (length != shortSize && length != longSize) return Future.failedFuture(wrongSize(length, "content-length"));
         }
-        vertx.fileSystem().open(ticket.getString("file"), new OpenOptions().setWrite(true).setCreate(false).setTruncateExisting(true))
+        vertx.fileSystem().open(ticket.file().toString(), new OpenOptions().setWrite(true).setCreate(false).setTruncateExisting(true))
                 .onFailure(done::tryFail)
                 .onSuccess(f -> {
                     file = f;
@@ -116,7 +113,7 @@ public final class WeightsUpload {
     }
 
     private RequestRefused wrongSize(long found, String what) {
-        return new RequestRefused(found > longSize ? 413 : 400, what + ": expected " + ticket.getString("expected")
+        return new RequestRefused(found > longSize ? 413 : 400, what + ": expected " + ticket.expected()
                 + ", found " + found + " bytes");
     }
 }

@@ -1,7 +1,6 @@
 package io.argus.pipeline.video;
 
 import io.argus.detector.Detector;
-import io.argus.pipeline.video.nvdec.NvdecRefusal;
 
 /**
  * Which decoder a camera gets before any stream is opened, from {@code cameras[].decoder} and where its model runs.

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.argus.pipeline.config.ArgusConfig.CameraSettings;
 import io.argus.pipeline.config.ArgusConfig.Reconnect;
+import io.argus.pipeline.config.CameraUrl;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.config.Config;
 import io.argus.pipeline.config.ArgusConfig;
+import io.argus.pipeline.config.ClusterConfig;
+import io.argus.pipeline.config.ClusterSecret;
 import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.testing.TestCluster;
 import io.argus.pipeline.testing.TestConfig;
@@ -105,7 +107,7 @@ class ClusterConfigTest {
         assertEquals("PKCS12", c.tls().typeOf(node));
         assertFalse(c.tls().toString().contains("secret"), "passwords are not printed: " + c.tls());
         io.vertx.core.eventbus.EventBusOptions bus = new io.vertx.core.eventbus.EventBusOptions();
-        c.applyTo(bus, new ClusterKeys(new ClusterSecret(TestCluster.SECRET, "test")));
+        ClusterEventBus.configure(bus, c, new ClusterKeys(new ClusterSecret(TestCluster.SECRET, "test")));
         assertTrue(bus.isSsl());
         assertEquals(io.vertx.core.http.ClientAuth.REQUIRED, bus.getClientAuth(), "every node checks its peers");
         assertNull(TestConfig.read(TestConfig.base()).cluster().tls(), "no tls section: plain TCP");

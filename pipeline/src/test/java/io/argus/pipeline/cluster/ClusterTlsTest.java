@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.pipeline.config.ClusterConfig;
+import io.argus.pipeline.config.ClusterSecret;
+import io.argus.pipeline.config.ClusterTls;
 import io.argus.pipeline.testing.TestMedia;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -86,7 +89,7 @@ class ClusterTlsTest {
         ClusterConfig c = new ClusterConfig(true, name, "127.0.0.1", port, 0, members, null, 1000, 5000, 1, 1, 10_000, 500, tls, secret);
         VertxOptions options = new VertxOptions();
         ClusterKeys keys = new ClusterKeys(secret);
-        c.applyTo(options.getEventBusOptions(), keys);
+        ClusterEventBus.configure(options.getEventBusOptions(), c, keys);
         Vertx v = Vertx.builder().with(options).withClusterManager(new HazelcastClusterManager(HazelcastSettings.of(c, keys)))
                 .buildClustered().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
         started.add(v);

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.pipeline.config.ClusterConfig;
+import io.argus.pipeline.config.ClusterSecret;
 import io.argus.pipeline.testing.TestCluster;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -41,7 +43,7 @@ class DerivedIdentityTest {
 
     private static EventBusOptions bus(ClusterKeys keys) {
         EventBusOptions o = new EventBusOptions();
-        ClusterConfig.OFF.applyTo(o, keys);
+        ClusterEventBus.configure(o, ClusterConfig.OFF, keys);
         return o;
     }
 

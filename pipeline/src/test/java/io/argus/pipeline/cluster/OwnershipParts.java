@@ -1,5 +1,6 @@
 package io.argus.pipeline.cluster;
 
+import io.argus.pipeline.config.ClusterSecret;
 import io.argus.pipeline.testing.TestCluster;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;

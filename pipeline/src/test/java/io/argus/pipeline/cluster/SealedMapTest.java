@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.pipeline.config.ClusterSecret;
 import io.argus.pipeline.testing.TestCluster;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

@@ -60,7 +60,7 @@ class SlowHeirTest {
             // the bare member holds the secret: it joins, and its sealed directory entry counts
             ClusterKeys keys = new ClusterKeys(bareConfig.cluster().secret());
             io.vertx.core.VertxOptions options = new io.vertx.core.VertxOptions();
-            bareConfig.cluster().applyTo(options.getEventBusOptions(), keys);
+            ClusterEventBus.configure(options.getEventBusOptions(), bareConfig.cluster(), keys);
             Vertx bare = Vertx.builder().with(options).withClusterManager(new HazelcastClusterManager(HazelcastSettings.of(bareConfig.cluster(), keys)))
                     .buildClustered().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
             try {

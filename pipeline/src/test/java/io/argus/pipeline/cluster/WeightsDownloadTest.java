@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.RequestRefused;
 import io.argus.pipeline.testing.TestMedia;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * and are kept only when they are exactly what the announcement says: its size, chunk by chunk, and its full SHA-256.
  * A node that lies about its weights (another hash, another size, a chunk too long) or does not answer leaves no file
  * behind; an announcement with a field out of bounds is refused before anything is fetched. One plain Vert.x, the
- * serving node's registry played by a consumer that names a weights file.
+ * serving node's registry played by a function that names a weights file.
  *
  * <p>Budget: 5 s.
  */
@@ -51,17 +52,14 @@ class WeightsDownloadTest {
         Files.write(weights, content);
         digest = WeightsDigest.of(weights);
         // the registry of the serving node: the file of one kept version
-        vertx.eventBus().<JsonObject>localConsumer(Addresses.REGISTRY_CONTROL, m -> {
-            if (VERSION.equals(m.body().getString("version"))) m.reply(new JsonObject().put("version", VERSION).put("file", weights.toString()));
-            else m.fail(404, "no weights kept for version " + m.body().getString("version"));
-        });
-        WeightsServer server = new WeightsServer(vertx, "tiny");
-        vertx.eventBus().consumer(WeightsServer.address("honest"), m -> {
+        WeightsServer server = new WeightsServer(vertx, "tiny", version -> VERSION.equals(version) ? Future.succeededFuture(weights)
+                : Future.failedFuture(RequestRefused.notFound("no weights kept for version " + version)));
+        vertx.eventBus().consumer(Addresses.nodeWeights("honest"), m -> {
             chunksServed.incrementAndGet();
             server.answer(m);
         });
         // a node that sends twice the chunk it was asked for, with the right size header
-        vertx.eventBus().consumer(WeightsServer.address("liar"), m -> m.reply(Buffer.buffer(new byte[2 << 20]),
+        vertx.eventBus().consumer(Addresses.nodeWeights("liar"), m -> m.reply(Buffer.buffer(new byte[2 << 20]),
                 new DeliveryOptions().addHeader(WeightsServer.SIZE, Long.toString(content.length))));
     }
 

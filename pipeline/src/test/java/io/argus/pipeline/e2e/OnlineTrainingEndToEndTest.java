@@ -68,7 +68,7 @@ class OnlineTrainingEndToEndTest {
             String base = app.get("/api/models/" + MODEL + "/versions").json().getString("active");
             assertNotNull(base);
             java.util.Queue<JsonObject> events = new java.util.concurrent.ConcurrentLinkedQueue<>();
-            app.app.vertx().eventBus().<JsonObject>consumer(io.argus.pipeline.app.Addresses.TRAINING_EVENTS, m -> events.add(m.body()));
+            app.app.vertx().eventBus().<JsonObject>consumer(io.argus.pipeline.base.Addresses.TRAINING_EVENTS, m -> events.add(m.body()));
 
             List<JsonObject> frames = collect(app, 6, 2);
             // From here on every frame must come out once, through training, evaluation and the swap. The one

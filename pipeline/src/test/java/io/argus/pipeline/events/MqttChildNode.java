@@ -1,5 +1,6 @@
 package io.argus.pipeline.events;
 
+import io.argus.pipeline.config.MqttSettings;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.config.ConfigNode;
+import io.argus.pipeline.config.MqttSettings;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;

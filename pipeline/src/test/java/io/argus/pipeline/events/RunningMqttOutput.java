@@ -1,6 +1,7 @@
 package io.argus.pipeline.events;
 
 import io.argus.pipeline.config.ConfigNode;
+import io.argus.pipeline.config.MqttSettings;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;

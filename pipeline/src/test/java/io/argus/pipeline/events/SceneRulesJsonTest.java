@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.config.ConfigNode;
+import io.argus.pipeline.config.SceneRulesJson;
 import io.argus.tracking.Anchor;
 import io.argus.tracking.Line;
 import io.argus.tracking.Point;

@@ -2,7 +2,7 @@ package io.argus.pipeline.faults;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.argus.pipeline.camera.CameraUrl;
+import io.argus.pipeline.config.CameraUrl;
 import io.argus.pipeline.faults.ImpairmentRelay.Impairment;
 import io.argus.pipeline.testing.NetworkNamespaces;
 import io.argus.pipeline.testing.TestMedia;

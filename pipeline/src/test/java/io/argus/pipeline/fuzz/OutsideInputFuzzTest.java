@@ -6,7 +6,7 @@ import com.code_intelligence.jazzer.junit.DictionaryFile;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.publish.Subscription;
-import io.argus.pipeline.events.SceneRulesJson;
+import io.argus.pipeline.config.SceneRulesJson;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.config.ArgusConfig;
+import io.argus.pipeline.config.LoopbackHost;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -59,7 +60,7 @@ class AccessTokenTest {
         }
         assertFalse(Files.exists(cache.resolve("http-token")), "no token file for an open server");
         for (String host : List.of("0.0.0.0", "::", "192.168.1.20", "10.0.0.1", "argus.example.org", "fe80::1", "128.0.0.1")) {
-            assertFalse(AccessToken.loopback(host), host);
+            assertFalse(LoopbackHost.is(host), host);
         }
     }
 

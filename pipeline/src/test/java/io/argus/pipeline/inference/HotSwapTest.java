@@ -1,7 +1,6 @@
 package io.argus.pipeline.inference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.BgrImage;
@@ -9,8 +8,9 @@ import io.argus.detector.Detector;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
-import io.argus.pipeline.app.Addresses;
-import io.argus.pipeline.app.ArgusMetrics;
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.ArgusMetrics;
+import io.argus.pipeline.base.RequestRefused;
 import io.argus.pipeline.config.ArgusConfig.SnapshotSettings;
 import io.argus.pipeline.config.ModelConfig;
 import io.argus.pipeline.frames.FrameCodec;
@@ -21,7 +21,6 @@ import io.argus.trainer.data.SyntheticScenes;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -92,9 +91,9 @@ class HotSwapTest {
     }
 
     CompletableFuture<JsonObject> swap(Path weights, String version) {
-        return vertx.eventBus().<JsonObject>request(Addresses.modelControl(MODEL), new JsonObject().put("action", "swap")
-                        .put("weights", weights.toString()).put("version", version))
-                .map(m -> m.body()).toCompletionStage().toCompletableFuture();
+        return verticle.swap(weights, version)
+                .map(s -> new JsonObject().put("id", s.model()).put("version", s.version()).put("replaced", s.replaced()))
+                .toCompletionStage().toCompletableFuture();
     }
 
     @Test
@@ -142,9 +141,8 @@ class HotSwapTest {
         java.nio.file.Files.write(broken, new byte[] {1, 2, 3});
         ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
                 () -> swap(broken, "broken").get(30, TimeUnit.SECONDS));
-        ReplyException re = assertInstanceOf(ReplyException.class, e.getCause());
-        assertEquals(400, re.failureCode());
-        assertTrue(re.getMessage().contains("broken.weights"), re.getMessage());
+        assertEquals(400, RequestRefused.statusOf(e.getCause()), String.valueOf(e.getCause()));
+        assertTrue(e.getCause().getMessage().contains("broken.weights"), e.getCause().getMessage());
         assertEquals("idle", verticle.serving().version());
         vertx.eventBus().send(Addresses.frames(MODEL), frame(0), FrameCodec.LOCAL);
         JsonObject m = messages.poll(30, TimeUnit.SECONDS);

@@ -16,8 +16,8 @@ import io.argus.detector.cuda.CudaOptions;
 import io.argus.detector.cuda.GpuWorkers;
 import io.argus.detector.nn.InferenceBackend;
 import io.argus.gpu.CudaException;
-import io.argus.pipeline.app.Addresses;
-import io.argus.pipeline.app.ArgusMetrics;
+import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.ArgusMetrics;
 import io.argus.pipeline.config.ArgusConfig.SnapshotSettings;
 import io.argus.pipeline.config.CudaDevices;
 import io.argus.pipeline.config.ModelConfig;
@@ -153,7 +153,7 @@ class SeveralGpusInferenceTest {
         for (String camera : CAMERAS) assertTrue(messages.get(camera).isEmpty(), camera + ": no frame twice");
         assertTrue(callsOnGpu1.get() >= FAILS_AT_CALL, "GPU 1 ran batches until it failed: " + callsOnGpu1.get());
 
-        JsonArray gpus = verticle.status().getJsonObject("stats").getJsonArray("gpus");
+        JsonArray gpus = verticle.statusNow().getJsonObject("stats").getJsonArray("gpus");
         assertEquals(2, gpus.size(), gpus.encode());
         JsonObject gpu0 = gpus.getJsonObject(0), gpu1 = gpus.getJsonObject(1);
         assertEquals(0, gpu0.getInteger("device"));

@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.argus.pipeline.cluster.ClusterConfig;
+import io.argus.pipeline.config.ClusterConfig;
 import io.argus.pipeline.cluster.ClusterKeys;
-import io.argus.pipeline.cluster.ClusterSecret;
-import io.argus.pipeline.cluster.SecretSetting;
+import io.argus.pipeline.config.ClusterSecret;
+import io.argus.pipeline.config.SecretSetting;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.testing.ArgusRun;

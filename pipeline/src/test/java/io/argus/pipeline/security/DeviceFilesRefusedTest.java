@@ -4,9 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.base.RequestRefused;
 import io.argus.pipeline.testing.RunningApp;
-import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -71,11 +70,9 @@ class DeviceFilesRefusedTest {
         // the registry's in-process adoption (weights another node promoted, fetched to a local file): a path
         for (Path p : new Path[] {Path.of("/dev/zero"), Path.of("/proc/self/environ"), fifo, importDir.resolve("zero.weights")}) {
             long t0 = System.nanoTime();
-            JsonObject request = new JsonObject().put("action", "adopt").put("model", "tiny").put("file", p.toString())
-                    .put("origin", "node test");
             ExecutionException e;
             try {
-                api.app.app.vertx().eventBus().request(Addresses.REGISTRY_CONTROL, request).toCompletionStage()
+                api.app.app.registry().adopt(p, null, "node test").toCompletionStage()
                         .toCompletableFuture().get(PROMPT_MS, TimeUnit.MILLISECONDS);
                 throw new AssertionError(p + " adopted");
             } catch (ExecutionException refused) {
@@ -85,7 +82,7 @@ class DeviceFilesRefusedTest {
             }
             long ms = (System.nanoTime() - t0) / 1_000_000;
             System.out.println("adopt " + p + " -> " + e.getCause().getMessage() + " in " + ms + " ms");
-            assertTrue(e.getCause() instanceof ReplyException re && re.failureCode() == 400, String.valueOf(e.getCause()));
+            assertEquals(400, RequestRefused.statusOf(e.getCause()), String.valueOf(e.getCause()));
             assertTrue(e.getCause().getMessage().contains("/proc, /sys or /dev") || e.getCause().getMessage().contains("a named pipe"),
                     e.getCause().getMessage());
         }

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.darknet.WeightsInit;
-import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.inference.LoadedModel;
 import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
@@ -17,7 +16,6 @@ import io.argus.pipeline.testing.Waits;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
@@ -113,11 +111,12 @@ class NodesShareNoTokenTest {
         WeightsFile.write(weights, spec, WeightsInit.darknet(spec, 7));
         String version = LoadedModel.fileVersion(weights);
         assertNotEquals(version, active(other), "a new version");
-        JsonObject promoted = request(owner, Addresses.REGISTRY_CONTROL, new JsonObject().put("action", "adopt").put("model", "tiny")
-                .put("file", weights.toString()).put("origin", "operator"));
+        // adopting loads and swaps the weights in: as long as it takes on a loaded machine
+        JsonObject promoted = owner.app.registry().adopt(weights, null, "operator").toCompletionStage().toCompletableFuture()
+                .get(70, TimeUnit.SECONDS).toJson();
         assertEquals(version, promoted.getString("version"), promoted.encode());
         Waits.waitFor(() -> version.equals(active(other)), WAIT_MS, "the other node serving version " + version + " of the owner");
-        JsonObject kept = request(other, Addresses.REGISTRY_CONTROL, new JsonObject().put("action", "versions").put("model", "tiny"));
+        JsonObject kept = await(other.app.registry().versions()).toJson();
         assertTrue(kept.encode().contains("adopted from node " + ownerId), "kept as adopted from the owner: " + kept.encode());
     }
 
@@ -188,7 +187,7 @@ class NodesShareNoTokenTest {
     /** The camera's owner as a node lists it (its cluster camera list, asked in-process: no HTTP). */
     private static String ownerOfCam(RunningApp app) {
         try {
-            return request(app, Addresses.CLUSTER_CAMERAS, new JsonObject().put("action", "get").put("id", "cam")).getString("owner");
+            return await(app.app.cameras().get("cam")).json().getString("owner");
         } catch (Exception e) {
             return null;
         }
@@ -202,12 +201,7 @@ class NodesShareNoTokenTest {
 
     /** The version a node's registry serves (asked in-process). */
     private static String active(RunningApp app) throws Exception {
-        return request(app, Addresses.REGISTRY_CONTROL, new JsonObject().put("action", "active").put("model", "tiny")).getString("version");
-    }
-
-    private static JsonObject request(RunningApp app, String address, JsonObject body) throws Exception {
-        return app.app.vertx().eventBus().<JsonObject>request(address, body, new DeliveryOptions().setSendTimeout(60_000))
-                .toCompletionStage().toCompletableFuture().get(70, TimeUnit.SECONDS).body();
+        return await(app.app.registry().active()).version();
     }
 
     private static <T> T await(io.vertx.core.Future<T> f) throws Exception {

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.argus.pipeline.app.ArgusApp;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.ConfigException;
+import io.argus.pipeline.config.TokenStrength;
 import io.argus.pipeline.http.AccessToken;
 import io.argus.pipeline.http.TokenFile;
 import io.argus.pipeline.testing.RunningApp;
@@ -37,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * that holds less than a real token, is refused at start with the reason, the file, the mode found and the fix
  * ({@code chmod 600}, {@code argus token rotate}); a running server keeps its token when the file changes that way,
  * says why once, and takes the new token as soon as the file is fixed. A configured {@code http.token} needs
- * {@link AccessToken#MIN_LENGTH} characters. Budget: 20 s.
+ * {@link TokenStrength#MIN_LENGTH} characters. Budget: 20 s.
  */
 class TokenFilePermissionsTest {
     @TempDir

@@ -3,9 +3,10 @@ package io.argus.pipeline.security;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.argus.pipeline.app.Addresses;
+import io.argus.pipeline.app.ArgusApp;
+import io.argus.pipeline.base.RequestRefused;
 import io.argus.pipeline.testing.RunningApp;
-import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.Future;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -20,8 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The ids of online training are names, checked where they enter: frame ids, model ids, version ids
  * ({@code sha256:<12 hex>}, {@code -r<run>}, or a name), run numbers and the frame list's query. A path, a NUL, an
- * over-long or malformed id is 400 naming the field at the REST door, and the verticles refuse the same when asked
- * directly on the event bus; a well-formed id of nothing is 404.
+ * over-long or malformed id is 400 naming the field at the REST door, and the in-process services refuse the same
+ * when called directly; a well-formed id of nothing is 404.
  * Budget: 10 s (one app with the 64x64 tiny model, no camera).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -76,23 +77,24 @@ class TrainingIdsCheckedTest {
     }
 
     @Test
-    void theVerticlesRefuseMalformedIdsThemselves() throws Exception {
-        assertRefused(Addresses.DATASET_CONTROL, new JsonObject().put("action", "get").put("id", "../store"), "frame id: ");
-        assertRefused(Addresses.DATASET_CONTROL, new JsonObject().put("action", "capture").put("camera", "../cam"), "camera: ");
-        assertRefused(Addresses.REGISTRY_CONTROL, new JsonObject().put("action", "weights").put("version", "../registry.json"), "version: ");
-        assertRefused(Addresses.REGISTRY_CONTROL, new JsonObject().put("action", "adopt").put("file", "/dev/null")
-                .put("version", "sha256:../../x"), "version: ");
-        assertRefused(Addresses.TRAINING_CONTROL, new JsonObject().put("action", "run").put("id", -5), "run id: ");
-        assertRefused(Addresses.TRAINING_CONTROL, new JsonObject().put("action", "run").put("id", "../1"), "run id: ");
+    void theServicesRefuseMalformedIdsThemselves() throws Exception {
+        ArgusApp app = api.app.app;
+        assertRefused("frame ../store", app.dataset().frame("../store"), "frame id: ");
+        assertRefused("capture ../cam", app.dataset().capture("../cam", "test"), "camera: ");
+        assertRefused("weights ../registry.json", app.registry().weights("../registry.json"), "version: ");
+        assertRefused("adopt /dev/null as sha256:../../x", app.registry().adopt(Path.of("/dev/null"), "sha256:../../x", "operator"),
+                "version: ");
+        assertRefused("run -5", app.training().run(-5), "run id: ");
+        // a run id that is not a number ("../1") cannot reach the trainer: its id is an int
     }
 
-    void assertRefused(String address, JsonObject request, String field) throws Exception {
+    void assertRefused(String request, Future<?> answer, String field) throws Exception {
         try {
-            api.app.app.vertx().eventBus().request(address, request).toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
-            throw new AssertionError(request.encode() + " accepted");
+            answer.toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+            throw new AssertionError(request + " accepted");
         } catch (ExecutionException e) {
-            assertTrue(e.getCause() instanceof ReplyException re && re.failureCode() == 400, request.encode() + ": " + e.getCause());
-            assertTrue(e.getCause().getMessage().startsWith(field), request.encode() + ": " + e.getCause().getMessage());
+            assertEquals(400, RequestRefused.statusOf(e.getCause()), request + ": " + e.getCause());
+            assertTrue(e.getCause().getMessage().startsWith(field), request + ": " + e.getCause().getMessage());
         }
     }
 }

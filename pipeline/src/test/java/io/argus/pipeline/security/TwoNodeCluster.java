@@ -3,7 +3,7 @@ package io.argus.pipeline.security;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.argus.pipeline.cluster.ClusterKeys;
-import io.argus.pipeline.cluster.ClusterSecret;
+import io.argus.pipeline.config.ClusterSecret;
 import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestCluster;
 import io.argus.pipeline.testing.TestConfig;

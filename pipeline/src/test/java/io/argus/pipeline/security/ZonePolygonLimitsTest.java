@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.config.ConfigException;
-import io.argus.pipeline.events.SceneRulesJson;
+import io.argus.pipeline.config.SceneRulesJson;
 import io.argus.tracking.Point;
 import io.argus.tracking.SceneRules;
 import io.argus.tracking.Zone;

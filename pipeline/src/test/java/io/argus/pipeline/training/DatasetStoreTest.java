@@ -84,7 +84,7 @@ class DatasetStoreTest {
         assertEquals(labelled, again.get(labelled.id()));
         assertEquals(s.labelsRevision(), again.labelsRevision());
         assertEquals("val", add(again, 6).split(), "the split counter survives a restart (7th frame)");
-        JsonObject stats = again.stats();
+        JsonObject stats = again.stats().toJson();
         assertEquals(2, stats.getInteger("labeled"));
         assertEquals(1, stats.getInteger("trainFrames"));
         assertEquals(1, stats.getInteger("valFrames"));

@@ -8,6 +8,7 @@ import io.argus.detector.Model;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.GpuStream;
 import io.argus.pipeline.config.ConfigNode;
+import io.argus.pipeline.config.TrainingConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.trainer.backends.TrainingBackends;
 import io.argus.trainer.cuda.CudaTrainingBackend;

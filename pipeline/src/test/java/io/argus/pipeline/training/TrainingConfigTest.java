@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.ConfigException;
+import io.argus.pipeline.config.TrainingConfig;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.vertx.core.json.JsonObject;

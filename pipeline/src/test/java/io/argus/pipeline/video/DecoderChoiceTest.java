@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.Detector.Backend;
-import io.argus.pipeline.video.nvdec.NvdecRefusal;
 import org.junit.jupiter.api.Test;
 
 /** cameras[].decoder against where the model runs: auto takes NVDEC only for a model on CUDA, on its device. */

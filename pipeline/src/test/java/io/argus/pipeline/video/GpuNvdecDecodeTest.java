@@ -15,7 +15,6 @@ import io.argus.gpu.TensorView;
 import io.argus.gpu.Transfers;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.video.nvdec.NvdecDecoder;
-import io.argus.pipeline.video.nvdec.NvdecRefusal;
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 import java.nio.file.Path;

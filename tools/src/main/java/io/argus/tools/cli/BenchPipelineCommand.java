@@ -5,7 +5,7 @@ import io.argus.pipeline.cli.RunCommand;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.ConfigLoader;
 import io.argus.tools.pipeline.PipelineBenchmark;
-import io.argus.pipeline.training.TrainingConfig;
+import io.argus.pipeline.config.TrainingConfig;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;

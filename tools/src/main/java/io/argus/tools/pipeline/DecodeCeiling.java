@@ -1,7 +1,7 @@
 package io.argus.tools.pipeline;
 
 import io.argus.pipeline.video.nvdec.NvdecDecoder;
-import io.argus.pipeline.video.nvdec.NvdecRefusal;
+import io.argus.pipeline.video.NvdecRefusal;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;

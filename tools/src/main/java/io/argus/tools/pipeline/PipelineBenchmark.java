@@ -4,11 +4,12 @@ import io.argus.detector.BgrImage;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.post.Preprocess;
 import io.argus.pipeline.app.ArgusApp;
+import io.argus.pipeline.camera.CameraStatus;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.inference.InferenceVerticle;
 import io.argus.pipeline.inference.ModelStats;
 import io.argus.pipeline.training.BackgroundFineTune;
-import io.argus.pipeline.training.TrainingConfig;
+import io.argus.pipeline.config.TrainingConfig;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
@@ -331,13 +332,12 @@ public final class PipelineBenchmark {
     }
 
     private Snapshot snapshot(ArgusApp app) throws Exception {
-        JsonArray cams = app.vertx().eventBus().<JsonArray>request(io.argus.pipeline.app.Addresses.CAMERA_CONTROL,
-                new JsonObject().put("action", "list")).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).body();
+        List<CameraStatus> cams = app.cameras().list().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         long[] decoded = new long[cams.size()];
         long superseded = 0;
         int onNvdec = 0;
         for (int i = 0; i < cams.size(); i++) {
-            JsonObject c = cams.getJsonObject(i);
+            JsonObject c = cams.get(i).json();
             decoded[Integer.parseInt(c.getString("id").substring(5))] = c.getLong("framesDecoded");
             superseded += c.getJsonObject("dropped").getLong("superseded");
             if ("nvdec".equals(c.getString("decoderInUse"))) onNvdec++;

@@ -35,6 +35,7 @@ import static org.bytedeco.ffmpeg.global.avutil.av_get_pix_fmt_name;
 import io.argus.detector.cuda.Nv12Surface;
 import io.argus.detector.yuv.YuvColour;
 import io.argus.gpu.CudaRuntime;
+import io.argus.pipeline.video.NvdecRefusal;
 import io.argus.pipeline.video.Seekable;
 import io.argus.gpu.DeviceContext;
 import io.argus.gpu.GpuStream;

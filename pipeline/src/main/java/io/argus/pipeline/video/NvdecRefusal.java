@@ -1,4 +1,4 @@
-package io.argus.pipeline.video.nvdec;
+package io.argus.pipeline.video;
 
 /**
  * NVDEC cannot read this camera, and why: the message names the camera and the reason, the {@link Reason} is what

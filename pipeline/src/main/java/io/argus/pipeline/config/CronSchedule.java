@@ -1,4 +1,4 @@
-package io.argus.pipeline.training;
+package io.argus.pipeline.config;
 
 import com.cronutils.descriptor.CronDescriptor;
 import com.cronutils.model.Cron;

@@ -1,7 +1,5 @@
-package io.argus.pipeline.events;
+package io.argus.pipeline.config;
 
-import io.argus.pipeline.config.ConfigException;
-import io.argus.pipeline.config.ConfigNode;
 import io.argus.tracking.Anchor;
 import io.argus.tracking.Line;
 import io.argus.tracking.Point;

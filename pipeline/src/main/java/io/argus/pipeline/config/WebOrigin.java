@@ -1,6 +1,5 @@
-package io.argus.pipeline.http;
+package io.argus.pipeline.config;
 
-import io.argus.pipeline.config.Names;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.net.HostAndPort;
 import java.net.URI;
@@ -40,7 +39,7 @@ public record WebOrigin(String scheme, String host, int port) {
     }
 
     /** {@link #parse}, or null when {@code text} is not an origin. */
-    static WebOrigin parseOrNull(String text) {
+    public static WebOrigin parseOrNull(String text) {
         try {
             return parse(text);
         } catch (IllegalArgumentException e) {
@@ -52,7 +51,7 @@ public record WebOrigin(String scheme, String host, int port) {
      * The origin the request is addressed to, as its {@code Host} says (null without a Host that names a host): the
      * origin of the pages this server gave the browser that sent it, unless a proxy in front of it changed the Host.
      */
-    static WebOrigin of(HttpServerRequest req) {
+    public static WebOrigin of(HttpServerRequest req) {
         HostAndPort authority = req.authority();
         if (authority == null || authority.host() == null) return null;
         String scheme = req.isSSL() ? "https" : "http";

@@ -1,8 +1,5 @@
-package io.argus.pipeline.cluster;
+package io.argus.pipeline.config;
 
-import io.argus.pipeline.config.ConfigException;
-import io.argus.pipeline.config.ConfigNode;
-import io.argus.pipeline.http.AccessToken;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
@@ -65,9 +62,9 @@ public final class SecretSetting {
     /** The addresses of the cluster's section that are not loopback, described for the refusal. */
     static List<String> beyondLoopback(String host, String publicHost, List<String> members) {
         List<String> out = new ArrayList<>();
-        if (!AccessToken.loopback(host)) out.add("host " + host);
-        if (publicHost != null && !AccessToken.loopback(publicHost)) out.add("publicHost " + publicHost);
-        for (String m : members) if (!AccessToken.loopback(hostOf(m))) out.add("member " + m);
+        if (!LoopbackHost.is(host)) out.add("host " + host);
+        if (publicHost != null && !LoopbackHost.is(publicHost)) out.add("publicHost " + publicHost);
+        for (String m : members) if (!LoopbackHost.is(hostOf(m))) out.add("member " + m);
         return out;
     }
 

@@ -1,4 +1,4 @@
-package io.argus.pipeline.app;
+package io.argus.pipeline.base;
 
 /**
  * What a start is doing, for a person watching it: the slow steps of a start (loading FFmpeg and each model, warming

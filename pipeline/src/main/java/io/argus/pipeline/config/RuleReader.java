@@ -1,7 +1,5 @@
-package io.argus.pipeline.events;
+package io.argus.pipeline.config;
 
-import io.argus.pipeline.config.ConfigException;
-import io.argus.pipeline.config.Names;
 import io.argus.tracking.Point;
 import io.argus.tracking.Zone;
 import io.vertx.core.json.JsonArray;

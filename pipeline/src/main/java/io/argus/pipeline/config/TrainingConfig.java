@@ -1,8 +1,5 @@
-package io.argus.pipeline.training;
+package io.argus.pipeline.config;
 
-import io.argus.pipeline.config.ConfigException;
-import io.argus.pipeline.config.ConfigNode;
-import io.argus.pipeline.config.CudaSections;
 import io.argus.trainer.backends.TrainingBackends;
 import io.argus.trainer.cuda.CudaTrainingOptions;
 import java.nio.file.Path;

@@ -1,6 +1,5 @@
-package io.argus.pipeline.camera;
+package io.argus.pipeline.config;
 
-import io.argus.pipeline.config.LocalFiles;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;

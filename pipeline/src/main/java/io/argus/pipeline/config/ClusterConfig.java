@@ -1,7 +1,5 @@
-package io.argus.pipeline.cluster;
+package io.argus.pipeline.config;
 
-import io.argus.pipeline.config.ConfigException;
-import io.argus.pipeline.config.ConfigNode;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,7 +22,7 @@ import java.util.List;
  *                           detection, about twice: the slow path, for a node that lives but cannot renew)
  * @param renewIntervalMs    how often leases are renewed and free cameras claimed
  * @param tls                the operator's own PKI for the clustered event bus ({@code cluster.tls}); null: the TLS
- *                           identity derived from the secret ({@link DerivedIdentity})
+ *                           identity derived from the secret ({@code cluster/DerivedIdentity})
  * @param secret             the secret the nodes share ({@code cluster.secret}, {@code cluster.secretFile});
  *                           null: none configured, allowed only on loopback, where the node generates one at start
  *                           ({@link SecretSetting#resolve})
@@ -60,7 +58,7 @@ public record ClusterConfig(boolean enabled, String name, String host, int port,
         }
         // While a dead member is not yet removed, map calls on its partitions wait: a shorter lease would make every
         // node stop the cameras whose leases lived there.
-        long detection = HazelcastSettings.seconds(maxNoHeartbeat) * 1000;
+        long detection = seconds(maxNoHeartbeat) * 1000;
         if (lease <= detection) {
             throw new ConfigException(n.key("leaseMs"), "must exceed maxNoHeartbeatMs (" + detection + " in whole seconds), found " + lease);
         }
@@ -95,21 +93,15 @@ public record ClusterConfig(boolean enabled, String name, String host, int port,
         return List.copyOf(out);
     }
 
-    /**
-     * The clustered event bus's options: host, port, the public host, and mutual TLS, always: with the operator's
-     * certificates when {@code cluster.tls} is set, else with the identity derived from the secret.
-     */
-    public void applyTo(io.vertx.core.eventbus.EventBusOptions options, ClusterKeys keys) {
-        options.setHost(host).setPort(eventBusPort);
-        if (publicHost != null) options.setClusterPublicHost(publicHost);
-        if (tls != null) tls.applyTo(options);
-        else keys.identity().applyTo(options);
-    }
-
     /** The same section with {@code secret} (generated at start on loopback). */
     public ClusterConfig withSecret(ClusterSecret s) {
         return new ClusterConfig(enabled, name, host, port, eventBusPort, members, publicHost, heartbeatIntervalMs,
                 maxNoHeartbeatMs, minSize, weight, leaseMs, renewIntervalMs, tls, s);
+    }
+
+    /** A time as Hazelcast counts it, in whole seconds: {@code ms} rounded up, at least 1. */
+    public static long seconds(long ms) {
+        return Math.max(1, (ms + 999) / 1000);
     }
 
     /** Where other nodes reach this one. */

@@ -1,8 +1,6 @@
-package io.argus.pipeline.events;
+package io.argus.pipeline.config;
 
 import io.argus.pipeline.config.ArgusConfig.Reconnect;
-import io.argus.pipeline.config.ConfigException;
-import io.argus.pipeline.config.ConfigNode;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;

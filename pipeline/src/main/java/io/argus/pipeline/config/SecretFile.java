@@ -1,4 +1,4 @@
-package io.argus.pipeline.cluster;
+package io.argus.pipeline.config;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

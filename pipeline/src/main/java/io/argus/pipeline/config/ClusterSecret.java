@@ -1,4 +1,4 @@
-package io.argus.pipeline.cluster;
+package io.argus.pipeline.config;
 
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -38,8 +38,8 @@ public final class ClusterSecret {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 
-    /** The secret's bytes, the input of every derivation (a copy). */
-    byte[] bytes() { return value.clone(); }
+    /** The secret's bytes, the input of every derivation (a copy): for cluster/ClusterKeys alone. */
+    public byte[] bytes() { return value.clone(); }
 
     /** Where the secret came from (never the secret). */
     public String source() { return source; }

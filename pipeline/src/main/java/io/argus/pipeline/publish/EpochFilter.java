@@ -1,4 +1,4 @@
-package io.argus.pipeline.cluster;
+package io.argus.pipeline.publish;
 
 import io.vertx.core.json.JsonObject;
 import java.util.HashMap;

@@ -1,4 +1,4 @@
-package io.argus.pipeline.app;
+package io.argus.pipeline.base;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

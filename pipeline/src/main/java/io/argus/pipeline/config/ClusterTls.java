@@ -1,7 +1,5 @@
-package io.argus.pipeline.cluster;
+package io.argus.pipeline.config;
 
-import io.argus.pipeline.config.ConfigException;
-import io.argus.pipeline.config.ConfigNode;
 import io.vertx.core.eventbus.EventBusOptions;
 import io.vertx.core.http.ClientAuth;
 import io.vertx.core.net.JksOptions;
@@ -52,7 +50,7 @@ public record ClusterTls(Path keyStore, String keyStorePassword, Path trustStore
     }
 
     /** The store's type: {@code type}, or by the file's extension (JKS for .jks, else PKCS#12). */
-    String typeOf(Path file) {
+    public String typeOf(Path file) {
         if (!type.equals("auto")) return type.toUpperCase(Locale.ROOT);
         return file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".jks") ? "JKS" : "PKCS12";
     }
@@ -80,7 +78,7 @@ public record ClusterTls(Path keyStore, String keyStorePassword, Path trustStore
     }
 
     /** Turns on TLS with client authentication on the clustered event bus. */
-    void applyTo(EventBusOptions options) {
+    public void applyTo(EventBusOptions options) {
         // JksOptions/PfxOptions, not the generic KeyStoreOptions: the clustered event bus copies its options through
         // their JSON form, in which Vert.x 5.0.8 loses a generic store ("Key/certificate is mandatory for SSL")
         options.setSsl(true)

@@ -1,6 +1,5 @@
-package io.argus.pipeline.app;
+package io.argus.pipeline.base;
 
-import io.argus.pipeline.camera.CameraStats;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -43,7 +42,8 @@ public final class ArgusMetrics {
     public final class Group implements AutoCloseable {
         private final List<Meter> meters = new ArrayList<>();
 
-        <M extends Meter> M add(M m) {
+        /** {@code m}, registered by its feature (camera/CameraMeters), now removed with the group. */
+        public <M extends Meter> M add(M m) {
             meters.add(m);
             return m;
         }
@@ -53,28 +53,6 @@ public final class ArgusMetrics {
             for (Meter m : meters) registry.remove(m);
             meters.clear();
         }
-    }
-
-    /** Per-camera series: fps, frames, decode time, drops, reconnects, state. */
-    public Group camera(String id, CameraStats s) {
-        Group g = new Group();
-        g.add(Gauge.builder("argus.camera.fps", s, CameraStats::fps).tag("camera", id)
-                .description("Decoded frames per second").register(registry));
-        g.add(Gauge.builder("argus.camera.decode.ms", s, CameraStats::decodeMs).tag("camera", id)
-                .description("Mean decode time per frame over the last second, ms").register(registry));
-        g.add(FunctionCounter.builder("argus.camera.frames", s, CameraStats::decoded).tag("camera", id)
-                .description("Frames decoded").register(registry));
-        g.add(FunctionCounter.builder("argus.camera.decode.seconds", s, x -> x.decodeNanosTotal() / 1e9).tag("camera", id)
-                .description("Total time spent decoding").register(registry));
-        g.add(FunctionCounter.builder("argus.camera.dropped.frames", s, CameraStats::droppedSuperseded).tag("camera", id)
-                .tag("reason", "superseded").description("Frames dropped unprocessed").register(registry));
-        g.add(FunctionCounter.builder("argus.camera.dropped.frames", s, CameraStats::droppedPool).tag("camera", id)
-                .tag("reason", "pool_exhausted").description("Frames dropped unprocessed").register(registry));
-        g.add(FunctionCounter.builder("argus.camera.reconnects", s, CameraStats::reconnects).tag("camera", id)
-                .description("Reconnect attempts").register(registry));
-        g.add(Gauge.builder("argus.camera.up", s, x -> x.state() == CameraStats.State.STREAMING ? 1 : 0).tag("camera", id)
-                .description("1 while the camera is streaming").register(registry));
-        return g;
     }
 
     /** End-to-end latency of one camera: capture to publication of its detections. */

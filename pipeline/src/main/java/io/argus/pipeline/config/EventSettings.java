@@ -1,6 +1,5 @@
-package io.argus.pipeline.events;
+package io.argus.pipeline.config;
 
-import io.argus.pipeline.config.ConfigNode;
 
 /**
  * The {@code events:} section. history: events every node keeps for {@code /api/events} (the oldest forgotten
