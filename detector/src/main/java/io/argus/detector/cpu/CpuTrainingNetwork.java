@@ -55,11 +55,7 @@ public final class CpuTrainingNetwork implements AutoCloseable {
     public CpuTrainingNetwork(NetworkSpec spec, Map<Integer, ConvolutionParameters> parameters, int maxBatch,
                               boolean halfGradients, CpuPrecision precision) {
         if (maxBatch <= 0) throw new IllegalArgumentException("maxBatch must be positive, got " + maxBatch);
-        if (precision != CpuPrecision.FP32) {
-            precision.requireSupport(CpuInfo.current());
-            throw new IllegalArgumentException("CPU training runs in fp32 only; " + precision + " training is not "
-                    + "implemented (on the GPU: --backend cuda, mixed precision)");
-        }
+        requirePrecision(precision);
         for (LayerSpec l : spec.layers()) {
             for (int from : l.inputs()) {
                 if (from >= 0 && spec.layers().get(from) instanceof YoloSpec) {
@@ -88,6 +84,17 @@ public final class CpuTrainingNetwork implements AutoCloseable {
         this.clearedBeforeBackward = new boolean[spec.layers().size()];
         GradientSink[][] sinks = planGradients();
         for (LayerSpec l : spec.layers()) layers.add(create(l, parameters, sinks[l.index()], halfGradients));
+    }
+
+    /**
+     * Refuses a training precision other than FP32 with the reason: BF16 on a CPU without AVX512_BF16 or AMX names
+     * the CPU and what it lacks; elsewhere BF16 (and INT8) training is not implemented.
+     */
+    public static void requirePrecision(CpuPrecision precision) {
+        if (precision == CpuPrecision.FP32) return;
+        precision.requireSupport(CpuInfo.current());
+        throw new IllegalArgumentException("CPU training runs in fp32 only; " + precision + " training is not "
+                + "implemented (fp16: mixed precision, emulated on the CPU; on the GPU: --backend cuda)");
     }
 
     /**

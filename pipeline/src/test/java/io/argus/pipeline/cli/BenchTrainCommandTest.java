@@ -28,6 +28,16 @@ class BenchTrainCommandTest {
     }
 
     @Test
+    void cpuBackendTimesCpuTraining() {
+        DetectCommandTest.Result r = DetectCommandTest.argus("bench", "train", "--backend", "cpu", "--cfg",
+                ProjectPaths.home().resolve("config/models/demo.cfg").toString(), "--width", "64", "--height", "64",
+                "--batch", "2", "--seconds", "0", "--warmup", "0");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("argus-train-cpu model=demo precision=fp32 batch=2") && r.out().contains("cpu_model="),
+                r.out());
+    }
+
+    @Test
     void trainRejectsAnUnknownBackend() {
         DetectCommandTest.Result r = DetectCommandTest.argus("train", "--backend", "tpu", "--cfg", "x.cfg", "--data",
                 "x.data", "--out", "out");
