@@ -35,8 +35,8 @@ import picocli.CommandLine.Option;
  * against each precision's training images/s: below 1x the GPU would wait for data.
  */
 @Command(name = "train", mixinStandardHelpOptions = true,
-        description = {"Benchmark training on the GPU (mixed precision and FP32), or on the CPU (--backend cpu).",
-                "Optionally with loss curves."})
+        description = {"Benchmark training on the GPU (mixed precision and FP32).",
+                "Or on the CPU (--backend cpu). Optionally with loss curves."})
 final class BenchTrainCommand implements Callable<Integer> {
     @Option(names = "--cfg", description = "Darknet cfg (default: config/models/cfg/yolov4-tiny.cfg)")
     Path cfg;
