@@ -155,13 +155,25 @@ final class ConvolutionalLayer implements CpuLayer {
         public void close() { byTile.clear(); }
     }
 
+    private long padBottom() { return padBottom(spec); }
+
+    private long padRight() { return padRight(spec); }
+
     // Darknet pads symmetrically; the right/bottom pad only matters up to what the last window reaches
-    private long padBottom() {
+    static long padBottom(ConvolutionalSpec spec) {
         return Math.max(0, (spec.output().height() - 1L) * spec.strideY() + spec.size() - spec.input().height() - spec.pad());
     }
 
-    private long padRight() {
+    static long padRight(ConvolutionalSpec spec) {
         return Math.max(0, (spec.output().width() - 1L) * spec.strideX() + spec.size() - spec.input().width() - spec.pad());
+    }
+
+    /** The weights' dims in oneDNN's order: {O, I, k, k}, or {g, O/g, I/g, k, k} with groups. */
+    static long[] weightDims(ConvolutionalSpec spec) {
+        int g = spec.groups();
+        long k = spec.size();
+        return g == 1 ? new long[] {spec.filters(), spec.groupChannels(), k, k}
+                : new long[] {g, spec.filters() / g, spec.groupChannels(), k, k};
     }
 
     /**
@@ -368,5 +380,341 @@ final class ConvolutionalLayer implements CpuLayer {
         weights.close();
         bias.close();
         if (int8Weights != null) int8Weights.close();
+    }
+
+    /**
+     * [convolutional] in training: the same oneDNN convolution, unfolded, forward with the batch's own statistics and
+     * backward to the weights, biases, batch-norm scales and the input. Forward: convolution (with the bias when there
+     * is no batch norm), batch normalization (forward training: the batch's mean and variance), the activation (eltwise
+     * forward training). Backward, in reverse: eltwise backward, batch-norm backward (through the batch statistics),
+     * convolution backward weights (and bias) and backward data. Every tensor is FP32 channels last; the weights are
+     * reordered from the trainer's working copy into the layouts the kernels read at every pass (they change at every
+     * step), and the weight gradient back into Darknet's order, added onto what earlier passes left.
+     *
+     * <p>Darknet normalizes with the batch variance over n-1 ({@code ConvWeights}'s rolling statistics too); oneDNN's
+     * batch normalization divides by n. With N values per channel, Darknet's (x - mean) / sqrt(S/(N-1) + eps) equals
+     * sqrt((N-1)/N) x (x - mean) / sqrt(S/N + eps (N-1)/N): so oneDNN runs with epsilon eps (N-1)/N and the scale
+     * gamma sqrt((N-1)/N), and the scale's gradient is multiplied back by the same factor. The forward is then
+     * Darknet's exactly, and oneDNN's backward its exact gradient.
+     */
+    static final class Training implements CpuLayer {
+        private final ConvolutionalSpec spec;
+        private final ConvolutionParameters params;
+        private final LayerOutput input;
+        private final LayerOutput output;
+        private final LayerOutput gradient;
+        private final GradientSink inputSink;        // null: the input needs no gradient (the network's input)
+        private final NativeFloats gradientScratch;  // dX when it cannot go straight into the input's gradient
+        private final boolean halfGradients;         // round each pass's weight gradient through FP16 before adding
+        private final LayerOutput convolved;         // the convolution's output when batch norm follows; else null
+        private final LayerOutput activationInput;   // kept for mish and swish, whose derivative needs it; else null
+        private final NativeFloats shift;            // batch norm's shift = the biases, or the convolution's bias
+        private final NativeFloats scale;            // gamma x sqrt((N-1)/N); null without batch norm
+        private final NativeFloats mean;
+        private final NativeFloats variance;         // over N, as oneDNN computes it
+        private final NativeFloats shiftGradient;    // this pass's, added into the trainer's after backward
+        private final NativeFloats scaleGradient;
+        private final NativeFloats passWeightGradient;   // FP16 emulation: this pass's, in Darknet's order
+        private final float[] batchMean;
+        private final float[] batchVariance;         // over N-1, Darknet's
+        private final LayerContext context;
+        private final Dnnl.Resources resources = new Dnnl.Resources();
+        private final Variant[] variants;
+
+        Training(ConvolutionalSpec spec, ConvolutionParameters params, LayerOutput input, LayerOutput output,
+                 LayerOutput gradient, GradientSink inputSink, NativeFloats gradientScratch, boolean halfGradients,
+                 int maxBatch, LayerContext context) {
+            if (context.precision() != CpuPrecision.FP32) {
+                throw new IllegalArgumentException("CPU training runs in FP32; found " + context.precision());
+            }
+            this.spec = spec;
+            this.params = params;
+            this.input = input;
+            this.output = output;
+            this.gradient = gradient;
+            this.inputSink = inputSink;
+            this.gradientScratch = gradientScratch;
+            this.halfGradients = halfGradients;
+            this.context = context;
+            boolean bn = spec.batchNormalize();
+            this.convolved = bn ? new LayerOutput(spec.output(), maxBatch, CpuPrecision.FP32) : null;
+            this.activationInput = needsActivationInput(spec.activation())
+                    ? new LayerOutput(spec.output(), maxBatch, CpuPrecision.FP32) : null;
+            int c = spec.filters();
+            this.shift = new NativeFloats(c);
+            this.scale = bn ? new NativeFloats(c) : null;
+            this.mean = bn ? new NativeFloats(c) : null;
+            this.variance = bn ? new NativeFloats(c) : null;
+            this.shiftGradient = new NativeFloats(c);
+            this.scaleGradient = bn ? new NativeFloats(c) : null;
+            this.passWeightGradient = halfGradients ? new NativeFloats(spec.weightCount()) : null;
+            this.batchMean = new float[c];
+            this.batchVariance = new float[c];
+            this.variants = new Variant[maxBatch + 1];
+        }
+
+        /** Mish and swish need their input for the derivative; relu, leaky and logistic read their output. */
+        static boolean needsActivationInput(io.argus.detector.darknet.Activation act) {
+            return act == io.argus.detector.darknet.Activation.MISH || act == io.argus.detector.darknet.Activation.SWISH;
+        }
+
+        ConvolutionalSpec spec() { return spec; }
+
+        @Override
+        public LayerOutput output() { return output; }
+
+        /** Mean of each channel over the last forward's batch (null without batch norm). */
+        float[] batchMean() { return spec.batchNormalize() ? batchMean : null; }
+
+        /** Variance (over N-1, Darknet's) of each channel over the last forward's batch (null without batch norm). */
+        float[] batchVariance() { return spec.batchNormalize() ? batchVariance : null; }
+
+        @Override
+        public void forward(int n) {
+            Variant v = variant(n);
+            fill(shift, params.biases(), 1f);
+            if (scale != null) fill(scale, params.scales(), v.gammaFactor);
+            if (v.weightsForward != null) v.weightsForward.execute(context.stream());
+            v.convolution.execute(context.stream());
+            if (v.normalization != null) {
+                v.normalization.execute(context.stream());
+                Dnnl.check(dnnl_stream_wait(context.stream()), "stream_wait");
+                moveRollingStatistics(v.count);
+            }
+            if (v.activation != null) v.activation.execute(context.stream());
+        }
+
+        private static void fill(NativeFloats to, float[] values, float factor) {
+            java.nio.FloatBuffer b = to.buffer();
+            for (int i = 0; i < values.length; i++) b.put(i, values[i] * factor);
+        }
+
+        /** Darknet's rolling statistics move 1% towards the batch's (variance over N-1). */
+        private void moveRollingStatistics(long count) {
+            float[] rm = params.rollingMean();
+            float[] rv = params.rollingVariance();
+            double unbiased = count > 1 ? (double) count / (count - 1) : 1;
+            for (int f = 0; f < batchMean.length; f++) {
+                float m = mean.buffer().get(f);
+                float var = (float) (variance.buffer().get(f) * unbiased);
+                batchMean[f] = m;
+                batchVariance[f] = var;
+                rm[f] = 0.99f * rm[f] + 0.01f * m;
+                rv[f] = 0.99f * rv[f] + 0.01f * var;
+            }
+        }
+
+        @Override
+        public void backward(int n) {
+            Variant v = variant(n);
+            if (v.activationBackward != null) v.activationBackward.execute(context.stream());
+            if (v.normalizationBackward != null) v.normalizationBackward.execute(context.stream());
+            v.weightsBackward.execute(context.stream());
+            v.weightGradientOut.execute(context.stream());
+            if (inputSink != null) {
+                if (v.weightsData != null) v.weightsData.execute(context.stream());
+                v.dataBackward.execute(context.stream());
+                if (v.deliver != null) v.deliver.execute(context.stream());
+            }
+            Dnnl.check(dnnl_stream_wait(context.stream()), "stream_wait");
+            java.nio.FloatBuffer db = params.biasGradient();
+            for (int f = 0; f < batchMean.length; f++) db.put(f, db.get(f) + shiftGradient.buffer().get(f));
+            if (scaleGradient != null) {
+                java.nio.FloatBuffer ds = params.scaleGradient();
+                for (int f = 0; f < batchMean.length; f++) {
+                    ds.put(f, ds.get(f) + scaleGradient.buffer().get(f) * v.gammaFactor);
+                }
+            }
+            if (passWeightGradient != null) {
+                java.nio.FloatBuffer pass = passWeightGradient.buffer();
+                java.nio.FloatBuffer dw = params.weightGradient().buffer();
+                for (int i = 0; i < spec.weightCount(); i++) {
+                    dw.put(i, dw.get(i) + Float.float16ToFloat(Float.floatToFloat16(pass.get(i))));
+                }
+            }
+        }
+
+        private Variant variant(int n) {
+            Variant v = variants[n];
+            if (v == null) v = variants[n] = new Variant(n);
+            return v;
+        }
+
+        /** The primitives of one batch size and the buffers in the kernels' layouts they need. */
+        private final class Variant {
+            final long count;                  // values per channel: n x out_h x out_w
+            final float gammaFactor;           // sqrt((N-1)/N)
+            final Dnnl.Primitive weightsForward;
+            final Dnnl.Primitive convolution;
+            final Dnnl.Primitive normalization;
+            final Dnnl.Primitive activation;
+            final Dnnl.Primitive activationBackward;
+            final Dnnl.Primitive normalizationBackward;
+            final Dnnl.Primitive weightsBackward;
+            final Dnnl.Primitive weightGradientOut;
+            final Dnnl.Primitive weightsData;
+            final Dnnl.Primitive dataBackward;
+            final Dnnl.Primitive deliver;
+
+            Variant(int n) {
+                Dnnl.Resources r = resources;
+                Scratchpad scratch = context.scratch();
+                boolean bn = spec.batchNormalize();
+                io.argus.detector.darknet.Activation act = spec.activation();
+                boolean linear = act == io.argus.detector.darknet.Activation.LINEAR;
+                count = (long) n * spec.output().plane();
+                gammaFactor = count > 1 ? (float) Math.sqrt((count - 1.0) / count) : 1f;
+                float epsilon = count > 1 ? (float) (ConvWeights.BN_EPSILON * (count - 1.0) / count) : ConvWeights.BN_EPSILON;
+                long[] strides = {spec.strideY(), spec.strideX()};
+                long[] dilates = {0, 0};
+                long[] padL = {spec.pad(), spec.pad()};
+                long[] padR = {padBottom(spec), padRight(spec)};
+                long[] wdims = weightDims(spec);
+                dnnl_memory_desc src = input.desc(r, n);
+                dnnl_memory_desc dst = output.desc(r, n);   // every tensor of this layer's output shape
+                dnnl_memory_desc anyWeights = r.desc(wdims, dnnl_f32, dnnl_format_tag_any);
+                dnnl_memory_desc userWeights = r.desc(wdims, dnnl_f32, spec.groups() == 1 ? dnnl_oihw : dnnl_goihw);
+                dnnl_memory_desc channels = r.desc(new long[] {spec.filters()}, dnnl_f32, dnnl_x);
+                // where each step writes: convolution -> [batch norm ->] [activation ->] output
+                LayerOutput activationIn = linear ? output : activationInput != null ? activationInput : output;
+                LayerOutput convOut = bn ? convolved : activationIn;
+
+                dnnl_primitive_desc fwd = new dnnl_primitive_desc();
+                Dnnl.check(dnnl_convolution_forward_primitive_desc_create(fwd, Dnnl.engine(), dnnl_forward_training,
+                        dnnl_convolution_direct, src, anyWeights, bn ? null : channels, dst, strides, dilates, padL, padR,
+                        r.trainingAttr()), "convolution layer " + spec.index() + " (training)");
+                convolution = bn
+                        ? r.primitive(fwd, scratch, DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST)
+                        : r.primitive(fwd, scratch, DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS, DNNL_ARG_DST);
+                dnnl_memory_desc kernelWeights = convolution.query(dnnl_query_weights_md);
+                Pointer forwardWeights = params.weights().pointer();
+                if (dnnl_memory_desc_equal(kernelWeights, userWeights) == 0) {
+                    forwardWeights = r.bytes(dnnl_memory_desc_get_size(kernelWeights));
+                    weightsForward = r.reorder(userWeights, params.weights().pointer(), kernelWeights, forwardWeights, scratch);
+                } else {
+                    weightsForward = null;
+                }
+                convolution.arg(DNNL_ARG_SRC, r.memory(src, input.pointer()))
+                        .arg(DNNL_ARG_WEIGHTS, r.memory(kernelWeights, forwardWeights));
+                if (!bn) convolution.arg(DNNL_ARG_BIAS, r.memory(channels, shift.pointer()));
+                convolution.arg(DNNL_ARG_DST, r.memory(dst, convOut.pointer()));
+
+                int flags = dnnl_use_scale | dnnl_use_shift;
+                if (bn) {
+                    dnnl_primitive_desc pd = new dnnl_primitive_desc();
+                    Dnnl.check(dnnl_batch_normalization_forward_primitive_desc_create(pd, Dnnl.engine(),
+                            dnnl_forward_training, dst, dst, epsilon, flags, r.trainingAttr()),
+                            "batch norm layer " + spec.index());
+                    normalization = r.primitive(pd, scratch, DNNL_ARG_SRC, DNNL_ARG_DST, DNNL_ARG_SCALE, DNNL_ARG_SHIFT,
+                                    DNNL_ARG_MEAN, DNNL_ARG_VARIANCE)
+                            .arg(DNNL_ARG_SRC, r.memory(dst, convolved.pointer()))
+                            .arg(DNNL_ARG_DST, r.memory(dst, activationIn.pointer()))
+                            .arg(DNNL_ARG_SCALE, r.memory(channels, scale.pointer()))
+                            .arg(DNNL_ARG_SHIFT, r.memory(channels, shift.pointer()))
+                            .arg(DNNL_ARG_MEAN, r.memory(channels, mean.pointer()))
+                            .arg(DNNL_ARG_VARIANCE, r.memory(channels, variance.pointer()));
+                    dnnl_primitive_desc back = new dnnl_primitive_desc();
+                    Dnnl.check(dnnl_batch_normalization_backward_primitive_desc_create(back, Dnnl.engine(), dnnl_backward,
+                            dst, dst, dst, epsilon, flags, pd, r.trainingAttr()), "batch norm backward layer " + spec.index());
+                    // in place: dLoss/d(normalized) becomes dLoss/d(convolution output) in the gradient's buffer
+                    normalizationBackward = r.primitive(back, scratch, DNNL_ARG_SRC, DNNL_ARG_MEAN, DNNL_ARG_VARIANCE,
+                                    DNNL_ARG_DIFF_DST, DNNL_ARG_SCALE, DNNL_ARG_DIFF_SRC,
+                                    DNNL_ARG_DIFF_SCALE, DNNL_ARG_DIFF_SHIFT)
+                            .arg(DNNL_ARG_SRC, r.memory(dst, convolved.pointer()))
+                            .arg(DNNL_ARG_MEAN, r.memory(channels, mean.pointer()))
+                            .arg(DNNL_ARG_VARIANCE, r.memory(channels, variance.pointer()))
+                            .arg(DNNL_ARG_DIFF_DST, r.memory(dst, gradient.pointer()))
+                            .arg(DNNL_ARG_SCALE, r.memory(channels, scale.pointer()))
+                            .arg(DNNL_ARG_DIFF_SRC, r.memory(dst, gradient.pointer()))
+                            .arg(DNNL_ARG_DIFF_SCALE, r.memory(channels, scaleGradient.pointer()))
+                            .arg(DNNL_ARG_DIFF_SHIFT, r.memory(channels, shiftGradient.pointer()));
+                } else {
+                    normalization = null;
+                    normalizationBackward = null;
+                }
+
+                if (!linear) {
+                    boolean fromInput = activationInput != null;
+                    int algorithm = fromInput ? Dnnl.eltwiseAlgorithm(act)
+                            : act == io.argus.detector.darknet.Activation.LOGISTIC ? dnnl_eltwise_logistic_use_dst_for_bwd
+                            : dnnl_eltwise_relu_use_dst_for_bwd;
+                    float alpha = Dnnl.eltwiseAlpha(act);
+                    dnnl_primitive_desc pd = new dnnl_primitive_desc();
+                    Dnnl.check(dnnl_eltwise_forward_primitive_desc_create(pd, Dnnl.engine(), dnnl_forward_training,
+                            algorithm, dst, dst, alpha, 0f, r.trainingAttr()), "activation layer " + spec.index());
+                    activation = r.primitive(pd, scratch, DNNL_ARG_SRC, DNNL_ARG_DST)
+                            .arg(DNNL_ARG_SRC, r.memory(dst, activationIn.pointer()))
+                            .arg(DNNL_ARG_DST, r.memory(dst, output.pointer()));
+                    dnnl_primitive_desc back = new dnnl_primitive_desc();
+                    Dnnl.check(dnnl_eltwise_backward_primitive_desc_create(back, Dnnl.engine(), algorithm, dst, dst, dst,
+                            alpha, 0f, pd, r.trainingAttr()), "activation backward layer " + spec.index());
+                    int data = fromInput ? DNNL_ARG_SRC : DNNL_ARG_DST;
+                    activationBackward = r.primitive(back, scratch, data, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_SRC)
+                            .arg(data, r.memory(dst, fromInput ? activationInput.pointer() : output.pointer()))
+                            .arg(DNNL_ARG_DIFF_DST, r.memory(dst, gradient.pointer()))
+                            .arg(DNNL_ARG_DIFF_SRC, r.memory(dst, gradient.pointer()));
+                } else {
+                    activation = null;
+                    activationBackward = null;
+                }
+
+                dnnl_primitive_desc bw = new dnnl_primitive_desc();
+                Dnnl.check(dnnl_convolution_backward_weights_primitive_desc_create(bw, Dnnl.engine(),
+                        dnnl_convolution_direct, src, anyWeights, bn ? null : channels, dst, strides, dilates, padL, padR,
+                        fwd, r.trainingAttr()), "convolution backward weights layer " + spec.index());
+                weightsBackward = bn
+                        ? r.primitive(bw, scratch, DNNL_ARG_SRC, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_WEIGHTS)
+                        : r.primitive(bw, scratch, DNNL_ARG_SRC, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_WEIGHTS, DNNL_ARG_DIFF_BIAS);
+                dnnl_memory_desc kernelDiffWeights = weightsBackward.query(dnnl_query_diff_weights_md);
+                Pointer diffWeights = r.bytes(dnnl_memory_desc_get_size(kernelDiffWeights));
+                weightsBackward.arg(DNNL_ARG_SRC, r.memory(src, input.pointer()))
+                        .arg(DNNL_ARG_DIFF_DST, r.memory(dst, gradient.pointer()))
+                        .arg(DNNL_ARG_DIFF_WEIGHTS, r.memory(kernelDiffWeights, diffWeights));
+                if (!bn) weightsBackward.arg(DNNL_ARG_DIFF_BIAS, r.memory(channels, shiftGradient.pointer()));
+                weightGradientOut = halfGradients
+                        ? r.move(kernelDiffWeights, diffWeights, 1f, userWeights, passWeightGradient.pointer(), false, scratch)
+                        : r.move(kernelDiffWeights, diffWeights, 1f, userWeights, params.weightGradient().pointer(), true,
+                                scratch);
+
+                if (inputSink != null) {
+                    dnnl_primitive_desc bd = new dnnl_primitive_desc();
+                    Dnnl.check(dnnl_convolution_backward_data_primitive_desc_create(bd, Dnnl.engine(),
+                            dnnl_convolution_direct, src, anyWeights, dst, strides, dilates, padL, padR, fwd,
+                            r.trainingAttr()), "convolution backward data layer " + spec.index());
+                    dataBackward = r.primitive(bd, scratch, DNNL_ARG_DIFF_DST, DNNL_ARG_WEIGHTS, DNNL_ARG_DIFF_SRC);
+                    dnnl_memory_desc dataWeights = dataBackward.query(dnnl_query_weights_md);
+                    Pointer backwardWeights = params.weights().pointer();
+                    if (dnnl_memory_desc_equal(dataWeights, userWeights) == 0) {
+                        backwardWeights = r.bytes(dnnl_memory_desc_get_size(dataWeights));
+                        weightsData = r.reorder(userWeights, params.weights().pointer(), dataWeights, backwardWeights, scratch);
+                    } else {
+                        weightsData = null;
+                    }
+                    Pointer dx = inputSink.writable() ? inputSink.gradient().pointer() : gradientScratch.pointer();
+                    dataBackward.arg(DNNL_ARG_DIFF_DST, r.memory(dst, gradient.pointer()))
+                            .arg(DNNL_ARG_WEIGHTS, r.memory(dataWeights, backwardWeights))
+                            .arg(DNNL_ARG_DIFF_SRC, r.memory(src, dx));
+                    deliver = inputSink.writable() ? null : inputSink.from(r, src, dx, 1f, src, scratch);
+                } else {
+                    dataBackward = null;
+                    weightsData = null;
+                    deliver = null;
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            resources.close();
+            for (AutoCloseable c : new AutoCloseable[] {convolved, activationInput, shift, scale, mean, variance,
+                    shiftGradient, scaleGradient, passWeightGradient}) {
+                if (c == null) continue;
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
     }
 }

@@ -94,6 +94,41 @@ final class Dnnl {
                     .arg(DNNL_ARG_ATTR_SCALES | DNNL_ARG_TO, scales(toScale));
         }
 
+        /**
+         * {@code to (+)= factor x from}: a reorder (layouts and views may differ) that adds onto what {@code to} holds
+         * when {@code add} (oneDNN's sum post-op), else overwrites it. Training moves gradients with it.
+         */
+        Primitive move(dnnl_memory_desc fromDesc, Pointer from, float factor, dnnl_memory_desc toDesc, Pointer to,
+                       boolean add, Scratchpad scratch) {
+            dnnl_primitive_attr a = attr(Activation.LINEAR);
+            if (add) {
+                dnnl_post_ops po = new dnnl_post_ops();
+                check(dnnl_post_ops_create(po), "post_ops_create");
+                owned.add(po);
+                check(dnnl_post_ops_append_sum(po, 1f, 0, dnnl_data_type_undef), "post_ops_append_sum");
+                check(dnnl_primitive_attr_set_post_ops(a, po), "set_post_ops");
+            }
+            if (factor != 1f) scaled(a, DNNL_ARG_FROM, 0);
+            dnnl_primitive_desc pd = new dnnl_primitive_desc();
+            check(dnnl_reorder_primitive_desc_create(pd, fromDesc, engine(), toDesc, engine(), a), "reorder");
+            Primitive p = factor != 1f
+                    ? primitive(pd, scratch, DNNL_ARG_FROM, DNNL_ARG_TO, DNNL_ARG_ATTR_SCALES | DNNL_ARG_FROM)
+                    : primitive(pd, scratch, DNNL_ARG_FROM, DNNL_ARG_TO);
+            p.arg(DNNL_ARG_FROM, memory(fromDesc, from)).arg(DNNL_ARG_TO, memory(toDesc, to));
+            if (factor != 1f) p.arg(DNNL_ARG_ATTR_SCALES | DNNL_ARG_FROM, scales(factor));
+            return p;
+        }
+
+        /**
+         * An attribute for training's primitives: scratch memory from the network's Scratchpad, and deterministic
+         * (the same sums in the same order every run, as a checkpoint's resume needs).
+         */
+        dnnl_primitive_attr trainingAttr() {
+            dnnl_primitive_attr a = attr(Activation.LINEAR);
+            check(dnnl_primitive_attr_set_deterministic(a, 1), "set_deterministic");
+            return a;
+        }
+
         /** {@code act} (not LINEAR) applied in place to the FP32 or BF16 tensor {@code desc} at {@code data}. */
         Primitive activation(Activation act, dnnl_memory_desc desc, Pointer data, Scratchpad scratch) {
             dnnl_primitive_desc pd = new dnnl_primitive_desc();
@@ -264,7 +299,8 @@ final class Dnnl {
         @Override
         public void execute(dnnl_stream stream) {
             if (filled != count) throw new IllegalStateException(filled + " of " + count + " arguments set");
-            check(dnnl_primitive_execute(primitive, stream, count, args), "execute");
+            int status = dnnl_primitive_execute(primitive, stream, count, args);
+            if (status != dnnl_success) check(status, "execute of " + Dnnl.implementation(pd));
         }
 
         /** The implementation this primitive runs, as oneDNN names it. */

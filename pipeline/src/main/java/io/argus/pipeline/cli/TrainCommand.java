@@ -103,6 +103,10 @@ final class TrainCommand implements Callable<Integer> {
         boolean fp16 = switch (precision.toLowerCase(Locale.ROOT)) {
             case "fp32" -> false;
             case "fp16" -> true;
+            case "bf16" -> {   // refused with the reason (this CPU's instructions, or not implemented)
+                io.argus.detector.cpu.CpuTrainingNetwork.requirePrecision(io.argus.detector.cpu.CpuPrecision.BF16);
+                yield false;
+            }
             default -> throw new IllegalArgumentException("--precision: expected fp32 or fp16, found " + precision);
         };
         if (loaderThreads < 0) throw new IllegalArgumentException("--loader-threads: expected >= 1 (0: default), found " + loaderThreads);

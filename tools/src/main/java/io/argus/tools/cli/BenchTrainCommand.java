@@ -9,6 +9,7 @@ import io.argus.pipeline.cli.ProjectPaths;
 import io.argus.tools.trainer.CudaTrainBench;
 import io.argus.tools.trainer.LoaderBench;
 import io.argus.tools.trainer.LossCurves;
+import io.argus.tools.trainer.CpuTrainBench;
 import io.argus.trainer.cuda.CudaTrainingOptions;
 import io.argus.trainer.data.Augmentation;
 import io.argus.trainer.data.DataFile;
@@ -36,7 +37,8 @@ import picocli.CommandLine.Option;
  * against each precision's training images/s: below 1x the GPU would wait for data.
  */
 @Command(name = "train", mixinStandardHelpOptions = true,
-        description = {"Benchmark training on the GPU (mixed precision and FP32).", "Optionally with loss curves."})
+        description = {"Benchmark training on the GPU (mixed precision and FP32).",
+                "Or on the CPU (--backend cpu). Optionally with loss curves."})
 final class BenchTrainCommand implements Callable<Integer> {
     @Option(names = "--cfg", description = "Darknet cfg (default: config/models/cfg/yolov4-tiny.cfg)")
     Path cfg;
@@ -99,6 +101,14 @@ final class BenchTrainCommand implements Callable<Integer> {
                     + "in the same run (replaces the single-GPU timing)")
     List<Integer> gpus;
 
+    @Option(names = "--backend", defaultValue = "cuda",
+            description = "cuda, or cpu: CPU training (FP32; --precision fp16 emulates mixed precision) on --threads "
+                    + "threads, io.argus.trainer.bench.CpuTrainBench (default ${DEFAULT-VALUE})")
+    String backend;
+
+    @Option(names = "--threads", defaultValue = "0", description = "--backend cpu: threads (default: one per processor)")
+    int threads;
+
     @Option(names = "--loader-threads", defaultValue = "0",
             description = "loader threads for --data (default: processors - 1, at least 1)")
     int loaderThreads;
@@ -109,6 +119,8 @@ final class BenchTrainCommand implements Callable<Integer> {
         NetworkSpec spec = NetworkSpec.load(c, width, height);
         ModelWeights initial = weights != null ? WeightsFile.read(weights, spec) : WeightsInit.darknet(spec, seed);
         int n = batch > 0 ? batch : spec.net().batch() / spec.net().subdivisions();
+        if (backend.equals("cpu")) return cpu(spec, initial, n);
+        if (!backend.equals("cuda")) throw new IllegalArgumentException("--backend: expected cuda or cpu, found " + backend);
         List<CudaTrainingOptions> list = new ArrayList<>();
         for (String p : precisions) list.add(CudaSystemProperties.training(p));
         PrintStream out = System.out;
@@ -155,6 +167,26 @@ final class BenchTrainCommand implements Callable<Integer> {
                     }
                 }
             }
+        }
+        return 0;
+    }
+
+    /** CPU training speed: each of --precision (fp32, or fp16: emulated) in turn; the GPU-only options are refused. */
+    private int cpu(NetworkSpec spec, ModelWeights initial, int n) {
+        if (curves > 0 || data != null || gpus != null) {
+            throw new IllegalArgumentException("--backend cpu times training alone: leave out --curves, --data and --gpus");
+        }
+        int t = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
+        System.out.printf(Locale.ROOT, "model: %s %dx%d, batch %d, %.2f GFLOP/image forward%n", spec.name(),
+                spec.net().width(), spec.net().height(), n, spec.flops() / 1e9);
+        CpuTrainBench bench = new CpuTrainBench(seconds, warmup, System.out);
+        // the GPU modes' default list means: the CPU's own default, FP32
+        List<String> modes = precisions.equals(List.of("mixed", "fp32", "tf32")) ? List.of("fp32") : precisions;
+        for (String p : modes) {
+            if (!p.equals("fp32") && !p.equals("fp16")) {
+                throw new IllegalArgumentException("--backend cpu --precision: expected fp32 or fp16, found " + p);
+            }
+            bench.run(spec, initial, n, t, p.equals("fp16"));
         }
         return 0;
     }

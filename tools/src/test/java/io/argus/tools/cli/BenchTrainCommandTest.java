@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.argus.gpu.CudaRuntime;
+import io.argus.pipeline.cli.ProjectPaths;
 import io.argus.pipeline.testing.ArgusRun;
 import org.junit.jupiter.api.Test;
 
@@ -26,6 +27,16 @@ class BenchTrainCommandTest {
         ArgusRun.Result r = ArgusRun.argus("bench", "train", "--precision", "mixed", "--seconds", "1");
         assertEquals(2, r.code(), r.out());
         assertTrue(r.err().startsWith("argus bench train: ") && r.err().contains("NVIDIA"), r.err());
+    }
+
+    @Test
+    void cpuBackendTimesCpuTraining() {
+        ArgusRun.Result r = ArgusRun.argus("bench", "train", "--backend", "cpu", "--cfg",
+                ProjectPaths.home().resolve("config/models/demo.cfg").toString(), "--width", "64", "--height", "64",
+                "--batch", "2", "--seconds", "0", "--warmup", "0");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("argus-train-cpu model=demo precision=fp32 batch=2") && r.out().contains("cpu_model="),
+                r.out());
     }
 
     @Test

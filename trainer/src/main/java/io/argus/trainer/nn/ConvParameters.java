@@ -76,6 +76,13 @@ public final class ConvParameters implements AutoCloseable {
         return all;
     }
 
+    /** What the network's convolution reads and writes of these parameters (the same buffers, not copies). */
+    public io.argus.detector.cpu.ConvolutionParameters forNetwork() {
+        return new io.argus.detector.cpu.ConvolutionParameters(working, biases.master(),
+                scales == null ? null : scales.master(), weightGradient, biases.gradient(),
+                scales == null ? null : scales.gradient(), rollingMean, rollingVariance);
+    }
+
     /** Copies the FP32 masters into the working copy, rounding through FP16 when emulating mixed precision. */
     public void refreshWorkingCopy(boolean fp16) {
         float[] w = weights.master();

@@ -16,16 +16,15 @@ import io.argus.trainer.optim.SgdStep;
 import io.argus.trainer.parallel.HostAllReduce;
 import io.argus.trainer.precision.Fp16;
 import java.util.ArrayList;
-import org.bytedeco.openblas.global.openblas_nolapack;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Training on the CPU: {@link TrainNetwork} (OpenBLAS SGEMM, Java loops over images and channels on a few threads),
- * FP32 masters updated by {@link Sgd}. With {@code fp16} the network rounds activations, gradients and the working
- * copy of the weights through half precision, so loss-scale overflows happen here as they would on a GPU.
- * While it is open, OpenBLAS runs single-threaded (a process-wide setting, restored on close).
+ * Training on the CPU: {@link TrainNetwork} (the inference engine's layers on oneDNN, forward and backward, on
+ * oneDNN's threads; the YOLO loss and the optimizer in Java on {@code threads} workers), FP32 masters updated by
+ * {@link Sgd}. With {@code fp16} the network rounds activations, gradients and the working copy of the weights through
+ * half precision, so loss-scale overflows happen here as they would on a GPU.
  */
 public final class CpuTrainingBackend implements TrainingBackend {
     private final NetworkSpec spec;
@@ -35,7 +34,6 @@ public final class CpuTrainingBackend implements TrainingBackend {
     private final TrainNetwork net;
     private final List<ParameterTensor> tensors = new ArrayList<>();
     private final Ema ema;
-    private final int previousBlasThreads;
     /** This backend's place in a data-parallel run (threads of this process), or null alone. */
     private final HostAllReduce.Member rank;
 
@@ -52,13 +50,8 @@ public final class CpuTrainingBackend implements TrainingBackend {
         this.spec = spec;
         this.fp16 = fp16;
         this.rank = rank;
-        // Parallelism comes from the workers, one SGEMM per image and thread. OpenBLAS's own threads would nest under
-        // them, and they spin: on a busy machine that turns a 100 ms iteration into seconds.
-        this.previousBlasThreads = openblas_nolapack.blas_get_num_threads();
-        openblas_nolapack.blas_set_num_threads(1);
         this.workers = new Workers(threads);
-        long[] scratch = TrainNetwork.scratchFloats(spec);
-        this.ctx = new TrainContext(workers, fp16, scratch[0], scratch[1]);
+        this.ctx = new TrainContext(workers, fp16);
         this.net = new TrainNetwork(spec, initial, maxBatch, ctx);
         for (ConvParameters p : net.parameters().values()) {
             tensors.addAll(p.tensors());
@@ -189,6 +182,5 @@ public final class CpuTrainingBackend implements TrainingBackend {
         net.close();
         ctx.close();
         workers.close();
-        openblas_nolapack.blas_set_num_threads(previousBlasThreads);
     }
 }

@@ -119,8 +119,7 @@ class TrainingMatchesInferenceTest {
         int batch = 3;
         ModelWeights weights = GradientCheck.randomWeights(spec, 11);
         try (Workers workers = new Workers(2);
-             TrainContext ctx = new TrainContext(workers, false, TrainNetwork.scratchFloats(spec)[0],
-                     TrainNetwork.scratchFloats(spec)[1]);
+             TrainContext ctx = new TrainContext(workers, false);
              TrainNetwork train = new TrainNetwork(spec, weights, batch, ctx)) {
             SplittableRandom rnd = new SplittableRandom(5);
             float[] input = new float[batch * spec.inputShape().size()];

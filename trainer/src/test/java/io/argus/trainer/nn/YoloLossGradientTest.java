@@ -45,7 +45,7 @@ class YoloLossGradientTest {
     static double loss(TrainNetwork net, float[] gradient) {
         net.forward(2);
         LossParts parts = net.loss(2, truths(), 1f);
-        if (gradient != null) ((YoloTrainLayer) net.layer(0)).lossGradient().buffer().get(0, gradient);
+        if (gradient != null) net.lossGradient(0).get(0, gradient);
         return parts.total();
     }
 
@@ -66,7 +66,7 @@ class YoloLossGradientTest {
     private void check(NetworkSpec spec, boolean newCoords, boolean boxExact) {
         YoloSpec head = spec.yoloLayers().get(0);
         try (Workers workers = new Workers(2);
-             TrainContext ctx = new TrainContext(workers, false, 1, 1);
+             TrainContext ctx = new TrainContext(workers, false);
              TrainNetwork net = new TrainNetwork(spec, ModelWeights.zeros(spec), 2, ctx)) {
             SplittableRandom rnd = new SplittableRandom(3);
             FloatBuffer in = net.input();
