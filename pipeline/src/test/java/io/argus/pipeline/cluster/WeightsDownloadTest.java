@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.testing.TestMedia;
+import io.argus.testkit.Budget;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Budget: 5 s.
  */
+@Budget(seconds = 5)
 class WeightsDownloadTest {
     static final String VERSION = "sha256:0123456789ab";
     static Vertx vertx;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.app.Addresses;
 import io.argus.pipeline.testing.RunningApp;
+import io.argus.testkit.Budget;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Budget: 10 s (one app with the 64x64 tiny model, no camera).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Budget(seconds = 10)
 class TrainingIdsCheckedTest {
     @TempDir
     static Path root;

@@ -16,6 +16,7 @@ import io.argus.gpu.Transfers;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.video.nvdec.NvdecDecoder;
 import io.argus.pipeline.video.nvdec.NvdecRefusal;
+import io.argus.testkit.Budget;
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 import java.nio.file.Path;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * NVDEC does not take the stream (the refusal is printed).
  */
 @Tag("gpu")
+@Budget(seconds = 5)
 class GpuNvdecDecodeTest {
     static final int FRAMES = 8;
     static final int NET = 416;
