@@ -6,7 +6,7 @@
 #   1. `bin/argus run`      must reach /ready and deliver detections to a WebSocket client;
 #                           then every native library `run`, `detect` and `train` load, and the system libraries they
 #                           link, must resolve in that root (listed, with the Debian package of each);
-#   2. `scripts/test.sh`    must pass (the whole test suite);
+#   2. `scripts/test.sh`    must pass (the whole test suite: the unit tier, then the system tier);
 #   3. the release tarball (scripts/release.sh) in a root with NO JDK and no Maven: its `bin/argus run` reaches
 #                           /ready and delivers detections.
 #

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes every parser of outside input for a short while each (Jazzer, JAZZER_FUZZ=1; each @FuzzTest's maxDuration,
-# 20 s), after `mvn verify` has built the tests and replayed the seeds and found cases. Not yet in scripts/test.sh
-# (docs/reliability.md).
+# 20 s). A long run apart from scripts/test.sh, whose unit tier replays the seeds and found cases (docs/testing.md,
+# "Long runs"; docs/reliability.md).
 # A finding fails the run; Jazzer writes the input under src/test/resources/.../<Class>Inputs/<method>/, where it
 # is committed with the fix and replays in every later `mvn verify`.
 #   scripts/fuzz.sh [module:Class#method ...]      (default: all of them)

@@ -6,7 +6,7 @@
 # OUT/soak.md: per series the median of the first and last third of the samples after warm-up, the change, PASS/FAIL.
 # Exit code 1 when a series is not flat (or the app died); 0 when all are.
 #
-#   scripts/soak.sh --minutes 10                      # the CI cut (scripts/test.sh runs it, ARGUS_SOAK_MINUTES)
+#   scripts/soak.sh --minutes 10 --report-only p99_ms  # the 10-minute cut (a long run: docs/testing.md)
 #   scripts/soak.sh --minutes 120 --out /tmp/soak2h   # the acceptance run
 #
 # Options: --minutes N (default 10), --out DIR (default a new /tmp/argus-soak.XXXXXX), --interval S (10),

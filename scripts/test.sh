@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # The whole test suite in one command, on a fresh Debian 12 machine with a JDK 21+ (README "Set up", command 2;
-# .ci/run calls exactly this, in a fresh root made by scripts/fresh-machine-check.sh).
+# .ci/run calls exactly this, in a fresh root made by scripts/fresh-machine-check.sh). The tiers and their budgets:
+# docs/testing.md.
 #   1. installs the Debian packages the tests use (as root with apt-get; otherwise names them and stops),
 #   2. picks a JDK 21+ (JAVA_HOME, then /usr/lib/jvm/*),
-#   3. runs `mvn -B verify` with the reference peers required (a missing peer fails instead of skipping),
-#   4. fuzzes each parser of outside input for 20 s (scripts/fuzz.sh; ARGUS_FUZZ=0 leaves it out),
-#   5. a 10-minute cut of the soak, after a check of its verdict on made-up series (scripts/soak.sh,
-#      scripts/soak-judge-test.sh, docs/reliability.md; ARGUS_SOAK_MINUTES=N for another length,
-#      0 to leave it out).
+#   3. the unit and component tier, `mvn -B test` (surefire; the fuzz tests' seeds and found cases replay there), with
+#      the reference peers required (a missing peer fails instead of skipping): "unit tier: N s",
+#   4. when it passed, the system tier, `mvn -B verify -Dargus.unit.skip=true` (failsafe: the classes tagged system,
+#      several processes, real servers, network faults, a browser, load): "system tier: N s",
+#   5. the soak's verdict on made-up series (scripts/soak-judge-test.sh, seconds).
+# Each tier ends with its slowest classes. Extra arguments go to both Maven runs (e.g. -o). Long runs are not here:
+# the soak (scripts/soak.sh), the fuzz campaigns (scripts/fuzz.sh), the demo model from scratch
+# (scripts/demo-model.sh), the cluster soak and the benchmarks (docs/testing.md, "Long runs").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,7 +29,8 @@ cd "$(dirname "$0")/.."
 #   wrk                        REST at a steady rate (Lua delay hook) in the 500-WebSocket-client load test (WebSocketLoadTest)
 #   nodejs npm                 ONNX Runtime (onnxruntime-node from npm, scripts/onnxruntime): the peer that runs our
 #                              ONNX export (only when no node/npm is on the PATH: another Node.js install will do)
-#   gnuplot-nox curl           the soak (scripts/soak.sh, run last): a PNG plot per series; scraping /metrics
+#   gnuplot-nox curl           the soak's verdict (scripts/soak-judge-test.sh plots its made-up series with
+#                              scripts/soak.sh); scraping /metrics in the soak itself
 #   + config/system-packages.txt: what `argus run` itself needs (FFmpeg's libavdevice links libpulse0, ...)
 TEST_PACKAGES="maven gcc libc6-dev darknet ffmpeg chromium python3-gi gir1.2-gst-rtsp-server-1.0 \
   gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav iproute2 \
@@ -75,20 +80,32 @@ fi
 # CUDA kernels: compile every one for Jetson Orin (sm_87) and Hopper (sm_90) when nvcc is present.
 if [ -x kernels/check.sh ]; then kernels/check.sh; fi
 
-# The fuzz tests' seeds and found cases replay inside this run (surefire execution fuzz-regression); then each
-# fuzzer runs for its fixed short time (scripts/fuzz.sh, 20 s each; a finding fails the run, its log's end printed).
-ARGUS_REQUIRE_PEERS=1 mvn -B verify "$@"
-if [ "${ARGUS_FUZZ:-1}" = 1 ]; then scripts/fuzz.sh; fi
+# The slowest classes of a tier, from the reports it wrote (surefire's or failsafe's): where its time went.
+tier_start="$(mktemp)"; trap 'rm -f "$tier_start"' EXIT
+slowest() {   # REPORT_DIR_NAME
+  find */target/"$1" -name '*.txt' -newer "$tier_start" -exec cat {} + 2>/dev/null | sed -n 's/.*Time elapsed: \([0-9.,]*\) s.* in \(.*\)$/\1 \2/p' | tr -d , \
+    | sort -rn | head -5 | awk '{ printf "  %7.1f s  %s\n", $1, $2 }'
+}
 
-# The soak's cut (docs/reliability.md, "Soak"): the live app with online training for ARGUS_SOAK_MINUTES (10; 0
-# skips it), every series flat within 5 % after warm-up; table and plots in ARGUS_SOAK_OUT (default: a new
-# /tmp/argus-soak.*). With the heap committed up front (soak.sh's -Xms = -Xmx, AlwaysPreTouch) RSS moves only with
-# native memory, which ten minutes can judge (before, the heap's growth made the cut fail on RSS: +7.0 %, +5.7 %).
-# The cut gates what ten minutes can judge (RSS, native memory, threads, fds, queues) and reports p99 without gating
-# it: on a shared 2-core machine p99 moved +12.7 % (27.6 -> 31.1 ms) between the thirds of a sound 10-minute run while
-# the neighbours' CPU stayed within 25 % of a core (docs/reliability.md); the long runs gate it.
-# The gate itself first (seconds): made-up series it must pass and fail (scripts/soak-judge-test.sh).
-if [ "${ARGUS_SOAK_MINUTES:-10}" != 0 ]; then
-  scripts/soak-judge-test.sh
-  scripts/soak.sh --minutes "${ARGUS_SOAK_MINUTES:-10}" --report-only p99_ms ${ARGUS_SOAK_OUT:+--out "$ARGUS_SOAK_OUT"}
-fi
+# The unit and component tier: surefire (every module's tests but the system ones, then the fuzz tests' seeds and found
+# cases in a JVM of their own). A class over its @Budget fails here with its name and time.
+t0=$SECONDS
+rc=0
+touch "$tier_start"
+ARGUS_REQUIRE_PEERS=1 mvn -B test "$@" || rc=$?
+echo "unit tier: $((SECONDS - t0)) s$([ $rc = 0 ] || echo ", FAILED (exit $rc)")"
+slowest surefire-reports
+[ $rc = 0 ] || exit $rc
+
+# The system tier: failsafe, the classes tagged system (docs/testing.md lists them with why), after packaging; the
+# unit tier is not run again.
+t0=$SECONDS
+rc=0
+touch "$tier_start"
+ARGUS_REQUIRE_PEERS=1 mvn -B verify -Dargus.unit.skip=true "$@" || rc=$?
+echo "system tier: $((SECONDS - t0)) s$([ $rc = 0 ] || echo ", FAILED (exit $rc)")"
+slowest failsafe-reports
+[ $rc = 0 ] || exit $rc
+
+# The soak's gate on made-up series it must pass and fail (seconds); the soak itself is a long run (scripts/soak.sh).
+scripts/soak-judge-test.sh

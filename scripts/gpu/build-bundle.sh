@@ -61,7 +61,7 @@ if [ "${BUNDLE:-}" = live ]; then
   for j in "$ROOT"/pipeline/target/argus-pipeline-*.jar "$ROOT"/tools/target/argus-tools-*.jar; do
     case "$j" in *-tests.jar) ;; *) jars+=("$j") ;; esac   # the pipeline's tests: test-classes below
   done
-  [ -n "$slim" ] || jars+=("$ROOT"/detector/target/argus-detector-*-tests.jar "$console")
+  [ -n "$slim" ] || jars+=("$ROOT"/detector/target/argus-detector-*-tests.jar "$ROOT"/testkit/target/argus-testkit-*.jar "$console")
   for a in vertx-web-client vertx-uri-template; do
     jars+=("$(ls "$M2"/io/vertx/$a/*/$a-*.jar | grep -v -- '-sources' | sort | tail -1)")
   done
@@ -126,6 +126,7 @@ fi
 # `bench train`, `bench loader`) and their tests (run-multi.sh runs GpuScalingBenchGpuTest)
 cp pipeline/target/argus-pipeline-*.jar tools/target/argus-tools-*.jar "$OUT/lib/"
 cp detector/target/argus-detector-*-tests.jar gpu/target/argus-gpu-*-tests.jar "$OUT/lib/"
+cp testkit/target/argus-testkit-*.jar "$OUT/lib/"   # the tests' waits and budgets (Waits, Pace, Budget)
 cp "$console" "$OUT/lib/"
 cp scripts/gpu/run-gpu.sh scripts/gpu/preamble.sh scripts/gpu/torch_peer.py scripts/gpu/summarize.py "$OUT/"
 chmod +x "$OUT/run-gpu.sh"

@@ -9,6 +9,7 @@ import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.testing.ProjectFiles;
 import io.argus.detector.testing.RandomWeights;
+import io.argus.testkit.Budget;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The public door: batching, strided and direct frames, and bad input with clear messages. */
+@Budget(seconds = 10)
 class DetectorTest {
     @TempDir
     Path tmp;

@@ -3,6 +3,7 @@ package io.argus.detector;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.argus.testkit.Budget;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Darknet .names files: a name per non-empty line, trimmed, any line ending; not UTF-8 refused naming file and line. */
+@Budget(seconds = 5)
 class NamesFileTest {
     @TempDir
     Path dir;

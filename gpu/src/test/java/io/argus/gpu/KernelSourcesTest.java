@@ -3,6 +3,7 @@ package io.argus.gpu;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * are inlined (NVRTC only gets common.cuh), and every kernel the Java code of any module launches exists in the file
  * it is launched from: as extern "C" for a plain launch, as both type instances (INSTANTIATE) for a typed one.
  */
+@Budget(seconds = 5)
 class KernelSourcesTest {
     /** {@code KernelLaunch.of(lib, FILE, "name" [: "other"], type)} or the trainer's {@code kernel(FILE, "name")}. */
     private static final Pattern LAUNCH = Pattern.compile(

@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.argus.testkit.Budget;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /** Minimum-cost assignment with a cost limit: hand-worked problems, then random ones against brute force. */
+@Budget(seconds = 5)
 class AssignmentTest {
     private static final double INF = Double.POSITIVE_INFINITY;
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.Box;
 import io.argus.detector.Detection;
+import io.argus.testkit.Budget;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * ByteTrack on scripted scenes: objects that cross, hide, stop, come back, change class, or are seen only weakly.
  * Frames are 40 ms apart (25 frames/s); boxes are 40x80 unless said otherwise.
  */
+@Budget(seconds = 5)
 class ByteTrackerTest {
     private static final double FRAME_MS = 40;
     private static final int PERSON = 0;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.Box;
+import io.argus.testkit.Budget;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Test;
  * The constant-velocity box filter: the same numbers as the 8-state model on Commons Math's KalmanFilter; where it
  * predicts a box, what velocity it learns, in which units.
  */
+@Budget(seconds = 5)
 class KalmanBoxFilterTest {
 
     /** A 40x80 box whose centre starts at (100, 200) and moves (vx, vy) pixels per frame. */

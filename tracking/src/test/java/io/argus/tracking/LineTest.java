@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import io.argus.tracking.Line.Direction;
 import io.argus.tracking.Line.Side;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Sides, the segment rather than the infinite line, ends, direction. */
+@Budget(seconds = 5)
 class LineTest {
     // drawn left to right across the picture at y = 100, from x = 100 to x = 200
     final Line gate = new Line("gate", new Point(100, 100), new Point(200, 100), false, List.of());

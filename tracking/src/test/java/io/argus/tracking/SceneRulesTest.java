@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Test;
  * A camera's rules hold each id once across its zones and lines (counts are published per id); reading them from JSON
  * and its key-path errors are the pipeline's (events/SceneRulesJsonTest). Budget: well under a second.
  */
+@Budget(seconds = 5)
 class SceneRulesTest {
     private static final Zone PORCH = new Zone("porch", List.of(new Point(0, 0), new Point(10, 0), new Point(10, 10)),
             false, List.of(), 1, 0);

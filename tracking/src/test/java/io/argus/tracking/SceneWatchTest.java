@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.Box;
+import io.argus.testkit.Budget;
 import io.argus.tracking.Line.Direction;
 import io.argus.tracking.ObjectEvent.Change;
 import io.argus.tracking.ObjectEvent.Crossed;
@@ -19,6 +20,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** Presence with inertia, loitering, segment crossings, the events of an object, counts, rules replaced. */
+@Budget(seconds = 5)
 class SceneWatchTest {
     static final int W = 1280, H = 720;
     static final double T0 = 1763884800123.4;

@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Point in polygon: convex, concave, the boundary rule, normalised coordinates, distance outside. */
+@Budget(seconds = 5)
 class ZoneTest {
     static Zone zone(boolean normalized, double... xy) {
         List<Point> points = new java.util.ArrayList<>();

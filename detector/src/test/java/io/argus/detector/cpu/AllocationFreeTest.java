@@ -7,6 +7,7 @@ import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
 import io.argus.detector.post.Preprocess;
 import io.argus.detector.testing.ProjectFiles;
+import io.argus.testkit.Budget;
 import java.lang.management.ManagementFactory;
 import org.bytedeco.javacpp.Pointer;
 import org.junit.jupiter.api.Test;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * JavaCPP's native byte count. Also with our Winograd forced on every layer it handles (its transforms run on the
  * network's own threads, which park between layers).
  */
+@Budget(seconds = 50)
 class AllocationFreeTest {
     @Test
     void preprocessAndForwardAllocateNothingAfterWarmUp() {

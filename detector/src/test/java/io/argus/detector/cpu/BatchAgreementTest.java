@@ -9,6 +9,7 @@ import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.post.Preprocess;
 import io.argus.detector.testing.ProjectFiles;
 import io.argus.detector.testing.RandomWeights;
+import io.argus.testkit.Budget;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * cfg: primitives are built per batch size (and may be different implementations, chosen by timing), the batch
  * offsets of channels-last buffers and of route slices must all line up.
  */
+@Budget(seconds = 60)
 class BatchAgreementTest {
     static java.util.List<String> cfgs() { return ProjectFiles.CFGS; }
 

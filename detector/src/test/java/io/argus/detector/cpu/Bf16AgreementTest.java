@@ -11,6 +11,7 @@ import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.YoloSpec;
 import io.argus.detector.testing.ProjectFiles;
 import io.argus.detector.testing.RandomWeights;
+import io.argus.testkit.Budget;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.Assumptions;
@@ -26,6 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * both ways (measured 0.948-1.000, docs/cpu.md), is for the detections at least {@link #MARGIN} above the threshold,
  * and the agreement of all of them is printed beside it. Skipped on a CPU without BF16 instructions (they are refused there, CpuPrecisionTest).
  */
+@Budget(seconds = 5)
 class Bf16AgreementTest {
     static final float THRESHOLD = 0.25f;
     static final float MARGIN = 0.05f;

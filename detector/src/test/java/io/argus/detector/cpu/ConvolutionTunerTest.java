@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
 import io.argus.detector.testing.ProjectFiles;
+import io.argus.testkit.Budget;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (another process in real use: a fresh tuner reads the file), an entry naming an implementation oneDNN no longer
  * offers is timed again, and tuning off takes oneDNN's first choice.
  */
+@Budget(seconds = 10)
 class ConvolutionTunerTest {
     @TempDir
     Path dir;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
 import io.argus.detector.testing.ProjectFiles;
+import io.argus.testkit.Budget;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * Precision names; BF16 and INT8 refused with the CPU named where the CPU has not the instructions; INT8 refused
  * without calibration frames, and its calibration read from a folder or a list with errors naming what is wrong.
  */
+@Budget(seconds = 5)
 class CpuPrecisionTest {
     @Test
     void parsesNamesAndRefusesOthers() {

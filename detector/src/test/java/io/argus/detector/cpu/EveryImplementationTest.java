@@ -8,6 +8,7 @@ import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.post.Preprocess;
 import io.argus.detector.testing.ProjectFiles;
 import io.argus.detector.testing.RandomWeights;
+import io.argus.testkit.Budget;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -22,6 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * tests check; this extends their check to the others a tuner on another CPU (or in another run) may choose. The
  * implementations seen are printed with the layers each ran and its worst error.
  */
+@Budget(seconds = 90)
 class EveryImplementationTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("io.argus.detector.testing.ProjectFiles#cfgs")

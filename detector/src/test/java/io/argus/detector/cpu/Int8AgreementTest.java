@@ -9,6 +9,7 @@ import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.testing.ProjectFiles;
 import io.argus.detector.testing.RandomWeights;
+import io.argus.testkit.Budget;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,6 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * (measured 0.83-1.00; the other way, printed, 0.60-0.99). What INT8 costs a trained model is measured on the demo model (docs/cpu.md: mAP@0.5 0.9367 to
  * 0.9353). Skipped on a CPU without 8-bit dot products (int8 is refused there, CpuPrecisionTest).
  */
+@Budget(seconds = 140)
 class Int8AgreementTest {
     static final float THRESHOLD = Bf16AgreementTest.THRESHOLD;
     static final float MARGIN = Bf16AgreementTest.MARGIN;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
+import io.argus.testkit.Budget;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * swish by a oneDNN primitive after it), for two images, partial tiles and no padding; it is used only where it
  * applies; in auto it is timed with oneDNN's candidates under its own key; and a forced tile outside FP32 is refused.
  */
+@Budget(seconds = 5)
 class WinogradConvolutionTest {
     static String cfg(int channels, int height, int width, int filters, String activation, int pad, String more) {
         return "[net]\nwidth=" + width + "\nheight=" + height + "\nchannels=" + channels + "\n"

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.darknet.Activation;
+import io.argus.testkit.Budget;
 import java.nio.FloatBuffer;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * computed in double, on shapes that end in partial tiles, with zero padding 0, 1 and 2, one channel to 37, two images,
  * with the bias and the slope activations.
  */
+@Budget(seconds = 5)
 class WinogradTransformsTest {
     @Test
     void theMatricesComputeTheCorrelationExactly() {

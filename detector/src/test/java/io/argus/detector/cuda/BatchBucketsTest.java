@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.argus.testkit.Budget;
 import org.junit.jupiter.api.Test;
 
 /** Without a GPU: which batch sizes a network plans, and which one a batch runs on. */
+@Budget(seconds = 5)
 class BatchBucketsTest {
     @Test
     void powersOfTwoThenTheLargestBatch() {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.RouteSpec;
+import io.argus.testkit.Budget;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -15,6 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
 /** Which route inputs are written into place: checked by hand on yolov4-tiny, by invariants on every shipped cfg. */
+@Budget(seconds = 5)
 class BufferPlanTest {
     @Test
     void yolov4TinyWritesItsConcatenationsInPlace() {

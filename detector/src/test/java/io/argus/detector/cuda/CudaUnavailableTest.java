@@ -12,9 +12,11 @@ import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.CudaUnavailableException;
+import io.argus.testkit.Budget;
 import org.junit.jupiter.api.Test;
 
 /** Without a usable GPU: CUDA fails with a message naming what is missing; AUTO falls back to the CPU. */
+@Budget(seconds = 5)
 class CudaUnavailableTest {
     private static Model tiny() {
         NetworkSpec spec = NetworkSpec.load(TestFiles.cfg("yolov4-tiny"), 64, 64);

@@ -11,6 +11,7 @@ import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.YoloSpec;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.MemoryMode;
+import io.argus.testkit.Budget;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -28,6 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * is planned after it opened.
  */
 @Tag("gpu")
+@Budget(seconds = 5)
 class GpuBatchParityTest {
     @BeforeAll
     static void needsGpu() {

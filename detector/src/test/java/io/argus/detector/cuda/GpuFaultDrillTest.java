@@ -14,6 +14,7 @@ import io.argus.detector.nn.InferenceBackend;
 import io.argus.detector.nn.StageTimes;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.GpuFaults;
+import io.argus.testkit.Budget;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("gpu")
 @Tag("gpu-fault")
+@Budget(seconds = 5)
 class GpuFaultDrillTest {
     @Test
     void aGpuThatFaultsForRealLosesNoBatchSilentlyAndHangsNothing() {

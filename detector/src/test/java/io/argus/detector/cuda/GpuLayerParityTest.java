@@ -9,6 +9,7 @@ import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.MemoryMode;
+import io.argus.testkit.Budget;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +31,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * without CUDA graphs. Every layer's output must be within 1e-2 relative L2, at the largest batch and at batch 1.
  */
 @Tag("gpu")
+@Budget(seconds = 5)
 class GpuLayerParityTest {
     static final String A = """
             [net]

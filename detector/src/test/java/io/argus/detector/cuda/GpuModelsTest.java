@@ -20,6 +20,7 @@ import io.argus.detector.post.InputGeometry;
 import io.argus.detector.post.YoloDecoder;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.MemoryMode;
+import io.argus.testkit.Budget;
 import java.nio.FloatBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,6 +38,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the CPU's on the same head outputs (same detections in the same order, box corners within 0.05 px); unified and device memory give identical results.
  */
 @Tag("gpu")
+@Budget(seconds = 5)
 class GpuModelsTest {
     static final DetectParams PARAMS = new DetectParams(0.25f, 0.45f, null);
 

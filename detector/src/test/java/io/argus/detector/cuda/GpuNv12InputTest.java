@@ -13,6 +13,7 @@ import io.argus.gpu.GpuBuffer;
 import io.argus.gpu.GpuStream;
 import io.argus.gpu.TensorView;
 import io.argus.gpu.Transfers;
+import io.argus.testkit.Budget;
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 import java.util.ArrayList;
@@ -32,6 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * letterboxed, into a slot other than 0, and into a strided view (channels at an offset inside wider pixels).
  */
 @Tag("gpu")
+@Budget(seconds = 5)
 class GpuNv12InputTest {
     @BeforeAll
     static void needsGpu() {

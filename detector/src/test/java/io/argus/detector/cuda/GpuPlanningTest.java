@@ -15,6 +15,7 @@ import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.DeviceContext;
 import io.argus.gpu.MemoryMode;
 import io.argus.gpu.cudnn.ConvolutionPlanner;
+import io.argus.testkit.Budget;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * timing anything, with the same outputs up to FP16 rounding.
  */
 @Tag("gpu")
+@Budget(seconds = 5)
 class GpuPlanningTest {
     static NetworkSpec spec;
     static ModelWeights weights;

@@ -11,6 +11,7 @@ import io.argus.detector.darknet.WeightsInit;
 import io.argus.detector.post.Preprocess;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.MemoryMode;
+import io.argus.testkit.Budget;
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 import java.nio.file.Files;
@@ -28,6 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * slots: equal up to FP16 rounding of the result.
  */
 @Tag("gpu")
+@Budget(seconds = 5)
 class GpuPreprocessTest {
     @BeforeAll
     static void needsGpu() {

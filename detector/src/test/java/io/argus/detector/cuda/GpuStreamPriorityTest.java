@@ -12,6 +12,7 @@ import io.argus.detector.darknet.WeightsInit;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.GpuStream;
 import io.argus.gpu.MemoryMode;
+import io.argus.testkit.Budget;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * backend runs with.
  */
 @Tag("gpu")
+@Budget(seconds = 5)
 class GpuStreamPriorityTest {
     @BeforeAll
     static void needsGpu() {

@@ -10,6 +10,7 @@ import io.argus.detector.BgrImage;
 import io.argus.detector.DetectParams;
 import io.argus.detector.Detection;
 import io.argus.detector.testing.StandInBackend;
+import io.argus.testkit.Budget;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * device fails: it is taken out, its batches finish elsewhere, none is lost, it gets nothing more; with none left the
  * error surfaces.
  */
+@Budget(seconds = 5)
 class GpuWorkersFailoverTest {
     private final Map<Integer, StandInBackend> backends = new ConcurrentHashMap<>();
 

@@ -9,6 +9,7 @@ import io.argus.detector.DetectParams;
 import io.argus.detector.Detection;
 import io.argus.detector.Model;
 import io.argus.gpu.CudaRuntime;
+import io.argus.testkit.Budget;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * runs some, none is taken out.
  */
 @Tag("gpu")
+@Budget(seconds = 5)
 class GpuWorkersGpuTest {
     @BeforeAll
     static void needsGpu() {

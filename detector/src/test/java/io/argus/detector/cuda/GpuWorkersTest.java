@@ -11,6 +11,7 @@ import io.argus.detector.cpu.CpuBackend;
 import io.argus.detector.cpu.CpuOptions;
 import io.argus.detector.cpu.CpuPrecision;
 import io.argus.detector.cpu.WinogradPolicy;
+import io.argus.testkit.Budget;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * bits: which implementation a timing picks may differ between backends tuned at once, and that is not what this
  * tests (it failed so in a fresh root, ~1e-6 apart).
  */
+@Budget(seconds = 5)
 class GpuWorkersTest {
     @Test
     void spreadsBatchesOverWorkersWithTheSameResults() {

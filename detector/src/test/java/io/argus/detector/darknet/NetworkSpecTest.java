@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.testing.ProjectFiles;
+import io.argus.testkit.Budget;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -13,6 +14,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** The cfg parser on the official cfgs and on broken ones: every error names file:line and expected vs. found. */
+@Budget(seconds = 5)
 class NetworkSpecTest {
     static List<String> cfgs() { return ProjectFiles.CFGS; }
 

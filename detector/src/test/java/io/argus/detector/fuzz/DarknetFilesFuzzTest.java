@@ -8,6 +8,7 @@ import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile.WeightsException;
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.testing.ProjectFiles;
+import io.argus.testkit.Budget;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -20,6 +21,7 @@ import java.nio.file.Path;
  * index out of bounds, an OutOfMemoryError from a size read off the input) is a finding. In {@code mvn verify} the
  * seeds (src/test/resources/.../DarknetFilesFuzzTestInputs) and found cases replay; scripts/fuzz.sh fuzzes.
  */
+@Budget(seconds = 25)
 class DarknetFilesFuzzTest {
     @FuzzTest(maxDuration = "20s")
     @DictionaryFile(resourcePath = "cfg.dict")   // section headers and keys: random bytes rarely spell them

@@ -2,6 +2,7 @@ package io.argus.detector.io;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.argus.testkit.Budget;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
  * What AtomicFile writes is its owner's only: a new file rw-------, the directories it creates rwx------, and a file it
  * replaces keeps its owner's bits but loses the group's and others'. Budget: 1 s.
  */
+@Budget(seconds = 5)
 class AtomicFilePermissionsTest {
     @TempDir
     Path dir;

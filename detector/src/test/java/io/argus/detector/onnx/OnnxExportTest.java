@@ -16,6 +16,7 @@ import io.argus.detector.darknet.YoloSpec;
 import io.argus.detector.peers.RegionOutputs;
 import io.argus.detector.testing.ProjectFiles;
 import io.argus.detector.testing.RandomWeights;
+import io.argus.testkit.Budget;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -31,6 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * equal within 1e-4 relative L2. ONNX Runtime is installed by scripts/test.sh; without it this test fails, saying how
  * to install it, rather than skipping (a skipped peer would hide a missing install step).
  */
+@Budget(seconds = 270)
 class OnnxExportTest {
     @TempDir
     Path tmp;

@@ -18,6 +18,7 @@ import io.argus.detector.darknet.YoloSpec;
 import io.argus.detector.post.Preprocess;
 import io.argus.detector.testing.ProjectFiles;
 import io.argus.detector.testing.RandomWeights;
+import io.argus.testkit.Budget;
 import java.awt.Graphics2D;
 import java.awt.RenderingHints;
 import java.awt.image.BufferedImage;
@@ -40,6 +41,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * implementations the tuner picks here and with our Winograd F(2x2) and F(4x4) forced on every FP32 3x3 stride-1
  * layer.
  */
+@Budget(seconds = 130)
 class DarknetEquivalenceTest {
     @TempDir
     Path tmp;

@@ -15,6 +15,7 @@ import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.YoloSpec;
 import io.argus.detector.testing.ProjectFiles;
 import io.argus.detector.testing.RandomWeights;
+import io.argus.testkit.Budget;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -29,6 +30,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the implementations the tuner picks here (winograd auto), and with our Winograd F(2x2) and F(4x4) forced on every
  * FP32 3x3 stride-1 layer, so either is checked whichever CPU would pick it.
  */
+@Budget(seconds = 140)
 class OpenCvEquivalenceTest {
     static final float THRESH = 0.25f;
     static final float NMS = 0.45f;

@@ -2,8 +2,10 @@ package io.argus.detector.post;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.argus.testkit.Budget;
 import org.junit.jupiter.api.Test;
 
+@Budget(seconds = 5)
 class InputGeometryTest {
     @Test
     void letterboxOfWideImage() {

@@ -3,11 +3,13 @@ package io.argus.detector.post;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.argus.detector.darknet.YoloSpec.NmsKind;
+import io.argus.testkit.Budget;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Darknet's NMS kinds on hand-computed cases. */
+@Budget(seconds = 5)
 class NmsTest {
     private static Candidate box(float x, float y, float w, float h, float p) {
         return new Candidate(x, y, w, h, p, new float[] {p});

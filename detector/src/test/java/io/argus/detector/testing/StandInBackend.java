@@ -6,6 +6,7 @@ import io.argus.detector.Detection;
 import io.argus.detector.Picture;
 import io.argus.detector.nn.InferenceBackend;
 import io.argus.gpu.CudaException;
+import io.argus.testkit.Pace;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,11 +66,8 @@ public final class StandInBackend implements InferenceBackend {
             throw new CudaException("cudaStreamSynchronize: an illegal memory access was encountered (stand-in device "
                     + device + ")");
         }
-        try {
-            Thread.sleep(Duration.ofNanos(Math.round(msPerImage * 1e6 * pictures.size())));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Pace.holdUninterruptibly(Duration.ofNanos(Math.round(msPerImage * 1e6 * pictures.size())),
+                "the inference time of a real engine for these pictures");
         List<List<Detection>> out = new ArrayList<>(pictures.size());
         for (Picture p : pictures) {
             if (p.width() == rejectWidth) throw new IllegalArgumentException("picture of width " + p.width() + " refused");

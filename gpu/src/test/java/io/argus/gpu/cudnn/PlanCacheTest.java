@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Without a GPU: the plan cache's key and file format, and that a bad entry is a miss, never a crash. */
+@Budget(seconds = 5)
 class PlanCacheTest {
     static final DeviceIdentity H100 = new DeviceIdentity("NVIDIA H100 80GB HBM3", 90, 13000, 91900);
 

@@ -3,6 +3,7 @@ package io.argus.pipeline.build;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * {@code *Bench}, {@code *Benchmark} or {@code *Peer} class and the tools' service registration, and names every one
  * found. Budget: under 2 s.
  */
+@Budget(seconds = 5)
 class ProductWithoutToolsTest {
     private static final List<String> PRODUCT_MODULES = List.of("gpu", "detector", "trainer", "tracking", "pipeline");
 

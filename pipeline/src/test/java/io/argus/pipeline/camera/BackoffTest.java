@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.config.ArgusConfig.Reconnect;
+import io.argus.testkit.Budget;
 import java.util.HashSet;
 import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
+@Budget(seconds = 5)
 class BackoffTest {
     @Test
     void growsExponentiallyUpToTheCapWithoutJitter() {

@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.config.CameraUrl;
+import io.argus.testkit.Budget;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Camera addresses: kinds, the protocols FFmpeg may open, and credentials that never show. */
+@Budget(seconds = 5)
 class CameraUrlTest {
     @TempDir
     Path tmp;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.argus.pipeline.config.ArgusConfig.CameraSettings;
 import io.argus.pipeline.config.ArgusConfig.Reconnect;
 import io.argus.pipeline.config.CameraUrl;
+import io.argus.testkit.Budget;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * a fraction of its frames (docs/reliability.md, UDP behind jitter). The behaviour itself is measured by
  * {@code CameraNetworkFaultsTest#reorderingAloneForHalfAMinute} (root, network namespaces).
  */
+@Budget(seconds = 5)
 class CpuFrameDecoderTest {
     static final CameraSettings SETTINGS = new CameraSettings(5000, 5000, 6, 1, new Reconnect(500, 30_000, 2, 0.1), "quiet");
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.config.CameraUrl;
+import io.argus.testkit.Budget;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Test;
  * its own ("video4linux2"); NVDEC once refused every source with a demuxer named, so no RTSP camera ever decoded on
  * the GPU. Decoding itself is {@code video/GpuNvdecDecodeTest} (GPU).
  */
+@Budget(seconds = 5)
 class NvdecFrameDecoderTest {
     @Test
     void rtspAndFilesAreStreamsNvdecMayDecode() throws Exception {

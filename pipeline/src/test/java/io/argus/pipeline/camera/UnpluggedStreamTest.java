@@ -2,9 +2,11 @@ package io.argus.pipeline.camera;
 
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.UnpluggedStream;
+import io.argus.testkit.Budget;
 import org.junit.jupiter.api.Test;
 
 /** A camera whose stream goes away and comes back reconnects and detects again (CPU decode; NVDEC on the GPU host). */
+@Budget(seconds = 80)
 class UnpluggedStreamTest {
     @Test
     void anUnpluggedStreamRecoversOnTheCpuDecoder() throws Exception {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Test;
  * {@code argus --help} lists every command, nested ones too, each with a one-line summary. The commands are read from
  * picocli's tree, so a new command without a description fails here. Budget: about a second.
  */
+@Budget(seconds = 5)
 class ArgusCliHelpTest {
     @Test
     void helpListsEveryCommandWithItsOneLineSummary() {

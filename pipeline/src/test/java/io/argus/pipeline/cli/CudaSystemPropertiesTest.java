@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.detector.cuda.CudaOptions;
 import io.argus.gpu.MemoryMode;
 import io.argus.pipeline.testing.TestMedia;
+import io.argus.testkit.Budget;
 import io.argus.trainer.cuda.CudaTrainingOptions;
 import io.argus.trainer.cuda.Precision;
 import java.io.IOException;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * onto the same records as before (so scripts/gpu keep working), and the engine's and the trainer's main sources read
  * none of them (a guard: the settings must come in as arguments, or YAML could not give two models two GPUs).
  */
+@Budget(seconds = 5)
 class CudaSystemPropertiesTest {
     /** A system property read whose name starts with argus.cuda, in any of Java's accessors. */
     static final Pattern READ = Pattern.compile(

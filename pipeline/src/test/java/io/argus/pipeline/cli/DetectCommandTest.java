@@ -10,6 +10,7 @@ import io.argus.detector.testing.ProjectFiles;
 import io.argus.detector.testing.RandomWeights;
 import io.argus.detector.BgrImage;
 import io.argus.pipeline.testing.ArgusRun;
+import io.argus.testkit.Budget;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** `argus detect` and `argus weights init` end to end, in process: JSON lines out, clear errors for bad input. */
+@Budget(seconds = 15)
 class DetectCommandTest {
     @TempDir
     Path tmp;

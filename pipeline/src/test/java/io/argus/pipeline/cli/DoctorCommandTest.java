@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.testing.TestConfig;
+import io.argus.testkit.Budget;
 import io.vertx.core.json.JsonObject;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code argus doctor} end to end, in process: a line per check, the CPU as /proc/cpuinfo names it, a taken port. */
+@Budget(seconds = 5)
 class DoctorCommandTest {
     @TempDir
     Path tmp;

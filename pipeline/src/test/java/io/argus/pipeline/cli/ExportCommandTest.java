@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.onnx.OnnxExport;
+import io.argus.testkit.Budget;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * those against ONNX Runtime), with --nms the decoding graph with the thresholds given, a bad cfg is named with its
  * line, and a bad threshold is refused before anything is written.
  */
+@Budget(seconds = 5)
 class ExportCommandTest {
     @TempDir
     Path tmp;

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.argus.testkit.Budget;
+import io.argus.testkit.Pace;
+import io.argus.testkit.Tiers;
 import io.argus.trainer.data.SyntheticScenes;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -15,6 +18,7 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * and exits with 143 (the JVM's status after SIGTERM). Resumed to iteration N + 10, its weights and momentum files
  * are byte for byte those of a run of N + 10 iterations that never stopped.
  */
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 5)
 class TrainSuspendTest {
     static final String CFG = """
             [net]
@@ -87,7 +93,7 @@ class TrainSuspendTest {
                 if (!signalled && line.startsWith("10/")) {
                     // SIGTERM through the handle: Process.destroy() would also close the output we still read
                     p.toHandle().destroy();
-                    Thread.sleep(20);
+                    Pace.holdMillis(20, "a moment before the second signal");
                     p.toHandle().destroy(); // and again, while it finishes: no harm
                     signalled = true;
                 }

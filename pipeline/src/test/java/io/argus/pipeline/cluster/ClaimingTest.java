@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import java.util.List;
 import java.util.Map;
 import io.vertx.core.json.JsonObject;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * claim landing after a split given back, a camera that cannot run here left alone for a while. Pure (no Vert.x).
  * Budget: 3 s (measured 0.9-2.4 s: run first, it loads the sealing and Vert.x classes).
  */
+@Budget(seconds = 5)
 class ClaimingTest {
     private final OwnershipParts.Clock clock = new OwnershipParts.Clock();
     private final MemoryMap map = new MemoryMap();

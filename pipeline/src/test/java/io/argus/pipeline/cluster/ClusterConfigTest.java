@@ -14,6 +14,7 @@ import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.testing.TestCluster;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
+import io.argus.testkit.Budget;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
@@ -21,6 +22,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The {@code cluster:} section: off by default, read with types and ranges, environment overrides, Hazelcast's config. */
+@Budget(seconds = 10)
 class ClusterConfigTest {
     @Test
     void absentSectionMeansASingleNode() throws Exception {

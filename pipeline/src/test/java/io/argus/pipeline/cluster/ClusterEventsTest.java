@@ -9,6 +9,10 @@ import io.argus.pipeline.testing.TestCluster;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Pace;
+import io.argus.testkit.Tiers;
+import io.argus.testkit.Waits;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -20,6 +24,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +34,8 @@ import org.junit.jupiter.api.Test;
  * total, kept in the cluster, survives kill -9 of the camera's node: the survivor goes on from it (never below) while
  * the camera's tracks start afresh there (ids from 1 again).
  */
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 140)
 class ClusterEventsTest {
     final Vertx client = Vertx.vertx();
     final List<ClusterNode> nodes = new ArrayList<>();
@@ -95,7 +102,7 @@ class ClusterEventsTest {
         while (System.currentTimeMillis() < end && now < before + 3) {
             now = entered(other);
             lowest = Math.min(lowest, now);
-            Thread.sleep(250);
+            Pace.holdMillis(250, "the sampling period of the survivor's total (the lowest seen is judged)");
         }
         System.out.printf("cluster events: after the kill the total went from %d to %d (lowest seen %d) in %d ms%n",
                 before, now, lowest, System.currentTimeMillis() - killedAt);
@@ -187,14 +194,14 @@ class ClusterEventsTest {
     }
 
     private void await(BooleanSupplier condition, long timeoutMs, String what, ClusterNode... show) throws Exception {
-        long end = System.currentTimeMillis() + timeoutMs;
-        while (System.currentTimeMillis() < end) {
-            if (condition.getAsBoolean()) return;
+        Waits.waitFor(() -> {
+            if (condition.getAsBoolean()) return true;
             for (ClusterNode n : show) if (!n.alive() && n != null) fail(n.name + " exited while waiting for " + what + "\n" + n.tail());
-            Thread.sleep(200);
-        }
-        StringBuilder tails = new StringBuilder();
-        for (ClusterNode n : show) tails.append('\n').append(n.tail());
-        fail("no " + what + " within " + timeoutMs + " ms" + tails);
+            return false;
+        }, timeoutMs, 200, () -> {
+            StringBuilder tails = new StringBuilder(what);
+            for (ClusterNode n : show) tails.append('\n').append(n.tail());
+            return tails.toString();
+        });
     }
 }

@@ -12,6 +12,9 @@ import io.argus.pipeline.testing.TestCluster;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Tiers;
+import io.argus.testkit.Waits;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
@@ -24,6 +27,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,6 +38,8 @@ import org.junit.jupiter.api.Test;
  * the model, the other refuses a run naming it, and takes it over when that node is killed. Also: /metrics labels
  * each series with its node, and a snapshot of one node's camera is served by the other.
  */
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 190)
 class ClusterModelVersionTest {
     static final long SERVED_EVERYWHERE_LIMIT_MS = 60_000;
 
@@ -83,14 +89,11 @@ class ClusterModelVersionTest {
             if (id2.equals(((JsonObject) o).getString("owner"))) cameraOf2 = ((JsonObject) o).getString("id");
         }
         assertTrue(cameraOf2 != null, "node 2 owns a camera");
-        ClusterNode.Response snap = null;
-        end = System.currentTimeMillis() + 15_000;
-        while (System.currentTimeMillis() < end) {
-            snap = n1.get("/api/cameras/" + cameraOf2 + "/snapshot.jpg");
-            if (snap.status() == 200) break;
-            Thread.sleep(250);
-        }
-        assertEquals(200, snap.status(), "node 1 serves a snapshot of node 2's camera: " + snap.body());
+        ClusterNode.Response[] snapped = {null};
+        String snapshotOf2 = "/api/cameras/" + cameraOf2 + "/snapshot.jpg";
+        Waits.waitFor(() -> (snapped[0] = n1.get(snapshotOf2)).status() == 200, 15_000, 250,
+                () -> "node 1 to serve a snapshot of node 2's camera: " + (snapped[0] == null ? "no answer" : snapped[0].body()));
+        ClusterNode.Response snap = snapped[0];
         assertTrue(snap.body().length() > 100, "a JPEG");
         assertEquals(404, n1.get("/api/cameras/nosuchcamera/snapshot.jpg").status());
 
@@ -142,19 +145,15 @@ class ClusterModelVersionTest {
         n3.close(); // what follows is about the first two nodes
 
         // one node fine-tunes the model (the trainer singleton); the other refuses a run, naming it
-        ClusterNode trainer = null;
-        ClusterNode other = null;
-        end = System.currentTimeMillis() + 15_000;
-        while (trainer == null && System.currentTimeMillis() < end) {
+        ClusterNode[] trainerFound = {null};
+        Waits.waitFor(() -> {
             for (ClusterNode n : nodes) {
-                if (n.get("/api/training").json().getBoolean("trainerHere", false)) {
-                    trainer = n;
-                    other = nodes.get(1 - nodes.indexOf(n));
-                }
+                if (n.get("/api/training").json().getBoolean("trainerHere", false)) trainerFound[0] = n;
             }
-            Thread.sleep(200);
-        }
-        if (trainer == null) fail("no node fine-tunes the model\n" + n1.tail());
+            return trainerFound[0] != null;
+        }, 15_000, 200, () -> "a node that fine-tunes the model\n" + n1.tail());
+        ClusterNode trainer = trainerFound[0];
+        ClusterNode other = nodes.get(1 - nodes.indexOf(trainer));
         assertTrue(!other.get("/api/training").json().getBoolean("trainerHere"), "the other node does not fine-tune too");
         ClusterNode.Response refused = other.call(HttpMethod.POST, "/api/training/runs", null);
         assertEquals(409, refused.status(), refused.body());
@@ -211,12 +210,10 @@ class ClusterModelVersionTest {
     }
 
     private void await(java.util.function.BooleanSupplier condition, long timeoutMs, String what, ClusterNode n) throws Exception {
-        long end = System.currentTimeMillis() + timeoutMs;
-        while (System.currentTimeMillis() < end) {
-            if (condition.getAsBoolean()) return;
+        Waits.waitFor(() -> {
+            if (condition.getAsBoolean()) return true;
             if (!n.alive()) fail(n.name + " exited while waiting for " + what + "\n" + n.tail());
-            Thread.sleep(200);
-        }
-        fail("no " + what + " within " + timeoutMs + " ms\n" + n.tail());
+            return false;
+        }, timeoutMs, 200, () -> what + "\n" + n.tail());
     }
 }

@@ -12,6 +12,10 @@ import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
 import io.argus.pipeline.cluster.ClientRecord.Received;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Pace;
+import io.argus.testkit.Tiers;
+import io.argus.testkit.Waits;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -32,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -51,6 +56,8 @@ import org.junit.jupiter.api.Test;
  *     one node, two owners' frames never interleave in capture time.</li>
  * </ul>
  */
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 130)
 class ClusterPartitionTest {
     static final int CAMERAS = 6;
     static final int HTTP_PORT = 8080;
@@ -204,7 +211,7 @@ class ClusterPartitionTest {
             }
             if (seen12 >= 0 && alone3 >= 0 && notReady3 >= 0 && released3 >= 0 && takeover >= 0) break;
             for (ClusterNode n : nodes) if (!n.alive()) fail(n.name + " exited during the partition\n" + n.tail());
-            Thread.sleep(200);
+            Pace.holdMillis(200, "the sampling period of the partition's timings");
         }
         System.out.printf("cluster: partition cut -> nodes 1+2 see 2 members after %d ms, node 3 sees itself alone after %d ms%n",
                 seen12, alone3);
@@ -278,7 +285,7 @@ class ClusterPartitionTest {
             if (merged < 0 && nodes.stream().allMatch(n -> metric(n, "argus_cluster_members") == 3)) merged = now - healed;
             if (ready3 < 0 && readyStatus(n3) == 200) ready3 = now - healed;
             for (ClusterNode n : nodes) if (!n.alive()) fail(n.name + " exited after the heal\n" + n.tail());
-            Thread.sleep(200);
+            Pace.holdMillis(200, "the sampling period of the heal's timings");
         }
         System.out.printf("cluster: partition heal -> 3 members on every node after %d ms, node 3 ready after %d ms%n", merged, ready3);
         assertTrue(merged >= 0, "no merge within " + MERGE_LIMIT_MS + " ms of the heal\n" + tails(n1, n2, n3));
@@ -358,7 +365,7 @@ class ClusterPartitionTest {
                 try {
                     while (!Thread.currentThread().isInterrupted()) {
                         sample(cut);
-                        Thread.sleep(100);
+                        Pace.holdMillis(100, "the overlap's sampling period");
                     }
                 } catch (InterruptedException ignored) {
                     // done
@@ -412,9 +419,10 @@ class ClusterPartitionTest {
 
     /** Waits until every node lists every camera with the same live owner, each of the three owning two. */
     private Map<String, String> awaitOwners(List<ClusterNode> from, long timeoutMs) throws Exception {
-        long end = System.currentTimeMillis() + timeoutMs;
-        String last = "";
-        while (System.currentTimeMillis() < end) {
+        String[] lastSeen = {""};
+        List<Map<String, String>> result = new ArrayList<>();
+        Waits.waitFor(() -> {
+            String last = "";
             Map<String, String> agreed = null;
             boolean ok = true;
             for (ClusterNode n : from) {
@@ -438,20 +446,23 @@ class ClusterPartitionTest {
                 agreed.values().forEach(v -> counts.merge(v, 1, Integer::sum));
                 Set<String> ids = new java.util.HashSet<>();
                 for (ClusterNode n : from) ids.add(n.id());
-                if (counts.keySet().equals(ids) && counts.values().stream().allMatch(c -> c == 2)) return agreed;
+                if (counts.keySet().equals(ids) && counts.values().stream().allMatch(c -> c == 2)) {
+                    result.add(agreed);
+                    return true;
+                }
                 last += " counts " + counts;
             }
-            Thread.sleep(250);
-        }
-        fail("cameras not owned once each, 2 per node, within " + timeoutMs + " ms; last: " + last + "\n" + tails(from.toArray(new ClusterNode[0])));
-        return null;
+            lastSeen[0] = last;
+            return false;
+        }, timeoutMs, 250, () -> "cameras owned once each, 2 per node; last: " + lastSeen[0] + "\n"
+                + tails(from.toArray(new ClusterNode[0])));
+        return result.get(0);
     }
 
     /** Waits until {@code /api/nodes} is the same on every node: the three members, their addresses, their cameras. */
     private void awaitSameNodes(List<ClusterNode> from, long timeoutMs) throws Exception {
-        long end = System.currentTimeMillis() + timeoutMs;
-        String last = "";
-        while (System.currentTimeMillis() < end) {
+        String[] last = {""};
+        Waits.waitFor(() -> {
             Set<String> views = new java.util.HashSet<>();
             Set<Integer> sizes = new java.util.HashSet<>();
             boolean complete = true;
@@ -471,14 +482,13 @@ class ClusterPartitionTest {
                 sizes.add(view.size());
                 all.append(n.name).append(": ").append(view).append("; ");
             }
-            last = all.toString();
+            last[0] = all.toString();
             if (complete && views.size() == 1 && sizes.equals(Set.of(from.size()))) {
                 System.out.printf("cluster: partition heal -> /api/nodes the same on every node: %s%n", named(views.iterator().next()));
-                return;
+                return true;
             }
-            Thread.sleep(250);
-        }
-        fail("/api/nodes not the same on every node (or lacking a member's address) within " + timeoutMs + " ms: " + last);
+            return false;
+        }, timeoutMs, 250, () -> "/api/nodes the same on every node (with every member's address): " + last[0]);
     }
 
     /** {@code o}'s text with node ids replaced by node names. */
@@ -574,15 +584,13 @@ class ClusterPartitionTest {
     }
 
     private void await(BooleanSupplier condition, long timeoutMs, Supplier<String> what, ClusterNode... show) throws Exception {
-        long end = System.currentTimeMillis() + timeoutMs;
-        while (System.currentTimeMillis() < end) {
-            if (condition.getAsBoolean()) return;
+        Waits.waitFor(() -> {
+            if (condition.getAsBoolean()) return true;
             for (ClusterNode n : nodes) {
                 if (!n.alive() && List.of(show).contains(n)) fail(n.name + " exited while waiting for " + what.get() + "\n" + n.tail());
             }
-            Thread.sleep(200);
-        }
-        fail("no " + what.get() + " within " + timeoutMs + " ms\n" + tails(show));
+            return false;
+        }, timeoutMs, 200, () -> what.get() + "\n" + tails(show));
     }
 
     private static String tails(ClusterNode... show) {

@@ -8,6 +8,9 @@ import io.argus.pipeline.config.ClusterConfig;
 import io.argus.pipeline.config.ClusterSecret;
 import io.argus.pipeline.config.ClusterTls;
 import io.argus.pipeline.testing.TestMedia;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Tiers;
+import io.argus.testkit.Waits;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -17,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,6 +28,8 @@ import org.junit.jupiter.api.Test;
  * other's certificates exchange messages; a third node that joins the same cluster (Hazelcast itself is not
  * encrypted) with a certificate they do not trust can neither deliver to them nor receive from them.
  */
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 100)
 class ClusterTlsTest {
     @Test
     void onlyNodesWithATrustedCertificateTalkOverTheEventBus() throws Exception {
@@ -56,16 +62,11 @@ class ClusterTlsTest {
             }).completion().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
 
             // B -> A over TLS, both directions of the handshake trusted (the subscription may take a moment to spread)
-            String reply = null;
-            for (int i = 0; i < 20 && reply == null; i++) {
-                try {
-                    reply = nodeB.eventBus().<String>request("tls.test", "hello", new DeliveryOptions().setSendTimeout(2000))
-                            .toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS).body();
-                } catch (Exception notYet) {
-                    Thread.sleep(250);
-                }
-            }
-            assertEquals("a got hello", reply);
+            String[] reply = {null};
+            Waits.waitFor(() -> (reply[0] = nodeB.eventBus().<String>request("tls.test", "hello",
+                            new DeliveryOptions().setSendTimeout(2000)).toCompletionStage().toCompletableFuture()
+                            .get(5, TimeUnit.SECONDS).body()) != null, 45_000, 250, "A's answer to B over TLS");
+            assertEquals("a got hello", reply[0]);
 
             // the stranger -> A: A refuses the connection (client certificate not trusted), nothing arrives
             int before = atA.get();

@@ -1,5 +1,6 @@
 package io.argus.pipeline.cluster;
 
+import static io.argus.testkit.Waits.waitFor;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,6 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.pipeline.config.ClusterConfig;
 import io.argus.pipeline.config.ClusterSecret;
 import io.argus.pipeline.testing.TestCluster;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Waits;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.EventBusOptions;
@@ -33,6 +36,7 @@ import org.junit.jupiter.api.Test;
  * {@code EventBusOptions.toJson()}); over those copies a peer with the secret completes a mutual TLS handshake, and
  * one with another secret's identity, or with none, gets nothing across. Budget: 5 s.
  */
+@Budget(seconds = 25)
 class DerivedIdentityTest {
     private final Vertx vertx = Vertx.vertx();
 
@@ -82,8 +86,7 @@ class DerivedIdentityTest {
         NetClient holder = vertx.createNetClient(clientOptions);
         NetSocket peer = holder.connect(port, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         peer.write(Buffer.buffer("from a holder of the secret")).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (received.isEmpty() && System.nanoTime() < end) Thread.sleep(20);
+        waitFor(() -> !received.isEmpty(), 5_000, 20, "the holder's message");
         assertEquals(List.of("from a holder of the secret"), received);
 
         // another secret's identity: refused (its certificate is not trusted, nor is the server's by it)
@@ -107,8 +110,8 @@ class DerivedIdentityTest {
         } catch (Exception refused) {
             // closed at once
         }
-        Thread.sleep(1000);
-        assertEquals(List.of("from a holder of the secret"), received, "only the holder of the secret got across");
+        Waits.holdsFor(() -> received.equals(List.of("from a holder of the secret")), 1000,
+                "only the holder of the secret got across");
         for (NetClient c : List.of(holder, strangerClient, trustingStranger, plain)) c.close();
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * deletion is written over; a standby camera whose offer went away is stopped; a leaving node plans, offers and
  * releases. Pure (no Vert.x). Budget: 2 s.
  */
+@Budget(seconds = 5)
 class HandOverTest {
     private static final List<String> MEMBERS = List.of("n1", "n2", "n3");
     private static final Map<String, JsonObject> CAMERAS = OwnershipParts.cameras("cam1", "cam2");

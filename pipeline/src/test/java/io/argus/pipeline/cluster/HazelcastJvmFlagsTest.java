@@ -3,6 +3,7 @@ package io.argus.pipeline.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.argus.pipeline.testing.TestMedia;
+import io.argus.testkit.Budget;
 import java.nio.file.Files;
 import java.util.Arrays;
 import java.util.List;
@@ -11,6 +12,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** bin/argus passes Hazelcast's JVM flags, the same list the cluster benchmark gives its nodes. */
+@Budget(seconds = 5)
 class HazelcastJvmFlagsTest {
     @Test
     void binArgusPassesTheSameFlags() throws Exception {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.cluster.KnownCameras.Camera;
+import io.argus.testkit.Budget;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * while the phase holds it; a camera that goes back to free has no entry. Pure (no Vert.x). Budget: 3 s (measured
  * 0.85-2.0 s: each of the 97 refused transitions is logged with its stack trace).
  */
+@Budget(seconds = 5)
 class KnownCamerasTest {
     private final HeldLeases held = new HeldLeases("n1");
     private final KnownCameras table = new KnownCameras(held);

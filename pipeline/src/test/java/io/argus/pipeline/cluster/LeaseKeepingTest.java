@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * (fenced) even though the map never answers, not a moment sooner; another node's claim stops the camera; a lease a
  * stranger deleted, garbled or replayed is written again and the camera stays. Pure (no Vert.x). Budget: 2 s.
  */
+@Budget(seconds = 5)
 class LeaseKeepingTest {
     private final OwnershipParts.Clock clock = new OwnershipParts.Clock();
     private final MemoryMap map = new MemoryMap();

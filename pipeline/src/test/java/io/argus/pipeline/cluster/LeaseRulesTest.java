@@ -5,11 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.publish.EpochFilter;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Pace;
 import io.vertx.core.json.JsonObject;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The pure rules of camera ownership: fair shares, lease text, expiry by observation, the epoch filter. */
+@Budget(seconds = 5)
 class LeaseRulesTest {
     @Test
     void sharesAreWeightedAndRoundedUpSoEveryCameraFindsANode() {
@@ -65,7 +68,7 @@ class LeaseRulesTest {
         assertTrue(f.accept(msg("other", "n1", 1)), "per camera");
         assertTrue(f.accept(new JsonObject().put("cameraId", "cam")), "no epoch: a single node");
         assertEquals(1, f.dropped());
-        Thread.sleep(250);
+        Pace.holdMillis(250, "the newest owner silent for longer than the filter's 200 ms");
         assertTrue(f.accept(msg("cam", "n3", 1)), "the newest fell silent: the epoch counter restarted (lease map lost)");
     }
 

@@ -8,6 +8,7 @@ import io.argus.pipeline.config.ClusterSecret;
 import io.argus.pipeline.config.ModelConfig;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
+import io.argus.testkit.Budget;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -18,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** A model id means the same content on every node; a node whose files differ refuses that model, saying both. */
+@Budget(seconds = 5)
 class ModelCatalogTest {
     private static ModelConfig model(JsonObject change) throws Exception {
         JsonObject j = TestConfig.base();

@@ -3,6 +3,7 @@ package io.argus.pipeline.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * furthest below its own (that wrote its directory entry), only once nothing waits and nothing is in flight; a leaving
  * node plans the least loaded other members in turn. Pure. Budget: 1 s.
  */
+@Budget(seconds = 5)
 class RebalancingTest {
     private static final List<String> LIVE = List.of("a", "b", "c");
     private static final Map<String, Double> EQUAL = Map.of("a", 1.0, "b", 1.0, "c", 1.0);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.config.ClusterSecret;
 import io.argus.pipeline.testing.TestCluster;
+import io.argus.testkit.Budget;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * compare-and-set works across fresh nonces. Over Vert.x's local maps: what a stranger can write into Hazelcast's is
  * any text at any key, which is what these do. Budget: 3 s.
  */
+@Budget(seconds = 5)
 class SealedMapTest {
     private final Vertx vertx = Vertx.vertx();
     private final ClusterKeys keys = new ClusterKeys(new ClusterSecret(TestCluster.SECRET, "test"));

@@ -9,6 +9,7 @@ import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
+import io.argus.testkit.Budget;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * One clustered node in this JVM: it leases and runs its camera, stamps node and epoch on detections, and its
  * event-bus registrations show what crosses the cluster: detections do, video frames and local control never do.
  */
+@Budget(seconds = 5)
 class SingleNodeClusterTest {
     @Test
     void framesNeverGetAClusteredConsumerWhileDetectionsDo() throws Exception {

@@ -9,6 +9,8 @@ import io.argus.pipeline.testing.TestCluster;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Tiers;
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.json.JsonArray;
@@ -20,6 +22,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +32,8 @@ import org.junit.jupiter.api.Test;
  * Released cold (before 2026-11-28), the camera stopped at once and was silent until its owner could claim it back,
  * a lease later (10 s); in the cluster soak restarted heirs were that slow in 4 of 13 rebalances.
  */
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 40)
 class SlowHeirTest {
     /** The longest a camera may be silent at the client: its 4 fps, a lease round, and a margin for a busy machine. */
     static final long SILENCE_LIMIT_MS = 2_000;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.pipeline.base.Addresses;
 import io.argus.pipeline.base.RequestRefused;
 import io.argus.pipeline.testing.TestMedia;
+import io.argus.testkit.Budget;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Budget: 5 s.
  */
+@Budget(seconds = 5)
 class WeightsDownloadTest {
     static final String VERSION = "sha256:0123456789ab";
     static Vertx vertx;

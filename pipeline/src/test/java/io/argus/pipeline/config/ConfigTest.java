@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.pipeline.cli.ArgusCli;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
+import io.argus.testkit.Budget;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The config: defaults, environment overrides, and errors that name the key and the reason. */
+@Budget(seconds = 5)
 class ConfigTest {
     @TempDir
     Path tmp;

@@ -8,6 +8,7 @@ import io.argus.detector.cpu.CpuOptions;
 import io.argus.detector.cpu.CpuPrecision;
 import io.argus.detector.cpu.WinogradPolicy;
 import io.argus.pipeline.testing.TestConfig;
+import io.argus.testkit.Budget;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.Map;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code models[].cpu}: precision, tuning and its cache read into {@link CpuOptions}, and what the detector opens with. */
+@Budget(seconds = 5)
 class CpuConfigTest {
     @TempDir
     Path tmp;

@@ -8,6 +8,7 @@ import io.argus.detector.Detector;
 import io.argus.detector.cuda.CudaOptions;
 import io.argus.gpu.MemoryMode;
 import io.argus.pipeline.testing.TestConfig;
+import io.argus.testkit.Budget;
 import io.argus.trainer.backends.TrainingBackends;
 import io.argus.trainer.cuda.CudaTrainingOptions;
 import io.argus.trainer.cuda.Precision;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (defaults, ranges, environment overrides, unknown keys named), and a model's options are what its detector is
  * opened with, so two models can name two GPUs.
  */
+@Budget(seconds = 5)
 class CudaConfigTest {
     @TempDir
     Path tmp;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.video.DecoderMode;
+import io.argus.testkit.Budget;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.Map;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code cameras[].decoder: auto|cpu|nvdec}: default, spelling, a bad value's message, and the JSON round trip; and
  * {@code cameras[].decodeDevice}, which must be one of the camera's model's GPUs.
  */
+@Budget(seconds = 5)
 class DecoderConfigTest {
     @TempDir
     Path tmp;

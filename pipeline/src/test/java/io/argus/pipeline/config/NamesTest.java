@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /** The one identifier rule: names pass, anything path-like or oversized is refused with a message that says so. Budget: < 1 s. */
+@Budget(seconds = 5)
 class NamesTest {
     @Test
     void namesPass() {

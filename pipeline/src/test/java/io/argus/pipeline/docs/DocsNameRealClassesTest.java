@@ -3,6 +3,7 @@ package io.argus.pipeline.docs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileVisitResult;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * class after it was renamed or removed fails here, naming the doc and the line. Budget: < 2 s (one walk of the tree,
  * build output and {@code .git} skipped).
  */
+@Budget(seconds = 5)
 class DocsNameRealClassesTest {
 
     /** Names the docs use that are not classes of this repository, each with why it appears. */

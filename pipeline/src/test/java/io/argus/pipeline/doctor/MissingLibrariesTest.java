@@ -6,11 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The parsing behind the doctor's advice: ldd output, loader errors, sonames to packages, dpkg and cpuinfo. */
+@Budget(seconds = 5)
 class MissingLibrariesTest {
     static final String LDD = """
             \tlinux-vdso.so.1 (0x00007ffd6a5f2000)

@@ -1,12 +1,14 @@
 package io.argus.pipeline.e2e;
 
 import io.argus.pipeline.testing.TestMedia;
+import io.argus.testkit.Waits;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
 import java.util.Comparator;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -45,14 +47,10 @@ final class Browser implements AutoCloseable {
 
     /** Evaluates {@code expression} until it gives a non-empty string; fails after {@code seconds}. */
     String waitFor(String expression, int seconds, String what) throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        String v = null;
-        while (System.nanoTime() < end) {
-            v = cdp.eval(expression).getString("value");
-            if (v != null && !v.isEmpty()) return v;
-            Thread.sleep(250);
-        }
-        throw new AssertionError("no " + what + " within " + seconds + " s");
+        String[] v = {null};
+        Waits.waitFor(() -> (v[0] = cdp.eval(expression).getString("value")) != null && !v[0].isEmpty(),
+                TimeUnit.SECONDS.toMillis(seconds), 250, what);
+        return v[0];
     }
 
     void screenshot(String name) throws Exception {
@@ -66,14 +64,16 @@ final class Browser implements AutoCloseable {
             cdp.close();
         } finally {
             // Chromium's helper processes outlive its main one for a moment and keep writing into the profile:
-            // stop them all first, and let the walk miss a file that vanished under it.
-            chrome.descendants().forEach(ProcessHandle::destroyForcibly);
+            // stop them all first and wait for them to end, and let the walk miss a file that vanished under it.
+            List<ProcessHandle> helpers = chrome.descendants().toList();
+            helpers.forEach(ProcessHandle::destroyForcibly);
             chrome.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            Waits.waitFor(() -> helpers.stream().noneMatch(ProcessHandle::isAlive), 10_000, "Chromium's helpers to end");
             for (int attempt = 0; attempt < 3 && Files.exists(profile); attempt++) {
                 try (Stream<Path> files = Files.walk(profile)) {
                     files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
                 } catch (java.io.UncheckedIOException | java.io.IOException e) {
-                    Thread.sleep(200);
+                    // a file vanished under the walk: walk again
                 }
             }
         }

@@ -7,6 +7,7 @@ import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
+import io.argus.testkit.Budget;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * decodes on the CPU and says why in the camera's status, counted; {@code nvdec} is refused with the reason and
  * delivers nothing (rather than quietly decoding on the CPU); {@code cpu} just decodes.
  */
+@Budget(seconds = 5)
 class CameraDecoderTest {
     @Test
     void autoFallsBackCountedAndNvdecIsRefusedWithTheReason() throws Exception {

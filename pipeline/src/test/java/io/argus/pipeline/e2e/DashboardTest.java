@@ -1,5 +1,6 @@
 package io.argus.pipeline.e2e;
 
+import static io.argus.testkit.Waits.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -8,6 +9,8 @@ import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Tiers;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.BufferedReader;
@@ -25,12 +28,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The dashboard in a real browser: headless Chromium (Debian's), driven over the DevTools protocol from this test.
  * The page loads, a tile appears for the test camera, and boxes are drawn over its snapshot.
  */
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 10)
 class DashboardTest {
     static final Path CHROMIUM = Path.of("/usr/bin/chromium");
 
@@ -52,24 +58,15 @@ class DashboardTest {
                 cdp.call("Page.enable", new JsonObject());
                 cdp.call("Page.navigate", new JsonObject().put("url", "http://127.0.0.1:" + app.port() + "/"));
                 String boxes = "document.querySelectorAll('.tile[data-camera=\"cam\"] svg rect.box').length";
-                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-                int count = 0;
-                while (count == 0 && System.nanoTime() < end) {
-                    Thread.sleep(250);
-                    count = cdp.eval(boxes).getInteger("value", 0);
-                }
-                assertTrue(count > 0, "no boxes drawn on the dashboard within 90 s");
+                waitFor(() -> cdp.eval(boxes).getInteger("value", 0) > 0, 90_000, 250, "boxes drawn on the dashboard");
                 assertEquals("Argus", cdp.eval("document.title").getString("value"));
                 assertTrue(cdp.eval("document.querySelector('.tile[data-camera=\"cam\"] img').naturalWidth").getInteger("value") > 0,
                         "the snapshot image loaded");
                 assertEquals("live", cdp.eval("document.getElementById('connection').textContent").getString("value"));
-                long chartEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                String legend = "";
-                while (!legend.contains("ms") && System.nanoTime() < chartEnd) {
-                    Thread.sleep(250);
-                    legend = cdp.eval("document.getElementById('legend').textContent").getString("value");
-                }
-                assertTrue(legend.contains("cam") && legend.contains("ms"), "the latency chart lists the camera: " + legend);
+                String[] legend = {""};
+                waitFor(() -> (legend[0] = cdp.eval("document.getElementById('legend').textContent").getString("value"))
+                        .contains("ms"), 10_000, 250, () -> "the latency chart's legend: " + legend[0]);
+                assertTrue(legend[0].contains("cam"), "the latency chart lists the camera: " + legend[0]);
                 assertTrue(cdp.eval("document.querySelector('.tile[data-camera=\"cam\"] .fps').textContent").getString("value")
                         .endsWith("fps"));
                 JsonObject shot = cdp.call("Page.captureScreenshot", new JsonObject().put("format", "png"));

@@ -1,5 +1,6 @@
 package io.argus.pipeline.e2e;
 
+import static io.argus.testkit.Waits.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +11,8 @@ import io.argus.pipeline.camera.SampleVideo;
 import io.argus.pipeline.inference.LoadedModel;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Tiers;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -27,6 +30,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.bytedeco.javacv.FFmpegFrameGrabber;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,6 +41,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the dashboard's annotator: accepts the proposals, deletes one, draws a new box of another class, saves; the labels
  * land in the dataset store.
  */
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 30)
 class DefaultConfigTest {
     @TempDir
     Path cache;
@@ -81,10 +87,8 @@ class DefaultConfigTest {
      */
     static void realDetectionsAreDrawn(Browser browser, WsClient ws, Map<Long, Double> ptsOfFrame) throws Exception {
         DashboardTest.Cdp cdp = browser.cdp;
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        String last = "no snapshot with boxes";
-        while (System.nanoTime() < end) {
-            Thread.sleep(300);
+        String[] last = {"no snapshot with boxes"};
+        waitFor(() -> {
             for (JsonObject m; (m = ws.messages.poll()) != null; ) {
                 if ("detections".equals(m.getString("type"))) ptsOfFrame.put(m.getLong("frame"), m.getDouble("pts"));
             }
@@ -98,7 +102,7 @@ class DefaultConfigTest {
                         model: document.querySelector('.tile[data-camera="sample"] .model').textContent}); })()""")
                     .getString("value"));
             Long frame = shown.getLong("frame");
-            if (frame == null || !ptsOfFrame.containsKey(frame) || shown.getJsonArray("boxes").isEmpty()) continue;
+            if (frame == null || !ptsOfFrame.containsKey(frame) || shown.getJsonArray("boxes").isEmpty()) return false;
             List<Drawn> drawn = new ArrayList<>();
             for (Object o : shown.getJsonArray("boxes")) {
                 JsonObject b = (JsonObject) o;
@@ -111,16 +115,16 @@ class DefaultConfigTest {
             }
             long found = truth.stream().filter(t -> drawn.stream().anyMatch(d -> t.className().equals(d.className())
                     && iou(d, t) >= 0.5)).count();
-            last = "frame " + frame + ": " + correct + " of " + drawn.size() + " boxes right, " + found + " of the "
+            last[0] = "frame " + frame + ": " + correct + " of " + drawn.size() + " boxes right, " + found + " of the "
                     + truth.size() + " objects drawn found: " + drawn + " vs " + truth;
             if (!truth.isEmpty() && found == truth.size() && correct * 2 >= drawn.size()) {
-                System.out.println("dashboard shows real detections, " + last);
+                System.out.println("dashboard shows real detections, " + last[0]);
                 assertTrue(shown.getString("model").startsWith("default @ sha256:"), shown.getString("model"));
-                browser.screenshot("dashboard-demo.png");
-                return;
+                return true;
             }
-        }
-        throw new AssertionError("the dashboard drew no real detections within 90 s; last: " + last);
+            return false;
+        }, 90_000, 300, () -> "the dashboard to draw real detections; last: " + last[0]);
+        browser.screenshot("dashboard-demo.png");
     }
 
     static double iou(Drawn d, SampleVideo.Labeled t) {
@@ -186,7 +190,8 @@ class DefaultConfigTest {
         browser.waitFor("+(document.querySelector('#dataset tr[data-class=\"star\"] td." + split + "')?.textContent || 0) >= 1 ? 'yes' : ''",
                 10, "the dataset table counting the star");
         cdp.eval("document.getElementById('annotator').close(); document.getElementById('training').scrollIntoView()");
-        Thread.sleep(500);
+        browser.waitFor("!document.getElementById('annotator').open && document.getElementById('training')"
+                + ".getBoundingClientRect().top < innerHeight ? 'yes' : ''", 10, "the training panel in view");
         browser.screenshot("training-panel.png");
     }
 

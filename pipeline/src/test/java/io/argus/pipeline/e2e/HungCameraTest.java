@@ -1,6 +1,6 @@
 package io.argus.pipeline.e2e;
 
-import static io.argus.pipeline.testing.Waits.waitFor;
+import static io.argus.testkit.Waits.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,6 +8,8 @@ import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Pace;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -25,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * byte every 200 ms, so FFmpeg's socket timeout never fires and {@code start()} would hang forever). Other cameras
  * must connect and stream meanwhile, the API must answer, and the watchdog must abandon the hung connect.
  */
+@Budget(seconds = 10)
 class HungCameraTest {
     /** Accepts connections and trickles an endless RTSP header line. */
     static final class TrickleServer implements AutoCloseable {
@@ -57,7 +60,7 @@ class HungCameraTest {
                 while (open) {
                     out.write('a');
                     out.flush();
-                    Thread.sleep(200);
+                    Pace.holdMillis(200, "one header byte every 200 ms: never silent long enough to time out");
                 }
             } catch (IOException | InterruptedException ignored) {
                 // closed

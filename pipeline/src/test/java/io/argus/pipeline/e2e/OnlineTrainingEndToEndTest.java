@@ -12,6 +12,9 @@ import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Tiers;
+import io.argus.testkit.Waits;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -20,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,6 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * candidate is evaluated on the held-out frames and swapped in or rejected. Detection messages are read by a real
  * WebSocket client.
  */
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 100)
 class OnlineTrainingEndToEndTest {
     static final String CAMERA = "shapes";
     static final String MODEL = "demo";
@@ -244,15 +250,13 @@ class OnlineTrainingEndToEndTest {
 
     /** Waits until the collector kept {@code train} + {@code val} frames; returns that many of each, oldest first. */
     static List<JsonObject> collect(RunningApp app, int train, int val) throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        JsonArray all = new JsonArray();
-        while (System.nanoTime() < end) {
-            all = app.get("/api/training/frames").array();
-            long t = all.stream().filter(o -> "train".equals(((JsonObject) o).getString("split"))).count();
-            long v = all.size() - t;
-            if (t >= train && v >= val) break;
-            Thread.sleep(500);
-        }
+        JsonArray[] kept = {new JsonArray()};
+        Waits.until(() -> {
+            kept[0] = app.get("/api/training/frames").array();
+            long t = kept[0].stream().filter(o -> "train".equals(((JsonObject) o).getString("split"))).count();
+            return t >= train && kept[0].size() - t >= val;
+        }, 120_000, 500);
+        JsonArray all = kept[0];
         List<JsonObject> out = new ArrayList<>();
         int t = 0, v = 0;
         for (int i = all.size() - 1; i >= 0; i--) {
@@ -278,15 +282,18 @@ class OnlineTrainingEndToEndTest {
     }
 
     static JsonObject awaitRun(RunningApp app, Predicate<JsonObject> done, int seconds) throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        JsonArray runs = new JsonArray();
-        while (System.nanoTime() < end) {
-            runs = app.get("/api/training/runs").array();
-            if (!runs.isEmpty() && done.test(runs.getJsonObject(0))) return runs.getJsonObject(0);
-            Thread.sleep(300);
-        }
-        throw new AssertionError("no finished run within " + seconds + " s: " + runs.encode()
-                + " status " + app.get("/api/training").body());
+        JsonArray[] runs = {new JsonArray()};
+        Waits.waitFor(() -> !(runs[0] = app.get("/api/training/runs").array()).isEmpty() && done.test(runs[0].getJsonObject(0)),
+                TimeUnit.SECONDS.toMillis(seconds), 300, () -> {
+                    String status;
+                    try {
+                        status = app.get("/api/training").body();
+                    } catch (Exception e) {
+                        status = e.toString();
+                    }
+                    return "a finished run: " + runs[0].encode() + " status " + status;
+                });
+        return runs[0].getJsonObject(0);
     }
 
     static boolean detections(JsonObject m) { return "detections".equals(m.getString("type")); }

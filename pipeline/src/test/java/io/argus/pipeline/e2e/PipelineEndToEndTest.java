@@ -1,5 +1,6 @@
 package io.argus.pipeline.e2e;
 
+import static io.argus.testkit.Waits.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -9,6 +10,8 @@ import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Waits;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.UpgradeRejectedException;
 import io.vertx.core.json.JsonArray;
@@ -37,6 +40,7 @@ import org.junit.jupiter.api.TestInstance;
  * bearer token, so authorisation is exercised everywhere.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Budget(seconds = 35)
 class PipelineEndToEndTest {
     static final String TOKEN = "t0ken-for-the-tests";
     RunningApp app;
@@ -190,10 +194,9 @@ class PipelineEndToEndTest {
             assertEquals(200, paused.status());
             assertTrue(paused.json().getBoolean("paused"));
             c.messages.clear();
-            Thread.sleep(2500);
             // frames captured before the pause may still be in flight; none may be captured after it
-            assertTrue(c.messages.stream().noneMatch(m -> detectionsOf(m, "p") && m.getDouble("captureTime") > pausedAt + 50),
-                    "a paused camera captures nothing");
+            Waits.holdsFor(() -> c.messages.stream().noneMatch(m -> detectionsOf(m, "p") && m.getDouble("captureTime") > pausedAt + 50),
+                    2500, "a paused camera captures nothing");
             assertEquals("paused", app.camera("p").getString("state"));
             assertEquals(200, app.call(HttpMethod.POST, "/api/cameras/p/resume", "").status());
             c.await(m -> detectionsOf(m, "p"), Duration.ofSeconds(30), "detections after resume");
@@ -212,13 +215,8 @@ class PipelineEndToEndTest {
         String url = "rtsp://admin:topsecret42@127.0.0.1:" + closedPort + "/live?password=alsosecret";
         var added = app.call(HttpMethod.POST, "/api/cameras", TestConfig.camera("creds", url).encode());
         assertEquals(201, added.status(), added.body());
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        waitFor(() -> app.camera("creds").getInteger("reconnects") >= 2, 20_000, "the camera to keep retrying");
         JsonObject cam = app.camera("creds");
-        while (cam.getInteger("reconnects") < 2 && System.nanoTime() < end) {
-            Thread.sleep(200);
-            cam = app.camera("creds");
-        }
-        assertTrue(cam.getInteger("reconnects") >= 2, "the camera keeps retrying: " + cam.encode());
         assertNotNull(cam.getString("lastError"), cam.encode());
         assertEquals("rtsp://***@127.0.0.1:" + closedPort + "/live?password=***", cam.getString("url"));
         String everything = app.get("/api/cameras").body() + app.get("/metrics").body() + String.join("\n", logs);
@@ -251,12 +249,8 @@ class PipelineEndToEndTest {
         assertEquals(160, model.getJsonObject("input").getInteger("width"));
         assertTrue(model.getJsonObject("stats").getLong("frames") > 0);
         // fps is sampled once a second: give a camera that just started a few samples before judging its rate
+        waitFor(() -> app.camera("cam").getDouble("fps") > 5, 10_000, "the file camera's rate above 5 fps");
         JsonObject cam = app.camera("cam");
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (cam.getDouble("fps") <= 5 && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-            cam = app.camera("cam");
-        }
         assertEquals("streaming", cam.getString("state"));
         assertTrue(cam.getDouble("fps") > 5, "the file camera is paced at ~25 fps: " + cam.encode());
     }
@@ -309,17 +303,16 @@ class PipelineEndToEndTest {
                     .put("box", new JsonObject().put("x", i).put("y", i).put("w", 10).put("h", 10)));
             var bus = app.app.vertx().eventBus();
             for (int i = 0; i < 400; i++) bus.publish("argus.detections.cam", template.copy().put("frame", 1_000_000 + i).put("detections", many));
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            long dropped = 0;
-            while (System.nanoTime() < end && dropped == 0) {
+            long[] dropped = {0};
+            waitFor(() -> {
                 for (Object o : app.get("/api/clients").array()) {
                     JsonObject cl = (JsonObject) o;
                     assertTrue(cl.getInteger("queued") <= 4, "a client's queue never exceeds websocket.bufferSize: " + cl.encode());
-                    dropped = Math.max(dropped, cl.getLong("dropped"));
+                    dropped[0] = Math.max(dropped[0], cl.getLong("dropped"));
                 }
-                Thread.sleep(100);
-            }
-            assertTrue(dropped > 100, "the slow client lost most of the burst: " + dropped);
+                return dropped[0] > 0;
+            }, 5_000, 100, "the slow client to drop messages");
+            assertTrue(dropped[0] > 100, "the slow client lost most of the burst: " + dropped[0]);
             slow.ws.resume();
             JsonObject notice = slow.await(m -> "dropped".equals(m.getString("type")), Duration.ofSeconds(10), "dropped notice");
             assertTrue(notice.getLong("count") > 0 && notice.getLong("total") >= notice.getLong("count"), notice.encode());
@@ -340,13 +333,8 @@ class PipelineEndToEndTest {
             dead.await(m -> "detections".equals(m.getString("type")), Duration.ofSeconds(30), "a first message");
             int before = app.get("/api/clients").array().size();
             dead.ws.pause();
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            int now = before;
-            while (now >= before && System.nanoTime() < end) {
-                Thread.sleep(200);
-                now = app.get("/api/clients").array().size();
-            }
-            assertTrue(now < before, "the silent client was dropped (pongTimeoutMs 8000)");
+            waitFor(() -> app.get("/api/clients").array().size() < before, 20_000,
+                    "the silent client to be dropped (pongTimeoutMs 8000)");
         }
     }
 }

@@ -7,6 +7,10 @@ import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Pace;
+import io.argus.testkit.Tiers;
+import io.argus.testkit.Waits;
 import io.vertx.core.json.JsonObject;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -16,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,6 +28,8 @@ import org.junit.jupiter.api.Test;
  * UDP. The server is killed mid-stream and started again: both cameras reconnect and detections resume without
  * restarting Argus. Prints the reconnect times.
  */
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 15)
 class RtspReconnectTest {
     static final Path PYTHON = Path.of("/usr/bin/python3");
 
@@ -40,27 +47,30 @@ class RtspReconnectTest {
 
     static Process startServer(int port, Path video) throws Exception {
         Path script = Path.of(RtspReconnectTest.class.getResource("/rtsp_server.py").toURI());
-        for (int attempt = 0; attempt < 20; attempt++) {
+        Process[] started = {null};
+        // tried again every 250 ms: the port of a server just killed may still be held for a moment
+        Waits.waitFor(() -> {
             Process p = new ProcessBuilder(PYTHON.toString(), script.toString(), Integer.toString(port), video.toString())
                     .redirectErrorStream(true).start();
             BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream()));
             String line = out.readLine();
-            if ("READY".equals(line)) {
-                Thread drain = new Thread(() -> {
-                    try {
-                        while (out.readLine() != null) { /* keep the pipe empty */ }
-                    } catch (IOException ignored) {
-                        // server gone
-                    }
-                });
-                drain.setDaemon(true);
-                drain.start();
-                return p;
+            if (!"READY".equals(line)) {
+                p.destroyForcibly().waitFor();
+                return false;
             }
-            p.destroyForcibly().waitFor();
-            Thread.sleep(250); // the port may still be held for a moment
-        }
-        throw new IllegalStateException("the RTSP server did not start on port " + port);
+            Thread drain = new Thread(() -> {
+                try {
+                    while (out.readLine() != null) { /* keep the pipe empty */ }
+                } catch (IOException ignored) {
+                    // server gone
+                }
+            });
+            drain.setDaemon(true);
+            drain.start();
+            started[0] = p;
+            return true;
+        }, 20_000, 250, "the RTSP server to start on port " + port);
+        return started[0];
     }
 
     @Test
@@ -80,10 +90,10 @@ class RtspReconnectTest {
             }
             server.destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL mid-stream
             double killedAt = now();
-            io.argus.pipeline.testing.Waits.waitFor(() -> !"streaming".equals(app.camera("tcp").getString("state"))
+            Waits.waitFor(() -> !"streaming".equals(app.camera("tcp").getString("state"))
                     && !"streaming".equals(app.camera("udp").getString("state")), 15_000, "both cameras noticing the loss");
             double noticedMs = now() - killedAt;
-            Thread.sleep(1500); // down for a while: the cameras keep retrying with backoff
+            Pace.holdMillis(1500, "the server down for a while: the cameras keep retrying with backoff");
             server = startServer(port, video);
             double restartedAt = now();
             double[] resumedMs = new double[2];

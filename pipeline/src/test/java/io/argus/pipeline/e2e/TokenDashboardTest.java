@@ -1,5 +1,6 @@
 package io.argus.pipeline.e2e;
 
+import static io.argus.testkit.Waits.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,9 +10,12 @@ import io.argus.pipeline.http.DashboardAddress;
 import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Tiers;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * browser in (an HttpOnly cookie, the token gone from the address bar), and boxes are drawn over the snapshots: the
  * cookie authorises the REST calls, the snapshot images and the WebSocket.
  */
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 5)
 class TokenDashboardTest {
     @TempDir
     Path cache;
@@ -46,13 +52,8 @@ class TokenDashboardTest {
 
                 browser.cdp.call("Page.navigate", new JsonObject().put("url", link));
                 String boxes = "document.querySelectorAll('.tile[data-camera=\"cam\"] svg rect.box').length";
-                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-                int count = 0;
-                while (count == 0 && System.nanoTime() < end) {
-                    Thread.sleep(250);
-                    count = browser.cdp.eval(boxes).getInteger("value", 0);
-                }
-                assertTrue(count > 0, "no boxes drawn on the dashboard within 90 s");
+                waitFor(() -> browser.cdp.eval(boxes).getInteger("value", 0) > 0, 90_000, 250,
+                        "boxes drawn on the dashboard");
                 assertEquals(dashboard.url(), browser.cdp.eval("location.href").getString("value"), "the token left the address bar");
                 assertEquals("live", browser.cdp.eval("document.getElementById('connection').textContent").getString("value"),
                         "the WebSocket is open");

@@ -9,6 +9,8 @@ import io.argus.pipeline.camera.SampleVideo;
 import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Tiers;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -16,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,6 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>The server keeps REST changes to zones and lines in its cache directory (scenes/), so the test has one of its own,
  * with the sample video linked in from the shared test cache rather than generated again.
  */
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 30)
 class TrackingDashboardTest {
     private static final String TOKEN = "tracking-dashboard-test-token";
     private static final int W = SampleVideo.WIDTH;

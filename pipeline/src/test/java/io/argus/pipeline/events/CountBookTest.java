@@ -2,12 +2,14 @@ package io.argus.pipeline.events;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.argus.testkit.Budget;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** A camera's counts from its events' changes, and the totals a new owner takes over after a failover. */
+@Budget(seconds = 5)
 class CountBookTest {
     static JsonObject event(String cls, JsonObject... changes) {
         return new JsonObject().put("className", cls).put("change", new JsonArray(List.of((Object[]) changes)));

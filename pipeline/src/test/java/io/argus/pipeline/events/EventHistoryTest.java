@@ -3,12 +3,14 @@ package io.argus.pipeline.events;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.argus.testkit.Budget;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** /api/events' store: newest first, one entry per event in its latest state, filters, paging, the bound. */
+@Budget(seconds = 5)
 class EventHistoryTest {
     static JsonObject event(String id, String camera, String kind, String cls, double start, Double end, String... zones) {
         JsonObject e = new JsonObject().put("type", "event").put("id", id).put("cameraId", camera).put("kind", kind)

@@ -1,5 +1,6 @@
 package io.argus.pipeline.events;
 
+import io.argus.testkit.Waits;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -59,17 +60,15 @@ public final class Mosquitto implements AutoCloseable {
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log().toFile()))
                 .start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) throw new IOException("mosquitto exited with " + process.exitValue() + ": " + logText());
+        boolean listening = Waits.until(() -> {
+            if (!process.isAlive()) return true;   // judged below
             try (Socket s = new Socket()) {
                 s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-                return;
-            } catch (IOException notYet) {
-                Thread.sleep(50);
+                return true;
             }
-        }
-        throw new IOException("mosquitto did not listen on " + port + " within 10 s: " + logText());
+        }, 10_000, 50);
+        if (!process.isAlive()) throw new IOException("mosquitto exited with " + process.exitValue() + ": " + logText());
+        if (!listening) throw new IOException("mosquitto did not listen on " + port + " within 10 s: " + logText());
     }
 
     /** Stops the broker as an operator does (SIGTERM: it saves its persistence file, if any, and closes every connection). */

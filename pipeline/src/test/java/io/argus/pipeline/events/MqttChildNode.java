@@ -23,6 +23,6 @@ public final class MqttChildNode {
         argus.await(s -> s.connected() && s.confirmed() == 1, java.time.Duration.ofSeconds(30), "connected");
         System.out.println(CONNECTED);
         System.out.flush();
-        Thread.sleep(Long.MAX_VALUE);
+        Thread.currentThread().join();   // up until the test kills this process
     }
 }

@@ -3,6 +3,9 @@ package io.argus.pipeline.events;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
+import io.argus.testkit.Pace;
+import io.argus.testkit.Tiers;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,6 +15,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>The broker runs with persistence, so the subscriber's persistent session (and the QoS 1 messages queued for it)
  * survives the restart as on a production broker; mosquitto_sub reconnects by itself.
  */
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 55)
 class MqttOutageTest {
     private static final Duration OUTAGE = Duration.ofSeconds(30);
     private static final Duration WAIT = Duration.ofSeconds(30);
@@ -48,7 +54,7 @@ class MqttOutageTest {
             while (System.nanoTime() - down < OUTAGE.toNanos()) {   // an event a second while the broker is away
                 argus.event(Scene.numbered(n));
                 duringOutage.add(n++);
-                Thread.sleep(1000);
+                Pace.holdMillis(1000, "an event a second");
             }
             MqttStats atRestart = argus.stats();
             broker.start();

@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import io.vertx.core.buffer.Buffer;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The outbox alone: what leaves when, what waits again after a lost connection, what is dropped when full. */
+@Budget(seconds = 5)
 class MqttOutboxTest {
     private static MqttOutbox.Message message(int n) { return new MqttOutbox.Message("t/" + n, Buffer.buffer("" + n), 1, false); }
 

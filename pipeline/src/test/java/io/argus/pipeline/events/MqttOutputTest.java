@@ -3,6 +3,8 @@ package io.argus.pipeline.events;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
+import io.argus.testkit.Tiers;
 import io.vertx.core.json.JsonObject;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -13,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * availability is "online" while connected and "offline" after a graceful stop or (the broker's last will) after the
  * process dies without a word.
  */
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 15)
 class MqttOutputTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
 

@@ -3,6 +3,8 @@ package io.argus.pipeline.events;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
+import io.argus.testkit.Tiers;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -17,6 +19,7 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * right one (from a file) works; a TLS listener with a certificate of the test's own CA is trusted through caFile,
  * and not without it.
  */
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 5)
 class MqttSecurityTest {
     private static final Duration WAIT = Duration.ofSeconds(15);
     /** Held here: java.util.logging keeps loggers weakly, a collected one would lose the handler. */

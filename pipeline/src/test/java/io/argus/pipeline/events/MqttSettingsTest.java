@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.config.ConfigNode;
 import io.argus.pipeline.config.MqttSettings;
+import io.argus.testkit.Budget;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The mqtt: section: defaults, environment overrides, and errors that name the key. */
+@Budget(seconds = 5)
 class MqttSettingsTest {
     @TempDir
     Path tmp;

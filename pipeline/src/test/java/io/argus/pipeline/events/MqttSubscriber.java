@@ -1,5 +1,6 @@
 package io.argus.pipeline.events;
 
+import io.argus.testkit.Waits;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -91,22 +92,12 @@ public final class MqttSubscriber implements AutoCloseable {
 
     /** Waits until a received message matches; false on timeout. */
     public boolean waitFor(Predicate<Received> p, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        do {
-            if (received.stream().anyMatch(p)) return true;
-            Thread.sleep(20);
-        } while (System.nanoTime() < deadline);
-        return false;
+        return Waits.until(() -> received.stream().anyMatch(p), timeout.toMillis(), 20);
     }
 
     /** Waits until {@code n} received messages match; false on timeout. */
     boolean waitForCount(Predicate<Received> p, int n, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        do {
-            if (received.stream().filter(p).count() >= n) return true;
-            Thread.sleep(20);
-        } while (System.nanoTime() < deadline);
-        return false;
+        return Waits.until(() -> received.stream().filter(p).count() >= n, timeout.toMillis(), 20);
     }
 
     List<Received> on(String topic) { return received.stream().filter(m -> m.topic().equals(topic)).toList(); }

@@ -3,6 +3,7 @@ package io.argus.pipeline.events;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.argus.detector.Box;
+import io.argus.testkit.Budget;
 import io.argus.tracking.Line.Direction;
 import io.argus.tracking.ObjectEvent;
 import io.argus.tracking.ObjectEvent.Crossed;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * An object's event as it goes over the wire ({@code /ws}, MQTT, REST): the message of docs/tracking.md "Events", keys
  * in the documented order, numbers rounded as in detection messages. Budget: well under a second.
  */
+@Budget(seconds = 5)
 class ObjectEventJsonTest {
     @Test
     void anEndEventIsTheDocumentedMessage() {

@@ -2,6 +2,7 @@ package io.argus.pipeline.events;
 
 import io.argus.pipeline.config.ConfigNode;
 import io.argus.pipeline.config.MqttSettings;
+import io.argus.testkit.Waits;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -48,14 +49,10 @@ final class RunningMqttOutput implements AutoCloseable {
     MqttStats stats() { return verticle.stats(); }
 
     /** Waits until the stats satisfy {@code p}; fails naming {@code what}. */
-    MqttStats await(Predicate<MqttStats> p, Duration timeout, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        MqttStats s;
-        while (!p.test(s = stats())) {
-            if (System.nanoTime() > deadline) throw new AssertionError("not " + what + " within " + timeout + ": " + s);
-            Thread.sleep(20);
-        }
-        return s;
+    MqttStats await(Predicate<MqttStats> p, Duration timeout, String what) throws Exception {
+        MqttStats[] s = {null};
+        Waits.waitFor(() -> p.test(s[0] = stats()), timeout.toMillis(), 20, () -> what + ": " + s[0]);
+        return s[0];
     }
 
     /** Stops the verticle gracefully (flush, "offline", DISCONNECT). */

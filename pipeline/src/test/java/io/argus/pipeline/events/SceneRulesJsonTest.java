@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.config.ConfigNode;
 import io.argus.pipeline.config.SceneRulesJson;
+import io.argus.testkit.Budget;
 import io.argus.tracking.Anchor;
 import io.argus.tracking.Line;
 import io.argus.tracking.Point;
@@ -23,6 +24,7 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /** Zones and lines from YAML (through a camera's ConfigNode) and REST bodies: values, defaults, key-path errors. */
+@Budget(seconds = 5)
 class SceneRulesJsonTest {
     /** The camera of docs/tracking.md, as the YAML loader gives it. */
     static JsonObject door() {

@@ -1,6 +1,6 @@
 package io.argus.pipeline.faults;
 
-import static io.argus.pipeline.testing.Waits.waitFor;
+import static io.argus.testkit.Waits.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -11,6 +11,10 @@ import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Pace;
+import io.argus.testkit.Tiers;
+import io.argus.testkit.Waits;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -25,6 +29,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
@@ -52,6 +57,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 630)
 class CameraNetworkFaultsTest {
     static final int FPS = FaultMedia.FPS;
     static final double FPS_TOLERANCE = 0.10;
@@ -114,7 +121,7 @@ class CameraNetworkFaultsTest {
             collector.setDaemon(true);
             collector.start();
             for (String c : HEALTHY) awaitFrameAfter(c, 0, 60_000);
-            Thread.sleep(3000); // past the first connections' warm-up
+            Pace.holdMillis(3000, "past the first connections' warm-up");
         } catch (Throwable t) {
             tearDown();
             throw t;
@@ -165,7 +172,7 @@ class CameraNetworkFaultsTest {
                 double killed = now();
                 f.faultStart(killed);
                 server.kill(); // SIGKILL mid-stream: TCP sees a reset, UDP just silence
-                Thread.sleep(500);
+                Pace.holdMillis(500, "the server dead for half a second");
                 server = NamespacedServer.rtsp(net, 1, PORT, video);
                 f.recover(now(), 1000);
             }
@@ -193,7 +200,7 @@ class CameraNetworkFaultsTest {
             f.faultStart(start);
             net.linkDown(1);
             try {
-                Thread.sleep(downMs);
+                Pace.holdMillis(downMs, "the link down");
             } finally {
                 net.linkUp(1);
             }
@@ -226,7 +233,7 @@ class CameraNetworkFaultsTest {
             try {
                 tcp.impair(i);
                 udp.impair(i);
-                Thread.sleep(60_000);
+                Pace.holdMillis(60_000, "a minute of loss, delay and jitter");
             } finally {
                 tcp.impair(Impairment.NONE);
                 udp.impair(Impairment.NONE);
@@ -256,7 +263,7 @@ class CameraNetworkFaultsTest {
             double start = now();
             f.faultStart(start);
             add("silent", url(1), "tcp");
-            Thread.sleep(8_000);
+            Pace.holdMillis(8_000, "8 s of a server that never answers: past the connect timeout");
             JsonObject during = app.camera("silent");
             f.extra.append(" state_during=").append(during.getString("state")).append(" reconnects_during=")
                     .append(during.getLong("reconnects")).append(" last_error=\"").append(during.getString("lastError", "")).append('"');
@@ -340,7 +347,7 @@ class CameraNetworkFaultsTest {
             f.faultStart(start);
             try {
                 udp.impair(new Impairment(200, 50, 0));
-                Thread.sleep(30_000);
+                Pace.holdMillis(30_000, "half a minute of reordering");
             } finally {
                 udp.impair(Impairment.NONE);
             }
@@ -397,16 +404,19 @@ class CameraNetworkFaultsTest {
                 assertTrue(!Double.isNaN(awaitFrameAfter(c, 0, 30_000)), c + " never streamed: " + app.camera(c).encode()
                         + "; server said " + server.output);
             }
-            Thread.sleep(1000);
+            Pace.holdMillis(1000, "a second past the first frames, out of the baseline");
             baseline();
         }
 
         /** 6 s of every camera as it was: the healthy cameras' rate and p99, the faulted cameras' own rate. */
         void baseline() throws InterruptedException {
             double t0 = now();
-            Thread.sleep(6_000);
+            Pace.holdMillis(6_000, "the baseline's window");
             double t1 = now();
-            Thread.sleep(500); // the last frames of the window reach the client
+            // the last frames of the window reach the client: a later frame of each camera that streamed in it
+            List<String> streamed = new ArrayList<>(List.of(HEALTHY));
+            for (String c : cameras) if (count(c, t0, t1) > 0) streamed.add(c);
+            Waits.until(() -> streamed.stream().allMatch(c -> count(c, t1, Double.MAX_VALUE) > 0), 2_000, 20);
             before = healthy(t0, t1);
             for (String c : cameras) nominal.put(c, count(c, t0, t1) / ((t1 - t0) / 1000));
         }
@@ -424,7 +434,8 @@ class CameraNetworkFaultsTest {
                 at[i] = awaitFrameAfter(cameras.get(i), removed, bound + 20_000);
                 if (!Double.isNaN(at[i])) last = Math.max(last, at[i]);
             }
-            Thread.sleep(Math.max(0, (long) (last + tailMs - now())) + 300);
+            Pace.holdMillis(Math.max(0, (long) (last + tailMs - now())) + 300,
+                    "the recovery's tail window, and its last frames reaching the client");
             for (int i = 0; i < cameras.size(); i++) record(cameras.get(i), removed, at[i], last + tailMs);
         }
 
@@ -462,9 +473,8 @@ class CameraNetworkFaultsTest {
         /** Removes the cameras, checks that their threads end, prints the line and asserts. */
         void finish(String more) throws Exception {
             for (String c : cameras) assertEquals(200, app.call(HttpMethod.DELETE, "/api/cameras/" + c, null).status());
-            long leftThreads = 0;
-            long end = System.nanoTime() + 15_000_000_000L;
-            while (System.nanoTime() < end && (leftThreads = cameraThreads()) > 0) Thread.sleep(100);
+            Waits.until(() -> cameraThreads() == 0, 15_000, 100);
+            long leftThreads = cameraThreads();
             long fdDelta = fds() - fdsBefore;
             double[] r = recoverMs.stream().filter(x -> !Double.isNaN(x)).mapToDouble(Double::doubleValue).sorted().toArray();
             double[] s = steadyMs.stream().filter(x -> !Double.isNaN(x)).mapToDouble(Double::doubleValue).sorted().toArray();
@@ -524,13 +534,10 @@ class CameraNetworkFaultsTest {
     }
 
     double awaitMatch(java.util.function.Predicate<Msg> p, long timeoutMs) throws InterruptedException {
-        long end = System.nanoTime() + timeoutMs * 1_000_000;
-        while (System.nanoTime() < end) {
-            double best = msgs.stream().filter(p).mapToDouble(Msg::captureTime).min().orElse(Double.NaN);
-            if (!Double.isNaN(best)) return best;
-            Thread.sleep(20);
-        }
-        return Double.NaN;
+        double[] best = {Double.NaN};
+        Waits.until(() -> !Double.isNaN(best[0] = msgs.stream().filter(p).mapToDouble(Msg::captureTime).min().orElse(Double.NaN)),
+                timeoutMs, 20);
+        return best[0];
     }
 
     void add(String id, String url, String transport) throws Exception {
@@ -547,8 +554,7 @@ class CameraNetworkFaultsTest {
     static double now() { return System.currentTimeMillis(); }
 
     static void sleepUntil(double epochMs) throws InterruptedException {
-        long left = (long) (epochMs - now());
-        if (left > 0) Thread.sleep(left);
+        Pace.holdMillis((long) (epochMs - now()), "until a window's end");
     }
 
     static double pct(double[] sorted, double q) {

@@ -1,5 +1,6 @@
 package io.argus.pipeline.faults;
 
+import io.argus.testkit.Pace;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -134,8 +135,7 @@ final class ImpairmentRelay implements AutoCloseable {
                 while (true) {
                     Chunk c = queue.take();
                     if (c == end) break;
-                    long wait = c.dueNanos() - System.nanoTime();
-                    if (wait > 0) TimeUnit.NANOSECONDS.sleep(wait);
+                    Pace.until(c.dueNanos(), "the chunk's impaired delivery time (delay and jitter)");
                     out.write(c.bytes());
                     out.flush();
                 }

@@ -1,6 +1,7 @@
 package io.argus.pipeline.faults;
 
 import io.argus.pipeline.testing.NetworkNamespaces;
+import io.argus.testkit.Waits;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -73,23 +74,26 @@ final class NamespacedServer implements AutoCloseable {
     }
 
     private static NamespacedServer start(List<String> cmd) throws Exception {
-        String last = "";
-        for (int attempt = 0; attempt < 20; attempt++) {
+        String[] last = {""};
+        NamespacedServer[] started = {null};
+        // tried again every 250 ms: the port of a server just stopped may still be held for a moment
+        Waits.waitFor(() -> {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream()));
             String line = out.readLine();
-            if ("READY".equals(line)) {
-                NamespacedServer s = new NamespacedServer(p);
-                Thread drain = new Thread(() -> s.drain(out), "server-out");
-                drain.setDaemon(true);
-                drain.start();
-                return s;
+            if (!"READY".equals(line)) {
+                last[0] = line;
+                p.destroyForcibly().waitFor();
+                return false;
             }
-            last = line;
-            p.destroyForcibly().waitFor();
-            Thread.sleep(250); // the port may still be held for a moment
-        }
-        throw new IllegalStateException("server did not start: " + String.join(" ", cmd) + ": " + last);
+            NamespacedServer s = new NamespacedServer(p);
+            Thread drain = new Thread(() -> s.drain(out), "server-out");
+            drain.setDaemon(true);
+            drain.start();
+            started[0] = s;
+            return true;
+        }, 20_000, 250, () -> "the server to start: " + String.join(" ", cmd) + ": " + last[0]);
+        return started[0];
     }
 
     private void drain(BufferedReader out) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.argus.detector.BgrImage;
+import io.argus.testkit.Budget;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import java.nio.ByteBuffer;
@@ -13,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Frames cross the local event bus as the very same object and buffer: no pixel copy; never onto the wire. */
+@Budget(seconds = 5)
 class FrameCodecTest {
     @Test
     void localDeliveryHandsOverTheSameFrameAndBuffer() throws Exception {

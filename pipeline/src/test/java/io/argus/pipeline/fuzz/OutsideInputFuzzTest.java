@@ -7,6 +7,7 @@ import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.publish.Subscription;
 import io.argus.pipeline.config.SceneRulesJson;
+import io.argus.testkit.Budget;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -26,6 +27,7 @@ import org.yaml.snakeyaml.Yaml;
  * </ul>
  * Seeds and found cases replay in {@code mvn verify}; scripts/fuzz.sh fuzzes.
  */
+@Budget(seconds = 70)
 class OutsideInputFuzzTest {
     @FuzzTest(maxDuration = "20s")
     @DictionaryFile(resourcePath = "config.dict")   // every key the reader asks for, YAML syntax

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.LoopbackHost;
+import io.argus.testkit.Budget;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** When there is a token, where it comes from, and its file: generated once, owner-only, reused. */
+@Budget(seconds = 5)
 class AccessTokenTest {
     @TempDir
     Path cache;

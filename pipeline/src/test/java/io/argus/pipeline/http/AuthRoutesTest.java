@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.WsClient;
+import io.argus.testkit.Budget;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
@@ -46,6 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
  * answers, so a route added without thought is caught here.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Budget(seconds = 10)
 class AuthRoutesTest {
     /**
      * Reachable without the token (docs/pipeline.md, "Access"): probes, the Prometheus scrape, the page's own info, the

@@ -4,10 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.Test;
 
 /** The SockJS bridge drops a former owner's late detections per connection, as the WebSocket gateway does. */
+@Budget(seconds = 5)
 class BridgeEpochsTest {
     private static JsonObject frame(String camera, long epoch, String node) {
         return new JsonObject().put("type", "rec").put("address", "argus.detections." + camera)

@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import org.junit.jupiter.api.Test;
 
 /** The SockJS bridge's sessions are bounded in all and per client address, and an ended one frees its place. Budget: 1 s. */
+@Budget(seconds = 5)
 class BridgeSessionsTest {
     @Test
     void boundedInAllAndPerAddressAndFreedWhenClosed() {

@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** The lockouts after wrong tokens, per address and for all addresses together, on a clock the test moves. */
+@Budget(seconds = 5)
 class FailedAttemptsTest {
     final AtomicLong now = new AtomicLong(1_000_000_000L);
 

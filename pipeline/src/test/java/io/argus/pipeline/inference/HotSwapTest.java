@@ -17,6 +17,7 @@ import io.argus.pipeline.frames.FrameCodec;
 import io.argus.pipeline.frames.VideoFrame;
 import io.argus.pipeline.publish.Snapshots;
 import io.argus.pipeline.testing.TestMedia;
+import io.argus.testkit.Budget;
 import io.argus.trainer.data.SyntheticScenes;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -42,6 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * completes. Frames are sent one at a time (the next when the previous one's message is out), so a frame could only
  * go missing through the swap itself, never because a slow batch let a newer frame supersede it.
  */
+@Budget(seconds = 5)
 class HotSwapTest {
     static final String MODEL = "demo";
     static final String CAMERA = "cam";

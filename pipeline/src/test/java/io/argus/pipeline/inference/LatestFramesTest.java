@@ -1,5 +1,6 @@
 package io.argus.pipeline.inference;
 
+import static io.argus.testkit.Waits.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -8,14 +9,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.detector.BgrImage;
 import io.argus.pipeline.frames.FramePool;
 import io.argus.pipeline.frames.VideoFrame;
+import io.argus.testkit.Budget;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** The batcher's queue: latest frame wins per camera, batches by size or wait, buffers always go back. */
+@Budget(seconds = 5)
 class LatestFramesTest {
     private final FramePool pool = new FramePool(16);
     private final AtomicInteger superseded = new AtomicInteger();
@@ -63,14 +67,7 @@ class LatestFramesTest {
         assertTrue(waitedMs >= 250, "waited " + waitedMs + " ms for camera b, expected about maxWaitMs=300");
 
         q.offer(frame("a", 3));
-        CompletableFuture<LatestFrames.Batch> taken = CompletableFuture.supplyAsync(() -> {
-            try {
-                return q.takeBatch();
-            } catch (InterruptedException e) {
-                throw new RuntimeException(e);
-            }
-        });
-        Thread.sleep(50);
+        CompletableFuture<LatestFrames.Batch> taken = takenOnceWaiting(q);
         t0 = System.nanoTime();
         q.offer(frame("b", 3));
         LatestFrames.Batch full = taken.get(5, TimeUnit.SECONDS);
@@ -81,14 +78,7 @@ class LatestFramesTest {
     @Test
     void closeWakesTheWorkerAndReleasesWaitingFrames() throws Exception {
         LatestFrames q = new LatestFrames(4, 1000);
-        CompletableFuture<LatestFrames.Batch> taken = CompletableFuture.supplyAsync(() -> {
-            try {
-                return q.takeBatch();
-            } catch (InterruptedException e) {
-                throw new RuntimeException(e);
-            }
-        });
-        Thread.sleep(50);
+        CompletableFuture<LatestFrames.Batch> taken = takenOnceWaiting(q);
         q.close();
         assertNull(taken.get(5, TimeUnit.SECONDS));
         VideoFrame late = frame("a", 9);
@@ -108,4 +98,22 @@ class LatestFramesTest {
         ByteBuffer bigger = p.acquire(200);
         assertEquals(200, bigger.capacity(), "a smaller pooled buffer is replaced when the frame size grows");
     }
+
+    /** {@code q.takeBatch()} on another thread, returned once that thread waits inside it (its state says so). */
+    private static CompletableFuture<LatestFrames.Batch> takenOnceWaiting(LatestFrames q) throws Exception {
+        AtomicReference<Thread> taker = new AtomicReference<>();
+        CompletableFuture<LatestFrames.Batch> taken = CompletableFuture.supplyAsync(() -> {
+            taker.set(Thread.currentThread());
+            try {
+                return q.takeBatch();
+            } catch (InterruptedException e) {
+                throw new RuntimeException(e);
+            }
+        });
+        // polled every millisecond: the wait inside may be as short as maxWaitMs
+        waitFor(() -> taker.get() != null && (taker.get().getState() == Thread.State.WAITING
+                || taker.get().getState() == Thread.State.TIMED_WAITING), 5_000, 1, "the taker waiting in takeBatch");
+        return taken;
+    }
+
 }

@@ -12,6 +12,7 @@ import io.argus.detector.nn.StageTimes;
 import io.argus.detector.testing.StandInBackend;
 import io.argus.detector.yuv.YuvColour;
 import io.argus.pipeline.frames.VideoFrame;
+import io.argus.testkit.Budget;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * frame's detections its own after the batch was split by where its frames live, and the frames of a GPU that failed
  * released unpublished while the rest of their batch is published.
  */
+@Budget(seconds = 5)
 class SeveralGpuDispatchTest {
     /** What the publisher was given, in order. */
     private final List<String> published = new CopyOnWriteArrayList<>();

@@ -25,6 +25,7 @@ import io.argus.pipeline.frames.FrameCodec;
 import io.argus.pipeline.frames.VideoFrame;
 import io.argus.pipeline.publish.Snapshots;
 import io.argus.pipeline.testing.TestMedia;
+import io.argus.testkit.Budget;
 import io.argus.trainer.data.SyntheticScenes;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -48,6 +49,7 @@ import org.junit.jupiter.api.Test;
  * gives it, each camera's in order; when GPU 1's detect throws a CUDA error it is taken out, its batches finish on GPU
  * 0, nothing is lost, and the model's status names the device and the error.
  */
+@Budget(seconds = 5)
 class SeveralGpusInferenceTest {
     static final String MODEL = "demo";
     static final List<String> CAMERAS = List.of("a", "b", "c", "d");

@@ -4,8 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Tiers;
 import io.vertx.core.json.JsonObject;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,6 +17,8 @@ import org.junit.jupiter.api.Test;
  * bound. Before ClientSession paused the socket (2026-11-25), the server read 200,000 requests in under 4 s and kept
  * every answer in the socket's outbound buffer; now the client's writes stop after what the kernel's buffers hold.
  */
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 25)
 class RequestsWithoutReadingTest {
     @Test
     void aClientThatSendsButNeverReadsIsNoLongerRead() throws Exception {

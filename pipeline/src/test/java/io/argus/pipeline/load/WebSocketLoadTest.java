@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Pace;
+import io.argus.testkit.Tiers;
+import io.argus.testkit.Waits;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.WebSocketClient;
@@ -13,6 +17,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -23,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,6 +47,8 @@ import org.junit.jupiter.api.Test;
  * <p>Limits: 500 sockets each side; the JVM raises its soft descriptor limit to the hard one (20000 here,
  * {@code -XX:+MaxFDLimit} is the default), so nothing needs raising; the test checks the limit and says so if it is short.
  */
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 200)
 class WebSocketLoadTest {
     static final String TOKEN = "load-test-token-0123";
     static final int CAMERAS = 4, FPS = 10;
@@ -78,7 +86,7 @@ class WebSocketLoadTest {
                 while (app.alive() && !Thread.currentThread().isInterrupted()) {
                     rss.add(app.rssMb());
                     try {
-                        Thread.sleep(1000);
+                        Pace.holdMillis(1000, "the RSS sampling period");
                     } catch (InterruptedException e) {
                         return;
                     }
@@ -90,13 +98,13 @@ class WebSocketLoadTest {
             for (int c = 1; c <= CAMERAS; c++) {
                 normal.add(get(CountingClient.connect(wsClient, port, TOKEN, "cam" + c, true, baseline)));
             }
-            Thread.sleep(WARMUP_SECONDS * 1000L);
+            Pace.hold(Duration.ofSeconds(WARMUP_SECONDS), "the warm-up");
             int rssFrom = rss.size();
             double appCpu0 = CpuTime.process(app.pid());
             double[] machine0 = CpuTime.machine();
             long baselineStart = System.nanoTime();
             baseline.recording(true);
-            Thread.sleep(BASELINE_SECONDS * 1000L);
+            Pace.hold(Duration.ofSeconds(BASELINE_SECONDS), "the baseline's measured window");
             baseline.recording(false);
             double baselineSeconds = (System.nanoTime() - baselineStart) / 1e9;
             double appCpuBefore = 100 * (CpuTime.process(app.pid()) - appCpu0) / baselineSeconds;
@@ -156,7 +164,7 @@ class WebSocketLoadTest {
             for (int i = 0; i < vanished.size(); i++) {
                 if (i % 2 == 0) vanished.get(i).vanishWithReset();
                 else vanished.get(i).vanishWithFin();
-                Thread.sleep(15_000 / VANISHED);
+                Pace.holdMillis(15_000 / VANISHED, "the vanishings staggered over 15 s");
             }
             long vanishedAt = System.nanoTime();
             int expectedAfterVanish = NORMAL + SLOW;
@@ -283,22 +291,19 @@ class WebSocketLoadTest {
         return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
 
-    static void waitFor(BooleanSupplier condition, int seconds, String what, AppProcess app) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end || !app.alive()) throw new AssertionError("no " + what + " within " + seconds + " s\n" + app.tail());
-            Thread.sleep(500);
-        }
+    static void waitFor(BooleanSupplier condition, int seconds, String what, AppProcess app) throws Exception {
+        Waits.waitFor(() -> {
+            if (condition.getAsBoolean()) return true;
+            if (!app.alive()) throw new AssertionError("the app exited while waiting for " + what + "\n" + app.tail());
+            return false;
+        }, TimeUnit.SECONDS.toMillis(seconds), 500, () -> what + "\n" + app.tail());
     }
 
     /** Seconds until {@code /api/clients} lists exactly {@code expected}, -1 when it does not within {@code seconds}. */
     static double waitForClients(AppProcess app, int expected, int seconds) throws Exception {
-        long start = System.nanoTime(), end = start + TimeUnit.SECONDS.toNanos(seconds);
-        while (System.nanoTime() < end) {
-            if (clientCount(app) == expected) return (System.nanoTime() - start) / 1e9;
-            Thread.sleep(250);
-        }
-        return -1;
+        long start = System.nanoTime();
+        boolean listed = Waits.until(() -> clientCount(app) == expected, TimeUnit.SECONDS.toMillis(seconds), 250);
+        return listed ? (System.nanoTime() - start) / 1e9 : -1;
     }
 
     static int clientCount(AppProcess app) throws Exception { return app.get("/api/clients").array().size(); }
@@ -321,8 +326,7 @@ class WebSocketLoadTest {
     }
 
     static void sleepUntil(long startNanos, int seconds) throws InterruptedException {
-        long wait = startNanos + TimeUnit.SECONDS.toNanos(seconds) - System.nanoTime();
-        if (wait > 0) Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+        Pace.until(startNanos + TimeUnit.SECONDS.toNanos(seconds), "second " + seconds + " of the schedule");
     }
 
     static double mean(List<Double> values) { return values.stream().mapToDouble(Double::doubleValue).average().orElse(-1); }

@@ -11,6 +11,7 @@ import io.argus.pipeline.inference.LoadedModel;
 import io.argus.pipeline.training.CollectedFrame;
 import io.argus.pipeline.training.DatasetStore;
 import io.argus.pipeline.training.ModelRegistry;
+import io.argus.testkit.Budget;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Prints {@code SAFETY full-disk-<writer> tries=5 clear_error=5 intact=5 partial_read=0 lost=0 temp_left=0}.
  */
 @Tag("safety")
+@Budget(seconds = 5)
 class FullDiskTest {
     static final int TRIES = 5;
 

@@ -13,6 +13,10 @@ import io.argus.pipeline.inference.LoadedModel;
 import io.argus.pipeline.training.CollectedFrame;
 import io.argus.pipeline.training.DatasetStore;
 import io.argus.pipeline.training.ModelRegistry;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Pace;
+import io.argus.testkit.Tiers;
+import io.argus.testkit.Waits;
 import io.argus.trainer.data.LabelFile;
 import io.argus.trainer.loss.Truth;
 import java.awt.image.BufferedImage;
@@ -46,6 +50,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code -Dargus.safety.tries} (30); seed: {@code -Dargus.safety.seed}.
  */
 @Tag("safety")
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 200)
 class KillDuringWriteTest {
     static final int TRIES = Integer.getInteger("argus.safety.tries", 30);
     static final long SEED = Long.getLong("argus.safety.seed", 17);
@@ -221,8 +227,7 @@ class KillDuringWriteTest {
             List<String> out = new ArrayList<>();
             Process p = start(writer, dir);
             Thread reader = drain(p, out);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (firstCommit(out) && p.isAlive() && System.nanoTime() < deadline) Thread.sleep(5);
+            Waits.until(() -> !firstCommit(out) || !p.isAlive(), 60_000, 5);
             if (!p.isAlive()) { // it could not resume from what the last kill left: that kill lost the data
                 reader.join(10_000);
                 List<String> said = snapshot(out);
@@ -231,7 +236,7 @@ class KillDuringWriteTest {
                         + said.stream().filter(l -> !l.startsWith("COMMIT ")).findFirst().orElse("(no output)"));
                 break;
             }
-            Thread.sleep(random.nextInt(400)); // a random moment in the loop: in a write, or between two
+            Pace.holdMillis(random.nextInt(400), "a random moment in the loop: in a write, or between two");
             p.destroyForcibly(); // SIGKILL
             assertTrue(p.waitFor(30, TimeUnit.SECONDS));
             reader.join(10_000); // a commit line already in the pipe counts: it was reported before the kill

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
+import io.argus.testkit.Budget;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * for a real camera, are their owner's only. One app for the class. Budget: 15 s.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Budget(seconds = 15)
 class CameraIdIsNotAPathTest {
     static final String LINES = "[{\"id\": \"gate\", \"from\": [50, 300], \"to\": [700, 300]}]";
     static final String ZONES = "[{\"id\": \"porch\", \"polygon\": [[100, 400], [600, 400], [600, 700]]}]";

@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
-import io.argus.pipeline.testing.Waits;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Waits;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Budget: 25 s (one app with the 64x64 tiny model and a 5 fps file camera).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Budget(seconds = 25)
 class CaptureRequestsBoundedTest {
     @TempDir
     static Path root;

@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestMedia;
-import io.argus.pipeline.testing.Waits;
 import io.argus.pipeline.testing.WsClient;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Pace;
+import io.argus.testkit.Tiers;
+import io.argus.testkit.Waits;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonArray;
@@ -25,6 +28,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.ClassOrderer;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestClassOrder;
 
@@ -35,6 +39,8 @@ import org.junit.jupiter.api.TestClassOrder;
  * Budget: 120 s (the two nodes start in about 30 s on the loaded 2-core machine, the attacks take the rest).
  */
 @TestClassOrder(ClassOrderer.OrderAnnotation.class)
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 120)
 class ClusterAdmitsOnlyItsOwnTest {
     static TwoNodeCluster cluster;
     /** What the cluster code logged, to check that an invalid value is logged once. */
@@ -187,9 +193,10 @@ class ClusterAdmitsOnlyItsOwnTest {
                     owner.get("/api/cameras/" + cam + "/snapshot.jpg");
                     other.get("/api/cameras/" + cam + "/snapshot.jpg");
                     snapshots += 2;
-                    Thread.sleep(200);
+                    Pace.holdMillis(200, "the rogue's rhythm: a forged write every 200 ms");
                 }
-                Thread.sleep(1500); // a few more lease rounds (300 ms) after the last write
+                // a few more lease rounds (300 ms) after the last write, for a forged value to take effect if it would
+                Pace.holdMillis(1500, "five lease rounds after the last forged write");
                 Map<String, String> afterA = cluster.owners(cluster.a);
                 Map<String, String> afterB = cluster.owners(cluster.b);
                 System.out.println("security: owners before " + before + ", after (A) " + afterA + ", (B) " + afterB
@@ -321,7 +328,7 @@ class ClusterAdmitsOnlyItsOwnTest {
                             RunningApp.Response r = node.get(path);
                             if (r.status() != 200) achieved.add("GET " + path + " on node " + which + " with " + value + " in the maps: " + r.status());
                         }
-                        Thread.sleep(300);
+                        Pace.holdMillis(300, "the next survey a lease round later");
                     }
                 }
             }

@@ -16,6 +16,7 @@ import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.testing.ArgusRun;
 import io.argus.pipeline.testing.TestCluster;
 import io.argus.pipeline.testing.TestConfig;
+import io.argus.testkit.Budget;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * printed; on loopback a node generates one (0600) and logs where, not what; {@code argus cluster secret} makes one.
  * Budget: 5 s (config reading only, no node starts).
  */
+@Budget(seconds = 5)
 class ClusterBeyondLoopbackNeedsSecretTest {
     @TempDir
     Path tmp;

@@ -11,6 +11,7 @@ import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
+import io.argus.testkit.Budget;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.UpgradeRejectedException;
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.TestInstance;
  * <p>Two light apps: one with a token and a camera (the cookie cases), one open (DNS rebinding). Budget: 25 s.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Budget(seconds = 25)
 class CrossSiteRequestsTest {
     static final String TOKEN = "cross-site-test-token";
     static final String COOKIE = "argus_token=" + TOKEN;

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.base.RequestRefused;
 import io.argus.pipeline.testing.RunningApp;
+import io.argus.testkit.Budget;
+import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -29,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Budget: 20 s (one app with the 64x64 tiny model; two swaps).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Budget(seconds = 20)
 class DeviceFilesRefusedTest {
     /** Longest a refusal, or any request after one, may take: nothing here reads more than a file header. */
     static final long PROMPT_MS = 5_000;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
+import io.argus.testkit.Budget;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Route;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * added later is tried too. One app for the class. Budget: 30 s.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Budget(seconds = 30)
 class HostileIdsTest {
     /** A path parameter of a route: {@code :id}; a regex route is named after its path the same way. */
     static final Pattern PARAM = Pattern.compile(":([A-Za-z0-9_]+)");

@@ -6,8 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
-import io.argus.pipeline.testing.Waits;
 import io.argus.pipeline.testing.WsClient;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Waits;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.TestInstance;
  * <p>One light open app with a camera. Budget: 20 s.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Budget(seconds = 20)
 class MetricSeriesBoundedTest {
     /** Allowed growth of /metrics over a test: new status codes and JVM series may come, per-client series may not. */
     static final double SLACK = 0.10;

@@ -12,7 +12,9 @@ import io.argus.pipeline.inference.LoadedModel;
 import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
-import io.argus.pipeline.testing.Waits;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Tiers;
+import io.argus.testkit.Waits;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
@@ -28,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,6 +45,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Budget: 45 s (both nodes start in parallel; most of it is their start and the weights' swap on a 2-core machine).
  */
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 45)
 class NodesShareNoTokenTest {
     static final long WAIT_MS = 30_000;
 

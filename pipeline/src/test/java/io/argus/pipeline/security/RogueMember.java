@@ -8,6 +8,7 @@ import com.hazelcast.core.DistributedObject;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
+import io.argus.testkit.Waits;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -131,8 +132,7 @@ public final class RogueMember {
         join.getAutoDetectionConfig().setEnabled(false);
         join.getTcpIpConfig().setEnabled(true).setConnectionTimeoutSeconds(2).setMembers(strings(c.getJsonArray("members")));
         HazelcastInstance h = Hazelcast.newHazelcastInstance(config);
-        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(c.getLong("waitMs", 5000L));
-        while (h.getCluster().getMembers().size() < 2 && System.nanoTime() < end) Thread.sleep(100);
+        Waits.until(() -> h.getCluster().getMembers().size() >= 2, c.getLong("waitMs", 5000L), 100);
         int size = h.getCluster().getMembers().size();
         if (size < 2) {
             h.shutdown();

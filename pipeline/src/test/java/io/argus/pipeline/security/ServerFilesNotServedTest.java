@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.testing.RunningApp;
-import io.argus.pipeline.testing.Waits;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Waits;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
 import java.nio.ByteBuffer;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Budget: 30 s (one app with the 64x64 tiny model; three swaps).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Budget(seconds = 30)
 class ServerFilesNotServedTest {
     static final String SECRET_TEXT = "db_password=hunter2-correct-horse\n";
 

@@ -9,8 +9,9 @@ import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
-import io.argus.pipeline.testing.Waits;
 import io.argus.pipeline.testing.WsClient;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Waits;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.NetClient;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.TestInstance;
  * <p>One light app with a camera, the deadline at 3 s (10 s by default) so that the test takes seconds. Budget: 15 s.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Budget(seconds = 15)
 class SlowHeadersTest {
     static final int HEAD_TIMEOUT_MS = 3_000;
     static final int MAX_CONNECTIONS = 240;

@@ -14,7 +14,8 @@ import io.argus.pipeline.http.AccessToken;
 import io.argus.pipeline.http.TokenFile;
 import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
-import io.argus.pipeline.testing.Waits;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Waits;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * says why once, and takes the new token as soon as the file is fixed. A configured {@code http.token} needs
  * {@link TokenStrength#MIN_LENGTH} characters. Budget: 20 s.
  */
+@Budget(seconds = 20)
 class TokenFilePermissionsTest {
     @TempDir
     Path root;

@@ -7,6 +7,8 @@ import io.argus.pipeline.app.ArgusApp;
 import io.argus.pipeline.base.RequestRefused;
 import io.argus.pipeline.testing.RunningApp;
 import io.vertx.core.Future;
+import io.argus.testkit.Budget;
+import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Budget: 10 s (one app with the 64x64 tiny model, no camera).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Budget(seconds = 10)
 class TrainingIdsCheckedTest {
     @TempDir
     static Path root;

@@ -8,7 +8,7 @@ import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestCluster;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
-import io.argus.pipeline.testing.Waits;
+import io.argus.testkit.Waits;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;

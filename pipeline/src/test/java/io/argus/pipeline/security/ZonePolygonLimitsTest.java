@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.config.SceneRulesJson;
+import io.argus.testkit.Budget;
 import io.argus.tracking.Point;
 import io.argus.tracking.SceneRules;
 import io.argus.tracking.Zone;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * {@link SceneRules#MAX_LINES} lines. The faster check still finds exactly the crossings that comparing every pair of
  * edges finds (random polygons against that rule, written out here). Budget: 5 s.
  */
+@Budget(seconds = 5)
 class ZonePolygonLimitsTest {
     static JsonArray points(List<Point> polygon) {
         JsonArray a = new JsonArray();

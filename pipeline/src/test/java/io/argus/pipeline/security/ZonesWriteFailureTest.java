@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
+import io.argus.testkit.Budget;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * zones, and no temporary file is left; once the way is clear a PUT works and keeps the zones that stayed.
  * Budget: 15 s.
  */
+@Budget(seconds = 15)
 class ZonesWriteFailureTest {
     static final String OLD = "[{\"id\": \"porch\", \"polygon\": [[100, 400], [600, 400], [600, 700]]}]";
     static final String NEW = "[{\"id\": \"drive\", \"polygon\": [[0, 0], [300, 0], [300, 300], [0, 300]]}]";

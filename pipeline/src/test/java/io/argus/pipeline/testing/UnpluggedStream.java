@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Pace;
 import io.vertx.core.json.JsonObject;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -48,7 +49,7 @@ public final class UnpluggedStream {
             writer.join(Duration.ofSeconds(4L * CLIP_SECONDS + 30));
             assertFalse(writer.isAlive(), "the first writer is still writing after " + (4 * CLIP_SECONDS + 30) + " s: "
                     + app.camera(id).encode());
-            Thread.sleep(4000);   // unplugged for a while
+            Pace.holdMillis(4000, "the stream unplugged for a while");
             JsonObject down = app.camera(id);
             long reconnectsWhileDown = down.getLong("reconnects");
             ws.messages.clear();

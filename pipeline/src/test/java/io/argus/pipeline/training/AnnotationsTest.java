@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.argus.detector.Detection;
+import io.argus.testkit.Budget;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Posted labels: by class name or id, boxes in pixels clipped at the edge, errors naming the entry and field. */
+@Budget(seconds = 5)
 class AnnotationsTest {
     static final List<String> NAMES = List.of("circle", "square", "star");
 

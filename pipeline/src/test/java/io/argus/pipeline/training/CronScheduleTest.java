@@ -5,11 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.config.CronSchedule;
+import io.argus.testkit.Budget;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import org.junit.jupiter.api.Test;
 
 /** Cron expressions of the training schedule: Unix's five fields, six with seconds, and errors that say why. */
+@Budget(seconds = 5)
 class CronScheduleTest {
     static final ZonedDateTime NOON = ZonedDateTime.of(2026, 11, 23, 12, 0, 7, 0, ZoneId.of("UTC"));
 

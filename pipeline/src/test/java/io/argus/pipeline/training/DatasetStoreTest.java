@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.detector.BgrImage;
 import io.argus.detector.Box;
 import io.argus.detector.Detection;
+import io.argus.testkit.Budget;
 import io.argus.trainer.data.Dataset;
 import io.argus.trainer.loss.Truth;
 import io.vertx.core.json.JsonObject;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The dataset store on disk: frames in Darknet's layout that the trainer core reads back, the held-out split, labels,
  * eviction of unlabelled frames, and pinned frames whose files outlive a delete until the run ends.
  */
+@Budget(seconds = 5)
 class DatasetStoreTest {
     static final List<String> NAMES = List.of("circle", "square");
 

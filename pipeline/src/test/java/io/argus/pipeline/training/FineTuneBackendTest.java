@@ -10,6 +10,7 @@ import io.argus.gpu.GpuStream;
 import io.argus.pipeline.config.ConfigNode;
 import io.argus.pipeline.config.TrainingConfig;
 import io.argus.pipeline.testing.TestMedia;
+import io.argus.testkit.Budget;
 import io.argus.trainer.backends.TrainingBackends;
 import io.argus.trainer.cuda.CudaTrainingBackend;
 import io.argus.trainer.data.SyntheticScenes;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * CPU with {@code backend: cpu}; on a GPU (tag gpu) with {@code backend: auto}, which must pick CUDA in mixed
  * precision on a lowest-priority stream.
  */
+@Budget(seconds = 15)
 class FineTuneBackendTest {
     @TempDir
     Path tmp;

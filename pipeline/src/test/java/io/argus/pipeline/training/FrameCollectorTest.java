@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import io.argus.detector.BgrImage;
 import io.argus.detector.Box;
 import io.argus.detector.Detection;
+import io.argus.testkit.Budget;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Which frames the collector keeps: one per interval, not the same scene again, the least confident first. */
+@Budget(seconds = 5)
 class FrameCollectorTest {
     /** A 64x64 frame of one grey level (scenes differ by level: |a-b|/255 is their thumbnail distance). */
     static BgrImage grey(int level) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.inference.LoadedModel;
+import io.argus.testkit.Budget;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Versions of a model: candidates accepted or rejected, what serves, what rollback returns to, across restarts. */
+@Budget(seconds = 5)
 class ModelRegistryTest {
     @TempDir
     Path tmp;

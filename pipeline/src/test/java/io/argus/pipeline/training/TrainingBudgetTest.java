@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import io.argus.trainer.train.BatchSource;
 import io.argus.trainer.train.TrainingBatch;
 import java.util.List;
@@ -13,6 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /** The bounded CPU share of training, cancellation, and the swap rule. */
+@Budget(seconds = 5)
 class TrainingBudgetTest {
     static final BatchSource EMPTY = () -> new TrainingBatch(new float[0], List.of(), 0);
 

@@ -10,6 +10,7 @@ import io.argus.pipeline.config.ConfigException;
 import io.argus.pipeline.config.TrainingConfig;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
+import io.argus.testkit.Budget;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.Map;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The training section: off unless asked, defaults, environment overrides, errors naming the key. */
+@Budget(seconds = 5)
 class TrainingConfigTest {
     @TempDir
     Path tmp;

@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.Detector.Backend;
+import io.argus.testkit.Budget;
 import org.junit.jupiter.api.Test;
 
 /** cameras[].decoder against where the model runs: auto takes NVDEC only for a model on CUDA, on its device. */
+@Budget(seconds = 5)
 class DecoderChoiceTest {
     static final String NO_GPU = "no CUDA device found";
 

@@ -15,6 +15,7 @@ import io.argus.gpu.TensorView;
 import io.argus.gpu.Transfers;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.video.nvdec.NvdecDecoder;
+import io.argus.testkit.Budget;
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 import java.nio.file.Path;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Test;
  * NVDEC does not take the stream (the refusal is printed).
  */
 @Tag("gpu")
+@Budget(seconds = 5)
 class GpuNvdecDecodeTest {
     static final int FRAMES = 8;
     static final int NET = 416;

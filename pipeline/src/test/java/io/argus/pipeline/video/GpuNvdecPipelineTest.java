@@ -10,6 +10,7 @@ import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.UnpluggedStream;
 import io.argus.pipeline.testing.WsClient;
+import io.argus.testkit.Budget;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * snapshot equals the CPU decode; and a stream that goes away and comes back recovers on NVDEC.
  */
 @Tag("gpu")
+@Budget(seconds = 5)
 class GpuNvdecPipelineTest {
 
     private static JsonObject config() throws Exception {

@@ -9,6 +9,7 @@ import io.argus.detector.BgrImage;
 import io.argus.detector.post.Preprocess;
 import io.argus.detector.yuv.Nv12Image;
 import io.argus.detector.yuv.YuvColour;
+import io.argus.testkit.Budget;
 import java.nio.FloatBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the converter behind the CPU decode path: same bytes within swscale's own rounding, for even and odd sizes,
  * padded pitches, both matrices and both ranges; and after Darknet's letterbox the network inputs agree as closely.
  */
+@Budget(seconds = 10)
 class Nv12ReferenceTest {
     /** Largest per-channel byte difference allowed from swscale (its tables round differently from our 16-bit fixed point). */
     static final int BYTE_TOLERANCE = 1;

@@ -3,6 +3,7 @@ package io.argus.pipeline.video;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.Test;
  * Which GPU an NVDEC camera decodes on: the model's one GPU; of several the one decoding the fewest cameras, or the
  * camera's own while it serves; after a GPU is taken out, nothing more on it, and cameras there are told to move.
  */
+@Budget(seconds = 5)
 class NvdecPlacementTest {
     private static NvdecPlacement fresh(String name) {
         NvdecPlacement p = NvdecPlacement.of(name + "-" + System.nanoTime());

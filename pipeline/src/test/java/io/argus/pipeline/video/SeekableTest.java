@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.testing.TestMedia;
+import io.argus.testkit.Budget;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * A looping file camera rewinds a regular file and reopens a pipe: FFmpeg's seek on a pipe "succeeds" inside its
  * read buffer, and an unplugged writer then looked like a camera replaying stale frames forever.
  */
+@Budget(seconds = 5)
 class SeekableTest {
     @Test
     void aRegularFileCanGoBack() throws Exception {

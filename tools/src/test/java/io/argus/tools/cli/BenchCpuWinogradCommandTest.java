@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.testing.ProjectFiles;
 import io.argus.pipeline.testing.ArgusRun;
+import io.argus.testkit.Budget;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.Test;
  * stride-1 convolution runs our Winograd and says so in the implementation lines; --layer-times prints a line per
  * convolution; several choices are timed in turns and compared.
  */
+@Budget(seconds = 5)
 class BenchCpuWinogradCommandTest {
     private static final String CFG = ProjectFiles.cfg("yolov3-tiny").toString();
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.argus.gpu.CudaRuntime;
 import io.argus.pipeline.testing.ArgusRun;
+import io.argus.testkit.Budget;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Test;
  * before any GPU is touched (a count below 1, --gpus on the CPU backend); without a GPU it says why CUDA is missing.
  * The device-count bound and the measurement itself are tested in the detector's GpuScalingBenchTest.
  */
+@Budget(seconds = 5)
 class BenchGpusCommandTest {
     private static final String CFG = "config/models/cfg/yolov4-tiny.cfg";
 

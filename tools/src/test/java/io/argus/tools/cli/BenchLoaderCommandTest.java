@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.testing.ArgusRun;
+import io.argus.testkit.Budget;
 import io.argus.trainer.data.SyntheticScenes;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
  * `argus bench loader` is routed past bench's own options, times the loader on a pack per thread count (one
  * {@code argus-loader} line each), and a corrupt image stops it with a message naming the file.
  */
+@Budget(seconds = 5)
 class BenchLoaderCommandTest {
     @TempDir
     Path dir;

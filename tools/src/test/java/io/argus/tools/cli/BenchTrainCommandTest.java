@@ -7,12 +7,14 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import io.argus.gpu.CudaRuntime;
 import io.argus.pipeline.cli.ProjectPaths;
 import io.argus.pipeline.testing.ArgusRun;
+import io.argus.testkit.Budget;
 import org.junit.jupiter.api.Test;
 
 /**
  * `argus bench train` is routed past bench's own options (it needs no --cfg), and without a GPU both it and
  * `argus train --backend cuda` stop with the reason CUDA is missing; a wrong backend name is a clear error.
  */
+@Budget(seconds = 5)
 class BenchTrainCommandTest {
     @Test
     void benchTrainHasItsOwnOptions() {

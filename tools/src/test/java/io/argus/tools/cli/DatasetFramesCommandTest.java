@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.testing.ArgusRun;
+import io.argus.testkit.Budget;
 import io.argus.tools.tracking.MotFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * synthetic tracking video turned into a detection dataset, clear errors. Budget: 60 s (44 s measured on the shared
  * 2-core machine: one tracking video made, then sampled twice).
  */
+@Budget(seconds = 70)
 class DatasetFramesCommandTest {
     @TempDir
     Path tmp;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.testing.ArgusRun;
+import io.argus.testkit.Budget;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * META-INF/services/io.argus.pipeline.cli.ExtraCommands) with their own one-line summaries, no stand-in among them,
  * and each answers its {@code --help}. Budget: 5 s (2.6 s measured).
  */
+@Budget(seconds = 5)
 class ToolCommandsTest {
     private static final List<String> TOOL_COMMANDS = List.of("bench", "bench pipeline", "bench train", "bench loader",
             "bench cluster", "bench cluster-soak", "eval track", "dataset tracking", "dataset frames");

@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import io.argus.tools.cluster.DetectionTap.Received;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
+@Budget(seconds = 5)
 class PublisherCheckTest {
     /** Messages of one camera every 40 ms from {@code node} with {@code epoch}, arriving 20 ms after capture. */
     private static List<Received> stream(String node, long epoch, double fromMs, double toMs) {

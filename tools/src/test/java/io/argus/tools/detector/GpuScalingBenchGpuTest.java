@@ -14,6 +14,7 @@ import io.argus.detector.testing.ProjectFiles;
 import io.argus.detector.testing.RandomWeights;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.MemoryMode;
+import io.argus.testkit.Budget;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * {@code argus bench --backend cuda --gpus ... --batch 64} (docs/cuda.md).
  */
 @Tag("gpu")
+@Budget(seconds = 5)
 class GpuScalingBenchGpuTest {
     @Test
     void everyGpuOfEveryCountFinishesBatches() throws Exception {

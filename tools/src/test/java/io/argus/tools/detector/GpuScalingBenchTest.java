@@ -14,6 +14,7 @@ import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.testing.ProjectFiles;
 import io.argus.detector.testing.RandomWeights;
 import io.argus.detector.testing.StandInBackend;
+import io.argus.testkit.Budget;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * loop with CPU backends and stand-ins in place of GPUs (every worker kept busy, images counted per worker, a failed
  * device failing the run).
  */
+@Budget(seconds = 10)
 class GpuScalingBenchTest {
     private static final Pattern LINE = Pattern.compile("argus-gpus model=(\\S+) batch=(\\d+) gpus=(\\d+) "
             + "images/s=([0-9.]+) per_gpu=([0-9.,]+) scaling=([0-9.]+)");

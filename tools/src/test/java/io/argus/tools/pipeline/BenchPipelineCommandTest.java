@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.cli.ArgusCli;
+import io.argus.testkit.Budget;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.util.regex.Matcher;
@@ -11,6 +12,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** {@code argus bench pipeline} runs end to end and reports every figure (a smoke run: small video, short window). */
+@Budget(seconds = 25)
 class BenchPipelineCommandTest {
     @Test
     void reportsThroughputLatencyCpuAndTheBreakdown() throws Exception {

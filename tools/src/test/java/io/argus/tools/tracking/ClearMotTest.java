@@ -2,10 +2,12 @@ package io.argus.tools.tracking;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.argus.testkit.Budget;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** CLEAR MOT on sequences small enough to count by hand. */
+@Budget(seconds = 5)
 class ClearMotTest {
     /**
      * Two objects over 5 frames: A at (0,0), B at (100,0), both 10x10, so 10 ground-truth boxes.

@@ -2,9 +2,11 @@ package io.argus.tools.tracking;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.argus.testkit.Budget;
 import org.junit.jupiter.api.Test;
 
 /** HOTA on sequences small enough to work out by hand. */
+@Budget(seconds = 5)
 class HotaTest {
     @Test
     void alphasRunFrom005To095() {

@@ -2,9 +2,11 @@ package io.argus.tools.tracking;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.argus.testkit.Budget;
 import org.junit.jupiter.api.Test;
 
 /** IDF1 on sequences small enough to count by hand. */
+@Budget(seconds = 5)
 class Idf1Test {
     /**
      * One object over frames 1-10. Track X follows it in frames 1-6; track Y in frames 7-10, and goes on alone in

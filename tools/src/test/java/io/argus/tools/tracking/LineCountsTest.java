@@ -2,6 +2,7 @@ package io.argus.tools.tracking;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.argus.testkit.Budget;
 import io.argus.tracking.Line;
 import io.argus.tracking.Point;
 import java.util.List;
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Test;
  * Counting line crossings from MOTChallenge rows (through the pipeline's SceneWatch): the anchor is the bottom centre
  * of each box; the segment counts, not the line; left to right is in; an anchor on the line decides nothing alone.
  */
+@Budget(seconds = 5)
 class LineCountsTest {
     private static final List<String> CLASSES = List.of("circle", "square", "triangle", "star", "cross");
     /** From (0, 100) to (100, 100): pointing right on the screen, so its left is up and moving down is "in". */

@@ -3,6 +3,7 @@ package io.argus.tools.tracking;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.argus.testkit.Budget;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** MOTChallenge files: what is written reads back the same; a broken line is named with its file, line and field. */
+@Budget(seconds = 5)
 class MotFileTest {
     @TempDir
     Path tmp;

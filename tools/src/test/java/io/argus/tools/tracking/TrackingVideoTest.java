@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import io.argus.tracking.Line;
 import io.argus.tracking.Point;
 import io.argus.trainer.data.SyntheticScenes;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The synthetic tracking video: reproducible from its seed, and its ground truth says what the frames show (objects
  * where the boxes are, hidden ones marked so, true line counts that follow from the script).
  */
+@Budget(seconds = 25)
 class TrackingVideoTest {
     private static final long SEED = 5;
     private static final TrackingVideo VIDEO = TrackingVideo.of(SEED);

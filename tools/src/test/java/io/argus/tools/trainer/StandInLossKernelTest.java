@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.gpu.KernelLibrary;
+import io.argus.testkit.Budget;
 import org.junit.jupiter.api.Test;
 
 /**
  * Without a GPU: the benchmark's kernel, which the trainer packages apart from the product's kernel set, is found by
  * the kernel library under its bench/ name, with our headers inlined and both type instances of what it launches.
  */
+@Budget(seconds = 5)
 class StandInLossKernelTest {
     @Test
     void theBenchKernelIsPackagedAndSelfContained() {

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
 import io.argus.gpu.CudaRuntime;
+import io.argus.testkit.Budget;
 import io.argus.trainer.backends.TrainingBackends.Choice;
 import io.argus.trainer.backends.TrainingBackends.Kind;
 import io.argus.trainer.cuda.CudaTrainingOptions;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * reason; cuda without a usable GPU fails naming the setting and the reason. Opening the CPU choice gives a backend
  * that reports where and how it trains.
  */
+@Budget(seconds = 5)
 class TrainingBackendsTest {
     static final String CFG = """
             [net]

@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import org.junit.jupiter.api.Test;
 
 /** The precision words of `argus bench train --precision` and what each sets. */
+@Budget(seconds = 5)
 class CudaTrainingOptionsTest {
     @Test
     void modesSetPrecisionAndMath() {

@@ -8,9 +8,11 @@ import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.CudaUnavailableException;
+import io.argus.testkit.Budget;
 import org.junit.jupiter.api.Test;
 
 /** Without a usable GPU the CUDA trainer refuses to open with the reason (library or driver), not a crash. */
+@Budget(seconds = 5)
 class CudaUnavailableTest {
     @Test
     void openingWithoutCudaNamesWhatIsMissing() {

@@ -11,6 +11,7 @@ import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.darknet.WeightsInit;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.NcclClique;
+import io.argus.testkit.Budget;
 import io.argus.trainer.data.SyntheticScenes;
 import io.argus.trainer.optim.SgdStep;
 import io.argus.trainer.parallel.RankThreads;
@@ -36,6 +37,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * as two uninterrupted runs are to each other.
  */
 @Tag("gpu")
+@Budget(seconds = 5)
 class GpuDataParallelTest {
     static final int ITERATIONS = 8;
     static final String CFG = GpuLossScalingTest.CFG.replace("classes=2", "classes=5").replace("filters=21",

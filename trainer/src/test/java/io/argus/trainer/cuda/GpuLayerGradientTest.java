@@ -9,6 +9,7 @@ import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.RouteSpec;
 import io.argus.detector.darknet.WeightsInit;
 import io.argus.detector.darknet.YoloSpec;
+import io.argus.testkit.Budget;
 import io.argus.trainer.loss.LossParts;
 import io.argus.trainer.nn.ConvParameters;
 import io.argus.trainer.nn.TrainNetwork;
@@ -43,6 +44,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * forward passes read); the "keep gradients" cases give every output and gradient bytes of its own and compare all.
  */
 @Tag("gpu")
+@Budget(seconds = 5)
 class GpuLayerGradientTest {
     static final String ANCHORS = "anchors=4,4, 6,8, 9,9, 12,10, 16,16, 24,20\nclasses=2\nnum=6\n";
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
+import io.argus.testkit.Budget;
 import io.argus.trainer.precision.LossScaler;
 import io.argus.trainer.train.BatchSource;
 import io.argus.trainer.train.IterationStats;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * scale until the gradients fit, applies steps again and doubles the scale after clean runs.
  */
 @Tag("gpu")
+@Budget(seconds = 5)
 class GpuLossScalingTest {
     static final String CFG = """
             [net]

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
+import io.argus.testkit.Budget;
 import io.argus.trainer.nn.ParameterTensor;
 import io.argus.trainer.optim.Ema;
 import io.argus.trainer.optim.Sgd;
@@ -26,6 +27,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * anywhere in the arena, and a discard clears it.
  */
 @Tag("gpu")
+@Budget(seconds = 5)
 class GpuOptimizerTest {
     @BeforeAll
     static void needsGpu() {

@@ -6,6 +6,7 @@ import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
 import io.argus.gpu.DeviceContext;
 import io.argus.gpu.cudnn.ConvolutionPlanner;
+import io.argus.testkit.Budget;
 import java.util.Locale;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * state (yolov4-tiny 416, the bench's shape; it was 1.64x with a planning workspace of min(limit, free/2)).
  */
 @Tag("gpu")
+@Budget(seconds = 5)
 class GpuPlanningPeakTest {
     @Test
     void planningPeakWithinATenthOfTheSteadyState() {

@@ -12,6 +12,7 @@ import io.argus.detector.darknet.WeightsInit;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.GpuFaults;
 import io.argus.gpu.NcclClique;
+import io.argus.testkit.Budget;
 import io.argus.trainer.optim.SgdStep;
 import io.argus.trainer.parallel.RankThreads;
 import io.argus.trainer.train.TrainingBatch;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("gpu")
 @Tag("gpu-fault")
+@Budget(seconds = 5)
 class GpuRankFaultTest {
     @BeforeAll
     static void needsTwoGpus() {

@@ -8,6 +8,7 @@ import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.darknet.WeightsInit;
+import io.argus.testkit.Budget;
 import io.argus.trainer.data.SyntheticScenes;
 import io.argus.trainer.optim.OptimizerState;
 import io.argus.trainer.optim.SgdStep;
@@ -34,6 +35,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * momentum ends measurably elsewhere (so the comparison can fail).
  */
 @Tag("gpu")
+@Budget(seconds = 5)
 class GpuResumeTest {
     static final int ITERATIONS = 8;
     static final String CFG = GpuLossScalingTest.CFG.replace("classes=2", "classes=5").replace("filters=21",

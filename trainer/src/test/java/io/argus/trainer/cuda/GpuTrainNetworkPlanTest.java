@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.argus.detector.darknet.NetworkSpec;
+import io.argus.testkit.Budget;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Test;
  * its source's), and how many layers add into each, so a convolution that is its input's only consumer writes the
  * input gradient instead of adding to it.
  */
+@Budget(seconds = 5)
 class GpuTrainNetworkPlanTest {
     @Test
     void writersPerGradientTensor() {

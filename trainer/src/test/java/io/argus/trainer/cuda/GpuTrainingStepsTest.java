@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
+import io.argus.testkit.Budget;
 import io.argus.trainer.precision.LossScaler;
 import io.argus.trainer.train.BatchSource;
 import io.argus.trainer.train.CpuTrainingBackend;
@@ -30,6 +31,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * on the GPU gives the same pass as the same batch uploaded.
  */
 @Tag("gpu")
+@Budget(seconds = 5)
 class GpuTrainingStepsTest {
     @BeforeAll
     static void needsGpu() {

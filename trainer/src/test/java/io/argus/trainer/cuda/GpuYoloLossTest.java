@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
+import io.argus.testkit.Budget;
 import io.argus.trainer.loss.LossParts;
 import io.argus.trainer.train.CpuTrainingBackend;
 import io.argus.trainer.train.TrainingBatch;
@@ -22,6 +23,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * large-ish random outputs so that ignored and truth_thresh positives occur.
  */
 @Tag("gpu")
+@Budget(seconds = 5)
 class GpuYoloLossTest {
     static final String CFG = """
             [net]

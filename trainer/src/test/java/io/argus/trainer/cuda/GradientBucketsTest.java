@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.darknet.NetworkSpec;
+import io.argus.testkit.Budget;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * exactly, each complete when its trigger layer's backward has run (every layer it covers is at or above the
  * trigger), in the order the backward pass completes them, each at least the bucket size but the last.
  */
+@Budget(seconds = 5)
 class GradientBucketsTest {
     static NetworkSpec cfg(String name) {
         return NetworkSpec.load(Path.of("..", "config", "models", "cfg", name + ".cfg").toAbsolutePath().normalize(),

@@ -11,6 +11,7 @@ import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.RouteSpec;
 import io.argus.detector.darknet.YoloSpec;
+import io.argus.testkit.Budget;
 import io.argus.trainer.ProjectFiles;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -27,6 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * shipped cfgs and on the GPU tests' small networks, by a byte-level simulation of the backward pass whose reads and
  * writes are derived from the cfg here, not by the plan.
  */
+@Budget(seconds = 20)
 class GradientPlanTest {
     static final double MIB = 1 << 20;
 

@@ -9,6 +9,7 @@ import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
+import io.argus.testkit.Budget;
 import io.argus.trainer.cuda.LayerParityCases.Case;
 import io.argus.trainer.train.CpuTrainingBackend;
 import java.util.HashSet;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * tolerance row for both precisions and at least one case; every case's network parses, its layer under test is of
  * its kind, and its CPU reference builds and runs a forward + backward.
  */
+@Budget(seconds = 5)
 class LayerParityCasesTest {
     private static Set<String> kinds() {
         Set<String> kinds = new HashSet<>();

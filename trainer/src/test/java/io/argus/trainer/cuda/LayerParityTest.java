@@ -9,6 +9,7 @@ import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.RouteSpec;
 import io.argus.detector.darknet.WeightsInit;
 import io.argus.detector.darknet.YoloSpec;
+import io.argus.testkit.Budget;
 import io.argus.trainer.cuda.LayerParityCases.Case;
 import io.argus.trainer.cuda.LayerParityCases.Tolerance;
 import io.argus.trainer.loss.LossParts;
@@ -38,6 +39,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@link LayerParityCasesTest} proves the tables cover every layer kind and every case builds its CPU reference.
  */
 @Tag("gpu")
+@Budget(seconds = 5)
 class LayerParityTest {
     private static final String HEADER = String.format(Locale.ROOT, "%-14s %-34s %5s %-6s %10s %10s %-19s %s",
             "layer", "options", "batch", "prec", "fwd err", "bwd err", "tolerance fwd/bwd", "pass");

@@ -9,12 +9,14 @@ import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
+import io.argus.testkit.Budget;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /** The parameter arena's layout: KRSC with padded channels, weights first, round trip to Darknet's layout. */
+@Budget(seconds = 5)
 class ParameterArenaTest {
     static final String CFG = """
             [net]

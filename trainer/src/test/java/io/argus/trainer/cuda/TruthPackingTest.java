@@ -3,6 +3,7 @@ package io.argus.trainer.cuda;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.argus.testkit.Budget;
 import io.argus.trainer.loss.Truth;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -10,6 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Truths as the loss kernels read them: rows of (x, y, w, h, class) per image, then the counts. */
+@Budget(seconds = 5)
 class TruthPackingTest {
     @Test
     void rowsAndCounts() {

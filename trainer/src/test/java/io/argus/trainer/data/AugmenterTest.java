@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.BgrImage;
+import io.argus.testkit.Budget;
 import io.argus.trainer.loss.Truth;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the image, flipped or not, whole inputs and mosaic tiles, images with padded rows and in direct buffers, every hue
  * sector and both ways the hue wraps, ties between channels, greys, black and white.
  */
+@Budget(seconds = 5)
 class AugmenterTest {
     @TempDir
     static Path dir;

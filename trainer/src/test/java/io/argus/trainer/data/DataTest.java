@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.BgrImage;
+import io.argus.testkit.Budget;
 import io.argus.trainer.loss.Truth;
 import java.awt.image.BufferedImage;
 import java.nio.file.Files;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The dataset store in Darknet's layout, its error messages, and the augmentation's box bookkeeping. */
+@Budget(seconds = 5)
 class DataTest {
     @TempDir
     Path dir;

@@ -3,6 +3,7 @@ package io.argus.trainer.data;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.argus.testkit.Budget;
 import io.argus.trainer.train.TrainingBatch;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * resuming; so a run trains on the same images on 1, 2 or 4 GPUs. The prefetching loader over a share reads the
  * share's batches.
  */
+@Budget(seconds = 5)
 class DetectionBatchesShareTest {
     @TempDir
     static Path dir;

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
+import io.argus.testkit.Pace;
 import io.argus.trainer.data.pack.PackWriter;
 import io.argus.trainer.train.TrainingBatch;
 import java.nio.file.Files;
@@ -25,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * fails its batch on the caller's thread naming the file (or shard and sample), at the batch the synchronous source
  * fails; close() leaves no loader thread; the wait it reports is the caller's real wait.
  */
+@Budget(seconds = 5)
 class PrefetchingBatchesTest {
     @TempDir
     static Path dir;
@@ -203,7 +206,7 @@ class PrefetchingBatchesTest {
             fastLoader.next();
             long first = fastLoader.waitNanos();
             for (int k = 0; k < 9; k++) {
-                Thread.sleep(100);
+                Pace.holdMillis(100, "the caller's work on one batch, longer than the loader's");
                 fastLoader.next();
             }
             long later = fastLoader.waitNanos() - first;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import io.argus.trainer.loss.Truth;
 import java.awt.BasicStroke;
 import java.awt.Color;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * without changing its whole scenes, and labelled by the rule (the box of the part in view; no label when less than
  * 30% of the shape is in view or less than half of that shows).
  */
+@Budget(seconds = 10)
 class SyntheticScenesTest {
     private static final int SIZE = 128;
 

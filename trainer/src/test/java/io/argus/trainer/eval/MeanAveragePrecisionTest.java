@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.Box;
+import io.argus.testkit.Budget;
 import org.junit.jupiter.api.Test;
 
 /** COCO 101-point AP on cases worked out by hand. */
+@Budget(seconds = 5)
 class MeanAveragePrecisionTest {
     @Test
     void rankedMatchesGiveTheInterpolatedArea() {

@@ -3,6 +3,7 @@ package io.argus.trainer.fuzz;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.code_intelligence.jazzer.junit.DictionaryEntries;
+import io.argus.testkit.Budget;
 import io.argus.trainer.data.DataFile;
 import io.argus.trainer.data.LabelFile;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
  * may only fail with IllegalArgumentException naming the file, line and field (docs/training.md). Anything else is a
  * finding. Seeds and found cases replay in {@code mvn verify}; scripts/fuzz.sh fuzzes.
  */
+@Budget(seconds = 35)
 class DatasetFilesFuzzTest {
     @FuzzTest(maxDuration = "20s")
     void labels(FuzzedDataProvider data) throws Exception {

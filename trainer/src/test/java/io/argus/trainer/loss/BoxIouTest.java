@@ -3,11 +3,13 @@ package io.argus.trainer.loss;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import java.util.SplittableRandom;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** The IoU family's derivatives against central differences in double, on random overlapping and apart boxes. */
+@Budget(seconds = 5)
 class BoxIouTest {
     private static double value(IouKind kind, double[] p, double[] t, double alpha) {
         if (kind != IouKind.CIOU) return BoxIou.of(kind, p[0], p[1], p[2], p[3], t[0], t[1], t[2], t[3], true).value();

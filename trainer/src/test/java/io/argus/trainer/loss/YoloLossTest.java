@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.detector.darknet.Activation;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.YoloSpec;
+import io.argus.testkit.Budget;
 import java.nio.FloatBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Darknet's assignment rules on hand-made predictions: which anchors are positives, negatives, ignored. */
+@Budget(seconds = 5)
 class YoloLossTest {
     static final int GRID = 4;
     static final float LOW = -5f;

@@ -2,10 +2,12 @@ package io.argus.trainer.nn;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** Convolution forward/backward against finite differences: every activation, batch norm, groups, stride, padding. */
+@Budget(seconds = 5)
 class ConvolutionalGradientTest {
     static String conv(int filters, int size, int stride, int pad, int groups, boolean bn, String act) {
         return "[convolutional]\nfilters=" + filters + "\nsize=" + size + "\nstride=" + stride + "\npadding=" + pad

@@ -3,6 +3,7 @@ package io.argus.trainer.nn;
 import static io.argus.trainer.nn.ConvolutionalGradientTest.conv;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -11,6 +12,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * Max-pool, route, shortcut and upsample backward against finite differences: each sits between convolutions, so
  * the gradient it hands back decides the gradients of the convolutions before it.
  */
+@Budget(seconds = 5)
 class LayerGradientTest {
     static String net(int w, int h, int c) {
         return String.format(GradientCheck.NET, w, h, c);

@@ -7,6 +7,7 @@ import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.YoloSpec;
+import io.argus.testkit.Budget;
 import java.nio.FloatBuffer;
 import java.util.SplittableRandom;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -16,6 +17,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The training forward against the inference engine (detector's CpuNetwork, batch norm folded): once the rolling
  * statistics are set to the batch's own, both must give the same [yolo] outputs for every image of the batch.
  */
+@Budget(seconds = 5)
 class TrainingMatchesInferenceTest {
     /** A yolov4-tiny-like network: grouped routes, max-pools of both kinds, upsample, two heads, all activations. */
     static final String CFG = """

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.YoloSpec;
+import io.argus.testkit.Budget;
 import io.argus.trainer.loss.BoxIou;
 import io.argus.trainer.loss.IouKind;
 import io.argus.trainer.loss.LossParts;
@@ -23,6 +24,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * over the input, so the input is the head's input z. MSE box loss: every entry. IoU kinds: objectness and class
  * entries by differences, box entries against the IoU derivative mapped as documented (Darknet's surrogate).
  */
+@Budget(seconds = 5)
 class YoloLossGradientTest {
     static final int GRID = 6;
     static final int CLASSES = 3;

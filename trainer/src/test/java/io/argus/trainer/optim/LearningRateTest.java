@@ -3,9 +3,11 @@ package io.argus.trainer.optim;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.argus.testkit.Budget;
 import org.junit.jupiter.api.Test;
 
 /** Darknet's get_current_rate for burn-in and each supported policy. */
+@Budget(seconds = 5)
 class LearningRateTest {
     @Test
     void burnInRisesWithThePowerThenStepsScale() {

@@ -3,12 +3,14 @@ package io.argus.trainer.optim;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.argus.testkit.Budget;
 import io.argus.trainer.nn.ParameterTensor;
 import java.nio.FloatBuffer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Two steps of Darknet's momentum SGD with decay, computed by hand, with the loss scale divided out. */
+@Budget(seconds = 5)
 class SgdTest {
     @Test
     void momentumDecayAndLossScale() {

@@ -9,6 +9,8 @@ import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Waits;
 import io.argus.trainer.data.SyntheticScenes;
 import io.argus.trainer.optim.OptimizerState;
 import io.argus.trainer.loss.LossParts;
@@ -27,7 +29,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -40,6 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  * some number of ranks resumes on another and still ends there; and the controls (no summing, half the data) end
  * measurably elsewhere, so the comparisons can fail.
  */
+@Budget(seconds = 5)
 class DataParallelTest {
     /** The tiny network with four mini-batches of 2 images per iteration: 1, 2 or 4 ranks share them out. */
     static final String CFG = TrainingRunTest.CFG.replace("batch=4", "batch=8").replace("subdivisions=2",
@@ -191,7 +196,7 @@ class DataParallelTest {
             try (RankThreads ranks = new RankThreads(2, "test", group::abort)) {
                 IllegalStateException e = assertThrows(IllegalStateException.class, () -> ranks.onEach(r -> {
                     if (r == 1) {
-                        Thread.sleep(200);   // rank 0 is waiting in the sum by now
+                        Waits.waitFor(() -> waitingInTheSum("test-rank-0"), 10_000, 5, "rank 0 waiting in the sum");
                         throw new IllegalStateException("rank one broke");
                     }
                     group.member(r).sum(List.of(FloatBuffer.allocate(4)));
@@ -233,4 +238,12 @@ class DataParallelTest {
         public void restoreOptimizerState(OptimizerState state) { b.restoreOptimizerState(state); }
         public void close() { b.close(); }
     }
+
+    /** Whether the thread named {@code name} is parked in the all-reduce's barrier (its stack says so). */
+    private static boolean waitingInTheSum(String name) {
+        return Thread.getAllStackTraces().entrySet().stream().anyMatch(e -> e.getKey().getName().equals(name)
+                && e.getKey().getState() == Thread.State.WAITING
+                && Arrays.stream(e.getValue()).anyMatch(f -> f.getClassName().equals(CyclicBarrier.class.getName())));
+    }
+
 }

@@ -10,6 +10,7 @@ import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.darknet.WeightsInit;
 import io.argus.detector.darknet.YoloSpec;
+import io.argus.testkit.Budget;
 import io.argus.trainer.ProjectFiles;
 import io.argus.trainer.loss.Truth;
 import io.argus.trainer.precision.LossScaler;
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * statistics) loads in OpenCV DNN's Darknet importer, an independent implementation, and gives the same [yolo]
  * outputs as our engine: relative L2 within 1e-4 for every head and image.
  */
+@Budget(seconds = 5)
 class OpenCvCheckpointTest {
     @TempDir
     Path dir;

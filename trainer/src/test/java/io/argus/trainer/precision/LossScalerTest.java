@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import org.junit.jupiter.api.Test;
 
 /** The scaler's rules, step by step: halve on overflow, double after clean runs, bounds, burn-in following. */
+@Budget(seconds = 5)
 class LossScalerTest {
     @Test
     void overflowSkipsAndHalvesDownToTheMinimum() {

@@ -9,10 +9,12 @@ import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
+import io.argus.testkit.Budget;
 import io.argus.trainer.optim.SgdStep;
 import org.junit.jupiter.api.Test;
 
 /** The CPU backend's contract: accumulation over passes, steps on FP32 masters, skipped steps, EMA weights. */
+@Budget(seconds = 5)
 class CpuTrainingBackendTest {
     @Test
     void passesAccumulateAndAStepMovesTheMasters() {

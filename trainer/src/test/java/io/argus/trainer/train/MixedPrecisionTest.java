@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
+import io.argus.testkit.Budget;
 import io.argus.trainer.loss.Truth;
 import io.argus.trainer.precision.LossScaler;
 import java.nio.file.Path;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * Emulated mixed precision reproduces real FP16 overflows of scaled gradients, and the trainer with its loss scaler
  * skips those steps, lowers the scale until they fit, then raises it again after clean runs.
  */
+@Budget(seconds = 5)
 class MixedPrecisionTest {
     static final String CFG = """
             [net]

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.darknet.NetworkSpec;
+import io.argus.testkit.Budget;
 import io.argus.trainer.data.SyntheticScenes;
 import io.argus.trainer.optim.OptimizerState;
 import java.io.IOException;
@@ -29,6 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * foreign and mismatched checkpoint files are refused naming the file and what did not match; an older checkpoint
  * without momentum resumes with zero momentum and says so once.
  */
+@Budget(seconds = 5)
 class ResumeTest {
     static final int ITERATIONS = 8;
     static final int THREADS = 2;

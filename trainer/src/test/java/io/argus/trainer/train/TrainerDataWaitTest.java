@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Pace;
 import io.argus.trainer.loss.LossParts;
 import io.argus.trainer.optim.LearningRate;
 import io.argus.trainer.optim.SgdStep;
@@ -17,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * The trainer reports the time it waited for data per iteration (all passes), and its smoothed share of the
  * iteration time: near 1 when the data is all the time there is, 0 when batches are ready.
  */
+@Budget(seconds = 5)
 class TrainerDataWaitTest {
     /** A backend that computes nothing: the iteration's time is the data's. */
     static final class IdleBackend implements TrainingBackend {
@@ -44,7 +47,7 @@ class TrainerDataWaitTest {
             public TrainingBatch next() {
                 long t0 = System.nanoTime();
                 try {
-                    Thread.sleep(millis);
+                    Pace.holdMillis(millis, "the making of one batch");
                 } catch (InterruptedException e) {
                     throw new IllegalStateException(e);
                 }

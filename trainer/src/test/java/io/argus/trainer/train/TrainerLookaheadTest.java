@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
+import io.argus.testkit.Budget;
 import io.argus.trainer.loss.LossParts;
 import io.argus.trainer.optim.OptimizerState;
 import io.argus.trainer.optim.SgdStep;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * once, in order, each pass running on the batch taken for it; nothing is taken after the run's last pass, and a
  * backend that never takes ahead sees the same sequence.
  */
+@Budget(seconds = 5)
 class TrainerLookaheadTest {
     /** Batch k's first float is k. */
     static final class Numbered implements BatchSource {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
+import io.argus.testkit.Budget;
 import io.argus.trainer.data.SyntheticScenes;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A training job end to end on a tiny dataset: checkpoints, the final weights, resume, and bad input. */
+@Budget(seconds = 5)
 public class TrainingRunTest {
     @TempDir
     Path dir;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import io.argus.trainer.data.DataFile;
 import io.argus.trainer.data.Dataset;
 import io.argus.trainer.data.SyntheticScenes;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * asks; a pack changed or cut after packing is refused naming the file; the epoch order is a permutation, the same
  * for a seed and epoch and different across epochs.
  */
+@Budget(seconds = 5)
 class PackTest {
     @TempDir
     static Path dir;

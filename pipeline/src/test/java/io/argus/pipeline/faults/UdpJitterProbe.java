@@ -1,11 +1,11 @@
 package io.argus.pipeline.faults;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import io.argus.pipeline.config.CameraUrl;
 import io.argus.pipeline.faults.ImpairmentRelay.Impairment;
 import io.argus.pipeline.testing.NetworkNamespaces;
 import io.argus.pipeline.testing.TestMedia;
+import io.argus.testkit.Pace;
+import io.argus.testkit.Waits;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.file.Path;
@@ -24,12 +24,10 @@ import org.bytedeco.ffmpeg.global.avutil;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacv.FFmpegFrameGrabber;
 import org.bytedeco.javacv.Frame;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
- * An experiment, not a regression test (runs only with {@code -Dargus.udpProbe=CASES}): where the frames of a UDP
- * camera behind {@link ImpairmentRelay}'s jitter go (docs/reliability.md, "UDP behind jitter"). Same server, stream,
+ * An experiment, not a test (it measures and asserts nothing; {@code scripts/udp-jitter-probe.sh CASES} runs it, as root
+ * for the network namespace): where the frames of a UDP camera behind {@link ImpairmentRelay}'s jitter go (docs/reliability.md, "UDP behind jitter"). Same server, stream,
  * relay and kernel loss as {@link CameraNetworkFaultsTest#lossDelayAndJitterForAMinute}, but the RTSP client is
  * either FFmpeg through JavaCV with Argus' own input options ({@link CameraUrl#inputOptions}, as
  * {@code CpuFrameDecoder} opens a camera; {@code javacv}) or Debian's ffmpeg CLI ({@code cli}), and FFmpeg's log
@@ -39,32 +37,50 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * {@code javacv/d200j50l10,cli/d200j50l10,javacv/d200j50l10/reorder_queue_size=0}; loss is by nftables (percent).
  * Options go to FFmpeg's format context ({@code v:NAME} to the video decoder), except {@code jcv:maxDelay=US}: JavaCV's
  * {@code setMaxDelay}, which JavaCV writes into {@code AVFormatContext.max_delay} after opening.
- * {@code -Dargus.udpProbe.seconds=N} (default 30) is the impaired window. Each case prints one {@code PROBE} line:
+ * {@code --seconds N} (default 30) is the impaired window. Each case prints one {@code PROBE} line:
  * frames delivered per second during the window, how many frame timestamps are missing between the first and the
  * last frame of the window, the relay's datagram counts, the kernel's drops and the counted FFmpeg messages.
  */
-@EnabledIfSystemProperty(named = "argus.udpProbe", matches = ".+")
-class UdpJitterProbeTest {
+final class UdpJitterProbe {
     static final int PORT = 8554;
     static final Pattern CASE = Pattern.compile("(javacv|cli)/d(\\d+)j(\\d+)l(\\d+)(?:/(.*))?");
     static final Map<String, AtomicLong> LOG = new ConcurrentHashMap<>();
     static final List<String> SAMPLES = new CopyOnWriteArrayList<>();
     static LogCallback callback;
 
+    private UdpJitterProbe() {}
+
     record Shot(long wallMs, long ptsUs, boolean key) {}
 
-    @Test
-    void probe() throws Exception {
+    /** {@code [--seconds N] CASES}: prints a PROBE line per case, then all of them; exit 2 when it cannot run here. */
+    public static void main(String[] args) throws Exception {
+        String cases = null;
+        int seconds = 30;
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--seconds") && i + 1 < args.length) seconds = Integer.parseInt(args[++i]);
+            else if (cases == null && !args[i].startsWith("-")) cases = args[i];
+            else cases = "";
+        }
+        if (cases == null || cases.isEmpty()) {
+            System.err.println("usage: UdpJitterProbe [--seconds N] CASES   (CASES: " + CASE + ", comma-separated)");
+            System.exit(2);
+        }
         String why = NetworkNamespaces.unavailable();
-        assumeTrue(why == null, why);
-        why = NamespacedServer.rtspUnavailable();
-        assumeTrue(why == null, why);
-        int seconds = Integer.getInteger("argus.udpProbe.seconds", 30);
+        if (why == null) why = NamespacedServer.rtspUnavailable();
+        if (why != null) {
+            System.err.println("udp-jitter-probe: cannot run here: " + why);
+            System.exit(2);
+        }
+        probe(cases, seconds);
+        System.exit(0);   // FFmpeg's and Vert.x's threads would keep the JVM
+    }
+
+    static void probe(String cases, int seconds) throws Exception {
         Path video = TestMedia.h264(320, 240, FaultMedia.FPS, 600);
         List<String> lines = new ArrayList<>();
         try (NetworkNamespaces net = NetworkNamespaces.create(1);
              NamespacedServer server = NamespacedServer.rtsp(net, 1, PORT, video)) {
-            for (String c : System.getProperty("argus.udpProbe").split(",")) {
+            for (String c : cases.split(",")) {
                 Matcher m = CASE.matcher(c.strip());
                 if (!m.matches()) throw new IllegalArgumentException("case " + c + " is not " + CASE);
                 Map<String, String> extra = new TreeMap<>();
@@ -83,7 +99,7 @@ class UdpJitterProbeTest {
         System.out.println("PROBE SUMMARY\n" + String.join("\n", lines));
     }
 
-    private String run(NetworkNamespaces net, String engine, Impairment imp, int lossPct, Map<String, String> extra,
+    private static String run(NetworkNamespaces net, String engine, Impairment imp, int lossPct, Map<String, String> extra,
                        int seconds, String name) throws Exception {
         LOG.clear();
         SAMPLES.clear();
@@ -148,10 +164,8 @@ class UdpJitterProbeTest {
             reader.setDaemon(true);
             reader.start();
             try {
-                long deadline = System.currentTimeMillis() + 30_000;
-                while (shots.isEmpty() && System.currentTimeMillis() < deadline) Thread.sleep(50);
-                if (shots.isEmpty()) return "PROBE " + name + " never streamed " + SAMPLES;
-                Thread.sleep(3000);
+                if (!Waits.until(() -> !shots.isEmpty(), 30_000, 50)) return "PROBE " + name + " never streamed " + SAMPLES;
+                Pace.holdMillis(3000, "three seconds of the stream before the impairment");
                 long beforeFrom = System.currentTimeMillis() - 3000;
                 double fpsBefore = inWindow(shots, beforeFrom, System.currentTimeMillis()).size() / 3.0;
                 LOG.clear();
@@ -161,7 +175,7 @@ class UdpJitterProbeTest {
                 relay.impair(imp);
                 long dropped = 0;
                 try {
-                    Thread.sleep(seconds * 1000L);
+                    Pace.hold(java.time.Duration.ofSeconds(seconds), "the impaired window");
                 } finally {
                     relay.impair(Impairment.NONE);
                     if (loss != null) {
@@ -170,7 +184,7 @@ class UdpJitterProbeTest {
                     }
                 }
                 long to = System.currentTimeMillis();
-                Thread.sleep(1000); // what was held drains
+                Pace.holdMillis(1000, "what the relay held drains");
                 List<Shot> w = inWindow(shots, from, to);
                 long missing = 0, key = 0;
                 for (int i = 1; i < w.size(); i++) {
