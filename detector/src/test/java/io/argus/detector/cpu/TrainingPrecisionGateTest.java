@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.testkit.Budget;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Test;
  * message names the CPU and the instructions it lacks, elsewhere it says BF16 training is not implemented. INT8
  * training is refused too. Budget: 1 s.
  */
+@Budget(seconds = 5)
 class TrainingPrecisionGateTest {
     @Test
     void fp32IsTrainedOthersAreRefusedWithTheReason() {

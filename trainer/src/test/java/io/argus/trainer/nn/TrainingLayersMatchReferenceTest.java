@@ -13,6 +13,7 @@ import io.argus.detector.darknet.RouteSpec;
 import io.argus.detector.darknet.Shape;
 import io.argus.detector.darknet.ShortcutSpec;
 import io.argus.detector.darknet.UpsampleSpec;
+import io.argus.testkit.Budget;
 import io.argus.trainer.loss.Truth;
 import java.util.List;
 import java.util.Locale;
@@ -32,6 +33,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * convolutions without batch norm, whose own backward leaves their output gradient as it was handed to them. The finite-difference tests check that
  * backward is the derivative of forward; this one checks that forward is Darknet's. Budget: 10 s.
  */
+@Budget(seconds = 5)
 class TrainingLayersMatchReferenceTest {
     private static final int BATCH = 3;
     private static final double TOLERANCE = 2e-5;   // largest |difference| over the largest |reference value|
