@@ -55,8 +55,13 @@ class Bf16AgreementTest {
      */
     record Agreement(int[] all, int[] sure, double worstHead) {
         static Agreement measure(Model model, List<BgrImage> images, CpuOptions other) {
+            return measure(model, images, CpuOptions.DEFAULTS, other);
+        }
+
+        /** The same, with FP32 run with {@code fp32} (e.g. untuned). */
+        static Agreement measure(Model model, List<BgrImage> images, CpuOptions fp32Options, CpuOptions other) {
             DetectParams params = new DetectParams(THRESHOLD, 0.45f, YoloSpec.NmsKind.DEFAULT);
-            try (CpuBackend fp32 = new CpuBackend(model, images.size());
+            try (CpuBackend fp32 = new CpuBackend(model, images.size(), fp32Options);
                  CpuBackend them = new CpuBackend(model, images.size(), other)) {
                 List<List<Detection>> a = fp32.detect(images, params);
                 List<List<Detection>> b = them.detect(images, params);

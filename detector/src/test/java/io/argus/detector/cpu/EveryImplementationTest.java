@@ -6,6 +6,7 @@ import io.argus.detector.BgrImage;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.post.Preprocess;
+import io.argus.detector.testing.FastNetworks;
 import io.argus.detector.testing.ProjectFiles;
 import io.argus.detector.testing.RandomWeights;
 import io.argus.testkit.Budget;
@@ -20,22 +21,23 @@ import org.junit.jupiter.params.provider.MethodSource;
  * cfgs, on a real image, every implementation oneDNN offers here (brgemm, JIT, JIT 1x1, GEMM, Winograd where there is
  * one) and our own Winograd F(2x2) and F(4x4) (on the FP32 3x3 stride-1 layers) writes what the chosen one wrote,
  * within FP32 rounding (relative L2 <= 1e-5). The chosen implementations are those the OpenCV and Darknet equivalence
- * tests check; this extends their check to the others a tuner on another CPU (or in another run) may choose. The
- * implementations seen are printed with the layers each ran and its worst error.
+ * tests check (the same input size, {@link FastNetworks#WIDTH} x {@link FastNetworks#HEIGHT}: in one JVM the tuner's
+ * choices are the very same); this extends their check to the others a tuner on another CPU (or in another run) may
+ * choose. The implementations seen are printed with the layers each ran and its worst error.
  */
 @Budget(seconds = 90)
 class EveryImplementationTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("io.argus.detector.testing.ProjectFiles#cfgs")
     void everyImplementationWritesTheSame(String name) {
-        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), 160, 160);
+        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), FastNetworks.WIDTH, FastNetworks.HEIGHT);
         BgrImage image = ProjectFiles.twoSamples(name).get(0);
         ModelWeights weights = RandomWeights.calibrated(spec, 11, image, 4);
         Map<String, Integer> seen = new TreeMap<>();
         Map<String, Double> worstOf = new TreeMap<>();
         double worst = 0;
         try (CpuNetwork net = new CpuNetwork(spec, weights, 1)) {
-            new Preprocess().into(image, 160, 160, spec.net().letterBox(), net.input(), 0);
+            new Preprocess().into(image, spec.net().width(), spec.net().height(), spec.net().letterBox(), net.input(), 0);
             net.forward(1);
             for (int i = 0; i < spec.layers().size(); i++) {
                 if (!(net.layer(i) instanceof ConvolutionalLayer conv)) continue;

@@ -14,6 +14,7 @@ import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.YoloSpec;
 import io.argus.detector.peers.RegionOutputs;
+import io.argus.detector.testing.FastNetworks;
 import io.argus.detector.testing.ProjectFiles;
 import io.argus.detector.testing.RandomWeights;
 import io.argus.testkit.Budget;
@@ -28,9 +29,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The exported ONNX model run by ONNX Runtime (onnxruntime-node, an independent implementation) against our engine,
- * on the seven official cfgs with random weights at 416x416 and two sample images in one batch: every raw [yolo] head
- * equal within 1e-4 relative L2. ONNX Runtime is installed by scripts/test.sh; without it this test fails, saying how
- * to install it, rather than skipping (a skipped peer would hide a missing install step).
+ * on the seven official cfgs with random weights at {@link FastNetworks#WIDTH} x {@link FastNetworks#HEIGHT} and two
+ * sample images in one batch: every raw [yolo] head equal within 1e-4 relative L2. Our side runs oneDNN's first choice
+ * of implementation per convolution ({@link FastNetworks#UNTUNED}): what is checked here is the export. ONNX Runtime
+ * is installed by scripts/test.sh; without it this test fails, saying how to install it, rather than skipping (a
+ * skipped peer would hide a missing install step).
  */
 @Budget(seconds = 270)
 class OnnxExportTest {
@@ -63,14 +66,14 @@ class OnnxExportTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("cfgs")
     void onnxRuntimeComputesTheSameHeads(String name) throws Exception {
-        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), 416, 416);
+        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), FastNetworks.WIDTH, FastNetworks.HEIGHT);
         List<BgrImage> images = ProjectFiles.twoSamples(name);
         ModelWeights weights = RandomWeights.calibrated(spec, name.hashCode(), images.get(0), 8);
         Model model = new Model(spec, weights, Model.readNames(ProjectFiles.cocoNames()));
         Path onnx = tmp.resolve(name + ".onnx");
         Files.write(onnx, OnnxExport.export(spec, weights, "test"));
         var in = spec.inputShape();
-        try (CpuBackend ours = new CpuBackend(model, images.size())) {
+        try (CpuBackend ours = new CpuBackend(model, images.size(), FastNetworks.UNTUNED)) {
             ours.detect(images, new DetectParams(0.25f, 0.45f, YoloSpec.NmsKind.DEFAULT));
             OnnxRuntimeNode.Result theirs = runtime().run(onnx, ours.network().input(), images.size(), in.channels(),
                     in.height(), in.width(), 1, 0);
@@ -106,15 +109,16 @@ class OnnxExportTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("decodeCfgs")
     void decodingAndNmsInTheGraphGiveOurDetections(String name) throws Exception {
-        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), 416, 416);
-        List<BgrImage> images = ProjectFiles.twoSamples(name).stream().map(i -> resized(i, 416, 416)).toList();
+        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), FastNetworks.WIDTH, FastNetworks.HEIGHT);
+        List<BgrImage> images = ProjectFiles.twoSamples(name).stream()
+                .map(i -> resized(i, spec.net().width(), spec.net().height())).toList();
         ModelWeights weights = RandomWeights.calibrated(spec, name.hashCode(), images.get(0), 8);
         Model model = new Model(spec, weights, Model.readNames(ProjectFiles.cocoNames()));
         float threshold = 0.25f, iou = 0.45f;
         Path onnx = tmp.resolve(name + "-nms.onnx");
         Files.write(onnx, OnnxExport.export(spec, weights, "test", new OnnxExport.Decode(threshold, iou, 1000)));
         var in = spec.inputShape();
-        try (CpuBackend ours = new CpuBackend(model, images.size())) {
+        try (CpuBackend ours = new CpuBackend(model, images.size(), FastNetworks.UNTUNED)) {
             List<List<io.argus.detector.Detection>> found = ours.detect(images, new DetectParams(threshold, iou, YoloSpec.NmsKind.DEFAULT));
             OnnxRuntimeNode.Result theirs = runtime().run(onnx, ours.network().input(), images.size(), in.channels(),
                     in.height(), in.width(), 1, 0);

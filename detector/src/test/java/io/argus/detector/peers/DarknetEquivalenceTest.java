@@ -16,6 +16,7 @@ import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.darknet.YoloSpec;
 import io.argus.detector.post.Preprocess;
+import io.argus.detector.testing.FastNetworks;
 import io.argus.detector.testing.ProjectFiles;
 import io.argus.detector.testing.RandomWeights;
 import io.argus.testkit.Budget;
@@ -37,9 +38,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The engine against Debian's original C Darknet (pjreddie's, which runs yolov3 and yolov3-tiny): the same
- * pre-processing (resize_image, letterbox_image), the same raw [yolo] outputs and the same boxes after NMS; with the
- * implementations the tuner picks here and with our Winograd F(2x2) and F(4x4) forced on every FP32 3x3 stride-1
- * layer.
+ * pre-processing (resize_image, letterbox_image), the same raw [yolo] outputs and the same boxes after NMS (at
+ * {@link FastNetworks#WIDTH} x {@link FastNetworks#HEIGHT}); with the implementations the tuner picks here and with our
+ * Winograd F(2x2) and F(4x4) forced on every FP32 3x3 stride-1 layer. Darknet's side does not depend on our Winograd
+ * policy, so the three cases of a cfg share it.
  */
 @Budget(seconds = 130)
 class DarknetEquivalenceTest {
@@ -51,32 +53,77 @@ class DarknetEquivalenceTest {
                 WinogradPolicy.AUTO, WinogradPolicy.F2X2, WinogradPolicy.F4X4).map(w -> Arguments.of(cfg, w)));
     }
 
+    static final float THRESH = 0.25f;
+    static final float NMS = 0.45f;
+
+    /**
+     * The cfg whose cases run now (a cfg's three cases run one after the other): its weights, and Darknet's result
+     * for the input tensor it was computed on. Darknet's forward pass (one thread, plain C) is most of a case's time,
+     * and the same for each policy; each case still runs Darknet on its own input unless it is that same tensor.
+     */
+    private static Cfg current;
+
+    private static final class Cfg {
+        final String name;
+        final NetworkSpec spec;
+        final BgrImage image;
+        final ModelWeights weights;
+        final Model model;
+        private float[] input;
+        private DarknetHarness.NetResult darknet;
+
+        Cfg(String name) {
+            this.name = name;
+            spec = NetworkSpec.load(ProjectFiles.cfg(name), FastNetworks.WIDTH, FastNetworks.HEIGHT);
+            // Darknet's boxes come back relative to its input: feed both an image of exactly the input size
+            image = resizedCopy(BgrImage.read(ProjectFiles.sampleImages().get(name.length() % 5)), spec.net().width(),
+                    spec.net().height());
+            weights = RandomWeights.calibrated(spec, 7 + name.length(), image, 8);
+            model = new Model(spec, weights, Model.readNames(ProjectFiles.cocoNames()));
+        }
+
+        static Cfg of(String name) {
+            if (current == null || !current.name.equals(name)) {
+                current = null;   // the last cfg's weights may go before this one's are made
+                current = new Cfg(name);
+            }
+            return current;
+        }
+
+        /** Darknet's [yolo] outputs and boxes after NMS for {@code in}, one image. */
+        DarknetHarness.NetResult darknet(float[] in, Path tmp) throws IOException {
+            if (java.util.Arrays.equals(in, input)) return darknet;
+            Path harness = DarknetHarness.binary();
+            int w = spec.net().width(), h = spec.net().height();
+            Path cfg = tmp.resolve(name + ".cfg");
+            Files.writeString(cfg, Files.readString(spec.file()).replaceAll("(?m)^\\s*width\\s*=.*$", "width=" + w)
+                    .replaceAll("(?m)^\\s*height\\s*=.*$", "height=" + h).replaceAll("(?m)^\\s*batch\\s*=.*$", "batch=1"));
+            Path weightsFile = tmp.resolve(name + ".weights");
+            WeightsFile.write(weightsFile, spec, weights);
+            Path inFile = tmp.resolve("input.f32");
+            DarknetHarness.writeFloats(inFile, in);
+            Path out = tmp.resolve("out.txt");
+            DarknetHarness.run(List.of(harness.toString(), "net", cfg.toString(), weightsFile.toString(), inFile.toString(),
+                    "" + w, "" + h, Float.toString(THRESH), Float.toString(NMS), out.toString()));
+            darknet = DarknetHarness.parse(out);
+            input = in;
+            return darknet;
+        }
+    }
+
     @ParameterizedTest(name = "{0} winograd {1}")
     @MethodSource("cfgs")
     void sameOutputsAndDetectionsAsDarknet(String name, WinogradPolicy winograd) throws IOException {
-        Path harness = DarknetHarness.binary();
-        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), 416, 416);
-        // Darknet's boxes come back relative to its input: feed both an image of exactly the input size
-        BgrImage image = squareCopy(BgrImage.read(ProjectFiles.sampleImages().get(name.length() % 5)), 416);
-        ModelWeights weights = RandomWeights.calibrated(spec, 7 + name.length(), image, 8);
-        Path cfg = tmp.resolve(name + ".cfg");
-        Files.writeString(cfg, Files.readString(spec.file()).replaceAll("(?m)^\\s*width\\s*=.*$", "width=416")
-                .replaceAll("(?m)^\\s*height\\s*=.*$", "height=416").replaceAll("(?m)^\\s*batch\\s*=.*$", "batch=1"));
-        Path w = tmp.resolve(name + ".weights");
-        WeightsFile.write(w, spec, weights);
-        float thresh = 0.25f;
-        float nms = 0.45f;
-        Model model = new Model(spec, weights, Model.readNames(ProjectFiles.cocoNames()));
-        try (CpuBackend ours = new CpuBackend(model, 1, CpuOptions.DEFAULTS.withWinograd(winograd))) {
-            List<Detection> mine = ours.detect(List.of(image), new DetectParams(thresh, nms, YoloSpec.NmsKind.DEFAULT)).get(0);
+        DarknetHarness.binary();   // skips or fails first when Darknet is not installed
+        Cfg c = Cfg.of(name);
+        NetworkSpec spec = c.spec;
+        int netW = spec.net().width(), netH = spec.net().height();
+        float thresh = THRESH;
+        try (CpuBackend ours = new CpuBackend(c.model, 1, CpuOptions.DEFAULTS.withWinograd(winograd))) {
+            List<Detection> mine = ours.detect(List.of(c.image), new DetectParams(thresh, NMS, YoloSpec.NmsKind.DEFAULT)).get(0);
             float[] input = new float[spec.inputShape().size()];
             ours.network().input().get(0, input);
-            Path in = tmp.resolve("input.f32");
-            DarknetHarness.writeFloats(in, input);
-            Path out = tmp.resolve("out.txt");
-            DarknetHarness.run(List.of(harness.toString(), "net", cfg.toString(), w.toString(), in.toString(), "416",
-                    "416", Float.toString(thresh), Float.toString(nms), out.toString()));
-            DarknetHarness.NetResult theirs = DarknetHarness.parse(out);
+            DarknetHarness.NetResult theirs = c.darknet(input, tmp);
             List<YoloSpec> heads = spec.yoloLayers();
             assertEquals(heads.size(), theirs.yolo().size(), "number of [yolo] layers");
             for (int h = 0; h < heads.size(); h++) {
@@ -89,7 +136,7 @@ class DarknetEquivalenceTest {
             List<RegionOutputs.Found> reference = new ArrayList<>();
             for (DarknetHarness.Det d : theirs.dets()) {
                 for (float[] p : d.probs()) {
-                    if (p[1] > thresh) reference.add(new RegionOutputs.Found((int) p[0], p[1], pixels(d, 416)));
+                    if (p[1] > thresh) reference.add(new RegionOutputs.Found((int) p[0], p[1], pixels(d, netW, netH)));
                 }
             }
             System.out.printf(Locale.ROOT, "%s: %d detections (darknet %d)%n", name, mine.size(), reference.size());
@@ -133,11 +180,11 @@ class DarknetEquivalenceTest {
         }
     }
 
-    private static Box pixels(DarknetHarness.Det d, int size) {
-        float left = clamp((d.x() - d.w() / 2) * size, size);
-        float right = clamp((d.x() + d.w() / 2) * size, size);
-        float top = clamp((d.y() - d.h() / 2) * size, size);
-        float bottom = clamp((d.y() + d.h() / 2) * size, size);
+    private static Box pixels(DarknetHarness.Det d, int width, int height) {
+        float left = clamp((d.x() - d.w() / 2) * width, width);
+        float right = clamp((d.x() + d.w() / 2) * width, width);
+        float top = clamp((d.y() - d.h() / 2) * height, height);
+        float bottom = clamp((d.y() + d.h() / 2) * height, height);
         return new Box(left, top, right - left, bottom - top);
     }
 
@@ -157,11 +204,11 @@ class DarknetEquivalenceTest {
         return out;
     }
 
-    private static BgrImage squareCopy(BgrImage img, int size) {
-        BufferedImage out = new BufferedImage(size, size, BufferedImage.TYPE_3BYTE_BGR);
+    private static BgrImage resizedCopy(BgrImage img, int width, int height) {
+        BufferedImage out = new BufferedImage(width, height, BufferedImage.TYPE_3BYTE_BGR);
         Graphics2D g = out.createGraphics();
         g.setRenderingHint(RenderingHints.KEY_INTERPOLATION, RenderingHints.VALUE_INTERPOLATION_BILINEAR);
-        g.drawImage(img.toBufferedImage(), 0, 0, size, size, null);
+        g.drawImage(img.toBufferedImage(), 0, 0, width, height, null);
         g.dispose();
         return BgrImage.fromBufferedImage(out);
     }

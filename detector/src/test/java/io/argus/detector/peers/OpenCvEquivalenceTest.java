@@ -24,11 +24,11 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The engine against OpenCV DNN (an independent implementation) on the seven official cfgs at 416x416 with random
- * weights: raw [yolo] outputs within 1e-4 relative L2, and the same final detections (class, IoU >= 0.99).
- * OpenCV computes direct convolutions (Winograd off) on the very same input tensor. Each cfg runs three times: with
- * the implementations the tuner picks here (winograd auto), and with our Winograd F(2x2) and F(4x4) forced on every
- * FP32 3x3 stride-1 layer, so either is checked whichever CPU would pick it.
+ * The engine against OpenCV DNN (an independent implementation) on the seven official cfgs at 416 x 416 with random
+ * weights: raw [yolo] outputs within 1e-4 relative L2, and the same final detections (class, IoU >= 0.99). OpenCV computes direct convolutions (Winograd off) on the
+ * very same input tensor. Each cfg runs three times: with the implementations the tuner picks here (winograd auto),
+ * and with our Winograd F(2x2) and F(4x4) forced on every FP32 3x3 stride-1 layer, so either is checked whichever CPU
+ * would pick it. OpenCV's side does not depend on our Winograd policy, so the three cases of a cfg share it.
  */
 @Budget(seconds = 140)
 class OpenCvEquivalenceTest {
@@ -48,19 +48,66 @@ class OpenCvEquivalenceTest {
                 WinogradPolicy.F2X2, WinogradPolicy.F4X4).map(w -> Arguments.of(cfg, w)));
     }
 
+    /**
+     * The cfg whose cases run now (a cfg's three cases run one after the other): its weights, and OpenCV's outputs for
+     * the input tensor they were computed on. Loading the weights into OpenCV and its forward pass are most of a case's
+     * time, and the same for each policy; each case still gives OpenCV its own input unless it is that same tensor.
+     */
+    private static Cfg current;
+
+    private static final class Cfg {
+        final String name;
+        final NetworkSpec spec;
+        final List<BgrImage> images;
+        final ModelWeights weights;
+        final Model model;
+        private float[] input;
+        private List<float[]> opencv;
+
+        Cfg(String name) {
+            this.name = name;
+            // at the cfgs' 416 x 416: at the other tests' smaller size, yolov4-tiny with our Winograd F(4x4) had raw outputs
+            // within 1e-4 of OpenCV's, yet OpenCV kept one box (confidence 0.303, just above the margin) that ours did
+            // not; not yet looked into, so this test stays at the size it has always passed at
+            spec = NetworkSpec.load(ProjectFiles.cfg(name), 416, 416);
+            images = ProjectFiles.twoSamples(name);
+            weights = RandomWeights.calibrated(spec, name.hashCode(), images.get(0), 8);
+            model = new Model(spec, weights, Model.readNames(ProjectFiles.cocoNames()));
+        }
+
+        static Cfg of(String name) {
+            if (current == null || !current.name.equals(name)) {
+                current = null;   // the last cfg's weights may go before this one's are made
+                current = new Cfg(name);
+            }
+            return current;
+        }
+
+        /** OpenCV's [yolo] outputs for the first {@code n} images of {@code in} (NCHW). */
+        List<float[]> opencv(java.nio.FloatBuffer in, int n) {
+            float[] now = new float[n * spec.inputShape().size()];
+            in.get(0, now);
+            if (!java.util.Arrays.equals(now, input)) {
+                try (OpenCvDarknet cv = new OpenCvDarknet(spec, weights, false)) {
+                    opencv = cv.forward(in, n, 3, spec.net().height(), spec.net().width());
+                }
+                input = now;
+            }
+            return opencv;
+        }
+    }
+
     @ParameterizedTest(name = "{0} winograd {1}")
     @MethodSource("cfgs")
     void sameOutputsAndDetectionsAsOpenCv(String name, WinogradPolicy winograd) {
-        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), 416, 416);
-        List<BgrImage> images = ProjectFiles.twoSamples(name);
-        ModelWeights weights = RandomWeights.calibrated(spec, name.hashCode(), images.get(0), 8);
-        Model model = new Model(spec, weights, Model.readNames(ProjectFiles.cocoNames()));
+        Cfg cfg = Cfg.of(name);
+        NetworkSpec spec = cfg.spec;
+        List<BgrImage> images = cfg.images;
         int netW = spec.net().width();
         int netH = spec.net().height();
-        try (CpuBackend ours = new CpuBackend(model, images.size(), CpuOptions.DEFAULTS.withWinograd(winograd));
-             OpenCvDarknet cv = new OpenCvDarknet(spec, weights, false)) {
+        try (CpuBackend ours = new CpuBackend(cfg.model, images.size(), CpuOptions.DEFAULTS.withWinograd(winograd))) {
             List<List<Detection>> found = ours.detect(images, new DetectParams(THRESH, NMS, YoloSpec.NmsKind.DEFAULT));
-            List<float[]> theirs = cv.forward(ours.network().input(), images.size(), 3, netH, netW);
+            List<float[]> theirs = cfg.opencv(ours.network().input(), images.size());
             List<YoloSpec> heads = spec.yoloLayers();
             assertEquals(heads.size(), theirs.size(), "number of [yolo] outputs");
             int totalDetections = 0;

@@ -97,7 +97,8 @@ public final class RandomWeights {
     private static float[][] headLogits(NetworkSpec spec, ModelWeights w, BgrImage sample) {
         List<YoloSpec> heads = spec.yoloLayers();
         float[][] out = new float[heads.size()][];
-        try (CpuNetwork net = new CpuNetwork(spec, w, 1)) {
+        // untuned: these logits only place the biases, whichever implementation computes them
+        try (CpuNetwork net = new CpuNetwork(spec, w, 1, FastNetworks.UNTUNED)) {
             new Preprocess().into(sample, spec.net().width(), spec.net().height(), spec.net().letterBox(), net.input(), 0);
             net.forward(1);
             for (int h = 0; h < heads.size(); h++) {

@@ -46,6 +46,8 @@ class DocsNameRealClassesTest {
             Map.entry("MessageDigest", "java.security.MessageDigest.isEqual: constant-time token comparison"),
             Map.entry("ClassNotFoundException", "a JVM error the release smoke test looks for"),
             Map.entry("NoClassDefFoundError", "a JVM error the release smoke test looks for"),
+            Map.entry("Thread", "java.lang.Thread.sleep: what no test may call for a fixed time (docs/testing.md)"),
+            Map.entry("TimeUnit", "java.util.concurrent.TimeUnit's sleep: the same"),
             Map.entry("MemoryCacheImageInputStream", "javax.imageio: how a pack's image is decoded from memory"),
             // Vert.x and Hazelcast
             Map.entry("AsyncMap", "Vert.x's shared map, over Hazelcast IMaps"),
