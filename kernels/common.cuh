@@ -48,7 +48,7 @@ __device__ __forceinline__ void store8(half_t* p, const float* v) {
     *reinterpret_cast<vec16*>(p) = u;
 }
 
-// Activation codes: the Java side (io.argus.detector.cuda.KernelCodes) passes these.
+// Activation codes: the Java side (io.argus.detector.cuda.layers.KernelCodes) passes these.
 #define ACT_LINEAR 0
 #define ACT_LEAKY 1
 #define ACT_RELU 2

@@ -3,15 +3,16 @@ package io.argus.gpu;
 import static org.bytedeco.cuda.global.cudnn.cudnnCreate;
 import static org.bytedeco.cuda.global.cudnn.cudnnSetStream;
 
-import io.argus.gpu.cudnn.ConvolutionPlanner;
 import java.util.HashMap;
 import java.util.Map;
 import org.bytedeco.cuda.cudnn.cudnnContext;
 
 /**
  * Everything one device shares for the life of the process, whoever uses it (inference, training, the video
- * decoder): the device, our compiled kernels, one cuDNN handle and the convolution planner with the plans found for
- * each layer shape (so a second network on the device reuses the same algorithms and gives identical results). The handle is used under {@link #lock()}: set to the caller's stream, then work is enqueued.
+ * decoder): the device, our compiled kernels and one cuDNN handle. The handle is used under {@link #lock()}: set to
+ * the caller's stream, then work is enqueued. The device's convolution planner, with the plans found for each layer
+ * shape, lives as long as the context too: {@code cudnn.ConvolutionPlanner.of(context)} (cudnn is built on this
+ * package, not the other way round).
  */
 public final class DeviceContext {
     private static final Map<Integer, DeviceContext> CONTEXTS = new HashMap<>();
@@ -19,14 +20,12 @@ public final class DeviceContext {
     private final GpuDevice device;
     private final KernelLibrary kernels;
     private final cudnnContext cudnn = new cudnnContext();
-    private final ConvolutionPlanner planner;
     private final Object lock = new Object();
 
     private DeviceContext(int index) {
         this.device = GpuDevice.query(index);
         device.makeCurrent();
         this.kernels = new KernelLibrary(device);
-        this.planner = new ConvolutionPlanner(device);
         Status.cudnn(cudnnCreate(cudnn), "cudnnCreate on " + device);
     }
 
@@ -47,9 +46,6 @@ public final class DeviceContext {
     public KernelLibrary kernels() { return kernels; }
 
     public cudnnContext cudnn() { return cudnn; }
-
-    /** The device's cuDNN convolution planner and its plans. */
-    public ConvolutionPlanner planner() { return planner; }
 
     public Object lock() { return lock; }
 

@@ -13,7 +13,7 @@ import java.nio.file.Path;
  * timed per convolution shape. {@code planCache}: the directory where chosen cuDNN plans are kept between runs
  * (keyed by GPU, driver, cuDNN and shape), so a restart plans without timing; null keeps none.
  *
- * <p>A plain value the caller passes in ({@link io.argus.detector.Detector.Options#cuda()}): the pipeline builds it
+ * <p>A plain value the caller passes in ({@link io.argus.detector.backends.Detector.Options#cuda()}): the pipeline builds it
  * from a model's {@code cuda:} section, the command line from the {@code -Dargus.cuda.*} properties. The engine
  * reads no system properties for it, so two models in one process can run on two devices in two memory modes.
  */

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.argus.detector.DetectParams;
-import io.argus.detector.Detector;
 import io.argus.detector.Model;
+import io.argus.detector.backends.Detector;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
 import io.argus.gpu.CudaRuntime;

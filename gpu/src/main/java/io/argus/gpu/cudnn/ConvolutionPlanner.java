@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bytedeco.cuda.cudnn.cudnnContext;
 
@@ -26,7 +27,7 @@ import org.bytedeco.cuda.cudnn.cudnnContext;
  * fastest is kept here and on disk. The workspace grows only to what the timed candidates need.
  *
  * <p>Planning belongs at start (or at a model swap), never in the hot path: callers plan every batch size they
- * will run before serving. One instance per device ({@link #of}); it holds no static state.
+ * will run before serving. One instance per device ({@link #of}), beside its {@link DeviceContext}.
  */
 public final class ConvolutionPlanner {
     private static final int MAX_HEURISTIC_RESULTS = 64;
@@ -44,6 +45,9 @@ public final class ConvolutionPlanner {
         }
     }
 
+    /** Each device context's planner: contexts live as long as the process, so do their planners. */
+    private static final Map<DeviceContext, ConvolutionPlanner> PLANNERS = new ConcurrentHashMap<>();
+
     private final GpuDevice device;
     private final Map<String, ConvolutionPlan> plans = new HashMap<>();
     private final Map<Path, PlanCache> disks = new HashMap<>();
@@ -53,14 +57,16 @@ public final class ConvolutionPlanner {
     private final AtomicInteger searched = new AtomicInteger();
     private final AtomicInteger timed = new AtomicInteger();
 
-    /** A device's planner: made once by its {@link DeviceContext}, reached through {@link #of}. */
-    public ConvolutionPlanner(GpuDevice device) {
+    private ConvolutionPlanner(GpuDevice device) {
         this.device = device;
     }
 
-    /** The planner of the context's device. */
+    /**
+     * The planner of the context's device, made on first use and kept as long as the context (the process): so a
+     * second network on the device reuses the same algorithms and gives identical results.
+     */
     public static ConvolutionPlanner of(DeviceContext ctx) {
-        return ctx.planner();
+        return PLANNERS.computeIfAbsent(ctx, c -> new ConvolutionPlanner(c.device()));
     }
 
     public Counts counts() {

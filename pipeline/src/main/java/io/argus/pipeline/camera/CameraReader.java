@@ -1,6 +1,6 @@
 package io.argus.pipeline.camera;
 
-import io.argus.detector.Detector;
+import io.argus.detector.backends.Detector;
 import io.argus.gpu.CudaRuntime;
 import io.argus.pipeline.camera.CameraStats.State;
 import io.argus.pipeline.config.ArgusConfig.CameraSettings;

@@ -84,7 +84,7 @@ final class DatasetCommand {
                 if (list == null) continue;
                 long t0 = System.nanoTime();
                 var dataset = io.argus.trainer.data.Dataset.open(list, d.classes());
-                var w = io.argus.trainer.data.pack.PackWriter.write(dataset, out.resolve(split), (long) shardMb << 20);
+                var w = io.argus.trainer.data.PackWriter.write(dataset, out.resolve(split), (long) shardMb << 20);
                 System.out.printf(java.util.Locale.ROOT, "%s: %d images in %d shard(s), %.1f MiB, %s (%.1f s)%n", split,
                         w.samples(), w.shards(), w.bytes() / 1048576.0, out.resolve(split), (System.nanoTime() - t0) / 1e9);
                 packed.append(split).append('=').append(split).append('\n');

@@ -3,7 +3,7 @@ package io.argus.pipeline.cli;
 import io.argus.trainer.backends.TrainingBackends;
 import io.argus.trainer.cuda.NcclRanks;
 import io.argus.trainer.cuda.Precision;
-import io.argus.trainer.parallel.HostRanks;
+import io.argus.trainer.train.HostRanks;
 import io.argus.trainer.train.IterationStats;
 import io.argus.trainer.train.TrainingRun;
 import java.io.PrintStream;

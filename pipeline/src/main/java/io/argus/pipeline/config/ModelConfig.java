@@ -1,7 +1,7 @@
 package io.argus.pipeline.config;
 
 import io.argus.detector.DetectParams;
-import io.argus.detector.Detector;
+import io.argus.detector.backends.Detector;
 import io.argus.detector.cpu.CpuOptions;
 import io.argus.detector.cuda.CudaOptions;
 import java.nio.file.Path;

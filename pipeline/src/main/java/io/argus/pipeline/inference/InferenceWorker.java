@@ -1,8 +1,8 @@
 package io.argus.pipeline.inference;
 
 import io.argus.detector.Detection;
-import io.argus.detector.Detector;
 import io.argus.detector.Picture;
+import io.argus.detector.backends.Detector;
 import io.argus.detector.nn.StageTimes;
 import io.argus.pipeline.base.Addresses;
 import io.argus.pipeline.base.StartupProgress;

@@ -2,8 +2,8 @@ package io.argus.pipeline.inference;
 
 import io.argus.detector.BgrImage;
 import io.argus.detector.DetectParams;
-import io.argus.detector.Detector;
 import io.argus.detector.Model;
+import io.argus.detector.backends.Detector;
 import io.argus.detector.cuda.CudaBackend;
 import io.argus.detector.cuda.GpuWorkers;
 import io.argus.gpu.CudaException;

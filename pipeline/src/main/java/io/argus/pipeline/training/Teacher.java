@@ -1,10 +1,10 @@
 package io.argus.pipeline.training;
 
+import io.argus.detector.BgrImage;
 import io.argus.detector.DetectParams;
 import io.argus.detector.Detection;
-import io.argus.detector.Detector;
 import io.argus.detector.Model;
-import io.argus.detector.BgrImage;
+import io.argus.detector.backends.Detector;
 import io.argus.pipeline.config.TrainingConfig;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.argus.pipeline.training;
 
-import io.argus.trainer.train.BatchSource;
-import io.argus.trainer.train.TrainingBatch;
+import io.argus.trainer.data.BatchSource;
+import io.argus.trainer.data.TrainingBatch;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 

@@ -1,6 +1,6 @@
 package io.argus.pipeline.video;
 
-import io.argus.detector.Detector;
+import io.argus.detector.backends.Detector;
 
 /**
  * Which decoder a camera gets before any stream is opened, from {@code cameras[].decoder} and where its model runs.

@@ -3,26 +3,16 @@ package io.argus.pipeline.build;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.tngtech.archunit.base.DescribedPredicate;
-import com.tngtech.archunit.core.domain.Dependency;
-import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
-import com.tngtech.archunit.library.dependencies.SliceRule;
 import io.argus.testkit.Budget;
 import java.io.File;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -35,8 +25,7 @@ import org.junit.jupiter.api.Test;
  * path (gpu, detector, trainer, tracking and pipeline; tests left out):
  * <ul>
  * <li>no package cycle in {@code io.argus}: every package is a slice, so a cycle between two packages of one feature
- *     counts as one between two features (the cycles inside three plain-Java modules are known and left to their
- *     owners: {@link #TANGLED_INSIDE});</li>
+ *     or of one module counts as one between two features or two modules;</li>
  * <li>no product class uses the tools ({@code io.argus.tools}, a jar apart) or the test kit;</li>
  * <li>{@code detector}, {@code trainer}, {@code tracking} and {@code gpu} are plain Java: neither Vert.x nor the
  *     pipeline; {@code detector} knows nothing of {@code trainer}, {@code gpu} nothing of either;</li>
@@ -80,64 +69,10 @@ class PackageRulesTest {
         product = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPaths(modules);
     }
 
-    /**
-     * Modules whose own packages are in cycles today, left to their owners: detector (its root package with cpu, cuda,
-     * nn, post and yuv; cuda with cuda.layers), gpu (with gpu.cudnn), trainer (data with data.pack and with train, nn
-     * with optim, parallel with train). A cycle inside one of them is not reported here; any other is, between modules
-     * too. Take a module off the list once its cycles are broken: {@link #theModulesListedAsTangledStillAre} says when.
-     */
-    private static final List<String> TANGLED_INSIDE = List.of("detector", "gpu", "trainer");
-
     @Test
     void noPackageCycle() {
-        SliceRule rule = slices().matching("io.argus.(**)").should().beFreeOfCycles();
-        for (String module : TANGLED_INSIDE) {
-            DescribedPredicate<JavaClass> inside = JavaClass.Predicates.resideInAPackage("io.argus." + module + "..");
-            rule = rule.ignoreDependency(inside, inside);
-        }
-        check(rule);
+        check(slices().matching("io.argus.(**)").should().beFreeOfCycles());
     }
-
-    @Test
-    void theModulesListedAsTangledStillAre() {
-        Map<String, Set<String>> arrows = packageArrows();
-        for (String module : TANGLED_INSIDE) {
-            String root = "io.argus." + module;
-            boolean tangled = arrows.entrySet().stream().anyMatch(a -> inModule(a.getKey(), root)
-                    && a.getValue().stream().anyMatch(to -> inModule(to, root) && reaches(arrows, to, a.getKey(), root)));
-            assertTrue(tangled, root + " has no package cycle any more: take it off TANGLED_INSIDE, so that a new cycle"
-                    + " there fails this test");
-        }
-    }
-
-    /** Package to the packages its classes use, within io.argus. */
-    private static Map<String, Set<String>> packageArrows() {
-        Map<String, Set<String>> arrows = new HashMap<>();
-        for (JavaClass c : product) {
-            for (Dependency d : c.getDirectDependenciesFromSelf()) {
-                String to = d.getTargetClass().getPackageName();
-                if (to.startsWith("io.argus.") && !to.equals(c.getPackageName())) {
-                    arrows.computeIfAbsent(c.getPackageName(), k -> new HashSet<>()).add(to);
-                }
-            }
-        }
-        return arrows;
-    }
-
-    /** Whether {@code to} is reached from {@code from} through packages of the module {@code root}. */
-    private static boolean reaches(Map<String, Set<String>> arrows, String from, String to, String root) {
-        Set<String> seen = new HashSet<>();
-        Deque<String> next = new ArrayDeque<>(List.of(from));
-        while (!next.isEmpty()) {
-            String p = next.pop();
-            if (p.equals(to)) return true;
-            if (!seen.add(p)) continue;
-            for (String q : arrows.getOrDefault(p, Set.of())) if (inModule(q, root)) next.push(q);
-        }
-        return false;
-    }
-
-    private static boolean inModule(String pkg, String root) { return pkg.equals(root) || pkg.startsWith(root + "."); }
 
     @Test
     void theProductUsesNeitherTheToolsNorTheTestKit() {

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.argus.detector.Detector;
+import io.argus.detector.backends.Detector;
 import io.argus.detector.cuda.CudaOptions;
 import io.argus.gpu.MemoryMode;
 import io.argus.pipeline.testing.TestConfig;

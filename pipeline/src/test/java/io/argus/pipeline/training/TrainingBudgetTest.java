@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.testkit.Budget;
-import io.argus.trainer.train.BatchSource;
-import io.argus.trainer.train.TrainingBatch;
+import io.argus.trainer.data.BatchSource;
+import io.argus.trainer.data.TrainingBatch;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicBoolean;

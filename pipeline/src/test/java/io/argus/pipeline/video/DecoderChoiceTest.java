@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.argus.detector.Detector.Backend;
+import io.argus.detector.backends.Detector.Backend;
 import io.argus.testkit.Budget;
 import org.junit.jupiter.api.Test;
 

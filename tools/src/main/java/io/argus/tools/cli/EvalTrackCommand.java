@@ -1,14 +1,11 @@
 package io.argus.tools.cli;
 
 import io.argus.detector.DetectParams;
-import io.argus.detector.Detector;
 import io.argus.detector.Model;
+import io.argus.detector.backends.Detector;
 import io.argus.pipeline.cli.CudaSystemProperties;
 import io.argus.pipeline.cli.ModelOptions;
 import io.argus.pipeline.cli.ProjectPaths;
-import io.argus.tracking.ByteTracker;
-import io.argus.tracking.TrackState;
-import io.argus.tracking.TrackerSettings;
 import io.argus.tools.tracking.ClearMot;
 import io.argus.tools.tracking.Hota;
 import io.argus.tools.tracking.Idf1;
@@ -20,6 +17,9 @@ import io.argus.tools.tracking.SceneFile;
 import io.argus.tools.tracking.TrackEval;
 import io.argus.tools.tracking.TrackingScores;
 import io.argus.tools.tracking.TrackingVideo;
+import io.argus.tracking.ByteTracker;
+import io.argus.tracking.TrackState;
+import io.argus.tracking.TrackerSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package io.argus.tools.tracking;
 
 import io.argus.detector.BgrImage;
 import io.argus.detector.Detection;
-import io.argus.detector.Detector;
+import io.argus.detector.backends.Detector;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;

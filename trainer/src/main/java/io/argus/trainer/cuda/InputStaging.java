@@ -13,7 +13,7 @@ import io.argus.gpu.DevicePointer;
 import io.argus.gpu.GpuBuffer;
 import io.argus.gpu.GpuStream;
 import io.argus.gpu.Status;
-import io.argus.trainer.train.TrainingBatch;
+import io.argus.trainer.data.TrainingBatch;
 import java.nio.FloatBuffer;
 import java.util.ArrayList;
 import java.util.List;

@@ -8,7 +8,7 @@ final class KernelCodes {
     private KernelCodes() {}
 
     static int activation(Activation a) {
-        return io.argus.detector.cuda.KernelCodes.activation(a);
+        return io.argus.detector.cuda.layers.KernelCodes.activation(a);
     }
 
     /** The IoU kinds in the order of train_box_iou.cuh's codes (0 to 4). */

@@ -1,7 +1,6 @@
 package io.argus.trainer.data;
 
 import io.argus.detector.BgrImage;
-import io.argus.trainer.data.pack.PackReader;
 import io.argus.trainer.loss.Truth;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;

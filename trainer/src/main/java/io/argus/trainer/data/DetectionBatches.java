@@ -1,8 +1,6 @@
 package io.argus.trainer.data;
 
 import io.argus.trainer.loss.Truth;
-import io.argus.trainer.train.BatchSource;
-import io.argus.trainer.train.TrainingBatch;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;

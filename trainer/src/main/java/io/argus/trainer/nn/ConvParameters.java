@@ -4,6 +4,7 @@ import io.argus.detector.cpu.NativeFloats;
 import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ConvolutionalSpec;
 import io.argus.trainer.optim.OptimizerState;
+import io.argus.trainer.optim.ParameterTensor;
 import io.argus.trainer.precision.Fp16;
 import java.nio.FloatBuffer;
 import java.util.ArrayList;

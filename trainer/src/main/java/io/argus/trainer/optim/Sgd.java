@@ -1,6 +1,5 @@
 package io.argus.trainer.optim;
 
-import io.argus.trainer.nn.ParameterTensor;
 import java.nio.FloatBuffer;
 import java.util.List;
 

@@ -1,5 +1,6 @@
 package io.argus.trainer.train;
 
+import io.argus.trainer.data.BatchSource;
 import io.argus.trainer.loss.LossParts;
 
 /**

@@ -1,5 +1,7 @@
 package io.argus.trainer.train;
 
+import io.argus.trainer.data.BatchSource;
+import io.argus.trainer.data.TrainingBatch;
 import io.argus.trainer.loss.LossParts;
 import io.argus.trainer.optim.SgdStep;
 import io.argus.trainer.precision.LossScaler;

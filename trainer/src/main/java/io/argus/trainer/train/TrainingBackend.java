@@ -2,6 +2,7 @@ package io.argus.trainer.train;
 
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
+import io.argus.trainer.data.TrainingBatch;
 import io.argus.trainer.loss.LossParts;
 import io.argus.trainer.optim.OptimizerState;
 import io.argus.trainer.optim.SgdStep;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.gpu.CudaRuntime;
+import io.argus.trainer.data.TrainingBatch;
 import io.argus.trainer.loss.Truth;
-import io.argus.trainer.train.TrainingBatch;
 import java.nio.FloatBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;

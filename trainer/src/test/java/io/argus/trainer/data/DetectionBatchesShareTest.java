@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.argus.testkit.Budget;
-import io.argus.trainer.train.TrainingBatch;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -10,8 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.testkit.Budget;
 import io.argus.testkit.Pace;
-import io.argus.trainer.data.pack.PackWriter;
-import io.argus.trainer.train.TrainingBatch;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -6,6 +6,7 @@ import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
+import io.argus.trainer.optim.ParameterTensor;
 import java.nio.FloatBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -15,6 +15,7 @@ import io.argus.detector.darknet.ShortcutSpec;
 import io.argus.detector.darknet.UpsampleSpec;
 import io.argus.testkit.Budget;
 import io.argus.trainer.loss.Truth;
+import io.argus.trainer.optim.ParameterTensor;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.argus.testkit.Budget;
-import io.argus.trainer.nn.ParameterTensor;
 import java.nio.FloatBuffer;
 import java.util.List;
 import org.junit.jupiter.api.Test;

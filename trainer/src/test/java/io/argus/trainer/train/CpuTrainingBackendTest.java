@@ -10,6 +10,8 @@ import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
 import io.argus.testkit.Budget;
+import io.argus.trainer.data.BatchSource;
+import io.argus.trainer.data.TrainingBatch;
 import io.argus.trainer.optim.SgdStep;
 import org.junit.jupiter.api.Test;
 

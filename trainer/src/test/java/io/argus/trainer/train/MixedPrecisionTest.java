@@ -8,6 +8,8 @@ import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
 import io.argus.testkit.Budget;
+import io.argus.trainer.data.BatchSource;
+import io.argus.trainer.data.TrainingBatch;
 import io.argus.trainer.loss.Truth;
 import io.argus.trainer.precision.LossScaler;
 import java.nio.file.Path;

@@ -7,6 +7,8 @@ import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.testkit.Budget;
 import io.argus.testkit.Pace;
+import io.argus.trainer.data.BatchSource;
+import io.argus.trainer.data.TrainingBatch;
 import io.argus.trainer.loss.LossParts;
 import io.argus.trainer.optim.LearningRate;
 import io.argus.trainer.optim.SgdStep;

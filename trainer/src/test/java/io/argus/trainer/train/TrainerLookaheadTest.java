@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.testkit.Budget;
+import io.argus.trainer.data.BatchSource;
+import io.argus.trainer.data.TrainingBatch;
 import io.argus.trainer.loss.LossParts;
 import io.argus.trainer.optim.OptimizerState;
 import io.argus.trainer.optim.SgdStep;

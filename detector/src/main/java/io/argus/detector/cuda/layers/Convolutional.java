@@ -1,6 +1,5 @@
 package io.argus.detector.cuda.layers;
 
-import io.argus.detector.cuda.KernelCodes;
 import io.argus.detector.darknet.Activation;
 import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ConvolutionalSpec;

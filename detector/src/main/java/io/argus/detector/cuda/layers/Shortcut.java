@@ -1,7 +1,6 @@
 package io.argus.detector.cuda.layers;
 
 import io.argus.detector.darknet.LayerSpec;
-import io.argus.detector.cuda.KernelCodes;
 import io.argus.detector.darknet.ShortcutSpec;
 import io.argus.gpu.DeviceContext;
 import io.argus.gpu.GpuDevice;

@@ -1,4 +1,4 @@
-package io.argus.trainer.data.pack;
+package io.argus.trainer.data;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -7,9 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.testkit.Budget;
-import io.argus.trainer.data.DataFile;
-import io.argus.trainer.data.Dataset;
-import io.argus.trainer.data.SyntheticScenes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;

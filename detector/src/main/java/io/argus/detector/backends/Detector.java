@@ -1,5 +1,10 @@
-package io.argus.detector;
+package io.argus.detector.backends;
 
+import io.argus.detector.BgrImage;
+import io.argus.detector.DetectParams;
+import io.argus.detector.Detection;
+import io.argus.detector.Model;
+import io.argus.detector.Picture;
 import io.argus.detector.cpu.CpuBackend;
 import io.argus.detector.cpu.CpuOptions;
 import io.argus.detector.cuda.CudaBackend;
@@ -13,7 +18,9 @@ import java.util.List;
 
 /**
  * The one public door to the engine: load a model, detect on batches of BGR images of any size, close.
- * Owned by one thread (the inference worker); buffers are allocated once for {@code maxBatch} images.
+ * Owned by one thread (the inference worker); buffers are allocated once for {@code maxBatch} images. It sits above
+ * the backends it opens; what it takes and gives ({@link Model}, {@link BgrImage}, {@link Detection}...) is
+ * {@code io.argus.detector}'s, which every backend uses.
  *
  * <pre>{@code
  * try (Detector d = Detector.open(Model.load(cfg, weights, names, 0, 0), Detector.Options.cpu(1))) {

@@ -1,9 +1,12 @@
-package io.argus.detector.cuda;
+package io.argus.detector.cuda.layers;
 
 import io.argus.detector.darknet.Activation;
 import io.argus.detector.darknet.YoloSpec.NmsKind;
 
-/** The integer codes kernels/*.cu use for activations (common.cuh) and NMS kinds (nms.cu). */
+/**
+ * The integer codes kernels/*.cu use for activations (common.cuh) and NMS kinds (nms.cu). Here, beside the layers
+ * that pass most of them, so that the layers, the backend above them and the trainer's kernels all reach it.
+ */
 public final class KernelCodes {
     private KernelCodes() {}
 
@@ -19,7 +22,8 @@ public final class KernelCodes {
         };
     }
 
-    static int nms(NmsKind k) {
+    /** For nms.cu, launched by the backend's post-processing ({@code cuda/GpuPostprocess}). */
+    public static int nms(NmsKind k) {
         return switch (k) {
             case DEFAULT -> 0;
             case GREEDY -> 1;

@@ -1,4 +1,4 @@
-package io.argus.trainer.data.pack;
+package io.argus.trainer.data;
 
 /**
  * The layout of a packed dataset (`argus dataset pack`): many small image and label files made into a few large

@@ -1,4 +1,4 @@
-package io.argus.trainer.nn;
+package io.argus.trainer.optim;
 
 import java.nio.FloatBuffer;
 

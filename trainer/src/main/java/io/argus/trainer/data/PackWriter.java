@@ -1,7 +1,6 @@
-package io.argus.trainer.data.pack;
+package io.argus.trainer.data;
 
 import io.argus.detector.io.AtomicFile;
-import io.argus.trainer.data.Dataset;
 import io.argus.trainer.loss.Truth;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.argus.trainer.train;
+package io.argus.trainer.data;
 
 /** Where training passes get their mini-batches from; batch k is the same on every run with the same seed. */
 public interface BatchSource extends AutoCloseable {

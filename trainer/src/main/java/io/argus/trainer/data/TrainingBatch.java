@@ -1,4 +1,4 @@
-package io.argus.trainer.train;
+package io.argus.trainer.data;
 
 import io.argus.trainer.loss.Truth;
 import java.util.List;

@@ -1,16 +1,15 @@
-package io.argus.trainer.parallel;
+package io.argus.trainer.train;
 
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
-import io.argus.trainer.train.CpuTrainingBackend;
-import io.argus.trainer.train.TrainingBackend;
-import io.argus.trainer.train.TrainingRun;
+import io.argus.trainer.parallel.HostAllReduce;
 
 /**
  * Data-parallel training with CPU backends as the ranks, threads of this process summing their gradients through
  * {@link HostAllReduce}: the stand-in for several GPUs (tests, and `argus train --ranks N` on a machine without
  * them). Slower than one CPU backend with all the threads; its point is that the data-parallel run, with its data
- * shares, reductions, checkpoints and resumes, is the same code a multi-GPU run is.
+ * shares, reductions, checkpoints and resumes, is the same code a multi-GPU run is. Beside the CPU backend, as the
+ * GPUs' {@code cuda.NcclRanks} is beside theirs.
  */
 public final class HostRanks implements TrainingRun.Backends {
     private final HostAllReduce allReduce;
