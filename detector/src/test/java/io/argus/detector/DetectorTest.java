@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The public door: batching, strided and direct frames, and bad input with clear messages. */
-@Budget(seconds = 10)
+@Budget(seconds = 20)
 class DetectorTest {
     @TempDir
     Path tmp;

@@ -45,7 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * some number of ranks resumes on another and still ends there; and the controls (no summing, half the data) end
  * measurably elsewhere, so the comparisons can fail.
  */
-@Budget(seconds = 5)
+@Budget(seconds = 15)
 class DataParallelTest {
     /** The tiny network with four mini-batches of 2 images per iteration: 1, 2 or 4 ranks share them out. */
     static final String CFG = TrainingRunTest.CFG.replace("batch=4", "batch=8").replace("subdivisions=2",

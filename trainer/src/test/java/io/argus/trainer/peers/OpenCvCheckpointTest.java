@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * statistics) loads in OpenCV DNN's Darknet importer, an independent implementation, and gives the same [yolo]
  * outputs as our engine: relative L2 within 1e-4 for every head and image.
  */
-@Budget(seconds = 5)
+@Budget(seconds = 10)
 class OpenCvCheckpointTest {
     @TempDir
     Path dir;

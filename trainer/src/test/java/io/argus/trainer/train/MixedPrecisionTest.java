@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * Emulated mixed precision reproduces real FP16 overflows of scaled gradients, and the trainer with its loss scaler
  * skips those steps, lowers the scale until they fit, then raises it again after clean runs.
  */
-@Budget(seconds = 5)
+@Budget(seconds = 10)
 class MixedPrecisionTest {
     static final String CFG = """
             [net]

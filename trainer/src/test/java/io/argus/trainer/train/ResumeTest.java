@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * foreign and mismatched checkpoint files are refused naming the file and what did not match; an older checkpoint
  * without momentum resumes with zero momentum and says so once.
  */
-@Budget(seconds = 5)
+@Budget(seconds = 25)
 class ResumeTest {
     static final int ITERATIONS = 8;
     static final int THREADS = 2;
