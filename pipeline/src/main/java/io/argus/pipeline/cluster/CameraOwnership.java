@@ -246,9 +246,14 @@ public final class CameraOwnership extends VerticleBase {
                     int share = FairShare.of(cameras.size(), weights, held.node());
                     handOver.prepareStandby(cameras, judged.believed(), judged.suspect().keySet(), live);
                     List<Claiming.Claim> claims = claiming.claimable(cameras, judged, live, clock.nanoTime());
+                    // shares are counted from the believed leases: while a stranger's write hides one (suspect, or
+                    // deleted from a living holder) its holder would count a camera short and be handed one more
+                    boolean leasesIntact = judged.suspect().isEmpty() && cameras.keySet().stream()
+                            .allMatch(c -> judged.believed().containsKey(c) || trust.newest(c) == null);
                     return Future.join(dropped, healed).<Void>mapEmpty().recover(e -> Future.succeededFuture())
                             .compose(v -> claiming.claim(claims, share))
-                            .compose(v -> rebalance(cameras.size(), judged.believed(), live, weights, claims.isEmpty(), directory))
+                            .compose(v -> rebalance(cameras.size(), judged.believed(), live, weights,
+                                    claims.isEmpty() && leasesIntact, directory))
                             .compose(v -> nodes.prune(live, directory));
                 });
     }

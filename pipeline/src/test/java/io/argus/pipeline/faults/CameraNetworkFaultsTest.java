@@ -189,6 +189,7 @@ class CameraNetworkFaultsTest {
 
     @Test
     @Order(3)
+    @Tag(Tiers.LONG)
     void linkDownFor60Seconds() throws Exception { linkDown("link-down-60s", 60_000, "ld60-tcp", "ld60-udp"); }
 
     private void linkDown(String name, long downMs, String tcp, String udp) throws Exception {
@@ -213,6 +214,7 @@ class CameraNetworkFaultsTest {
 
     @Test
     @Order(4)
+    @Tag(Tiers.LONG)
     void lossDelayAndJitterForAMinute() throws Exception {
         Fault f = new Fault("loss10-delay200-jitter50-60s", List.of("imp-tcp", "imp-udp"));
         String lossBy;

@@ -45,6 +45,11 @@ class ClusterAdmitsOnlyItsOwnTest {
     static TwoNodeCluster cluster;
     /** What the cluster code logged, to check that an invalid value is logged once. */
     static final List<String> logged = new CopyOnWriteArrayList<>();
+    /**
+     * Held here: the log manager keeps loggers only weakly, so a logger given a handler and then let go can be
+     * collected and made again without it by the first class that logs to it.
+     */
+    static final Logger clusterLog = Logger.getLogger("argus.cluster");
     static final Handler capture = new Handler() {
         @Override public void publish(LogRecord r) {
             String m = r.getMessage();
@@ -59,13 +64,13 @@ class ClusterAdmitsOnlyItsOwnTest {
 
     @BeforeAll
     static void start() throws Exception {
-        Logger.getLogger("argus.cluster").addHandler(capture);
+        clusterLog.addHandler(capture);
         cluster = TwoNodeCluster.start();
     }
 
     @AfterAll
     static void stop() throws Exception {
-        Logger.getLogger("argus.cluster").removeHandler(capture);
+        clusterLog.removeHandler(capture);
         if (cluster != null) cluster.close();
     }
 
