@@ -58,10 +58,14 @@ class ClusterFailoverTest {
      */
     static final long FROZEN_LIMIT_MS = 45_000;
     /**
-     * A camera rebalanced onto a joining node is handed over warm, as at a SIGTERM: silent for at most the same 2 s.
-     * Released cold, it waited for its heir, up to a lease (10 s) when the heir was slow (2026-11-28 cluster soak).
+     * A camera rebalanced onto a joining node is handed over warm, as at a SIGTERM; released cold, it waited for its
+     * heir, up to a lease (10 s) when the heir was slow (2026-11-28 cluster soak), which this bound must catch. Measured
+     * on the shared 2-core machine (Intel family 6 model 106, 2026-11-29): 627-2,028 ms in two runs alone, 398-2,245 ms
+     * over four runs beside a parallel build (scripts/flaky-check.sh; 3 of the 4 then failed the 2 s bound this shared
+     * with the SIGTERM hand-over, whose gap was 352-391 ms), and 2,950 ms once inside the whole suite under load 10-17.
+     * Hence 4 s: above every measured gap, well below a cold hand-over.
      */
-    static final long REBALANCE_GAP_LIMIT_MS = HANDOVER_GAP_LIMIT_MS;
+    static final long REBALANCE_GAP_LIMIT_MS = 4_000;
 
     final Vertx client = Vertx.vertx();
     final List<ClusterNode> nodes = new ArrayList<>();
