@@ -58,7 +58,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Tag(Tiers.SYSTEM)
-@Budget(seconds = 630)
+@Budget(seconds = 400)
 class CameraNetworkFaultsTest {
     static final int FPS = FaultMedia.FPS;
     static final double FPS_TOLERANCE = 0.10;
