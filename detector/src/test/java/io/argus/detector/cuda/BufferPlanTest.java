@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.RouteSpec;
+import io.argus.detector.testing.ProjectFiles;
 import io.argus.testkit.Budget;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.Test;
 class BufferPlanTest {
     @Test
     void yolov4TinyWritesItsConcatenationsInPlace() {
-        NetworkSpec spec = NetworkSpec.load(TestFiles.cfg("yolov4-tiny"), 416, 416);
+        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg("yolov4-tiny"), 416, 416);
         BufferPlan plan = BufferPlan.of(spec, true);
         // route 6 = [5, 4]: 5 at channel 0, 4 (32 channels) after it
         assertEquals(new BufferPlan.Slot(6, 0), plan.slot(5));
@@ -38,7 +39,7 @@ class BufferPlanTest {
 
     @Test
     void noPlacementWhenDisabled() {
-        NetworkSpec spec = NetworkSpec.load(TestFiles.cfg("yolov4-tiny"), 416, 416);
+        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg("yolov4-tiny"), 416, 416);
         assertEquals(0, BufferPlan.of(spec, false).placedCount());
     }
 
@@ -46,7 +47,7 @@ class BufferPlanTest {
     @ValueSource(strings = {"yolov3-tiny", "yolov3", "yolov4-tiny", "yolov4-tiny-3l", "yolov4", "yolov4-csp",
             "yolov7-tiny"})
     void slotsAreAlignedDisjointAndMatchTheirRoute(String name) {
-        NetworkSpec spec = NetworkSpec.load(TestFiles.cfg(name), 416, 416);
+        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), 416, 416);
         BufferPlan plan = BufferPlan.of(spec, true);
         Map<Integer, boolean[]> used = new HashMap<>();
         for (LayerSpec l : spec.layers()) {

@@ -10,6 +10,7 @@ import io.argus.detector.Model;
 import io.argus.detector.backends.Detector;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
+import io.argus.detector.testing.ProjectFiles;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.CudaUnavailableException;
 import io.argus.testkit.Budget;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.Test;
 @Budget(seconds = 5)
 class CudaUnavailableTest {
     private static Model tiny() {
-        NetworkSpec spec = NetworkSpec.load(TestFiles.cfg("yolov4-tiny"), 64, 64);
+        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg("yolov4-tiny"), 64, 64);
         return new Model(spec, WeightsInit.darknet(spec, 1), Model.genericNames(spec.classes()));
     }
 

@@ -9,6 +9,8 @@ import io.argus.detector.cpu.CpuBackend;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.YoloSpec;
+import io.argus.detector.testing.ProjectFiles;
+import io.argus.detector.testing.RandomWeights;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.MemoryMode;
 import io.argus.testkit.Budget;
@@ -39,9 +41,9 @@ class GpuBatchParityTest {
     @ParameterizedTest
     @ValueSource(strings = {"yolov4-tiny", "yolov3-tiny"})
     void everyBatchSizeMatchesTheCpu(String name) {
-        NetworkSpec spec = NetworkSpec.load(TestFiles.cfg(name), 416, 416);
-        ModelWeights weights = TestWeights.random(spec, 11);
-        TestWeights.calibrate(spec, weights, List.of(BgrImage.read(TestFiles.sample("dog.jpg"))), 4);
+        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), 416, 416);
+        ModelWeights weights = RandomWeights.deep(spec, 11);
+        RandomWeights.calibrateOn(spec, weights, List.of(BgrImage.read(ProjectFiles.sample("dog.jpg"))), 4);
         Model model = new Model(spec, weights, Model.genericNames(spec.classes()));
         int max = 64;
         int inputSize = spec.inputShape().size();

@@ -7,6 +7,7 @@ import io.argus.detector.cpu.CpuNetwork;
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
+import io.argus.detector.testing.RandomWeights;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.MemoryMode;
 import io.argus.testkit.Budget;
@@ -241,7 +242,7 @@ class GpuLayerParityTest {
     @MethodSource("cases")
     void everyLayerMatchesTheCpu(String name, String cfg, String build, CudaOptions options) {
         NetworkSpec spec = NetworkSpec.parse(Path.of("parity-" + name + ".cfg"), cfg, 0, 0);
-        ModelWeights weights = TestWeights.random(spec, 5);
+        ModelWeights weights = RandomWeights.deep(spec, 5);
         int batch = 2;
         SplittableRandom rnd = new SplittableRandom(9);
         int size = spec.inputShape().size();

@@ -18,6 +18,8 @@ import io.argus.detector.post.Candidate;
 import io.argus.detector.post.Detections;
 import io.argus.detector.post.InputGeometry;
 import io.argus.detector.post.YoloDecoder;
+import io.argus.detector.testing.ProjectFiles;
+import io.argus.detector.testing.RandomWeights;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.MemoryMode;
 import io.argus.testkit.Budget;
@@ -32,7 +34,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The CUDA backend's correctness bar on a real GPU, for every shipped cfg at 416x416 with calibrated random weights
- * ({@link TestWeights}): FP16 GPU vs FP32 CPU relative L2 of the raw [yolo] outputs at most 1e-2 on the same input;
+ * ({@link RandomWeights#deep}): FP16 GPU vs FP32 CPU relative L2 of the raw [yolo] outputs at most 1e-2 on the same input;
  * the full GPU pipeline (preprocess kernel, network, GPU decode + NMS) finds the same detections as the CPU backend
  * on sample images (IoU >= 0.95, for every detection at least 0.01 above the threshold); the GPU decode + NMS equals
  * the CPU's on the same head outputs (same detections in the same order, box corners within 0.05 px); unified and device memory give identical results.
@@ -51,11 +53,11 @@ class GpuModelsTest {
     @ValueSource(strings = {"yolov4-tiny", "yolov3-tiny", "yolov4-tiny-3l", "yolov7-tiny", "yolov3", "yolov4",
             "yolov4-csp"})
     void fp16MatchesFp32(String name) {
-        NetworkSpec spec = NetworkSpec.load(TestFiles.cfg(name), 416, 416);
-        ModelWeights weights = TestWeights.random(spec, 11);
-        List<BgrImage> images = List.of(BgrImage.read(TestFiles.sample("dog.jpg")),
-                BgrImage.read(TestFiles.sample("person.jpg")));
-        TestWeights.calibrate(spec, weights, images, 4);
+        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), 416, 416);
+        ModelWeights weights = RandomWeights.deep(spec, 11);
+        List<BgrImage> images = List.of(BgrImage.read(ProjectFiles.sample("dog.jpg")),
+                BgrImage.read(ProjectFiles.sample("person.jpg")));
+        RandomWeights.calibrateOn(spec, weights, images, 4);
         Model model = new Model(spec, weights, Model.genericNames(spec.classes()));
         int n = images.size();
         int inputSize = spec.inputShape().size();

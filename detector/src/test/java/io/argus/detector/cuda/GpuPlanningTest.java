@@ -11,6 +11,8 @@ import io.argus.detector.Detection;
 import io.argus.detector.Model;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
+import io.argus.detector.testing.ProjectFiles;
+import io.argus.detector.testing.RandomWeights;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.DeviceContext;
 import io.argus.gpu.MemoryMode;
@@ -40,11 +42,11 @@ class GpuPlanningTest {
     @BeforeAll
     static void needsGpu() {
         assumeTrue(CudaRuntime.available(), () -> "no CUDA: " + CudaRuntime.problem());
-        spec = NetworkSpec.load(TestFiles.cfg("yolov4-tiny"), 416, 416);
-        weights = TestWeights.random(spec, 21);
-        images = List.of(BgrImage.read(TestFiles.sample("dog.jpg")), BgrImage.read(TestFiles.sample("horses.jpg")),
-                BgrImage.read(TestFiles.sample("person.jpg")));
-        TestWeights.calibrate(spec, weights, images, 6);
+        spec = NetworkSpec.load(ProjectFiles.cfg("yolov4-tiny"), 416, 416);
+        weights = RandomWeights.deep(spec, 21);
+        images = List.of(BgrImage.read(ProjectFiles.sample("dog.jpg")), BgrImage.read(ProjectFiles.sample("horses.jpg")),
+                BgrImage.read(ProjectFiles.sample("person.jpg")));
+        RandomWeights.calibrateOn(spec, weights, images, 6);
     }
 
     static CudaOptions options(Path cache) {

@@ -9,6 +9,7 @@ import io.argus.detector.Model;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
 import io.argus.detector.post.Preprocess;
+import io.argus.detector.testing.ProjectFiles;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.MemoryMode;
 import io.argus.testkit.Budget;
@@ -39,13 +40,13 @@ class GpuPreprocessTest {
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
     void matchesDarknetResize(boolean letterbox) throws Exception {
-        String cfg = Files.readString(TestFiles.cfg("yolov4-tiny"));
+        String cfg = Files.readString(ProjectFiles.cfg("yolov4-tiny"));
         if (letterbox) cfg = cfg.replaceFirst("\\[net\\]", "[net]\nletter_box=1");
-        NetworkSpec spec = NetworkSpec.parse(TestFiles.cfg("yolov4-tiny"), cfg, 416, 416);
+        NetworkSpec spec = NetworkSpec.parse(ProjectFiles.cfg("yolov4-tiny"), cfg, 416, 416);
         Model model = new Model(spec, WeightsInit.darknet(spec, 1), Model.genericNames(spec.classes()));
         List<BgrImage> images = new ArrayList<>();
         for (String s : new String[] {"dog.jpg", "eagle.jpg", "giraffe.jpg", "horses.jpg", "person.jpg"}) {
-            images.add(BgrImage.read(TestFiles.sample(s)));
+            images.add(BgrImage.read(ProjectFiles.sample(s)));
         }
         // a frame with row padding (stride > 3 x width)
         BgrImage dog = images.get(0);

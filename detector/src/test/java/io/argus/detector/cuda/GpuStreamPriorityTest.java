@@ -9,6 +9,7 @@ import io.argus.detector.Model;
 import io.argus.detector.backends.Detector;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsInit;
+import io.argus.detector.testing.ProjectFiles;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.GpuStream;
 import io.argus.gpu.MemoryMode;
@@ -32,7 +33,7 @@ class GpuStreamPriorityTest {
 
     @Test
     void detectionRunsAtTheGreatestPriorityTrainingAtTheLeast() {
-        NetworkSpec spec = NetworkSpec.load(TestFiles.cfg("yolov4-tiny"), 160, 160);
+        NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg("yolov4-tiny"), 160, 160);
         Model model = new Model(spec, WeightsInit.darknet(spec, 1), Model.genericNames(spec.classes()));
         CudaOptions options = CudaOptions.defaults().withMemory(MemoryMode.DEVICE).withAutotune(1);
         try (Detector d = Detector.open(model, new Detector.Options(Detector.Backend.AUTO, 1, DetectParams.DEFAULT,

@@ -11,6 +11,7 @@ import io.argus.detector.cpu.CpuBackend;
 import io.argus.detector.cpu.CpuOptions;
 import io.argus.detector.cpu.CpuPrecision;
 import io.argus.detector.cpu.WinogradPolicy;
+import io.argus.detector.testing.RandomWeights;
 import io.argus.testkit.Budget;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,8 +29,8 @@ import org.junit.jupiter.api.Test;
 class GpuWorkersTest {
     @Test
     void spreadsBatchesOverWorkersWithTheSameResults() {
-        Model model = TestWeights.calibratedTiny(96, 3, 4, "dog.jpg", "person.jpg");
-        List<BgrImage> images = TestWeights.pictures("dog.jpg", "person.jpg");
+        Model model = RandomWeights.calibratedTiny(96, 3, 4, "dog.jpg", "person.jpg");
+        List<BgrImage> images = RandomWeights.pictures("dog.jpg", "person.jpg");
         DetectParams params = new DetectParams(0.25f, 0.45f, null);
         List<List<Detection>> expected;
         CpuOptions same = new CpuOptions(CpuPrecision.FP32, false, null, null, WinogradPolicy.OFF);

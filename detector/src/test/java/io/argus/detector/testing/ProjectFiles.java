@@ -20,6 +20,11 @@ public final class ProjectFiles {
         return root().resolve("config/models/cfg").resolve(name + ".cfg");
     }
 
+    /** A sample picture of config/samples by file name (e.g. "dog.jpg"). */
+    public static Path sample(String name) {
+        return root().resolve("config/samples").resolve(name);
+    }
+
     public static Path cocoNames() {
         return root().resolve("config/models/coco.names");
     }
