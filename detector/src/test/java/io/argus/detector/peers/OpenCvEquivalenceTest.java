@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and with our Winograd F(2x2) and F(4x4) forced on every FP32 3x3 stride-1 layer, so either is checked whichever CPU
  * would pick it. OpenCV's side does not depend on our Winograd policy, so the three cases of a cfg share it.
  */
-@Budget(seconds = 180)
+@Budget(seconds = 200)
 class OpenCvEquivalenceTest {
     static final float THRESH = 0.25f;
     static final float NMS = 0.45f;

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code argus eval track} end to end: scoring a results file, the demo model and ByteTrack on a synthetic tracking
  * video from {@code argus dataset tracking}, clear errors; and {@code argus eval} still demanding its options.
  */
-@Budget(seconds = 25)
+@Budget(seconds = 35)
 class EvalTrackCommandTest {
     private static final Pattern LAST_LINE =
             Pattern.compile("MOTA = (-?[0-9.]+), IDF1 = ([0-9.]+), HOTA = ([0-9.]+), IDSW = ([0-9]+)");

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The synthetic tracking video: reproducible from its seed, and its ground truth says what the frames show (objects
  * where the boxes are, hidden ones marked so, true line counts that follow from the script).
  */
-@Budget(seconds = 25)
+@Budget(seconds = 35)
 class TrackingVideoTest {
     private static final long SEED = 5;
     private static final TrackingVideo VIDEO = TrackingVideo.of(SEED);

@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * over the input, so the input is the head's input z. MSE box loss: every entry. IoU kinds: objectness and class
  * entries by differences, box entries against the IoU derivative mapped as documented (Darknet's surrogate).
  */
-@Budget(seconds = 5)
+@Budget(seconds = 10)
 class YoloLossGradientTest {
     static final int GRID = 6;
     static final int CLASSES = 3;
