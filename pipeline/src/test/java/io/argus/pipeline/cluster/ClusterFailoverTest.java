@@ -43,7 +43,9 @@ import org.junit.jupiter.api.Test;
  * camera refused, and no camera published by two nodes at once after the epoch filter.
  */
 @Tag(Tiers.SYSTEM)
-@Budget(seconds = 130)
+// the budget allows what the test's own bounds allow: a whole run took 147 s when a frozen node's cameras came back
+// after 42 s (FROZEN_LIMIT_MS is 45 s), 64-93 s otherwise
+@Budget(seconds = 200)
 class ClusterFailoverTest {
     static final int CAMERAS = 6;
     static final long FAILOVER_LIMIT_MS = 10_000;
