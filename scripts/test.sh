@@ -84,7 +84,7 @@ if [ -x kernels/check.sh ]; then kernels/check.sh; fi
 tier_start="$(mktemp)"; trap 'rm -f "$tier_start"' EXIT
 slowest() {   # REPORT_DIR_NAME
   find */target/"$1" -name '*.txt' -newer "$tier_start" -exec cat {} + 2>/dev/null | sed -n 's/.*Time elapsed: \([0-9.,]*\) s.* in \(.*\)$/\1 \2/p' | tr -d , \
-    | sort -rn | head -5 | awk '{ printf "  %7.1f s  %s\n", $1, $2 }'
+    | sort -rn | awk 'NR <= 5 { printf "  %7.1f s  %s\n", $1, $2 }'   # awk reads all: head would end sort with SIGPIPE (141)
 }
 
 # The unit and component tier: surefire (every module's tests but the system ones, then the fuzz tests' seeds and found

@@ -21,9 +21,15 @@ class BudgetExtensionTest {
     @Test
     void verdicts() {
         assertNull(BudgetExtension.verdict(Stated.class, 2.9, 1));
-        String over = BudgetExtension.verdict(Stated.class, 3.2, 1);
-        assertTrue(over.contains("BudgetExtensionTest$Stated took 3.2 s, over its budget of 3 s"), over);
-        assertNull(BudgetExtension.verdict(Stated.class, 5.9, 2), "scaled for a slower machine");
+        assertNull(BudgetExtension.warning(Stated.class, 2.9, 1));
+        // 3 s budget: fails above 3 * 1.5 + 5 = 9.5 s; between 3 and 9.5 s it passes with a warning
+        assertNull(BudgetExtension.verdict(Stated.class, 9.4, 1), "within the grace");
+        String warned = BudgetExtension.warning(Stated.class, 9.4, 1);
+        assertTrue(warned.contains("BudgetExtensionTest$Stated took 9.4 s, over its budget of 3 s (it fails above 9.5 s)"), warned);
+        String over = BudgetExtension.verdict(Stated.class, 9.6, 1);
+        assertTrue(over.contains("BudgetExtensionTest$Stated took 9.6 s, over its budget of 3 s and the grace above it (9.5 s)"), over);
+        assertNull(BudgetExtension.verdict(Stated.class, 18.9, 2), "scaled for a slower machine");
+        assertTrue(BudgetExtension.verdict(Stated.class, 19.1, 2).contains("(x 2.00)"));
         String none = BudgetExtension.verdict(Unstated.class, 0.1, 1);
         assertTrue(none.contains("states no time budget: add @Budget(seconds = N)"), none);
     }
