@@ -1,5 +1,6 @@
 package io.argus.pipeline.cli;
 
+import io.argus.detector.testing.TinyTrainingCfg;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -29,43 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
  * are byte for byte those of a run of N + 10 iterations that never stopped.
  */
 @Tag(Tiers.SYSTEM)
-@Budget(seconds = 5)
+@Budget(seconds = 10)
 class TrainSuspendTest {
-    static final String CFG = """
-            [net]
-            batch=4
-            subdivisions=2
-            width=32
-            height=32
-            channels=3
-            learning_rate=0.001
-            burn_in=0
-            [convolutional]
-            batch_normalize=1
-            filters=8
-            size=3
-            stride=2
-            pad=1
-            activation=leaky
-            [convolutional]
-            batch_normalize=1
-            filters=8
-            size=3
-            stride=2
-            pad=1
-            activation=mish
-            [convolutional]
-            size=1
-            stride=1
-            pad=1
-            filters=30
-            activation=linear
-            [yolo]
-            mask=0,1,2
-            anchors=6,6, 10,10, 16,16
-            classes=5
-            num=3
-            """;
+    static final String CFG = TinyTrainingCfg.text(5);
     static final Pattern SUSPENDED = Pattern.compile("argus train: suspended at iteration (\\d+) \\((.*)\\); continue "
             + "with --resume");
 
