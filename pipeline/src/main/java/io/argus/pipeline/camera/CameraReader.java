@@ -154,6 +154,9 @@ final class CameraReader {
     }
 
     private void spawn(int gen, boolean backoffFirst) {
+        // the connect clock starts now: the thread may take a while to reach its first attempt (loading FFmpeg's
+        // libraries, choosing the decoder), and the watchdog, seeing CONNECTING, must not measure from time zero
+        attemptStartNanos = System.nanoTime();
         liveThreads.incrementAndGet();
         Thread t = new Thread(() -> run(gen, backoffFirst), "argus-camera-" + camera.id() + "-" + gen);
         t.setDaemon(true);
