@@ -322,7 +322,8 @@ final class CameraReader {
             return current(gen) ? refused(e) : Outcome.FAILED;
         } catch (Exception e) {
             if (current(gen)) {
-                stats.lastError = source.scrub(readable(e.getMessage()));
+                // scrubbed first: a secret query value is cut to the end of the text, which would take the words with it
+                stats.lastError = readable(source.scrub(e.getMessage()));
                 log.log(Level.WARNING, "camera {0} ({1}): {2}", camera.id(), source.redacted(), stats.lastError);
             }
             return Outcome.FAILED;

@@ -55,7 +55,7 @@ public final class SourceProbe {
             if (grabber.getVideoCodec() != 0 && grabber.getImageWidth() > 0) return null;
             why = "no video stream";
         } catch (Exception | LinkageError e) {
-            why = CameraReader.readable(e.getMessage());
+            why = CameraReader.readable(source.scrub(e.getMessage()));
         } finally {
             try {
                 grabber.releaseUnsafe();
@@ -64,7 +64,7 @@ public final class SourceProbe {
             }
         }
         System.getLogger("argus.camera").log(Level.INFO, "refused video file {0}: {1}", source.redacted(),
-                source.scrub(why));
+                why);
         return "url: " + CameraUrl.cannotOpenVideoFile(Path.of(source.redacted()));
     }
 }
