@@ -53,15 +53,18 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("safety")
 @Tag(Tiers.SYSTEM)
-@Budget(seconds = 125)
+@Budget(seconds = 65)
 class TrainKillResumeTest {
     static final int KILLS = Integer.getInteger("argus.trainKill.kills", 30);
     static final long SEED = Long.getLong("argus.safety.seed", 17);
     /** What each kill cuts, in turn: a file's write (the hook), or a SIGKILL at a random instant. */
     static final List<String> TURNS = List.of("momentum", "weights", "state", "checkpoint", "sigkill in a write",
             "sigkill at random");
-    /** The writes of a checkpoint, as {@link #cutFile} names them. */
-    static final List<String> WRITES = List.of("momentum", "weights", "state", "checkpoint", "last.weights link");
+    /**
+     * The writes of a checkpoint a SIGKILL aims at, as {@link #cutFile} names them (the link of _last.weights lives
+     * for microseconds under its temporary name: never seen by a poll).
+     */
+    static final List<String> WRITES = List.of("momentum", "weights", "state", "checkpoint");
     static final Pattern COMMITTED = Pattern.compile("checkpoint .* at iteration (\\d+)");
     static final Pattern RESUMED = Pattern.compile("argus train: resuming from the checkpoint of iteration (\\d+) "
             + "\\((.*)\\), loss scale ([^ ]+) \\((\\d+) clean steps, (\\d+) skipped\\), momentum from (.*)");
@@ -198,7 +201,7 @@ class TrainKillResumeTest {
             if (turn.equals("sigkill in a write")) {
                 // the moment a write of the file picked shows its temporary file (it may finish before the signal)
                 String file = WRITES.get(random.nextInt(WRITES.size()));
-                Waits.until(() -> file.equals(cutFile(out)) || !p.isAlive(), 30_000, 1);
+                Waits.until(() -> file.equals(cutFile(out)) || !p.isAlive(), 3_000, 1); // else at 3 s, wherever
             } else {
                 Pace.holdMillis(random.nextInt(300), "a random instant while it trains and checkpoints");
             }
