@@ -198,7 +198,10 @@ public final class Checkpoint {
                 skipped.add("skipped the checkpoint of iteration " + n + ": " + e.getMessage());
             }
         }
-        if (found.isEmpty()) skipped.add(pointer + " names iteration " + named + ", whose files are missing");
+        if (found.isEmpty()) {
+            skipped.add(named >= 0 ? pointer + " names iteration " + named + ", whose files are missing"
+                    : pointerProblem + ", and no generation's files");
+        }
         throw new IllegalArgumentException("--resume: no complete checkpoint in " + out + ": "
                 + String.join("; ", skipped));
     }
