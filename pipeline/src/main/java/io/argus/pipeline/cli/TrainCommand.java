@@ -38,15 +38,17 @@ final class TrainCommand implements Callable<Integer> {
     int maxBatches;
 
     @Option(names = "--out", required = true,
-            description = "directory for the checkpoint: <cfg name>_last.weights, .momentum, .state")
+            description = "directory for the checkpoints: <cfg name>_ckpt<N>.momentum, .weights, .state (the last two "
+                    + "iterations N), <cfg name>_last.checkpoint naming the newest, <cfg name>_last.weights (its weights)")
     Path out;
 
     @Option(names = "--checkpoint-every", defaultValue = "100",
             description = "iterations between checkpoints (default ${DEFAULT-VALUE})")
     int checkpointEvery;
 
-    @Option(names = "--resume", description = "continue from the checkpoint in OUT (weights, momentum, state) exactly "
-            + "where it stopped")
+    @Option(names = "--resume", description = "continue from the newest complete checkpoint in OUT (weights, momentum, "
+            + "loss scale) exactly where it stopped, even after kill -9; without it an earlier run's checkpoints in OUT "
+            + "are removed")
     boolean resume;
 
     @Option(names = "--seed", defaultValue = "1", description = "seed of the initialisation and the batches (default ${DEFAULT-VALUE})")
