@@ -131,19 +131,31 @@ public final class Checkpoint {
      * of the checkpoint removed, or -1 when there was none.
      */
     public static int clear(Path out, NetworkSpec spec) {
-        int removed = -1;
-        Generation pointed = Files.isRegularFile(pointerFile(out, spec)) ? safeLatest(out, spec) : null;
-        if (pointed != null) removed = pointed.iteration();
+        int removed = newest(out, spec);
         List<Path> files = new ArrayList<>();
         files.add(pointerFile(out, spec));
-        for (int n : generations(out, spec).descendingSet()) {
-            removed = Math.max(removed, n);
-            files.addAll(generation(out, spec, n).files());
-        }
+        for (int n : generations(out, spec).descendingSet()) files.addAll(generation(out, spec, n).files());
         files.add(OldLayoutCheckpoint.stateFile(out, spec));
         files.add(OldLayoutCheckpoint.momentumFile(out, spec));
         delete(out, files);
         return removed;
+    }
+
+    /**
+     * The iteration of the newest checkpoint files in {@code out} (the pointer's or any generation's, complete or not),
+     * -1 when there are none of this layout; the layout before generations counts as iteration 0 (its state file is
+     * not read here).
+     */
+    public static int newest(Path out, NetworkSpec spec) {
+        int newest = -1;
+        Generation pointed = Files.isRegularFile(pointerFile(out, spec)) ? safeLatest(out, spec) : null;
+        if (pointed != null) newest = pointed.iteration();
+        for (int n : generations(out, spec)) newest = Math.max(newest, n);
+        if (newest < 0 && (Files.exists(OldLayoutCheckpoint.stateFile(out, spec))
+                || Files.exists(OldLayoutCheckpoint.momentumFile(out, spec)))) {
+            newest = 0;
+        }
+        return newest;
     }
 
     /**
