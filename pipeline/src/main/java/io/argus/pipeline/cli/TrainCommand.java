@@ -31,6 +31,12 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--weights", description = "starting weights (default: Darknet's initialisation from --seed)")
     Path weights;
 
+    @Option(names = "--burn-in", defaultValue = "auto",
+            description = "iterations over which the learning rate ramps up from 0; auto: none with --weights (trained "
+                    + "weights take the full rate at once), the cfg's burn_in from scratch or with --resume "
+                    + "(default ${DEFAULT-VALUE})")
+    String burnIn;
+
     @Option(names = "--data", required = true, description = "Darknet .data file (classes, train, valid, names)")
     Path data;
 
@@ -127,7 +133,7 @@ final class TrainCommand implements Callable<Integer> {
         Progress progress = new Progress(System.out, System.console() != null);
         try (SuspendOnSignal signal = new SuspendOnSignal(System.err)) {
             TrainingRun.Result r = TrainingRun.run(new TrainingRun.Options(cfg, weights, data, maxBatches, out,
-                    checkpointEvery, resume, seed, threads, fp16, loaderThreads, loaderDepth), progress,
+                    checkpointEvery, resume, seed, threads, fp16, loaderThreads, loaderDepth, burnIn(burnIn)), progress,
                     backends(device, fp16, gpus, ranks), signal);
             progress.finish();
             if (r.suspended()) {
@@ -141,6 +147,18 @@ final class TrainCommand implements Callable<Integer> {
             System.out.flush(); // before the signal's hook lets the JVM exit
             return 0;
         }
+    }
+
+    /** {@code --burn-in}: auto or a number of iterations. */
+    static int burnIn(String value) {
+        if (value.equalsIgnoreCase("auto")) return TrainingRun.AUTO_BURN_IN;
+        try {
+            int n = Integer.parseInt(value.strip());
+            if (n >= 0) return n;
+        } catch (NumberFormatException e) {
+            // explained below
+        }
+        throw new IllegalArgumentException("--burn-in: expected auto or a number of iterations >= 0, found " + value);
     }
 
     /**

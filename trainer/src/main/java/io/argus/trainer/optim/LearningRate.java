@@ -47,6 +47,12 @@ public final class LearningRate {
 
     public int burnIn() { return burnIn; }
 
+    /** The same schedule with {@code iterations} of burn-in (0: the rate starts at its scheduled value). */
+    public LearningRate withBurnIn(int iterations) {
+        if (iterations < 0) throw new IllegalArgumentException("burn-in: expected >= 0 iterations, found " + iterations);
+        return new LearningRate(base, iterations, power, policy, steps, scales, gamma, step, maxBatches);
+    }
+
     /** Whether update number {@code iteration} (from 1) is still in burn-in. */
     public boolean inBurnIn(int iteration) { return iteration < burnIn; }
 

@@ -29,6 +29,12 @@ public record TrainingPlan(int batch, int subdivisions, int maxBatches, float mo
                 t.emaAlpha());
     }
 
+    /** The same plan with {@code iterations} of burn-in instead of the cfg's. */
+    public TrainingPlan withBurnIn(int iterations) {
+        return new TrainingPlan(batch, subdivisions, maxBatches, momentum, decay, learningRate.withBurnIn(iterations),
+                emaAlpha);
+    }
+
     /** Images per pass. */
     public int miniBatch() { return batch / subdivisions; }
 

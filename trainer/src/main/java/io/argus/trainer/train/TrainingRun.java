@@ -34,15 +34,45 @@ public final class TrainingRun {
      * @param fp16            emulate mixed precision (FP16 activations, gradients and working weights)
      * @param loaderThreads   threads making batches ahead (0: {@link PrefetchingBatches#defaultThreads})
      * @param loaderDepth     batches made ahead (0: {@link PrefetchingBatches#DEFAULT_DEPTH})
+     * @param burnIn          iterations of burn-in, or {@link #AUTO_BURN_IN}: none when starting from {@code weights}
+     *                        (trained weights need their full rate from the first update; a ramp from ~0 over the
+     *                        cfg's burn_in would leave a short fine-tune unchanged), the cfg's burn_in otherwise
+     *                        (random weights need the ramp)
      */
     public record Options(Path cfg, Path weights, Path data, int maxBatches, Path out, int checkpointEvery,
-                          boolean resume, long seed, int threads, boolean fp16, int loaderThreads, int loaderDepth) {
-        /** With the loader's defaults. */
+                          boolean resume, long seed, int threads, boolean fp16, int loaderThreads, int loaderDepth,
+                          int burnIn) {
+        public Options {
+            if (burnIn < AUTO_BURN_IN) {
+                throw new IllegalArgumentException("--burn-in: expected auto or >= 0 iterations, found " + burnIn);
+            }
+        }
+
+        /** With automatic burn-in. */
+        public Options(Path cfg, Path weights, Path data, int maxBatches, Path out, int checkpointEvery, boolean resume,
+                       long seed, int threads, boolean fp16, int loaderThreads, int loaderDepth) {
+            this(cfg, weights, data, maxBatches, out, checkpointEvery, resume, seed, threads, fp16, loaderThreads,
+                    loaderDepth, AUTO_BURN_IN);
+        }
+
+        /** With the loader's defaults and automatic burn-in. */
         public Options(Path cfg, Path weights, Path data, int maxBatches, Path out, int checkpointEvery, boolean resume,
                        long seed, int threads, boolean fp16) {
             this(cfg, weights, data, maxBatches, out, checkpointEvery, resume, seed, threads, fp16, 0, 0);
         }
+
+        /**
+         * The burn-in this run uses: the option's, else none from given weights, else the cfg's. A resumed run
+         * cannot tell how it started (the checkpoint does not say), so it takes the cfg's unless told.
+         */
+        public int burnIn(int cfgBurnIn) {
+            if (burnIn != AUTO_BURN_IN) return burnIn;
+            return weights != null && !resume ? 0 : cfgBurnIn;
+        }
     }
+
+    /** {@link Options#burnIn}: decided by whether the run starts from given weights. */
+    public static final int AUTO_BURN_IN = -1;
 
     /**
      * The outcome: final weights file, iterations done, last loss scale, skipped steps; {@code suspended}: stopped
@@ -146,7 +176,8 @@ public final class TrainingRun {
                     + " has classes=" + spec.classes() + " in its [yolo] layers");
         }
         Dataset train = Dataset.open(data.requireTrain(), data.classes());
-        TrainingPlan plan = TrainingPlan.of(spec, o.maxBatches());
+        TrainingPlan cfgPlan = TrainingPlan.of(spec, o.maxBatches());
+        TrainingPlan plan = cfgPlan.withBurnIn(o.burnIn(cfgPlan.learningRate().burnIn()));
         LossScaler scaler = LossScaler.of(spec.net().training());
 
         ModelWeights initial;
@@ -194,12 +225,13 @@ public final class TrainingRun {
                 });
                 PrefetchingBatches first = loaders.get(0);
                 listener.onStart(String.format("%s on %s%s: %d training images%s, batch %d (subdivisions %d), "
-                                + "iterations %d..%d; loader: %d thread%s, %d batches ahead%s",
+                                + "iterations %d..%d, %s; loader: %d thread%s, %d batches ahead%s",
                         spec.name(), opened.get(0).name(), ranks > 1 ? " and " + (ranks - 1) + " more rank"
                                 + (ranks > 2 ? "s" : "") + " (" + passes + " pass" + (passes == 1 ? "" : "es")
                                 + " of " + plan.miniBatch() + " images each per iteration)" : "",
                         train.size(), train.packed() ? " (packed)" : "", plan.batch(), plan.subdivisions(),
-                        completed + 1, plan.maxBatches(), first.threads(), first.threads() == 1 ? "" : "s",
+                        completed + 1, plan.maxBatches(), burnInNote(plan, o), first.threads(),
+                        first.threads() == 1 ? "" : "s",
                         first.depth(), ranks > 1 ? " per rank" : ""));
                 Trainer lead = trainers.get(0);
                 int checkpointed = o.resume() ? completed : -1;
@@ -234,6 +266,13 @@ public final class TrainingRun {
                 closeRanks(rankThreads, loaders, opened);
             }
         }
+    }
+
+    /** Says the burn-in and why, so a run from weights shows its rate starts at once. */
+    private static String burnInNote(TrainingPlan plan, Options o) {
+        int burnIn = plan.learningRate().burnIn();
+        String why = o.burnIn() != AUTO_BURN_IN ? " (--burn-in)" : o.weights() != null ? " (from --weights)" : "";
+        return burnIn == 0 ? "no burn-in" + why : "burn-in " + burnIn + " iteration" + (burnIn == 1 ? "" : "s") + why;
     }
 
     /** Rank 0 uses the run's scaler (restored from the checkpoint); the others a copy in the same state. */
