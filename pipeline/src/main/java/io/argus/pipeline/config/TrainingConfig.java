@@ -22,6 +22,8 @@ import java.util.List;
  *                        GPU's passes count, as the thread waits for each)
  * @param minTrainFrames  labelled training frames needed before a run
  * @param minValFrames    labelled held-out frames needed before a run
+ * @param minValObjectsPerClass held-out objects each class seen in the labels needs before a run (and a swap): with
+ *                        fewer, a class's AP is too coarse to tell a candidate that forgot it (default 10; 0: off)
  * @param mapTolerance    a candidate is swapped in when its held-out mAP@0.5 >= the serving one's minus this
  * @param resume          at start, serve the version the registry had active (else the configured weights)
  * @param importDir       the directory whose files an operator may adopt as weights by name; null: adoption by file
@@ -32,13 +34,16 @@ import java.util.List;
 public record TrainingConfig(boolean enabled, String model, Path dataDir, CronSchedule schedule,
                              TrainingBackends.Kind backend, CudaTrainingOptions cuda, int iterations, int batch,
                              int subdivisions, float learningRate, int threads, double cpuShare, int minTrainFrames,
-                             int minValFrames, double mapTolerance, boolean resume, long seed, Collect collect,
-                             Teacher teacher, Path importDir, long maxWeightsBytes) {
+                             int minValFrames, int minValObjectsPerClass, double mapTolerance, boolean resume,
+                             long seed, Collect collect, Teacher teacher, Path importDir, long maxWeightsBytes) {
     /**
      * Default of {@code maxWeightsBytes}: above the largest common Darknet networks (yolov4 at 608x608 is 246 MB) and
      * half of what one weights file can be (the reader holds it in one buffer of at most 2 GiB).
      */
     public static final long DEFAULT_MAX_WEIGHTS_BYTES = 1L << 30;
+
+    /** Default of {@code minValObjectsPerClass}: AP then moves in steps of at most a tenth. */
+    public static final int DEFAULT_MIN_VAL_OBJECTS_PER_CLASS = 10;
 
     /**
      * Frame collection: per camera at most one frame per {@code intervalMs}, chosen among candidates looked at every
@@ -116,6 +121,7 @@ public record TrainingConfig(boolean enabled, String model, Path dataDir, CronSc
         double share = n.number("cpuShare", 0.5, 0.01, 1);
         int minTrain = n.integer("minTrainFrames", 4, 1, 1_000_000);
         int minVal = n.integer("minValFrames", 1, 1, 1_000_000);
+        int minValPerClass = n.integer("minValObjectsPerClass", DEFAULT_MIN_VAL_OBJECTS_PER_CLASS, 0, 1_000_000);
         double tolerance = n.number("mapTolerance", 0, 0, 1);
         boolean resume = n.bool("resume", true);
         long seed = n.longValue("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE);
@@ -128,15 +134,15 @@ public record TrainingConfig(boolean enabled, String model, Path dataDir, CronSc
         long maxWeights = n.longValue("maxWeightsBytes", DEFAULT_MAX_WEIGHTS_BYTES, 1024, Integer.MAX_VALUE);
         n.finish();
         return new TrainingConfig(enabled, model, dataDir, schedule, TrainingBackends.Kind.parse(backend, n.key("backend")),
-                cuda, iterations, batch, subdivisions, (float) rate, threads, share, minTrain, minVal, tolerance, resume,
-                seed, collect, teacher, importDir, maxWeights);
+                cuda, iterations, batch, subdivisions, (float) rate, threads, share, minTrain, minVal, minValPerClass,
+                tolerance, resume, seed, collect, teacher, importDir, maxWeights);
     }
 
     /** The same settings with another number of SGD updates per fine-tune. */
     public TrainingConfig withIterations(int n) {
         return new TrainingConfig(enabled, model, dataDir, schedule, backend, cuda, n, batch, subdivisions, learningRate,
-                threads, cpuShare, minTrainFrames, minValFrames, mapTolerance, resume, seed, collect, teacher, importDir,
-                maxWeightsBytes);
+                threads, cpuShare, minTrainFrames, minValFrames, minValObjectsPerClass, mapTolerance, resume, seed,
+                collect, teacher, importDir, maxWeightsBytes);
     }
 
     /** "cpu", "cuda" or "auto", as configured. */

@@ -22,6 +22,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.Collections;
 import java.util.stream.Stream;
 import javax.imageio.ImageIO;
 import javax.imageio.stream.ImageOutputStream;
@@ -256,21 +258,32 @@ public final class DatasetStore {
     public Snapshot pin() {
         List<Path> train = new ArrayList<>(), val = new ArrayList<>();
         int valObjects = 0;
+        Map<String, Integer> perClass = new TreeMap<>();
         for (CollectedFrame f : frames.values()) {
             if (!f.labeled()) continue;
             pinned.add(f.id());
-            if (CollectedFrame.VAL.equals(f.split())) {
+            boolean heldOut = CollectedFrame.VAL.equals(f.split());
+            if (heldOut) {
                 val.add(image(f.id()));
                 valObjects += f.labels().size();
             } else {
                 train.add(image(f.id()));
             }
+            for (Detection d : f.labels()) {
+                String name = d.className() != null ? d.className() : "#" + d.classId();
+                perClass.merge(name, heldOut ? 1 : 0, Integer::sum);
+            }
         }
-        return new Snapshot(List.copyOf(train), List.copyOf(val), valObjects, labelsRevision);
+        return new Snapshot(List.copyOf(train), List.copyOf(val), valObjects, Collections.unmodifiableMap(perClass), labelsRevision);
     }
 
-    /** Labelled frames of a run: image paths (labels beside them in Darknet's layout). */
-    public record Snapshot(List<Path> train, List<Path> val, int valObjects, long labelsRevision) {}
+    /**
+     * Labelled frames of a run: image paths (labels beside them in Darknet's layout); held-out objects in all and of
+     * each class seen in any labelled frame (0 for a class only in training frames). Classes are the model's, so the
+     * map is bounded by its names.
+     */
+    public record Snapshot(List<Path> train, List<Path> val, int valObjects, Map<String, Integer> valObjectsPerClass,
+                           long labelsRevision) {}
 
     public void unpin() {
         pinned.clear();

@@ -56,6 +56,8 @@ public final class TrainerVerticle extends VerticleBase implements TrainingServi
     private long lastTrainedRevision = -1;
     private int nextId = 1;
     private boolean stopping;
+    /** Why the last attempt to start a run did not; null once one started (status and log say it). */
+    private String waiting;
 
     private final TrainerGate gate;
     private final DatasetService dataset;
@@ -182,8 +184,9 @@ public final class TrainerVerticle extends VerticleBase implements TrainingServi
                 device.kind().name().toLowerCase(java.util.Locale.ROOT),
                 device.cuda() ? config.cuda().modeName() : "fp32", config.iterations(), config.batch(),
                 config.learningRate(), config.cpuShare(), config.minTrainFrames(), config.minValFrames(),
-                config.mapTolerance(), config.collect().enabled(),
-                config.teacher() != null ? config.teacher().cfg().getFileName().toString() : null, lastTrainedRevision);
+                config.minValObjectsPerClass(), config.mapTolerance(), config.collect().enabled(),
+                config.teacher() != null ? config.teacher().cfg().getFileName().toString() : null, lastTrainedRevision,
+                waiting);
     }
 
     /** Arms the timer for the schedule's next time. */
@@ -226,10 +229,14 @@ public final class TrainerVerticle extends VerticleBase implements TrainingServi
         return dataset.pin().compose(snap -> {
                     List<Path> train = snap.train(), val = snap.val();
                     if (train.size() < config.minTrainFrames() || val.size() < config.minValFrames()) {
-                        return Future.failedFuture(RequestRefused.conflict("not enough labelled frames: " + train.size()
-                                + " for training (need " + config.minTrainFrames() + "), " + val.size()
-                                + " held out (need " + config.minValFrames() + ")"));
+                        return Future.failedFuture(RequestRefused.conflict(waitFor("not enough labelled frames: "
+                                + train.size() + " for training (need " + config.minTrainFrames() + "), " + val.size()
+                                + " held out (need " + config.minValFrames() + ")")));
                     }
+                    // the swap gate would refuse any candidate: no run until the held-out frames can tell
+                    String fewObjects = SwapDecision.waiting(snap.valObjectsPerClass(), config.minValObjectsPerClass());
+                    if (fewObjects != null) return Future.failedFuture(RequestRefused.conflict(waitFor(fewObjects)));
+                    waiting = null;
                     int id = nextId++;
                     Path dir = runsDir().resolve(Integer.toString(id));
                     return registry.active()
@@ -253,7 +260,7 @@ public final class TrainerVerticle extends VerticleBase implements TrainingServi
                                         dir.resolve("train.txt"), dir.resolve("val.txt"),
                                         dir.resolve("candidate.weights"), config.seed() + id);
                                 publish("run-started", new JsonObject().put("run", r.json.copy()));
-                                train(r, in);
+                                train(r, in, snap.valObjectsPerClass());
                                 return r;
                             });
                 })
@@ -263,7 +270,14 @@ public final class TrainerVerticle extends VerticleBase implements TrainingServi
                 });
     }
 
-    private void train(RunRecord r, FineTune.Inputs in) {
+    /** Notes why no run starts, logged once per new reason (a schedule retries on every label change). */
+    private String waitFor(String why) {
+        if (!why.equals(waiting)) LOG.log(Level.INFO, "fine-tunes of " + config.model() + ": " + why);
+        waiting = why;
+        return why;
+    }
+
+    private void train(RunRecord r, FineTune.Inputs in, java.util.Map<String, Integer> heldOutPerClass) {
         Promise<FineTune.Result> done = Promise.promise();
         FineTune.Listener listener = new FineTune.Listener() {
             @Override
@@ -299,7 +313,7 @@ public final class TrainerVerticle extends VerticleBase implements TrainingServi
                 .compose(res -> {
                     r.evaluated(res.before(), res.after(), res.busySeconds(), res.sleptSeconds(), res.lossScale(), res.skipped());
                     SwapDecision d = SwapDecision.decide(res.before().map50(), res.after().map50(), config.mapTolerance(),
-                            res.before().truths());
+                            res.before().truths(), heldOutPerClass, config.minValObjectsPerClass());
                     publish("evaluated", new JsonObject().put("run", r.id()).put("mapBefore", res.before().map50())
                             .put("mapAfter", res.after().map50()).put("accept", d.accept()).put("reason", d.reason()));
                     // the trainer moved to another node meanwhile (this one was cut off): never promote here

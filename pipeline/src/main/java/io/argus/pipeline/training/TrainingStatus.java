@@ -12,12 +12,14 @@ import io.vertx.core.json.JsonObject;
  * @param running          a copy of the run under way; null when none
  * @param runsOn           cpu or cuda, as {@code training.backend} resolved at start
  * @param teacher          the teacher model's cfg file name; null without a teacher
+ * @param waiting          why the last attempt to start a run did not (too few labelled frames, or held-out objects of
+ *                         a class, e.g. "waiting: 2 held-out objects of class cross, need 10"); null once one started
  */
 public record TrainingStatus(String model, String serving, String schedule, String scheduleText, Long nextRunAt,
                              String trainerElsewhere, RunRecord running, String backend, String runsOn,
                              String precision, int iterations, int batch, float learningRate, double cpuShare,
-                             int minTrainFrames, int minValFrames, double mapTolerance, boolean collecting,
-                             String teacher, long lastTrainedRevision) {
+                             int minTrainFrames, int minValFrames, int minValObjectsPerClass, double mapTolerance,
+                             boolean collecting, String teacher, long lastTrainedRevision, String waiting) {
 
     public JsonObject toJson() {
         return new JsonObject().put("enabled", true).put("model", model).put("serving", serving)
@@ -27,7 +29,8 @@ public record TrainingStatus(String model, String serving, String schedule, Stri
                 .put("backend", backend).put("runsOn", runsOn).put("precision", precision)
                 .put("iterations", iterations).put("batch", batch).put("learningRate", learningRate)
                 .put("cpuShare", cpuShare).put("minTrainFrames", minTrainFrames).put("minValFrames", minValFrames)
+                .put("minValObjectsPerClass", minValObjectsPerClass)
                 .put("mapTolerance", mapTolerance).put("collecting", collecting).put("teacher", teacher)
-                .put("lastTrainedRevision", lastTrainedRevision);
+                .put("lastTrainedRevision", lastTrainedRevision).put("waiting", waiting);
     }
 }
