@@ -137,7 +137,8 @@
     ann.frame = f;
     const source = f.labels != null ? f.labels : f.proposals;
     const kind = f.labels != null ? 'label' : 'proposal';
-    ann.boxes = source.map((d) => ({ cls: d.classId, x: d.box.x, y: d.box.y, w: d.box.w, h: d.box.h, kind, confidence: d.confidence }));
+    ann.boxes = source.map((d) => ({ cls: d.classId, x: d.box.x, y: d.box.y, w: d.box.w, h: d.box.h, kind, confidence: d.confidence,
+      duplicate: kind === 'proposal' && d.duplicate === true }));
     ann.selected = -1;
     $('ann-title').textContent = `${f.camera} frame ${f.frame} (${f.split === 'val' ? 'held out' : 'train'}${f.labeled ? `, labelled by ${f.labelSource}` : ', unlabelled'})`;
     $('ann-message').textContent = '';
@@ -155,14 +156,14 @@
     ann.boxes.forEach((b, i) => {
       const color = colorOf(b.cls);
       const r = document.createElementNS(NS, 'rect');
-      r.setAttribute('class', `box ${b.kind}${i === ann.selected ? ' selected' : ''}`);
+      r.setAttribute('class', `box ${b.kind}${b.duplicate ? ' duplicate' : ''}${i === ann.selected ? ' selected' : ''}`);
       r.dataset.index = i;
       r.setAttribute('x', b.x); r.setAttribute('y', b.y); r.setAttribute('width', b.w); r.setAttribute('height', b.h);
       r.setAttribute('stroke', color);
       const label = document.createElementNS(NS, 'text');
       label.setAttribute('x', b.x + 2); label.setAttribute('y', Math.max(12 * scale, b.y - 3 * scale));
       label.setAttribute('font-size', 12 * scale);
-      label.textContent = `${state.classes[b.cls] || b.cls}${b.kind === 'proposal' ? ` ${Math.round(b.confidence * 100)}%` : ''}`;
+      label.textContent = `${state.classes[b.cls] || b.cls}${b.kind === 'proposal' ? ` ${Math.round(b.confidence * 100)}%` : ''}${b.duplicate && b.kind === 'proposal' ? ' duplicate' : ''}`;
       svg.append(r, label);
       if (b.kind === 'proposal') {
         const ok = document.createElementNS(NS, 'text');
@@ -265,12 +266,14 @@
   $('annotator').addEventListener('keydown', (e) => {
     if ((e.key === 'Delete' || e.key === 'Backspace') && e.target.tagName !== 'SELECT') { e.preventDefault(); deleteSelected(); }
   });
-  $('ann-accept-all').addEventListener('click', () => { for (const b of ann.boxes) b.kind = 'label'; render(); });
+  // duplicates (same class, overlapping a higher-scored proposal) stay proposals: ✓ keeps one on purpose
+  $('ann-accept-all').addEventListener('click', () => { for (const b of ann.boxes) if (!b.duplicate) b.kind = 'label'; render(); });
 
   $('ann-save').addEventListener('click', async () => {
-    const labels = ann.boxes.filter((b) => b.kind === 'label')
-      .map((b) => ({ classId: b.cls, box: { x: b.x, y: b.y, w: b.w, h: b.h } }));
-    const r = await api(`/api/training/frames/${encodeURIComponent(ann.frame.id)}/labels`, { method: 'PUT', body: JSON.stringify({ labels }) });
+    const kept = ann.boxes.filter((b) => b.kind === 'label');
+    const labels = kept.map((b) => ({ classId: b.cls, confidence: b.confidence, box: { x: b.x, y: b.y, w: b.w, h: b.h } }));
+    const keepDuplicates = kept.some((b) => b.duplicate); // a duplicate ✓'d by hand is meant
+    const r = await api(`/api/training/frames/${encodeURIComponent(ann.frame.id)}/labels`, { method: 'PUT', body: JSON.stringify({ labels, keepDuplicates }) });
     const body = await r.json();
     if (!r.ok) { $('ann-message').textContent = body.error; return; }
     await openAnnotator(ann.frame.id);

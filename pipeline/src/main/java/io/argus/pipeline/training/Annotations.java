@@ -11,6 +11,11 @@ import java.util.List;
  * The labels a user posts for a frame ({@code PUT /api/training/frames/:id/labels}): {@code {"labels": [{"className":
  * "star", "box": {"x": 10, "y": 20, "w": 30, "h": 30}}, ...]}} with boxes in the frame's pixels, the class by name or
  * {@code classId}. An empty list says "nothing to detect here". Errors name the entry and the field.
+ *
+ * <p>A label may carry the {@code confidence} of the proposal it came from (0..1; 1 for a box drawn by hand).
+ * Duplicates ({@link DuplicateBoxes}: same class, overlap above {@link DuplicateBoxes#IOU}) are not saved: the
+ * higher-scored box of such a pair stays. {@code "keepDuplicates": true} saves every box as posted (two objects that
+ * do overlap that much).
  */
 public final class Annotations {
     /** Boxes may stick out of the frame by this many pixels (a drag past the edge); they are clipped. */
@@ -23,6 +28,10 @@ public final class Annotations {
         if (!(raw instanceof JsonArray list)) {
             throw new IllegalArgumentException("labels: expected a list of {\"className\", \"box\": {\"x\", \"y\", \"w\", \"h\"}}, found "
                     + (raw == null ? "nothing" : raw));
+        }
+        Object keep = body.getValue("keepDuplicates", false);
+        if (!(keep instanceof Boolean keepDuplicates)) {
+            throw new IllegalArgumentException("keepDuplicates: expected true or false, found " + keep);
         }
         List<Detection> out = new ArrayList<>(list.size());
         for (int i = 0; i < list.size(); i++) {
@@ -37,9 +46,12 @@ public final class Annotations {
                         + width + "x" + height + " frame");
             }
             double x0 = Math.max(0, x), y0 = Math.max(0, y), x1 = Math.min(width, x + w), y1 = Math.min(height, y + h);
-            out.add(new Detection(cls, names.get(cls), 1f, new Box((float) x0, (float) y0, (float) (x1 - x0), (float) (y1 - y0))));
+            out.add(new Detection(cls, names.get(cls), confidence(o, at),
+                    new Box((float) x0, (float) y0, (float) (x1 - x0), (float) (y1 - y0))));
         }
-        return out;
+        List<Detection> saved = keepDuplicates ? out : DuplicateBoxes.without(out);
+        // a label is a person's word: stored with confidence 1, whatever the proposal's score was
+        return saved.stream().map(d -> new Detection(d.classId(), d.className(), 1f, d.box())).toList();
     }
 
     private static int classOf(JsonObject o, List<String> names, String at) {
@@ -59,6 +71,15 @@ public final class Annotations {
             return c;
         }
         throw new IllegalArgumentException(at + ": expected \"className\" (one of " + String.join(", ", names) + ") or \"classId\"");
+    }
+
+    private static float confidence(JsonObject o, String at) {
+        Object c = o.getValue("confidence");
+        if (c == null) return 1f;
+        if (!(c instanceof Number n) || !(n.doubleValue() >= 0 && n.doubleValue() <= 1)) {
+            throw new IllegalArgumentException(at + ".confidence: expected a number in 0..1, found " + c);
+        }
+        return n.floatValue();
     }
 
     private static double number(JsonObject b, String key, String at) {

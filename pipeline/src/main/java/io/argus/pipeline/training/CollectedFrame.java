@@ -34,9 +34,15 @@ public record CollectedFrame(String id, String camera, long frame, double pts, d
                 newLabels == null ? 0 : at);
     }
 
-    /** The full form (stored, and served by GET /api/training/frames/:id). */
+    /**
+     * The full form (stored, and served by GET /api/training/frames/:id); a proposal that duplicates a higher-scored
+     * one ({@link DuplicateBoxes}) says {@code "duplicate": true}, so the annotator leaves it out of "accept all".
+     */
     public JsonObject toJson() {
-        return summary().put("proposals", DetectionJson.of(proposals))
+        JsonArray proposed = DetectionJson.of(proposals);
+        boolean[] duplicate = DuplicateBoxes.mark(proposals);
+        for (int i = 0; i < duplicate.length; i++) if (duplicate[i]) proposed.getJsonObject(i).put("duplicate", true);
+        return summary().put("proposals", proposed)
                 .put("labels", labels != null ? DetectionJson.of(labels) : null);
     }
 
