@@ -18,6 +18,7 @@ public final class CudaRuntime {
     private static boolean probed;
     private static int deviceCount;
     private static String versions = "";
+    private static boolean fallbackTold;
 
     private CudaRuntime() {}
 
@@ -28,6 +29,16 @@ public final class CudaRuntime {
             probed = true;
         }
         return problem;
+    }
+
+    /**
+     * Whether the caller is the first in this process to tell the user that CUDA is not usable: the detector's and the
+     * trainer's backend auto, and the app's start, would each say it, and one line per fact is enough.
+     */
+    public static synchronized boolean claimFallbackNotice() {
+        if (fallbackTold) return false;
+        fallbackTold = true;
+        return true;
     }
 
     public static boolean available() {
@@ -57,9 +68,8 @@ public final class CudaRuntime {
             Loader.load(org.bytedeco.cuda.global.cudart.class);
         } catch (Throwable t) {
             String why = reason(t);
-            if (why.contains("libcuda.so")) {
-                return "no NVIDIA driver: the driver library libcuda.so.1 cannot be loaded (" + why + ")";
-            }
+            // the loader's message names the JNI library in JavaCPP's cache, which says nothing a user can act on
+            if (why.contains("libcuda.so")) return "no NVIDIA driver: the driver library libcuda.so.1 cannot be loaded";
             return "cannot load the CUDA runtime library libcudart.so.13: " + why + hint;
         }
         int[] v = new int[1];

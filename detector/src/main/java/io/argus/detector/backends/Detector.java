@@ -118,8 +118,6 @@ public final class Detector implements AutoCloseable {
      * why. CUDA settings (device, memory mode, ...) are the options' {@link Options#cuda()}.
      */
     static final class Backends {
-        private static volatile boolean fallbackReported;
-
         private Backends() {}
 
         static InferenceBackend create(Model model, Options options) {
@@ -136,8 +134,7 @@ public final class Detector implements AutoCloseable {
                             problem = e.getMessage();
                         }
                     }
-                    if (!fallbackReported) {
-                        fallbackReported = true;
+                    if (CudaRuntime.claimFallbackNotice()) {
                         System.err.println("argus: backend auto: using the CPU, CUDA is not usable: " + problem);
                     }
                     yield new CpuBackend(model, maxBatch, options.cpu());

@@ -123,9 +123,14 @@ public final class ArgusApp {
 
     /** Starts with an already checked configuration (tests, benchmarks). */
     public static CompletableFuture<ArgusApp> start(ArgusConfig config) {
-        if (config.cluster().enabled()) return startClustered(config, StartupProgress.NONE);
+        return start(config, StartupProgress.NONE);
+    }
+
+    /** As {@link #start(ArgusConfig)}, telling {@code progress} about each slow step of the start. */
+    public static CompletableFuture<ArgusApp> start(ArgusConfig config, StartupProgress progress) {
+        if (config.cluster().enabled()) return startClustered(config, progress);
         Runtime rt = newRuntime();
-        return settle(rt, new ArgusApp(rt, config, StartupProgress.NONE).deploy());
+        return settle(rt, new ArgusApp(rt, config, progress).deploy());
     }
 
     /**
@@ -228,6 +233,7 @@ public final class ArgusApp {
                     }
                     loadFfmpeg();
                     avutil.av_log_set_level(ffmpegLogLevel(config.camera().ffmpegLogLevel()));
+                    tellWhenAutoRunsOnTheCpu();
                     return null;
                 })
                 .compose(v -> {
@@ -327,6 +333,21 @@ public final class ArgusApp {
             while (root.getCause() != null && root.getCause() != root) root = root.getCause();
             throw new FFmpegFrameGrabber.Exception("cannot load FFmpeg: " + root.getMessage()
                     + " (`argus doctor` names the system package to install)", e);
+        }
+    }
+
+    /**
+     * Says once, before any model loads, that backend auto runs on the CPU and why: said later, by the model's
+     * backend in the middle of its progress line, it cut that line in two; said by each model and the trainer, it was
+     * the same fact several times (the others stay quiet: {@link io.argus.gpu.CudaRuntime#claimFallbackNotice}).
+     */
+    private void tellWhenAutoRunsOnTheCpu() {
+        boolean auto = config.models().stream().anyMatch(m -> m.backend() == io.argus.detector.backends.Detector.Backend.AUTO)
+                || learnsOnline() && config.training().backend() == io.argus.trainer.backends.TrainingBackends.Kind.AUTO;
+        if (!auto) return;
+        String problem = io.argus.gpu.CudaRuntime.problem();
+        if (problem != null && io.argus.gpu.CudaRuntime.claimFallbackNotice()) {
+            LOG.log(Level.INFO, "backend auto runs on the CPU: CUDA is not usable ({0})", problem);
         }
     }
 

@@ -23,10 +23,33 @@ import java.util.Set;
  * with no consumer left (a consumer registered there later brings them back).
  */
 public final class EventBusMeters {
+    /**
+     * Micrometer's registry logger, held so that its filter stays (java.util.logging keeps loggers weakly); slf4j
+     * passes Micrometer's records to it under this name.
+     */
+    private static final java.util.logging.Logger MICROMETER =
+            java.util.logging.Logger.getLogger("io.micrometer.core.instrument.MeterRegistry");
+
     private EventBusMeters() {}
+
+    /**
+     * Drops Micrometer's "This Gauge has been already registered" warning for Vert.x's event-bus gauges. Vert.x
+     * registers an address's {@code handlers} and {@code pending} gauges again for every consumer of the address and
+     * keeps counting in the gauge registered first (the registration it asks for is ignored, by design), so a second
+     * consumer of one address, which Argus has (camera events go to several verticles), warned on every start of
+     * something no one can act on. Any other double registration still warns.
+     */
+    public static void quietExpectedDoubleRegistration() {
+        MICROMETER.setFilter(r -> {
+            String m = r.getMessage();
+            return m == null || !(m.startsWith("This Gauge has been already registered")
+                    && m.contains("MeterId{name='vertx.eventbus."));
+        });
+    }
 
     /** To apply before Vert.x registers its meters (when the registry is made). */
     public static void keepBacklogOnly(MeterRegistry registry) {
+        quietExpectedDoubleRegistration();
         registry.config().meterFilter(MeterFilter.deny(id -> {
             String n = id.getName();
             return n.startsWith("vertx.eventbus.") && !n.equals("vertx.eventbus.pending")

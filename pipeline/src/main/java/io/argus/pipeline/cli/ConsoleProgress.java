@@ -24,7 +24,7 @@ final class ConsoleProgress implements StartupProgress {
     private final PrintStream out;
     private Step openLine; // the step whose line waits for its time; guarded by this
 
-    private ConsoleProgress(PrintStream out) {
+    ConsoleProgress(PrintStream out) {
         this.out = out;
     }
 

@@ -93,6 +93,9 @@ public final class Snapshots implements AutoCloseable {
                     .put("detections", message.getJsonArray("detections", new JsonArray()))
                     .put("latency", message.getJsonObject("latency"));
             bus.publish(Addresses.snapshots(frame.cameraId()), notice);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the app is stopping (its event loops are gone): nobody is left to see the snapshot, nothing to warn about
+            System.getLogger("argus.snapshots").log(Level.DEBUG, "snapshot of " + frame.cameraId() + " dropped: " + e);
         } catch (RuntimeException e) {
             System.getLogger("argus.snapshots").log(Level.WARNING, "snapshot of " + frame.cameraId() + " failed: " + e);
         } finally {

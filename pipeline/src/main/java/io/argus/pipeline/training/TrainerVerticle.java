@@ -83,7 +83,10 @@ public final class TrainerVerticle extends VerticleBase implements TrainingServi
     public Future<?> start() {
         // resolved once, at start: cuda without a usable GPU fails the deployment with the reason
         device = TrainingBackends.choose(config.backend(), "training.backend");
-        if (device.note() != null) LOG.log(Level.INFO, device.note());
+        // CUDA's absence is told once per process (the start says it); here it is a detail
+        if (device.note() != null) {
+            LOG.log(io.argus.gpu.CudaRuntime.claimFallbackNotice() ? Level.INFO : Level.DEBUG, device.note());
+        }
         trainingThread = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "argus-trainer-" + config.model());
             t.setDaemon(true);

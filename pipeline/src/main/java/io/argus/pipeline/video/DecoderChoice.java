@@ -12,7 +12,9 @@ import io.argus.detector.backends.Detector;
  *
  * @param nvdec  decode with NVDEC (else the CPU decoder)
  * @param device the CUDA device NVDEC decodes on (the model's); -1 for the CPU decoder
- * @param reason why the CPU decoder was chosen (null when NVDEC was, or when the config said cpu)
+ * @param reason why NVDEC was refused (null when it was chosen, when the config said cpu, or when auto chose the CPU
+ *               decoder from the start: nothing fell back then, so a camera counts no NVDEC fallback)
+ * @param detail what decided, in words
  */
 public record DecoderChoice(boolean nvdec, int device, NvdecRefusal.Reason reason, String detail) {
 
@@ -27,6 +29,7 @@ public record DecoderChoice(boolean nvdec, int device, NvdecRefusal.Reason reaso
         NvdecRefusal.Reason reason = noCuda ? NvdecRefusal.Reason.NO_CUDA : NvdecRefusal.Reason.MODEL_ON_CPU;
         String detail = noCuda ? cudaProblem : "the camera's model runs on the CPU";
         if (mode == DecoderMode.NVDEC) throw new NvdecRefusal(camera, reason, detail);
-        return new DecoderChoice(false, -1, reason, detail);
+        // auto on a model that runs on the CPU: the CPU decoder is the choice, not a fallback from NVDEC
+        return new DecoderChoice(false, -1, null, detail);
     }
 }

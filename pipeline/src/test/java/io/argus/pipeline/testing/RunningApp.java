@@ -22,7 +22,12 @@ public final class RunningApp implements AutoCloseable {
     private final String token;
 
     public RunningApp(ArgusConfig config) throws Exception {
-        this.app = ArgusApp.start(config).get(120, TimeUnit.SECONDS);
+        this(config, io.argus.pipeline.base.StartupProgress.NONE);
+    }
+
+    /** Started with {@code progress} told about each slow step of the start. */
+    public RunningApp(ArgusConfig config, io.argus.pipeline.base.StartupProgress progress) throws Exception {
+        this.app = ArgusApp.start(config, progress).get(120, TimeUnit.SECONDS);
         this.token = app.dashboard().access().token(); // configured or generated
         this.web = WebClient.create(client, TestHttp.options("127.0.0.1", app.httpPort()));
     }

@@ -20,14 +20,16 @@ class DecoderChoiceTest {
         assertTrue(gpu.nvdec());
         assertEquals(1, gpu.device());
         assertTrue(DecoderChoice.of("c", DecoderMode.AUTO, Backend.AUTO, 0, null).nvdec());
+        // a model on the CPU: the CPU decoder is auto's choice, not a refusal of NVDEC (no fallback to count)
         DecoderChoice cpuModel = DecoderChoice.of("c", DecoderMode.AUTO, Backend.CPU, 0, null);
         assertFalse(cpuModel.nvdec());
-        assertEquals(NvdecRefusal.Reason.MODEL_ON_CPU, cpuModel.reason());
-        assertEquals(NvdecRefusal.Reason.MODEL_ON_CPU, DecoderChoice.of("c", DecoderMode.AUTO, Backend.CPU, 0, NO_GPU).reason(),
-                "a model configured for the CPU is the reason, CUDA or not");
+        assertEquals(null, cpuModel.reason());
+        assertEquals("the camera's model runs on the CPU", cpuModel.detail());
+        assertEquals("the camera's model runs on the CPU", DecoderChoice.of("c", DecoderMode.AUTO, Backend.CPU, 0, NO_GPU)
+                .detail(), "a model configured for the CPU is the reason, CUDA or not");
         DecoderChoice noCuda = DecoderChoice.of("c", DecoderMode.AUTO, Backend.AUTO, 0, NO_GPU);
         assertFalse(noCuda.nvdec());
-        assertEquals(NvdecRefusal.Reason.NO_CUDA, noCuda.reason());
+        assertEquals(null, noCuda.reason());
         assertEquals(NO_GPU, noCuda.detail());
     }
 
