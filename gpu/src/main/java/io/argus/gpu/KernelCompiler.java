@@ -29,7 +29,8 @@ import org.bytedeco.javacpp.SizeTPointer;
 /**
  * Compiles one kernel source with NVRTC for a device's architecture: a CUBIN when NVRTC knows the architecture,
  * else PTX for the newest one it knows (the driver finishes it). Results are cached on disk by a hash of the
- * sources, options and NVRTC version ({@code argus.kernel.cache}, else {@code ~/.cache/argus/kernels}).
+ * sources, options and NVRTC version ({@code argus.kernel.cache}, else the app's {@code <cacheDir>/kernels}, else
+ * {@code ~/.cache/argus/kernels}).
  */
 public final class KernelCompiler {
     /** A compiled module image: CUBIN or PTX (NUL-terminated). */
@@ -120,10 +121,21 @@ public final class KernelCompiler {
         return new String(text, 0, text.length - 1, StandardCharsets.UTF_8);
     }
 
+    /** Set by the app from its cacheDir; null: ~/.cache/argus/kernels. */
+    private static volatile Path defaultCacheDir;
+
+    /**
+     * Where compiled kernels go when neither {@code argus.kernel.cache} nor {@code ARGUS_KERNEL_CACHE} says: the app
+     * keeps them under its cacheDir, as every cache. Kernels are named by a hash of what made them, so two apps of
+     * one process (tests) may share a directory.
+     */
+    public static void useDefaultCacheDir(Path dir) { defaultCacheDir = dir; }
+
     private static Path cacheDir() {
         String dir = System.getProperty("argus.kernel.cache", System.getenv("ARGUS_KERNEL_CACHE"));
         if (dir != null && !dir.isBlank()) return Path.of(dir);
-        return Path.of(System.getProperty("user.home"), ".cache", "argus", "kernels");
+        Path configured = defaultCacheDir;
+        return configured != null ? configured : Path.of(System.getProperty("user.home"), ".cache", "argus", "kernels");
     }
 
     private static String hash(String... parts) {

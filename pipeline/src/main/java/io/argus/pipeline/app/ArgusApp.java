@@ -231,6 +231,7 @@ public final class ArgusApp {
                     } catch (java.io.IOException e) {
                         throw new IllegalStateException("cacheDir: cannot create " + config.cacheDir() + " (" + e + ")", e);
                     }
+                    io.argus.gpu.KernelCompiler.useDefaultCacheDir(config.cacheDir().resolve("kernels"));
                     loadFfmpeg();
                     avutil.av_log_set_level(ffmpegLogLevel(config.camera().ffmpegLogLevel()));
                     tellWhenAutoRunsOnTheCpu();

@@ -213,8 +213,11 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
         Path base = file.toAbsolutePath().getParent();
         ConfigNode root = new ConfigNode("", json, env, used, base);
         Http http = Http.read(root.child("http"));
+        // first: every cache lives under it (the models' CPU tuning and cuDNN plans, training data, tokens, the video)
+        String xdg = env.getOrDefault("XDG_CACHE_HOME", System.getProperty("user.home") + "/.cache");
+        Path cache = root.path("cacheDir", Path.of(xdg, "argus"), false);
         List<ModelConfig> models = new ArrayList<>();
-        for (ConfigNode m : root.list("models")) models.add(ModelConfig.read(m));
+        for (ConfigNode m : root.list("models")) models.add(ModelConfig.read(m, cache));
         if (models.isEmpty()) throw new ConfigException("models", "at least one model is needed");
         List<String> modelIds = new ArrayList<>();
         for (int i = 0; i < models.size(); i++) {
@@ -233,8 +236,6 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
                     + "), found " + http.limits().idleTimeoutMs());
         }
         SnapshotSettings snapshots = SnapshotSettings.read(root.child("snapshots"));
-        String xdg = env.getOrDefault("XDG_CACHE_HOME", System.getProperty("user.home") + "/.cache");
-        Path cache = root.path("cacheDir", Path.of(xdg, "argus"), false);
         TrainingConfig training = TrainingConfig.read(root.child("training"), modelIds, cache);
         ClusterConfig cluster = ClusterConfig.read(root.child("cluster"));
         Tracking tracking = Tracking.read(root.child("tracking"));

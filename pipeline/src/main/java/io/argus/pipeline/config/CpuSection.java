@@ -10,7 +10,7 @@ import java.nio.file.Path;
  * machine: {@code precision} (fp32; bf16 on a CPU with AVX512_BF16 or AMX; int8 on one with VNNI or AMX-INT8),
  * {@code calibration} (int8 only, required there: a folder of sample frames or a list file, the first 64 of which set
  * the activation ranges at start), {@code tune} (time each convolution's implementations at first use, default true)
- * {@code tuningCache} (where those choices are kept per CPU, default ~/.cache/argus/cpu-tuning; {@code off} keeps
+ * {@code tuningCache} (where those choices are kept per CPU, default {@code <cacheDir>/cpu-tuning}; {@code off} keeps
  * them for the process only) and {@code winograd} (our own Winograd convolution for FP32 3x3 stride-1 layers: auto, a
  * candidate the tuner times, the default; off; f2x2 or f4x4 forced on every such layer, for tests and measurements).
  * Overrides as for any key: {@code ARGUS_MODELS_0_CPU_PRECISION=bf16}.
@@ -18,7 +18,7 @@ import java.nio.file.Path;
 final class CpuSection {
     private CpuSection() {}
 
-    static CpuOptions read(ConfigNode n) {
+    static CpuOptions read(ConfigNode n, Path cacheDir) {
         String p = n.string("precision", "fp32");
         CpuPrecision precision;
         try {
@@ -35,7 +35,7 @@ final class CpuSection {
                     + "or a list file (e.g. a dataset's train.txt)");
         }
         boolean tune = n.bool("tune", true);
-        Path cache = tuningCache(n);
+        Path cache = tuningCache(n, cacheDir);
         WinogradPolicy winograd;
         try {
             String w = n.string("winograd", "auto");
@@ -52,10 +52,10 @@ final class CpuSection {
         return new CpuOptions(precision, tune, cache, calibration, winograd);
     }
 
-    private static Path tuningCache(ConfigNode n) {
+    /** Under cacheDir unless set: ARGUS_CACHE_DIR (or cacheDir) moves every cache Argus keeps. */
+    private static Path tuningCache(ConfigNode n, Path cacheDir) {
         String s = n.string("tuningCache", null);
         if (s != null && s.strip().equalsIgnoreCase("off")) return null;
-        String xdg = System.getenv().getOrDefault("XDG_CACHE_HOME", System.getProperty("user.home") + "/.cache");
-        return n.path("tuningCache", Path.of(xdg, "argus", "cpu-tuning"), false);
+        return n.path("tuningCache", cacheDir.resolve("cpu-tuning"), false);
     }
 }

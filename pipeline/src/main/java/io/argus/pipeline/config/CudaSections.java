@@ -26,19 +26,19 @@ public final class CudaSections {
     /**
      * {@code models[].cuda}: {@code device} (one GPU) or {@code devices} (several: a list of indexes, or {@code all}),
      * {@code memory} (auto, device, unified), {@code graphs}, {@code autotune}, {@code planCache} (the directory where
-     * chosen cuDNN plans are kept between runs, default ~/.cache/argus/plans; {@code off} keeps none). No workspace
+     * chosen cuDNN plans are kept between runs, default {@code <cacheDir>/plans}; {@code off} keeps none). No workspace
      * key: the inference backend sizes cuDNN's workspace to the largest plan it chose and has no limit to configure.
      * Fusion and in-place routes keep their defaults (benchmark switches of {@code argus bench}). The options' device
      * is the first of the devices.
      */
-    public static ModelCuda model(ConfigNode n) {
+    public static ModelCuda model(ConfigNode n, Path cacheDir) {
         CudaOptions d = CudaOptions.defaults();
         CudaDevices devices = devices(n, d.device());
         String memory = n.oneOf("memory", d.memory().name().toLowerCase(java.util.Locale.ROOT), "auto", "device",
                 "unified");
         boolean graphs = n.bool("graphs", d.graphs());
         int autotune = n.integer("autotune", d.autotune(), 1, 64);
-        Path planCache = planCache(n, d.planCache());
+        Path planCache = planCache(n, plansIn(cacheDir));
         n.finish();
         CudaOptions options = new CudaOptions(devices.first(), MemoryMode.parse(memory), d.fusion(), graphs,
                 d.inPlace(), autotune, planCache);
@@ -81,6 +81,9 @@ public final class CudaSections {
         return new CudaDevices(listed);
     }
 
+    /** The default plan cache: under cacheDir, as every cache Argus keeps. */
+    static Path plansIn(Path cacheDir) { return cacheDir.resolve("plans"); }
+
     /** {@code planCache}: a directory (relative to the config file), or {@code off} for none. */
     private static Path planCache(ConfigNode n, Path def) {
         String s = n.string("planCache", null);
@@ -93,13 +96,13 @@ public final class CudaSections {
      * cuDNN workspace one convolution algorithm may use), {@code autotune} (time cuDNN's algorithms instead of taking
      * its heuristic), {@code planCache} (as for a model).
      */
-    public static CudaTrainingOptions training(ConfigNode n) {
+    public static CudaTrainingOptions training(ConfigNode n, Path cacheDir) {
         CudaTrainingOptions d = CudaTrainingOptions.mode("mixed");
         int device = n.integer("device", d.device(), 0, MAX_DEVICE);
         String precision = n.oneOf("precision", "mixed", "mixed", "fp32", "tf32");
         long workspaceMiB = n.longValue("workspaceMiB", d.workspaceLimit() >> 20, 0, 1L << 20);
         boolean autotune = n.bool("autotune", d.autotune());
-        Path planCache = planCache(n, d.planCache());
+        Path planCache = planCache(n, plansIn(cacheDir));
         n.finish();
         return CudaTrainingOptions.of(device, precision, autotune, workspaceMiB << 20, d.overwriteGradients(),
                 planCache);

@@ -25,7 +25,8 @@ import java.util.Locale;
 public record ModelConfig(String id, Path cfg, Path weights, Path names, int width, int height, long seed,
                           String version, Detector.Backend backend, int maxBatch, int maxWaitMs, float threshold,
                           float nms, int maxDetections, CudaOptions cuda, CpuOptions cpu, CudaDevices cudaDevices) {
-    static ModelConfig read(ConfigNode n) {
+    /** {@code cacheDir}: the default home of the model's caches (CPU tuning, cuDNN plans). */
+    static ModelConfig read(ConfigNode n, Path cacheDir) {
         String id = n.requiredString("id");
         // a model id appears in URL paths, event-bus addresses and metrics: a name, never a path
         if (!Names.valid(id)) throw new ConfigException(n.key("id"), Names.expectation(Names.MAX) + ", found " + Names.quoted(id));
@@ -45,8 +46,8 @@ public record ModelConfig(String id, Path cfg, Path weights, Path names, int wid
         double threshold = n.number("threshold", 0.25, 0, 1);
         double nms = n.number("nms", 0.45, 0, 1);
         int maxDetections = n.integer("maxDetections", 100, 1, 100_000);
-        CudaSections.ModelCuda cuda = CudaSections.model(n.child("cuda"));
-        CpuOptions cpu = CpuSection.read(n.child("cpu"));
+        CudaSections.ModelCuda cuda = CudaSections.model(n.child("cuda"), cacheDir);
+        CpuOptions cpu = CpuSection.read(n.child("cpu"), cacheDir);
         n.finish();
         return new ModelConfig(id, cfg, weights, names, width, height, seed, version == null || version.isBlank() ? null : version,
                 Detector.Backend.valueOf(backend.toUpperCase(Locale.ROOT)), maxBatch, maxWaitMs, (float) threshold, (float) nms, maxDetections, cuda.options(), cpu, cuda.devices());

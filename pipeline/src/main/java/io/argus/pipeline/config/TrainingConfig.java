@@ -109,7 +109,7 @@ public record TrainingConfig(boolean enabled, String model, Path dataDir, CronSc
             }
         }
         String backend = n.oneOf("backend", "auto", "auto", "cpu", "cuda");
-        CudaTrainingOptions cuda = CudaSections.training(n.child("cuda"));
+        CudaTrainingOptions cuda = CudaSections.training(n.child("cuda"), cacheDir);
         int iterations = n.integer("iterations", 100, 1, 1_000_000);
         int batch = n.integer("batch", 16, 1, 1024);
         int subdivisions = n.integer("subdivisions", 4, 1, 1024);

@@ -30,10 +30,11 @@ class CpuConfigTest {
 
     @Test
     void defaultsThenSettingsThenEnvironment() throws Exception {
-        CpuOptions d = read(j -> {}, Map.of()).models().get(0).cpu();
+        ArgusConfig defaults = read(j -> {}, Map.of());
+        CpuOptions d = defaults.models().get(0).cpu();
         assertEquals(CpuPrecision.FP32, d.precision());
         assertTrue(d.tune());
-        assertTrue(d.tuningDir().endsWith(Path.of("argus", "cpu-tuning")), d.tuningDir().toString());
+        assertEquals(defaults.cacheDir().resolve("cpu-tuning"), d.tuningDir());
 
         ModelConfig m = read(j -> model(j).put("cpu", new JsonObject().put("precision", "BF16").put("tune", false)
                 .put("tuningCache", "tuning")), Map.of()).models().get(0);

@@ -43,9 +43,14 @@ class CudaConfigTest {
     @Test
     void withoutASectionTheDefaults() throws Exception {
         ArgusConfig c = read(j -> {}, Map.of());
-        assertEquals(CudaOptions.defaults(), c.models().get(0).cuda());
+        CudaOptions d = CudaOptions.defaults();
+        Path plans = c.cacheDir().resolve("plans"); // under cacheDir, as every cache
+        assertEquals(new CudaOptions(d.device(), d.memory(), d.fusion(), d.graphs(), d.inPlace(), d.autotune(), plans),
+                c.models().get(0).cuda());
         CudaTrainingOptions t = c.training().cuda();
-        assertEquals(CudaTrainingOptions.defaults(Precision.MIXED), t);
+        CudaTrainingOptions td = CudaTrainingOptions.defaults(Precision.MIXED);
+        assertEquals(new CudaTrainingOptions(td.device(), td.precision(), td.strictFp32(), td.autotune(),
+                td.workspaceLimit(), td.overwriteGradients(), plans), t);
         assertEquals(2048L << 20, t.workspaceLimit());
         assertEquals(TrainingBackends.Kind.AUTO, c.training().backend());
     }
@@ -61,9 +66,9 @@ class CudaConfigTest {
         }, Map.of());
         ModelConfig a = c.models().get(0), b = c.models().get(1);
         assertEquals(new CudaOptions(0, MemoryMode.UNIFIED, CudaOptions.Fusion.ALL, true, true, 4,
-                io.argus.gpu.cudnn.PlanCache.defaultDirectory()), a.cuda());
+                c.cacheDir().resolve("plans")), a.cuda());
         assertEquals(new CudaOptions(1, MemoryMode.DEVICE, CudaOptions.Fusion.ALL, false, true, 2,
-                io.argus.gpu.cudnn.PlanCache.defaultDirectory()), b.cuda());
+                c.cacheDir().resolve("plans")), b.cuda());
         // what InferenceWorker and a hot swap open the detector with
         Detector.Options opened = b.detectorOptions();
         assertEquals(Detector.Backend.CUDA, opened.backend());
