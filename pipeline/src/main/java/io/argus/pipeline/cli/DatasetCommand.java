@@ -39,7 +39,7 @@ final class DatasetCommand {
 
         @Option(names = "--partial", defaultValue = "0",
                 description = "share of the scenes with shapes cut off by the border or partly hidden (labelled when "
-                        + "at least 30% is in view and half of that unhidden); 0: whole shapes only, the dataset the "
+                        + "at least 30%% is in view and half of that unhidden); 0: whole shapes only, the dataset the "
                         + "demo model was first trained on (default ${DEFAULT-VALUE})")
         double partial;
 

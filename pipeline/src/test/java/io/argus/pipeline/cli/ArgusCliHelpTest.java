@@ -59,6 +59,20 @@ class ArgusCliHelpTest {
         }
     }
 
+    /** A description is a format string: a bare % made picocli warn three times above {@code dataset synth --help}. */
+    @Test
+    void everyCommandsHelpRendersWithoutPicocliWarnings() {
+        for (CommandList.Entry e : CommandList.entries(ArgusCli.commandLine())) {
+            if (e.summary().endsWith("tools jar (absent)")) continue;
+            List<String> args = new java.util.ArrayList<>(List.of(e.name().split(" ")));
+            args.add("--help");
+            DetectCommandTest.Result r = DetectCommandTest.argus(args.toArray(String[]::new));
+            assertEquals(0, r.code(), "argus " + e.name() + " --help: " + r.err());
+            assertTrue(r.err().isEmpty(), "argus " + e.name() + " --help wrote to standard error:\n" + r.err());
+            assertFalse(r.out().contains("[picocli"), r.out());
+        }
+    }
+
     @Test
     void argusAlonePrintsTheHelp() {
         DetectCommandTest.Result alone = DetectCommandTest.argus();
