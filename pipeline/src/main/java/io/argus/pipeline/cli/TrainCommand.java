@@ -123,6 +123,7 @@ final class TrainCommand implements Callable<Integer> {
         if (loaderThreads < 0) throw new IllegalArgumentException("--loader-threads: expected >= 1 (0: default), found " + loaderThreads);
         if (loaderDepth < 0) throw new IllegalArgumentException("--loader-depth: expected >= 1 (0: default), found " + loaderDepth);
         if (resume && weights != null) throw new IllegalArgumentException("--resume and --weights exclude each other");
+        int burnInIterations = burnIn(burnIn);
         if (weights != null && !Files.isRegularFile(weights)) {
             throw new IllegalArgumentException("--weights: no such file " + weights);
         }
@@ -133,7 +134,8 @@ final class TrainCommand implements Callable<Integer> {
         Progress progress = new Progress(System.out, System.console() != null);
         try (SuspendOnSignal signal = new SuspendOnSignal(System.err)) {
             TrainingRun.Result r = TrainingRun.run(new TrainingRun.Options(cfg, weights, data, maxBatches, out,
-                    checkpointEvery, resume, seed, threads, fp16, loaderThreads, loaderDepth, burnIn(burnIn)), progress,
+                    checkpointEvery, resume, seed, threads, fp16, loaderThreads, loaderDepth, burnInIterations),
+                    progress,
                     backends(device, fp16, gpus, ranks), signal);
             progress.finish();
             if (r.suspended()) {
