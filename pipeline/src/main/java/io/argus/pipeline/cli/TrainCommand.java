@@ -135,8 +135,7 @@ final class TrainCommand implements Callable<Integer> {
         try (SuspendOnSignal signal = new SuspendOnSignal(System.err)) {
             TrainingRun.Result r = TrainingRun.run(new TrainingRun.Options(cfg, weights, data, maxBatches, out,
                     checkpointEvery, resume, seed, threads, fp16, loaderThreads, loaderDepth, burnInIterations),
-                    progress,
-                    backends(device, fp16, gpus, ranks), signal);
+                    progress, backends(device, fp16, gpus, ranks), signal);
             progress.finish();
             if (r.suspended()) {
                 System.out.printf(Locale.ROOT, "argus train: suspended at iteration %d (%s); continue with --resume%n",
