@@ -343,8 +343,10 @@ public final class ArgusApp {
      * the same fact several times (the others stay quiet: {@link io.argus.gpu.CudaRuntime#claimFallbackNotice}).
      */
     private void tellWhenAutoRunsOnTheCpu() {
-        boolean auto = config.models().stream().anyMatch(m -> m.backend() == io.argus.detector.backends.Detector.Backend.AUTO)
-                || learnsOnline() && config.training().backend() == io.argus.trainer.backends.TrainingBackends.Kind.AUTO;
+        boolean auto = config.models().stream()
+                .anyMatch(m -> m.backend() == io.argus.detector.backends.Detector.Backend.AUTO)
+                || learnsOnline()
+                && config.training().backend() == io.argus.trainer.backends.TrainingBackends.Kind.AUTO;
         if (!auto) return;
         String problem = io.argus.gpu.CudaRuntime.problem();
         if (problem != null && io.argus.gpu.CudaRuntime.claimFallbackNotice()) {
