@@ -37,6 +37,12 @@ final class TrainCommand implements Callable<Integer> {
                     + "(default ${DEFAULT-VALUE})")
     String burnIn;
 
+    @Option(names = "--learning-rate", defaultValue = "0",
+            description = "base learning rate instead of the cfg's learning_rate (its steps and policy still apply); "
+                    + "a cfg's rate is for training from scratch, a fine-tune from --weights usually wants a tenth of "
+                    + "it or less; pass it again with --resume (default: the cfg's)")
+    float learningRate;
+
     @Option(names = "--data", required = true, description = "Darknet .data file (classes, train, valid, names)")
     Path data;
 
@@ -124,6 +130,9 @@ final class TrainCommand implements Callable<Integer> {
         if (loaderDepth < 0) throw new IllegalArgumentException("--loader-depth: expected >= 1 (0: default), found " + loaderDepth);
         if (resume && weights != null) throw new IllegalArgumentException("--resume and --weights exclude each other");
         int burnInIterations = burnIn(burnIn);
+        if (!(learningRate >= 0) || !Float.isFinite(learningRate)) {
+            throw new IllegalArgumentException("--learning-rate: expected a rate > 0, found " + learningRate);
+        }
         if (weights != null && !Files.isRegularFile(weights)) {
             throw new IllegalArgumentException("--weights: no such file " + weights);
         }
@@ -134,7 +143,8 @@ final class TrainCommand implements Callable<Integer> {
         Progress progress = new Progress(System.out, System.console() != null);
         try (SuspendOnSignal signal = new SuspendOnSignal(System.err)) {
             TrainingRun.Result r = TrainingRun.run(new TrainingRun.Options(cfg, weights, data, maxBatches, out,
-                    checkpointEvery, resume, seed, threads, fp16, loaderThreads, loaderDepth, burnInIterations),
+                    checkpointEvery, resume, seed, threads, fp16, loaderThreads, loaderDepth, burnInIterations,
+                    learningRate),
                     progress, backends(device, fp16, gpus, ranks), signal);
             progress.finish();
             if (r.suspended()) {

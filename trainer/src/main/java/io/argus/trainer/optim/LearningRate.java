@@ -47,6 +47,17 @@ public final class LearningRate {
 
     public int burnIn() { return burnIn; }
 
+    /** The cfg's learning_rate (or the one given instead): the rate after burn-in, before the policy scales it. */
+    public float base() { return base; }
+
+    /** The same schedule from base rate {@code rate}. */
+    public LearningRate withBase(float rate) {
+        if (!(rate > 0) || !Float.isFinite(rate)) {
+            throw new IllegalArgumentException("learning rate: expected > 0, found " + rate);
+        }
+        return new LearningRate(rate, burnIn, power, policy, steps, scales, gamma, step, maxBatches);
+    }
+
     /** The same schedule with {@code iterations} of burn-in (0: the rate starts at its scheduled value). */
     public LearningRate withBurnIn(int iterations) {
         if (iterations < 0) throw new IllegalArgumentException("burn-in: expected >= 0 iterations, found " + iterations);

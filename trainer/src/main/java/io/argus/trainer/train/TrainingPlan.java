@@ -35,6 +35,12 @@ public record TrainingPlan(int batch, int subdivisions, int maxBatches, float mo
                 emaAlpha);
     }
 
+    /** The same plan from base learning rate {@code rate} instead of the cfg's. */
+    public TrainingPlan withLearningRate(float rate) {
+        return new TrainingPlan(batch, subdivisions, maxBatches, momentum, decay, learningRate.withBase(rate),
+                emaAlpha);
+    }
+
     /** Images per pass. */
     public int miniBatch() { return batch / subdivisions; }
 

@@ -38,14 +38,28 @@ public final class TrainingRun {
      *                        (trained weights need their full rate from the first update; a ramp from ~0 over the
      *                        cfg's burn_in would leave a short fine-tune unchanged), the cfg's burn_in otherwise
      *                        (random weights need the ramp)
+     * @param learningRate    the schedule's base rate instead of the cfg's {@code learning_rate}; 0: the cfg's. A cfg's
+     *                        rate is made for training from scratch: fine-tuning trained weights usually wants a
+     *                        smaller one (the checkpoint does not record it: a resume passes it again)
      */
     public record Options(Path cfg, Path weights, Path data, int maxBatches, Path out, int checkpointEvery,
                           boolean resume, long seed, int threads, boolean fp16, int loaderThreads, int loaderDepth,
-                          int burnIn) {
+                          int burnIn, float learningRate) {
         public Options {
             if (burnIn < AUTO_BURN_IN) {
                 throw new IllegalArgumentException("--burn-in: expected auto or >= 0 iterations, found " + burnIn);
             }
+            if (!(learningRate >= 0) || !Float.isFinite(learningRate)) {
+                throw new IllegalArgumentException("--learning-rate: expected a rate > 0 (0: the cfg's), found "
+                        + learningRate);
+            }
+        }
+
+        /** With the cfg's learning rate. */
+        public Options(Path cfg, Path weights, Path data, int maxBatches, Path out, int checkpointEvery, boolean resume,
+                       long seed, int threads, boolean fp16, int loaderThreads, int loaderDepth, int burnIn) {
+            this(cfg, weights, data, maxBatches, out, checkpointEvery, resume, seed, threads, fp16, loaderThreads,
+                    loaderDepth, burnIn, 0f);
         }
 
         /** With automatic burn-in. */
@@ -177,7 +191,8 @@ public final class TrainingRun {
         }
         Dataset train = Dataset.open(data.requireTrain(), data.classes());
         TrainingPlan cfgPlan = TrainingPlan.of(spec, o.maxBatches());
-        TrainingPlan plan = cfgPlan.withBurnIn(o.burnIn(cfgPlan.learningRate().burnIn()));
+        TrainingPlan burnedIn = cfgPlan.withBurnIn(o.burnIn(cfgPlan.learningRate().burnIn()));
+        TrainingPlan plan = o.learningRate() > 0 ? burnedIn.withLearningRate(o.learningRate()) : burnedIn;
         LossScaler scaler = LossScaler.of(spec.net().training());
 
         ModelWeights initial;
@@ -272,7 +287,10 @@ public final class TrainingRun {
     private static String burnInNote(TrainingPlan plan, Options o) {
         int burnIn = plan.learningRate().burnIn();
         String why = o.burnIn() != AUTO_BURN_IN ? " (--burn-in)" : o.weights() != null ? " (from --weights)" : "";
-        return burnIn == 0 ? "no burn-in" + why : "burn-in " + burnIn + " iteration" + (burnIn == 1 ? "" : "s") + why;
+        String rate = "learning rate " + plan.learningRate().base() + (o.learningRate() > 0 ? " (--learning-rate)" : "")
+                + ", ";
+        return rate + (burnIn == 0 ? "no burn-in" + why
+                : "burn-in " + burnIn + " iteration" + (burnIn == 1 ? "" : "s") + why);
     }
 
     /** Rank 0 uses the run's scaler (restored from the checkpoint); the others a copy in the same state. */

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Burn-in ramps the rate up for random weights only: a run from given weights trains at the cfg's rate from its first
- * update and its loss falls within a few iterations; from scratch the cfg's burn_in still holds the rate near 0.
+ * update and its loss falls within a few iterations; from scratch the cfg's burn_in still holds the rate near 0;
+ * {@code --learning-rate} replaces the cfg's rate.
  */
 @Budget(seconds = 5)
 class BurnInTest {
@@ -54,12 +55,19 @@ class BurnInTest {
         List<IterationStats> forced = run(cfg, weights, data, "forced", 5);
         assertTrue(forced.get(0).learningRate() < RATE / 5, "--burn-in 5 ramps even from weights");
         assertEquals(RATE, forced.get(ITERATIONS - 1).learningRate(), 1e-9);
+
+        List<IterationStats> slower = run(cfg, weights, data, "slower", TrainingRun.AUTO_BURN_IN, RATE / 10);
+        for (IterationStats s : slower) assertEquals(RATE / 10, s.learningRate(), 1e-9, "--learning-rate");
     }
 
     private List<IterationStats> run(Path cfg, Path weights, Path data, String out, int burnIn) {
+        return run(cfg, weights, data, out, burnIn, 0f);
+    }
+
+    private List<IterationStats> run(Path cfg, Path weights, Path data, String out, int burnIn, float rate) {
         List<IterationStats> stats = new ArrayList<>();
         TrainingRun.run(new TrainingRun.Options(cfg, weights, data, ITERATIONS, dir.resolve(out), 100, false, 1, 2,
-                false, 1, 2, burnIn), stats::add);
+                false, 1, 2, burnIn, rate), stats::add);
         assertEquals(ITERATIONS, stats.size());
         return stats;
     }
