@@ -34,6 +34,7 @@
     const parts = [`model ${status.model} serving ${short(status.serving)}`, `schedule: ${status.scheduleText}`];
     if (status.nextRunAt) parts.push(`next ${new Date(status.nextRunAt).toLocaleTimeString()}`);
     if (running && running.id) parts.push(`run ${running.id}: iteration ${running.iterations}/${running.of}`);
+    else if (status.waiting) parts.push(status.waiting); // why no run starts, e.g. too few held-out objects of a class
     $('training-status').textContent = parts.join(' · ');
     $('train-now').disabled = !!running;
     const [dataset, frames, runs, versions] = await Promise.all([
