@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * decodes on the CPU and says why in the camera's status, counted; {@code nvdec} is refused with the reason and
  * delivers nothing (rather than quietly decoding on the CPU); {@code cpu} just decodes.
  */
-@Budget(seconds = 5)
+@Budget(seconds = 15)
 class CameraDecoderTest {
     @Test
     void autoChoosesTheCpuDecoderUncountedAndNvdecIsRefusedWithTheReason() throws Exception {
