@@ -159,7 +159,7 @@ public final class WebSocketGateway {
                     .end(new JsonObject().put("error", e.getMessage()).encode());
             return;
         }
-        JsonObject refused = initial != null ? unknownNames(initial) : null;
+        JsonObject refused = initial != null ? unknownClass(initial) : null;
         if (refused != null) {
             refused.put("error", refused.remove("reason")).remove("type");
             rc.response().setStatusCode(400).putHeader("content-type", "application/json").end(refused.encode());
@@ -182,7 +182,11 @@ public final class WebSocketGateway {
             sessions.remove(session);
         });
         ws.exceptionHandler(e -> { }); // a client going away mid-write is normal; its close handler follows
-        if (initial != null) session.send(new JsonObject().put("type", "subscribed").put("filter", initial.toJson()));
+        if (initial != null) {
+            JsonObject unknown = unknownCamera(initial);
+            if (unknown != null) session.send(unknown);
+            session.send(new JsonObject().put("type", "subscribed").put("filter", initial.toJson()));
+        }
     }
 
     private void onClientMessage(ClientSession session, String text) {
@@ -200,11 +204,13 @@ public final class WebSocketGateway {
         }
         try {
             Subscription s = Subscription.fromJson(j);
-            JsonObject refused = unknownNames(s);
+            JsonObject refused = unknownClass(s);
             if (refused != null) {
                 session.send(refused);   // the subscription in force stays
                 return;
             }
+            JsonObject unknown = unknownCamera(s);
+            if (unknown != null) session.send(unknown);
             session.subscribe(s);
             session.send(new JsonObject().put("type", "subscribed").put("filter", s.toJson()));
         } catch (IllegalArgumentException e) {
@@ -213,19 +219,27 @@ public final class WebSocketGateway {
     }
 
     /**
-     * The error for a filter naming a camera this gateway does not follow or a class no model has (each would stay
-     * silent for ever), naming the field and the valid values (the first {@link RequestRefused#MAX_LISTED}); null when
-     * every name is known. The cameras are those known now: a camera added later can be subscribed to then.
+     * The refusal of a filter naming a class no model has (it would stay silent for ever), naming the field and the
+     * valid values (the first {@link RequestRefused#MAX_LISTED}); null when every class is known.
      */
-    private JsonObject unknownNames(Subscription s) {
-        for (String c : s.cameras()) {
-            if (followed.contains(c)) continue;
-            List<String> valid = new ArrayList<>(new java.util.TreeSet<>(followed));
-            return refusal("cameras", "no camera " + Names.quoted(c), valid);
-        }
+    private JsonObject unknownClass(Subscription s) {
         java.util.Set<String> known = new java.util.HashSet<>(classNames);
         for (String k : s.classes()) {
             if (!known.contains(k)) return refusal("classes", "no model detects class " + Names.quoted(k), classNames);
+        }
+        return null;
+    }
+
+    /**
+     * The error that tells of a filter naming a camera this gateway does not follow now; null when every camera is
+     * known. The subscription still holds (a client may subscribe to a camera before adding it), but the client is told
+     * rather than left waiting in silence for a misspelt id.
+     */
+    private JsonObject unknownCamera(Subscription s) {
+        for (String c : s.cameras()) {
+            if (followed.contains(c)) continue;
+            JsonObject e = refusal("cameras", "no camera " + Names.quoted(c) + " now", new ArrayList<>(new java.util.TreeSet<>(followed)));
+            return e.put("reason", e.getString("reason") + "; subscribed anyway: its messages come once a camera of that id is added");
         }
         return null;
     }
