@@ -204,10 +204,15 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
 
     /** Reads and checks everything; {@code json} is the YAML file's content, {@code env} the environment. */
     public static ArgusConfig read(Path file, JsonObject json, Map<String, String> env) {
+        return read(file, json, env, null);
+    }
+
+    /** As above, noting in {@code origins} where each value came from ({@code argus config show}; null: nobody asks). */
+    public static ArgusConfig read(Path file, JsonObject json, Map<String, String> env, ConfigOrigins origins) {
         requireTextKeys(json.getMap(), "");
         Set<String> used = new HashSet<>();
         Path base = file.toAbsolutePath().getParent();
-        ConfigNode root = new ConfigNode("", json, env, used, base);
+        ConfigNode root = new ConfigNode("", json, env, used, base, origins);
         Http http = Http.read(root.child("http"));
         List<ModelConfig> models = new ArrayList<>();
         for (ConfigNode m : root.list("models")) models.add(ModelConfig.read(m));
