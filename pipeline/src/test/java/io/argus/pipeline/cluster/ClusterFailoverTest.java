@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -39,7 +40,7 @@ import org.junit.jupiter.api.Test;
  * time, a WebSocket client on node 1. The cluster's promises, measured: every camera owned by exactly one node, every
  * camera visible from any node, a killed node's (kill -9) and a frozen node's (SIGSTOP: heartbeats only) cameras
  * streaming again on the survivors within seconds, a stopped node (SIGTERM) handing its cameras over, a camera added
- * and removed by REST on one node seen on another, a node alone below minSize not ready, a node with a conflicting
+ * and removed by REST on one node seen on another, zones drawn and a pause set on a node outliving its kill -9, a node alone below minSize not ready, a node with a conflicting
  * camera refused, and no camera published by two nodes at once after the epoch filter.
  */
 @Tag(Tiers.SYSTEM)
@@ -117,13 +118,29 @@ class ClusterFailoverTest {
         assertEquals(201, added.status(), added.body());
         await(() -> ownerOf(n1, "cam7") != null, 15_000, "cam7 (added on node 3) owned, as listed on node 1", n1);
 
+        // what a user changes at run time is cluster-wide: zones drawn on node 3 and a pause of one of node 3's cameras
+        // outlive node 3 (checked after its kill below)
+        String zones = "[{\"id\": \"porch\", \"polygon\": [[0, 0], [80, 0], [80, 60]], \"classes\": [\"person\"]}]";
+        ClusterNode.Response drawn = n3.call(HttpMethod.PUT, "/api/cameras/cam7/zones", zones);
+        assertEquals(200, drawn.status(), drawn.body());
+        Set<String> ofNode3 = new HashSet<>(camerasOf(n1, id3));
+        assertTrue(ofNode3.size() >= 2, "node 3 owns cameras before it is killed: " + ofNode3);
+        String paused = new TreeSet<>(ofNode3).first();
+        ClusterNode.Response pause = n3.call(HttpMethod.POST, "/api/cameras/" + paused + "/pause", "");
+        assertEquals(200, pause.status(), pause.body());
+        ofNode3.remove(paused);   // silent by choice: not among those that must stream again
+
         // kill -9 of node 3: its cameras stream again on the survivors
-        Set<String> ofNode3 = camerasOf(n1, id3);
-        assertFalse(ofNode3.isEmpty(), "node 3 owns cameras before it is killed");
         long killedAt = System.currentTimeMillis();
         n3.kill();
         await(() -> ofNode3.stream().allMatch(c -> firstAfter(c, killedAt, id3) != null), 30_000,
                 "node 3's cameras " + ofNode3 + " streaming from survivors", n1, n2);
+        await(() -> {
+            String owner = ownerOf(n1, paused);
+            return owner != null && !owner.equals(id3) && n1.get("/api/cameras/" + paused).json().getBoolean("paused", false);
+        }, 30_000, paused + " (paused on node 3) owned by a survivor and still paused there", n1, n2);
+        assertEquals(new JsonArray(zones).getJsonObject(0).getString("id"),
+                n2.get("/api/cameras/cam7/zones").array().getJsonObject(0).getString("id"), "cam7's zones, drawn on node 3, on node 2");
         long failover = 0;
         for (String c : ofNode3) failover = Math.max(failover, firstAfter(c, killedAt, id3).atMs() - killedAt);
         System.out.printf("cluster: kill -9 of node 3 -> its %d camera(s) stream again on survivors after %d ms (worst camera)%n",
