@@ -96,10 +96,7 @@ final class DurableCameras implements Cameras {
     private Future<Void> keep(java.util.function.Consumer<CameraOverlay> change) {
         if (overlay == null) return Future.succeededFuture();
         return vertx.executeBlocking(() -> {
-            synchronized (overlay) {
-                change.accept(overlay);
-                overlay.write(overlayFile);
-            }
+            overlay.change(change, overlayFile);
             return (Void) null;
         }, false).recover(e -> Future.failedFuture(new RequestRefused(diskFull(e) ? 507 : 500,
                 "the change is not kept for a restart: " + e.getMessage(), e)));

@@ -68,27 +68,50 @@ public final class CameraOverlay {
                     + "): fix it or move it away (the cameras changed at run time are then forgotten)");
         }
         try {
-            int version = j.getInteger("version", 0);
-            if (version != VERSION) throw new IllegalArgumentException("version: expected " + VERSION + ", found " + version);
-            JsonArray a = j.getJsonArray("added", new JsonArray());
-            for (int i = 0; i < a.size(); i++) {
-                JsonObject e = a.getJsonObject(i);
-                JsonObject def = e.getJsonObject("camera");
-                if (def == null || def.getString("id") == null) throw new IllegalArgumentException("added[" + i + "].camera: missing, or without an id");
-                o.added.put(def.getString("id"), new Added(def, e.getString("config")));
-            }
-            JsonArray r = j.getJsonArray("removed", new JsonArray());
-            for (int i = 0; i < r.size(); i++) {
-                JsonObject e = r.getJsonObject(i);
-                if (e.getString("id") == null) throw new IllegalArgumentException("removed[" + i + "].id: missing");
-                o.removed.put(e.getString("id"), e.getString("config"));
-            }
-            for (Object p : j.getJsonArray("paused", new JsonArray())) o.paused.add((String) p);
+            o.load(j);
         } catch (ClassCastException | IllegalArgumentException e) {
             throw new ConfigException(file.toString(), "not a camera overlay: " + e.getMessage()
                     + " (fix it or move it away: the cameras changed at run time are then forgotten)");
         }
         return o;
+    }
+
+    /** Replaces what this overlay holds with {@code j} (as {@link #toJson} writes it); fails naming the bad field. */
+    private void load(JsonObject j) {
+        added.clear();
+        removed.clear();
+        paused.clear();
+        int version = j.getInteger("version", 0);
+        if (version != VERSION) throw new IllegalArgumentException("version: expected " + VERSION + ", found " + version);
+        JsonArray a = j.getJsonArray("added", new JsonArray());
+        for (int i = 0; i < a.size(); i++) {
+            JsonObject e = a.getJsonObject(i);
+            JsonObject def = e.getJsonObject("camera");
+            if (def == null || def.getString("id") == null) throw new IllegalArgumentException("added[" + i + "].camera: missing, or without an id");
+            added.put(def.getString("id"), new Added(def, e.getString("config")));
+        }
+        JsonArray r = j.getJsonArray("removed", new JsonArray());
+        for (int i = 0; i < r.size(); i++) {
+            JsonObject e = r.getJsonObject(i);
+            if (e.getString("id") == null) throw new IllegalArgumentException("removed[" + i + "].id: missing");
+            removed.put(e.getString("id"), e.getString("config"));
+        }
+        for (Object p : j.getJsonArray("paused", new JsonArray())) paused.add((String) p);
+    }
+
+    /**
+     * Applies {@code change} and writes the file; when the write fails the overlay is as it was (so a later change does
+     * not write this one after all) and the failure is thrown. On a worker thread: it waits for the disk.
+     */
+    public synchronized void change(java.util.function.Consumer<CameraOverlay> change, Path file) {
+        JsonObject before = toJson();
+        try {
+            change.accept(this);
+            write(file);
+        } catch (RuntimeException e) {
+            load(before);
+            throw e;
+        }
     }
 
     /** Replaces the file whole (on a worker thread: it waits for the disk). */

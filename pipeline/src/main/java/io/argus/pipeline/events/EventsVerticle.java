@@ -193,17 +193,16 @@ public final class EventsVerticle extends AbstractVerticle implements EventQueri
 
     /**
      * The camera's rules: the cluster's map (a REST change), else one kept in this node's file, else those the camera
-     * was defined with (the config file, or the REST body that added it), else none.
+     * is defined with now (the REST body that added it, or the config file's, which a camera re-added over REST under
+     * the id of the file's replaces), else (a camera not run on this node) the config file's, else none.
      */
     private Future<SceneRules> rules(String camera) {
         return rulesMap.get(camera).compose(json -> {
             if (json != null) return Future.succeededFuture(SceneRulesJson.fromJson(json, "cameras." + camera));
             return kept(camera).compose(kept -> {
                 if (kept != null) return Future.succeededFuture(kept);
-                if (configured.containsKey(camera)) return Future.succeededFuture(configured.get(camera));
-                return here.get(camera)
-                        .map(status -> defined(status.json()))
-                        .otherwise(SceneRules.NONE);
+                return here.get(camera).map(status -> defined(status.json()))
+                        .recover(e -> Future.succeededFuture(configured.getOrDefault(camera, SceneRules.NONE)));
             });
         });
     }

@@ -97,4 +97,20 @@ class CameraOverlayTest {
         Files.writeString(file, "{not json");
         assertTrue(assertThrows(ConfigException.class, () -> CameraOverlay.read(file)).getMessage().contains(file.toString()));
     }
+
+    @Test
+    void aChangeThatCannotBeWrittenLeavesTheOverlayAsItWas() throws Exception {
+        Path file = CameraOverlay.file(dir);
+        CameraOverlay o = new CameraOverlay();
+        o.change(x -> x.added(camera("porch", "rtsp://10.0.0.2/porch"), null), file);
+        String kept = Files.readString(file);
+        Files.delete(file);
+        Files.createDirectories(file.resolve("in-the-way"));   // a directory where the file goes: the rename fails
+        assertThrows(RuntimeException.class, () -> o.change(x -> x.added(camera("shed", "rtsp://10.0.0.3/shed"), null), file));
+        Files.delete(file.resolve("in-the-way"));
+        Files.delete(file);
+        o.change(x -> x.paused("porch", true), file);
+        assertEquals(List.of("porch"), ids(effective(CameraOverlay.read(file), List.of())), "the refused camera is not written later");
+        assertTrue(kept.contains("porch"));
+    }
 }

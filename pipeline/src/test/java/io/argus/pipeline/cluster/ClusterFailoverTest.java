@@ -137,7 +137,7 @@ class ClusterFailoverTest {
                 "node 3's cameras " + ofNode3 + " streaming from survivors", n1, n2);
         await(() -> {
             String owner = ownerOf(n1, paused);
-            return owner != null && !owner.equals(id3) && n1.get("/api/cameras/" + paused).json().getBoolean("paused", false);
+            return owner != null && !owner.equals(id3) && pausedOn(n1, paused);
         }, 30_000, paused + " (paused on node 3) owned by a survivor and still paused there", n1, n2);
         assertEquals(new JsonArray(zones).getJsonObject(0).getString("id"),
                 n2.get("/api/cameras/cam7/zones").array().getJsonObject(0).getString("id"), "cam7's zones, drawn on node 3, on node 2");
@@ -342,6 +342,15 @@ class ClusterFailoverTest {
             return n.get("/api/cameras/" + camera).json().getString("owner");
         } catch (Exception e) {
             return null;
+        }
+    }
+
+    /** Whether {@code camera} is paused, as {@code n} shows it (its owner's live state). */
+    private static boolean pausedOn(ClusterNode n, String camera) {
+        try {
+            return n.get("/api/cameras/" + camera).json().getBoolean("paused", false);
+        } catch (Exception e) {
+            return false;
         }
     }
 
