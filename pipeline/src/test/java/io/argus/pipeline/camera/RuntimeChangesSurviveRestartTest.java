@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
@@ -59,8 +60,11 @@ class RuntimeChangesSurviveRestartTest {
         String video = TestMedia.h264(320, 180, 10, 1).toString();
         JsonObject json = TestConfig.light().put("cacheDir", cache.toString());
         json.getJsonArray("cameras").add(TestConfig.camera("yard", video));
+        Path file = root.resolve("argus.yaml");
+        Files.writeString(file, json.encodePrettily());   // JSON is YAML
+        ArgusConfig config = ArgusConfig.read(file, json, Map.of());
         Map<String, JsonObject> before;
-        try (RunningApp app = new RunningApp(TestConfig.read(json))) {
+        try (RunningApp app = new RunningApp(config)) {
             ok(app.call(HttpMethod.POST, "/api/cameras", TestConfig.camera("porch", video).encode()), 201);
             ok(app.call(HttpMethod.POST, "/api/cameras", TestConfig.camera("shed", video).encode()), 201);
             ok(app.call(HttpMethod.PUT, "/api/cameras/porch/zones", PORCH), 200);
@@ -77,7 +81,7 @@ class RuntimeChangesSurviveRestartTest {
         assertEquals(new JsonArray(PORCH).getJsonObject(0).getString("id"),
                 before.get("porch").getJsonArray("zones").getJsonObject(0).getString("id"));
 
-        try (RunningApp app = new RunningApp(TestConfig.read(json))) {
+        try (RunningApp app = new RunningApp(config)) {
             assertEquals(before, state(app), "the state after the restart");
             // the deleted camera comes back with its own definition's zones, none of those drawn for the one before
             RunningApp.Response readded = app.call(HttpMethod.POST, "/api/cameras", TestConfig.camera("shed", video).encode());
@@ -91,6 +95,11 @@ class RuntimeChangesSurviveRestartTest {
             assertEquals("drive", added.json().getJsonArray("zones").getJsonObject(0).getString("id"));
             assertEquals("drive", app.camera("gate").getJsonArray("zones").getJsonObject(0).getString("id"));
         }
-        assertFalse(Files.exists(TestMedia.dir().resolve("test.yaml")), "the config file is never written");
+        assertEquals(json.encodePrettily(), Files.readString(file), "the config file is never rewritten");
+        try (var beside = Files.list(root)) {
+            assertEquals(List.of("argus.yaml", "cache"), beside.map(p -> p.getFileName().toString()).sorted().toList(),
+                    "nothing written beside it: the overlay is in the cache");
+        }
+        assertTrue(Files.isRegularFile(cache.resolve("state/cameras.json")));
     }
 }

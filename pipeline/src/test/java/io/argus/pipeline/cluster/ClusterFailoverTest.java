@@ -141,6 +141,9 @@ class ClusterFailoverTest {
         }, 30_000, paused + " (paused on node 3) owned by a survivor and still paused there", n1, n2);
         assertEquals(new JsonArray(zones).getJsonObject(0).getString("id"),
                 n2.get("/api/cameras/cam7/zones").array().getJsonObject(0).getString("id"), "cam7's zones, drawn on node 3, on node 2");
+        // resumed: the steps below expect every camera to stream wherever it moves
+        ClusterNode.Response resumed = n1.call(HttpMethod.POST, "/api/cameras/" + paused + "/resume", "");
+        assertEquals(200, resumed.status(), resumed.body());
         long failover = 0;
         for (String c : ofNode3) failover = Math.max(failover, firstAfter(c, killedAt, id3).atMs() - killedAt);
         System.out.printf("cluster: kill -9 of node 3 -> its %d camera(s) stream again on survivors after %d ms (worst camera)%n",
