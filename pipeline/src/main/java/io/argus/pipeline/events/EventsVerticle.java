@@ -142,6 +142,13 @@ public final class EventsVerticle extends AbstractVerticle implements EventQueri
             }
             reloadRules(changed.camera());
         });
+        vertx.eventBus().consumer(Addresses.SCENE_RULES_FORGOTTEN, m -> {
+            try {
+                forgetHere(RulesChanged.from(m.body()).camera());
+            } catch (IllegalArgumentException e) {
+                LOG.log(Level.FINE, "a notice of forgotten zones and lines ignored: " + e.getMessage());
+            }
+        });
         vertx.eventBus().<JsonObject>localConsumer(Addresses.CAMERA_EVENTS, m -> {
             CameraNotice notice = CameraNotice.from(m.body());
             if (notice.change() == CameraNotice.Change.ADDED) follow(notice.camera());
@@ -431,9 +438,32 @@ public final class EventsVerticle extends AbstractVerticle implements EventQueri
                     .compose(v -> rulesMap.remove(camera)).compose(v -> countsMap.remove(camera)).mapEmpty();
             saving.put(camera, forgotten);
             forgotten.onComplete(ar -> saving.remove(camera, forgotten));
-            return forgotten.onSuccess(v -> vertx.eventBus().publish(Addresses.SCENE_RULES_CHANGED, new RulesChanged(camera).toJson()))
+            return forgotten.onSuccess(v -> {
+                        vertx.eventBus().publish(Addresses.SCENE_RULES_CHANGED, new RulesChanged(camera).toJson());
+                        vertx.eventBus().publish(Addresses.SCENE_RULES_FORGOTTEN, new RulesChanged(camera).toJson());
+                    })
                     .recover(e -> Future.failedFuture(failure(e, "zones and lines of camera " + Names.quoted(camera)
                             + " not forgotten: ")));
+        });
+    }
+
+    /**
+     * Another node deleted {@code camera}: this node's file of its rules goes too, unless the cluster's map has rules of
+     * the camera again (a camera of that id added and drawn on since: the file is then the newer rules' copy).
+     */
+    private void forgetHere(String camera) {
+        Path file = rulesFile(camera);
+        if (file == null) return;
+        Future<Void> forgotten = saving.getOrDefault(camera, Future.succeededFuture())
+                .transform(previous -> rulesMap.get(camera))
+                .compose(current -> current != null ? Future.<Void>succeededFuture() : vertx.<Void>executeBlocking(() -> {
+                    Files.deleteIfExists(file);
+                    return null;
+                }));
+        saving.put(camera, forgotten);
+        forgotten.onComplete(ar -> {
+            saving.remove(camera, forgotten);
+            if (ar.failed()) LOG.log(Level.WARNING, "zones and lines of deleted camera " + camera + " left in " + file + ": " + ar.cause());
         });
     }
 

@@ -40,7 +40,8 @@ import org.junit.jupiter.api.Test;
  * time, a WebSocket client on node 1. The cluster's promises, measured: every camera owned by exactly one node, every
  * camera visible from any node, a killed node's (kill -9) and a frozen node's (SIGSTOP: heartbeats only) cameras
  * streaming again on the survivors within seconds, a stopped node (SIGTERM) handing its cameras over, a camera added
- * and removed by REST on one node seen on another, zones drawn and a pause set on a node outliving its kill -9, a node alone below minSize not ready, a node with a conflicting
+ * and removed by REST on one node seen on another (its zones deleted on every node), zones drawn and a pause set on a
+ * node outliving its kill -9, a node alone below minSize not ready, a node with a conflicting
  * camera refused, and no camera published by two nodes at once after the epoch filter.
  */
 @Tag(Tiers.SYSTEM)
@@ -76,6 +77,9 @@ class ClusterFailoverTest {
     Path dir;
     List<String> members;
 
+
+    /** Each node's cache directory, by name. */
+    private final Map<String, Path> caches = new HashMap<>();
 
     @AfterEach
     void stop() throws Exception {
@@ -214,8 +218,14 @@ class ClusterFailoverTest {
         // warm hand-over: the heir runs the camera before the old owner stops, so the gap is a round and a frame
         assertTrue(gap <= HANDOVER_GAP_LIMIT_MS, "hand-over gap " + gap + " ms, limit " + HANDOVER_GAP_LIMIT_MS + "\n" + tails(n1, n4));
 
-        // REST: a camera removed on node 4 stops on its owner and leaves every node's list
+        // REST: a camera removed on node 4 stops on its owner and leaves every node's list, and takes its zones with it,
+        // also the copy node 1 kept in its file when they were drawn there
+        ClusterNode.Response redrawn = n1.call(HttpMethod.PUT, "/api/cameras/cam7/zones", zones);
+        assertEquals(200, redrawn.status(), redrawn.body());
+        Path cam7Zones = caches.get("node1").resolve("scenes/cam7.json");
+        assertTrue(Files.isRegularFile(cam7Zones));
         assertEquals(200, n4.call(HttpMethod.DELETE, "/api/cameras/cam7", null).status());
+        await(() -> !Files.exists(cam7Zones), 10_000, "node 1's copy of cam7's zones deleted", n1, n4);
         await(() -> {
             try {
                 return n1.get("/api/cameras").array().stream().noneMatch(o -> "cam7".equals(((JsonObject) o).getString("id")));
@@ -250,6 +260,7 @@ class ClusterFailoverTest {
 
     private ClusterNode startNode(String name, int hazelcastPort, JsonArray cameras) throws Exception {
         JsonObject config = TestConfig.light();
+        caches.put(name, Path.of(config.getString("cacheDir")));
         int http = ClusterNode.freePort();
         config.getJsonObject("http").put("port", http);
         config.put("cameras", cameras.copy());
