@@ -1,5 +1,6 @@
 package io.argus.pipeline.cli;
 
+import io.argus.detector.testing.TinyTrainingCfg;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -29,43 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
  * are byte for byte those of a run of N + 10 iterations that never stopped.
  */
 @Tag(Tiers.SYSTEM)
-@Budget(seconds = 5)
+@Budget(seconds = 10)
 class TrainSuspendTest {
-    static final String CFG = """
-            [net]
-            batch=4
-            subdivisions=2
-            width=32
-            height=32
-            channels=3
-            learning_rate=0.001
-            burn_in=0
-            [convolutional]
-            batch_normalize=1
-            filters=8
-            size=3
-            stride=2
-            pad=1
-            activation=leaky
-            [convolutional]
-            batch_normalize=1
-            filters=8
-            size=3
-            stride=2
-            pad=1
-            activation=mish
-            [convolutional]
-            size=1
-            stride=1
-            pad=1
-            filters=30
-            activation=linear
-            [yolo]
-            mask=0,1,2
-            anchors=6,6, 10,10, 16,16
-            classes=5
-            num=3
-            """;
+    static final String CFG = TinyTrainingCfg.text(5);
     static final Pattern SUSPENDED = Pattern.compile("argus train: suspended at iteration (\\d+) \\((.*)\\); continue "
             + "with --resume");
 
@@ -115,7 +82,7 @@ class TrainSuspendTest {
         assertTrue(output.toString().contains("argus train: stopping after the iteration in progress, then writing the "
                 + "checkpoint"), output.toString());
         Properties state = new Properties();
-        try (var in = Files.newBufferedReader(stopped.resolve("tiny_last.state"))) {
+        try (var in = Files.newBufferedReader(stopped.resolve("tiny_last.checkpoint"))) {
             state.load(in);
         }
         assertEquals(String.valueOf(at), state.getProperty("iteration"), "the checkpoint is of the last iteration");
@@ -123,7 +90,7 @@ class TrainSuspendTest {
         int end = at + 10;
         assertEquals(0, ArgusCli.run(args(cfg, data, stopped, end, true)));
         assertEquals(0, ArgusCli.run(args(cfg, data, straight, end, false)));
-        for (String file : List.of("tiny_last.weights", "tiny_last.momentum")) {
+        for (String file : List.of("tiny_last.weights", "tiny_ckpt" + end + ".momentum")) {
             assertEquals(-1, Files.mismatch(straight.resolve(file), stopped.resolve(file)),
                     file + ": suspended at " + at + " and resumed to " + end + " differs from a run that never stopped");
         }

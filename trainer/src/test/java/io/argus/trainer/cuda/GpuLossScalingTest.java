@@ -1,5 +1,6 @@
 package io.argus.trainer.cuda;
 
+import io.argus.detector.testing.TinyTrainingCfg;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -27,42 +28,7 @@ import org.junit.jupiter.api.Test;
 @Tag("gpu")
 @Budget(seconds = 5)
 class GpuLossScalingTest {
-    static final String CFG = """
-            [net]
-            batch=4
-            subdivisions=2
-            width=32
-            height=32
-            channels=3
-            learning_rate=0.001
-            burn_in=0
-            max_batches=40
-            [convolutional]
-            batch_normalize=1
-            filters=8
-            size=3
-            stride=2
-            pad=1
-            activation=leaky
-            [convolutional]
-            batch_normalize=1
-            filters=8
-            size=3
-            stride=2
-            pad=1
-            activation=mish
-            [convolutional]
-            size=1
-            stride=1
-            pad=1
-            filters=21
-            activation=linear
-            [yolo]
-            mask=0,1,2
-            anchors=6,6, 10,10, 16,16
-            classes=2
-            num=3
-            """;
+    static final String CFG = TinyTrainingCfg.text(2, "max_batches=40");
 
     @BeforeAll
     static void needsGpu() {

@@ -1,5 +1,6 @@
 package io.argus.trainer.train;
 
+import io.argus.detector.testing.TinyTrainingCfg;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,42 +25,7 @@ import org.junit.jupiter.api.Test;
  */
 @Budget(seconds = 10)
 class MixedPrecisionTest {
-    static final String CFG = """
-            [net]
-            batch=4
-            subdivisions=2
-            width=32
-            height=32
-            channels=3
-            learning_rate=0.001
-            burn_in=0
-            max_batches=40
-            [convolutional]
-            batch_normalize=1
-            filters=8
-            size=3
-            stride=2
-            pad=1
-            activation=leaky
-            [convolutional]
-            batch_normalize=1
-            filters=8
-            size=3
-            stride=2
-            pad=1
-            activation=mish
-            [convolutional]
-            size=1
-            stride=1
-            pad=1
-            filters=21
-            activation=linear
-            [yolo]
-            mask=0,1,2
-            anchors=6,6, 10,10, 16,16
-            classes=2
-            num=3
-            """;
+    static final String CFG = TinyTrainingCfg.text(2, "max_batches=40");
 
     static NetworkSpec spec() {
         return NetworkSpec.parse(Path.of("mixed.cfg"), CFG, 0, 0);
