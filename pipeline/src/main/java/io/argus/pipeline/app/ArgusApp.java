@@ -6,6 +6,7 @@ import io.argus.pipeline.base.ClientChosenLabels;
 import io.argus.pipeline.base.EventBusMeters;
 import io.argus.pipeline.base.NativeMemoryMeters;
 import io.argus.pipeline.base.StartupProgress;
+import io.argus.pipeline.camera.CameraOverlay;
 import io.argus.pipeline.camera.CameraSupervisor;
 import io.argus.pipeline.camera.Cameras;
 import io.argus.pipeline.cluster.CameraOwnership;
@@ -87,6 +88,10 @@ public final class ArgusApp {
     private CameraSupervisor cameras;
     private ClusterCamerasVerticle clusterCameras;  // null on a single node
     private EventsVerticle events;
+    /** The runtime changes to the camera list (single node; null in a cluster) and the cameras they leave to run. */
+    private CameraOverlay overlay;
+    private CameraOverlay.Effective effective;
+    private DurableCameras durable;
     private ModelRegistryVerticle registry;         // null, with dataset and trainer, unless training.enabled
     private DatasetVerticle dataset;
     private TrainerVerticle trainer;
@@ -223,6 +228,7 @@ public final class ArgusApp {
 
     private Future<ArgusApp> deploy() {
         for (String e : config.unusedEnv()) LOG.log(Level.WARNING, "environment variable {0} matches no config key", e);
+        for (String w : config.warnings()) LOG.log(Level.WARNING, "{0} ({1})", w, config.file());
         FrameCodec.register(vertx.eventBus());
         return vertx.executeBlocking(() -> {
                     // the cache holds tokens, zones and camera pictures: created the owner's only, before anything lands there
@@ -235,6 +241,7 @@ public final class ArgusApp {
                     loadFfmpeg();
                     avutil.av_log_set_level(ffmpegLogLevel(config.camera().ffmpegLogLevel()));
                     tellWhenAutoRunsOnTheCpu();
+                    readOverlay();
                     return null;
                 })
                 .compose(v -> {
@@ -255,11 +262,15 @@ public final class ArgusApp {
                 })
                 .compose(v -> {
                     // made before the events verticle, which asks them (it hears of cameras until they start)
-                    cameras = new CameraSupervisor(clustered() ? config.withCameras(List.of()) : config, metrics, progress);
+                    cameras = new CameraSupervisor(config.withCameras(clustered() ? List.of() : effective.cameras()), metrics, progress);
                     if (clustered()) clusterCameras = new ClusterCamerasVerticle(config, cluster.getNodeId(), cluster::getNodes, cameras);
                     // events before cameras: the events verticle follows each camera from its first detection message
-                    events = new EventsVerticle(config.events(), config.cameras(), config.cacheDir().resolve("scenes"), cameras,
-                            knownCameras(), snapshots, metrics);
+                    events = new EventsVerticle(config.events(), clustered() ? config.cameras() : effective.cameras(),
+                            config.cacheDir().resolve("scenes"), cameras, knownCameras(), snapshots, metrics, this::classesOf);
+                    Map<String, io.argus.pipeline.config.CameraConfig> inFile = new java.util.HashMap<>();
+                    for (var c : config.cameras()) inFile.put(c.id(), c);
+                    durable = new DurableCameras(vertx, knownCameras(), events, overlay, CameraOverlay.file(config.cacheDir()), inFile,
+                            body -> io.argus.pipeline.config.CameraConfig.fromJson(body, config.modelIds(), config.file().toAbsolutePath().getParent()));
                     return vertx.deployVerticle(events);
                 })
                 // MQTT: this node's cameras' events and counts, once per cluster (docs/tracking.md)
@@ -272,6 +283,10 @@ public final class ArgusApp {
                 .compose(v -> vertx.deployVerticle(cameras))
                 .compose(id -> {
                     camerasDeployment = id;
+                    // cameras paused at run time stay paused across a restart
+                    return clustered() ? Future.succeededFuture(id) : durable.pauseKept(effective.paused()).map(id);
+                })
+                .compose(id -> {
                     if (!learnsOnline()) return Future.succeededFuture();
                     // in a cluster one node at a time fine-tunes a model (TrainerSingleton); alone, this one does
                     TrainerGate gate = TrainerGate.HERE;
@@ -291,7 +306,7 @@ public final class ArgusApp {
                 .compose(v -> clustered() ? vertx.deployVerticle(new NodeSnapshots(cluster.getNodeId(), snapshots, events::snapshot))
                         : Future.succeededFuture())
                 .compose(v -> {
-                    http = new HttpVerticle(config, metrics, snapshots, new ApiServices(models, knownCameras(), clusterCameras,
+                    http = new HttpVerticle(config, metrics, snapshots, new ApiServices(models, durable, clusterCameras,
                             events, mqtt, dataset, trainer, registry), this::ready);
                     return vertx.deployVerticle(http);
                 })
@@ -314,7 +329,7 @@ public final class ArgusApp {
                 .map(v -> {
                     ready = true;
                     LOG.log(Level.INFO, "argus ready: http://{0}:{1}/ ({2} model(s), {3} camera(s))",
-                            config.http().host(), Integer.toString(http.port()), models.size(), config.cameras().size());
+                            config.http().host(), Integer.toString(http.port()), models.size(), clustered() ? config.cameras().size() : effective.cameras().size());
                     return this;
                 });
     }
@@ -398,8 +413,31 @@ public final class ArgusApp {
 
     public HttpVerticle http() { return http; }
 
-    /** The cameras as the REST API sees them: this node's, or in a cluster the cluster-wide list. */
-    public Cameras cameras() { return knownCameras(); }
+    /** The cameras as the REST API sees them: this node's, or in a cluster the cluster-wide list; changes last. */
+    public Cameras cameras() { return durable; }
+
+    /**
+     * Reads the runtime changes to the camera list ({@link CameraOverlay}) and applies them to the config file's
+     * cameras (single node; in a cluster the list lives in the cluster's maps). What the overlay changed is logged;
+     * changes the config file superseded are dropped from it. Blocking: on a worker.
+     */
+    private void readOverlay() {
+        if (clustered()) return;
+        java.nio.file.Path file = CameraOverlay.file(config.cacheDir());
+        overlay = CameraOverlay.read(file);
+        effective = overlay.effective(config.cameras(), body -> io.argus.pipeline.config.CameraConfig.fromJson(body,
+                config.modelIds(), config.file().toAbsolutePath().getParent()));
+        for (String note : effective.notes()) LOG.log(Level.WARNING, note + " (" + file + ")");
+        if (effective.changed()) overlay.write(file);
+    }
+
+    /** A model's class names, null for a model this node does not run. */
+    private List<String> classesOf(String model) {
+        for (InferenceVerticle m : models) {
+            if (m.id().equals(model) && m.serving() != null) return m.serving().model().names();
+        }
+        return null;
+    }
 
     /** The recent events, counts, zones and lines. */
     public EventQueries events() { return events; }

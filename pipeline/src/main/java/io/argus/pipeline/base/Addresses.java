@@ -85,6 +85,12 @@ public final class Addresses {
     /** A camera's zones and lines changed ({@link RulesChanged}, clustered publish): its owner reloads them. */
     public static final String SCENE_RULES_CHANGED = "argus.scenes.changed";
 
+    /**
+     * A camera was deleted and its zones and lines with it ({@link RulesChanged}, clustered publish): every node deletes
+     * the copy it kept in its own file, so that none brings them back for a later camera of that id.
+     */
+    public static final String SCENE_RULES_FORGOTTEN = "argus.scenes.forgotten";
+
     // ---- online training -----------------------------------------------------------------------------------------
 
     /**

@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
         description = "Real-time video analytics: Darknet-compatible YOLO on the JVM.",
         subcommands = {DetectCommand.class, WeightsCommand.class, RunCommand.class,
                 TrainCommand.class, EvalCommand.class, DatasetCommand.class, DoctorCommand.class, TokenCommand.class,
-                ClusterCommand.class, ExportCommand.class})
+                ClusterCommand.class, ExportCommand.class, ConfigCommand.class})
 public final class ArgusCli implements Runnable {
     @Spec
     CommandSpec spec;

@@ -17,7 +17,7 @@ import java.util.TreeSet;
 public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<CameraConfig> cameras,
                           CameraSettings camera, WebSocketSettings websocket, SnapshotSettings snapshots,
                           Path cacheDir, TrainingConfig training, ClusterConfig cluster, Tracking tracking,
-                          EventSettings events, MqttSettings mqtt, List<String> unusedEnv) {
+                          EventSettings events, MqttSettings mqtt, List<String> unusedEnv, List<String> warnings) {
 
     /**
      * The {@code tracking:} section: whether cameras are tracked (every detection message then carries its track) and
@@ -208,10 +208,15 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
 
     /** Reads and checks everything; {@code json} is the YAML file's content, {@code env} the environment. */
     public static ArgusConfig read(Path file, JsonObject json, Map<String, String> env) {
+        return read(file, json, env, null);
+    }
+
+    /** As above, noting in {@code origins} where each value came from ({@code argus config show}; null: nobody asks). */
+    public static ArgusConfig read(Path file, JsonObject json, Map<String, String> env, ConfigOrigins origins) {
         requireTextKeys(json.getMap(), "");
         Set<String> used = new HashSet<>();
         Path base = file.toAbsolutePath().getParent();
-        ConfigNode root = new ConfigNode("", json, env, used, base);
+        ConfigNode root = new ConfigNode("", json, env, used, base, origins);
         Http http = Http.read(root.child("http"));
         // first: every cache lives under it (the models' CPU tuning and cuDNN plans, training data, tokens, the video)
         String xdg = env.getOrDefault("XDG_CACHE_HOME", System.getProperty("user.home") + "/.cache");
@@ -246,8 +251,11 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
         for (String k : env.keySet()) {
             if (k.startsWith("ARGUS_") && !used.contains(k) && !NOT_CONFIG.contains(k)) unused.add(k);
         }
+        List<String> warnings = new ArrayList<>();
+        String mqttOff = MqttSettings.offThoughConfigured(json.getValue("mqtt") instanceof JsonObject m ? m : new JsonObject(), env, mqtt);
+        if (mqttOff != null) warnings.add(mqttOff);
         return new ArgusConfig(file, http, List.copyOf(models), List.copyOf(cameras), camera, ws, snapshots, cache,
-                training, cluster, tracking, events, mqtt, List.copyOf(unused));
+                training, cluster, tracking, events, mqtt, List.copyOf(unused), List.copyOf(warnings));
     }
 
     /** ARGUS_* variables that are not configuration keys. */
@@ -267,6 +275,6 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
 
     public ArgusConfig withCameras(List<CameraConfig> cams) {
         return new ArgusConfig(file, http, models, List.copyOf(cams), camera, websocket, snapshots, cacheDir, training,
-                cluster, tracking, events, mqtt, unusedEnv);
+                cluster, tracking, events, mqtt, unusedEnv, warnings);
     }
 }

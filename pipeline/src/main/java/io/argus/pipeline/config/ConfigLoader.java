@@ -17,6 +17,11 @@ public final class ConfigLoader {
     private ConfigLoader() {}
 
     public static Future<ArgusConfig> load(Vertx vertx, Path file, Map<String, String> env) {
+        return load(vertx, file, env, null);
+    }
+
+    /** As above, noting in {@code origins} where each value came from (null: nobody asks). */
+    public static Future<ArgusConfig> load(Vertx vertx, Path file, Map<String, String> env, ConfigOrigins origins) {
         if (!Files.isRegularFile(file)) return Future.failedFuture(new ConfigException(file.toString(), "no such config file"));
         ConfigStoreOptions yaml = new ConfigStoreOptions().setType("file").setFormat("yaml")
                 .setConfig(new JsonObject().put("path", file.toAbsolutePath().toString()));
@@ -26,7 +31,7 @@ public final class ConfigLoader {
                 .compose(json -> {
                     retriever.close();
                     try {
-                        return Future.succeededFuture(ArgusConfig.read(file, json, env));
+                        return Future.succeededFuture(ArgusConfig.read(file, json, env, origins));
                     } catch (ConfigException e) {
                         return Future.failedFuture(new ConfigException(file + ": " + e.key(), reason(e)));
                     }
@@ -38,9 +43,14 @@ public final class ConfigLoader {
      * fails with its {@link ConfigException}; no answer within {@code seconds} with a TimeoutException.
      */
     public static ArgusConfig loadBlocking(Path file, Map<String, String> env, int seconds) throws Exception {
+        return loadBlocking(file, env, seconds, null);
+    }
+
+    /** As above, noting in {@code origins} where each value came from (null: nobody asks). */
+    public static ArgusConfig loadBlocking(Path file, Map<String, String> env, int seconds, ConfigOrigins origins) throws Exception {
         Vertx vertx = Vertx.vertx();
         try {
-            return load(vertx, file, env).toCompletionStage().toCompletableFuture().get(seconds, TimeUnit.SECONDS);
+            return load(vertx, file, env, origins).toCompletionStage().toCompletableFuture().get(seconds, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             throw e.getCause() instanceof Exception cause ? cause : e;
         } finally {

@@ -24,13 +24,38 @@ public final class ConfigNode {
     private final Set<String> used;
     private final Path baseDir;
     private final Set<String> readKeys = new LinkedHashSet<>();
+    /** Where each value read came from ({@code argus config show}); null when nobody asks. */
+    private final ConfigOrigins origins;
 
     public ConfigNode(String path, JsonObject json, Map<String, String> env, Set<String> used, Path baseDir) {
+        this(path, json, env, used, baseDir, null);
+    }
+
+    public ConfigNode(String path, JsonObject json, Map<String, String> env, Set<String> used, Path baseDir, ConfigOrigins origins) {
         this.path = path;
         this.json = json != null ? json : new JsonObject();
         this.env = env;
         this.used = used;
         this.baseDir = baseDir;
+        this.origins = origins;
+    }
+
+    /**
+     * Notes a key of the file read whole by a reader of shapes the typed getters lack (zones, lines), when the file
+     * has it: for {@code argus config show}.
+     */
+    public void noteWhole(String name) {
+        if (json.getValue(name) != null) noted(name, json.getValue(name));
+    }
+
+    /** {@code value}, the one read of {@code name}, noted with where it came from when someone asks (see above). */
+    private <T> T noted(String name, T value) {
+        if (origins == null) return value;
+        String envName = envName(key(name));
+        ConfigOrigins.Kind kind = env.containsKey(envName) ? ConfigOrigins.Kind.ENVIRONMENT
+                : json.containsKey(name) ? ConfigOrigins.Kind.FILE : ConfigOrigins.Kind.DEFAULT;
+        origins.note(key(name), value instanceof Path p ? p.toString() : value, kind, envName);
+        return value;
     }
 
     /** The environment variable that overrides a key path: {@code cameras[0].maxBatch -> ARGUS_CAMERAS_0_MAX_BATCH}. */
@@ -67,6 +92,10 @@ public final class ConfigNode {
     }
 
     public String string(String name, String def) {
+        return noted(name, stringRead(name, def));
+    }
+
+    private String stringRead(String name, String def) {
         Object v = raw(name);
         if (v == null) return def;
         if (v instanceof JsonObject || v instanceof JsonArray) throw new ConfigException(key(name), "expected a text value, found " + describe(v));
@@ -80,6 +109,10 @@ public final class ConfigNode {
     }
 
     public String oneOf(String name, String def, String... allowed) {
+        return noted(name, oneOfRead(name, def, allowed));
+    }
+
+    private String oneOfRead(String name, String def, String... allowed) {
         String s = string(name, def);
         for (String a : allowed) if (a.equalsIgnoreCase(s)) return a;
         throw new ConfigException(key(name), "expected one of " + String.join(", ", allowed) + ", found \"" + s + "\"");
@@ -91,6 +124,10 @@ public final class ConfigNode {
     }
 
     public long longValue(String name, long def, long min, long max) {
+        return noted(name, longValueRead(name, def, min, max));
+    }
+
+    private long longValueRead(String name, long def, long min, long max) {
         Object v = raw(name);
         long x;
         if (v == null) return def;
@@ -110,6 +147,10 @@ public final class ConfigNode {
     }
 
     public double number(String name, double def, double min, double max) {
+        return noted(name, numberRead(name, def, min, max));
+    }
+
+    private double numberRead(String name, double def, double min, double max) {
         Object v = raw(name);
         double x;
         if (v == null) return def;
@@ -129,6 +170,10 @@ public final class ConfigNode {
     }
 
     public boolean bool(String name, boolean def) {
+        return noted(name, boolRead(name, def));
+    }
+
+    private boolean boolRead(String name, boolean def) {
         Object v = raw(name);
         if (v == null) return def;
         if (v instanceof Boolean b) return b;
@@ -145,6 +190,10 @@ public final class ConfigNode {
      * ({@code ARGUS_CLUSTER_MEMBERS=a:5701,b:5701}).
      */
     public List<String> strings(String name) {
+        return noted(name, stringsRead(name));
+    }
+
+    private List<String> stringsRead(String name) {
         Object v = raw(name);
         List<String> out = new ArrayList<>();
         if (v == null) return out;
@@ -168,6 +217,10 @@ public final class ConfigNode {
      * as the environment gives it ({@code ARGUS_MODELS_0_CUDA_DEVICES=0,1}). Null when the key is absent.
      */
     public List<String> listOrValue(String name) {
+        return noted(name, listOrValueRead(name));
+    }
+
+    private List<String> listOrValueRead(String name) {
         Object v = raw(name);
         if (v == null) return null;
         if (v instanceof JsonArray) return strings(name);
@@ -179,6 +232,10 @@ public final class ConfigNode {
 
     /** A file path, resolved against the config file's directory when relative; must exist when {@code mustExist}. */
     public Path path(String name, Path def, boolean mustExist) {
+        return noted(name, pathRead(name, def, mustExist));
+    }
+
+    private Path pathRead(String name, Path def, boolean mustExist) {
         String s = string(name, null);
         if (s == null || s.isBlank()) return def;
         Path p = resolve(s);
@@ -195,7 +252,7 @@ public final class ConfigNode {
     public ConfigNode child(String name) {
         Object v = raw(name);
         if (v != null && !(v instanceof JsonObject)) throw new ConfigException(key(name), "expected a section (key: value lines), found " + describe(v));
-        return new ConfigNode(key(name), (JsonObject) v, env, used, baseDir);
+        return new ConfigNode(key(name), (JsonObject) v, env, used, baseDir, origins);
     }
 
     /**
@@ -224,7 +281,7 @@ public final class ConfigNode {
             Object item = i < a.size() ? a.getValue(i) : null;
             String k = key(name) + "[" + i + "]";
             if (item != null && !(item instanceof JsonObject)) throw new ConfigException(k, "expected a section (key: value lines), found " + describe(item));
-            out.add(new ConfigNode(k, (JsonObject) item, env, used, baseDir));
+            out.add(new ConfigNode(k, (JsonObject) item, env, used, baseDir, origins));
         }
         return out;
     }

@@ -5,6 +5,8 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The {@code mqtt:} section: where events and counts are published (docs/tracking.md). Absent or
@@ -44,6 +46,25 @@ public record MqttSettings(boolean enabled, String host, int port, String client
     /** No MQTT: the default when the section is absent. */
     public static final MqttSettings OFF = new MqttSettings(false, "localhost", 1883, "argus", null, null, null,
             false, null, true, "argus", 1, 10_000, 100, 30, 10_000, 3000, new Reconnect(1000, 30_000, 2.0, 0.2));
+
+    /**
+     * The start-up warning for an {@code mqtt:} section that says where to publish ({@code host} or {@code port}, in
+     * the file or the environment) but not {@code enabled: true}: the output is off, and nothing else would say so.
+     * Null when there is nothing to warn of.
+     */
+    static String offThoughConfigured(io.vertx.core.json.JsonObject section, Map<String, String> env, MqttSettings read) {
+        if (read.enabled()) return null;
+        List<String> set = new java.util.ArrayList<>();
+        for (String k : List.of("host", "port")) {
+            if (section.containsKey(k)) set.add("mqtt." + k);
+            else if (env.containsKey(ConfigNode.envName("mqtt." + k))) set.add(ConfigNode.envName("mqtt." + k));
+        }
+        if (set.isEmpty()) return null;
+        boolean explicitlyOff = section.containsKey("enabled") || env.containsKey(ConfigNode.envName("mqtt.enabled"));
+        return "mqtt.enabled: " + (explicitlyOff ? "false" : "not set (default false)") + ", though " + String.join(" and ", set)
+                + " " + (set.size() > 1 ? "are" : "is") + " set: the MQTT output is off, no event is published"
+                + " (set mqtt.enabled: true to publish)";
+    }
 
     public static MqttSettings read(ConfigNode n) {
         boolean enabled = n.bool("enabled", false);

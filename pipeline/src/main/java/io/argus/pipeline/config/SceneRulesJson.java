@@ -29,6 +29,8 @@ public final class SceneRulesJson {
     public static SceneRules read(ConfigNode camera, JsonObject cameraJson) {
         camera.list("zones");   // marks the key read; fails, naming the key, unless a list of sections
         camera.list("lines");
+        camera.noteWhole("zones");
+        camera.noteWhole("lines");
         String anchorName = camera.oneOf("anchor", Anchor.BOTTOM_CENTER.configName(),
                 Anchor.BOTTOM_CENTER.configName(), Anchor.CENTER.configName(), Anchor.TOP_CENTER.configName());
         JsonObject json = cameraJson != null ? cameraJson : new JsonObject();

@@ -42,6 +42,9 @@ final class ConfigCheck implements Check {
             out.add(Finding.warn(name(), "environment variable " + unused + " matches no config key (ignored)",
                     "check its spelling: http.port is ARGUS_HTTP_PORT, models[0].maxBatch is ARGUS_MODELS_0_MAX_BATCH"));
         }
+        for (String warning : config.warnings()) {
+            out.add(Finding.warn(name(), warning, "argus config show lists every value with where it came from"));
+        }
         return out;
     }
 }

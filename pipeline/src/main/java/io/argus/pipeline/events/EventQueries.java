@@ -45,4 +45,7 @@ public interface EventQueries {
      * what was kept. When they cannot be kept the previous ones stay everywhere.
      */
     Future<JsonArray> setRules(String camera, RulePart part, JsonArray rules);
+
+    /** Forgets a deleted camera's zones, lines and counts, everywhere they are kept (its file, the cluster's maps). */
+    Future<Void> forget(String camera);
 }

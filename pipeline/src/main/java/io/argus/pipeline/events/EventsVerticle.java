@@ -41,6 +41,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -94,6 +95,7 @@ public final class EventsVerticle extends AbstractVerticle implements EventQueri
     private final Cameras known;
     private final Snapshots snapshots;
     private final ArgusMetrics metrics;
+    private final Function<String, List<String>> classesOf;
     private final Map<String, Camera> cameras = new HashMap<>();
     private final EventHistory history;
     private ArgusMetrics.Group meters;
@@ -108,9 +110,11 @@ public final class EventsVerticle extends AbstractVerticle implements EventQueri
      * @param here              this node's cameras: those it follows
      * @param known             who knows every camera ({@code here} alone, the cluster-wide list in a cluster): zones and
      *                          lines are kept for known cameras only
+     * @param classesOf         a model's class names by model id (null: unknown): a zone or line may only name classes
+     *                          of its camera's model
      */
     public EventsVerticle(EventSettings settings, List<CameraConfig> configuredCameras, Path rulesDir, Cameras here,
-                          Cameras known, Snapshots snapshots, ArgusMetrics metrics) {
+                          Cameras known, Snapshots snapshots, ArgusMetrics metrics, Function<String, List<String>> classesOf) {
         this.settings = settings;
         for (CameraConfig c : configuredCameras) configured.put(c.id(), c.scene());
         this.rulesDir = rulesDir;
@@ -118,6 +122,7 @@ public final class EventsVerticle extends AbstractVerticle implements EventQueri
         this.known = known;
         this.snapshots = snapshots;
         this.metrics = metrics;
+        this.classesOf = classesOf;
         this.history = new EventHistory(settings.history());
     }
 
@@ -136,6 +141,13 @@ public final class EventsVerticle extends AbstractVerticle implements EventQueri
                 return;
             }
             reloadRules(changed.camera());
+        });
+        vertx.eventBus().consumer(Addresses.SCENE_RULES_FORGOTTEN, m -> {
+            try {
+                forgetHere(RulesChanged.from(m.body()).camera());
+            } catch (IllegalArgumentException e) {
+                LOG.log(Level.FINE, "a notice of forgotten zones and lines ignored: " + e.getMessage());
+            }
         });
         vertx.eventBus().<JsonObject>localConsumer(Addresses.CAMERA_EVENTS, m -> {
             CameraNotice notice = CameraNotice.from(m.body());
@@ -188,17 +200,16 @@ public final class EventsVerticle extends AbstractVerticle implements EventQueri
 
     /**
      * The camera's rules: the cluster's map (a REST change), else one kept in this node's file, else those the camera
-     * was defined with (the config file, or the REST body that added it), else none.
+     * is defined with now (the REST body that added it, or the config file's, which a camera re-added over REST under
+     * the id of the file's replaces), else (a camera not run on this node) the config file's, else none.
      */
     private Future<SceneRules> rules(String camera) {
         return rulesMap.get(camera).compose(json -> {
             if (json != null) return Future.succeededFuture(SceneRulesJson.fromJson(json, "cameras." + camera));
             return kept(camera).compose(kept -> {
                 if (kept != null) return Future.succeededFuture(kept);
-                if (configured.containsKey(camera)) return Future.succeededFuture(configured.get(camera));
-                return here.get(camera)
-                        .map(status -> defined(status.json()))
-                        .otherwise(SceneRules.NONE);
+                return here.get(camera).map(status -> defined(status.json()))
+                        .recover(e -> Future.succeededFuture(configured.getOrDefault(camera, SceneRules.NONE)));
             });
         });
     }
@@ -224,14 +235,14 @@ public final class EventsVerticle extends AbstractVerticle implements EventQueri
      * only, so a request can neither create files for made-up ids nor fill the cluster's map with them. While the list
      * of cameras cannot answer (a start, a cluster in trouble) a camera of the config file counts, any other is 503.
      */
-    private Future<Void> knownCamera(String camera) {
-        return known.get(camera).<Void>mapEmpty()
+    private Future<String> knownCamera(String camera) {
+        return known.get(camera).map(CameraStatus::model)
                 .recover(e -> {
                     if (RequestRefused.statusOf(e) == 404) {
                         return Future.failedFuture(RequestRefused.notFound("no camera " + Names.quoted(camera)
                                 + ": zones and lines belong to a camera (add it first: POST /api/cameras)"));
                     }
-                    if (configured.containsKey(camera)) return Future.succeededFuture();
+                    if (configured.containsKey(camera)) return Future.succeededFuture(null);
                     return Future.failedFuture(new RequestRefused(503, "cannot tell now whether camera "
                             + Names.quoted(camera) + " exists (" + e.getMessage() + "); try again"));
                 });
@@ -376,7 +387,7 @@ public final class EventsVerticle extends AbstractVerticle implements EventQueri
     public Future<JsonArray> rules(String camera, RulePart part) {
         return ServiceCall.on(context, () -> {
             Names.require("camera id", camera);
-            return knownCamera(camera).compose(v -> rules(camera)).map(r -> part(SceneRulesJson.toJson(r), part))
+            return knownCamera(camera).compose(model -> rules(camera)).map(r -> part(SceneRulesJson.toJson(r), part))
                     .recover(e -> Future.failedFuture(failure(e, "")));
         });
     }
@@ -409,19 +420,92 @@ public final class EventsVerticle extends AbstractVerticle implements EventQueri
         });
     }
 
+    /**
+     * A camera deleted over REST takes its zones, lines and counts with it: the file, the cluster's map entries. A camera
+     * added later under the same id starts from its own definition, never from rules drawn for the one before.
+     */
+    @Override
+    public Future<Void> forget(String camera) {
+        return ServiceCall.on(context, () -> {
+            Names.require("camera id", camera);
+            Path file = rulesFile(camera);
+            Future<Void> forgotten = saving.getOrDefault(camera, Future.succeededFuture())
+                    .transform(previous -> file == null ? Future.<Void>succeededFuture()
+                            : vertx.<Void>executeBlocking(() -> {
+                                Files.deleteIfExists(file);
+                                return null;
+                            }))
+                    .compose(v -> rulesMap.remove(camera)).compose(v -> countsMap.remove(camera)).mapEmpty();
+            saving.put(camera, forgotten);
+            forgotten.onComplete(ar -> saving.remove(camera, forgotten));
+            return forgotten.onSuccess(v -> {
+                        vertx.eventBus().publish(Addresses.SCENE_RULES_CHANGED, new RulesChanged(camera).toJson());
+                        vertx.eventBus().publish(Addresses.SCENE_RULES_FORGOTTEN, new RulesChanged(camera).toJson());
+                    })
+                    .recover(e -> Future.failedFuture(failure(e, "zones and lines of camera " + Names.quoted(camera)
+                            + " not forgotten: ")));
+        });
+    }
+
+    /**
+     * Another node deleted {@code camera}: this node's file of its rules goes too, unless the cluster's map has rules of
+     * the camera again (a camera of that id added and drawn on since: the file is then the newer rules' copy).
+     */
+    private void forgetHere(String camera) {
+        Path file = rulesFile(camera);
+        if (file == null) return;
+        Future<Void> forgotten = saving.getOrDefault(camera, Future.succeededFuture())
+                .transform(previous -> rulesMap.get(camera))
+                .compose(current -> current != null ? Future.<Void>succeededFuture() : vertx.<Void>executeBlocking(() -> {
+                    Files.deleteIfExists(file);
+                    return null;
+                }));
+        saving.put(camera, forgotten);
+        forgotten.onComplete(ar -> {
+            saving.remove(camera, forgotten);
+            if (ar.failed()) LOG.log(Level.WARNING, "zones and lines of deleted camera " + camera + " left in " + file + ": " + ar.cause());
+        });
+    }
+
     /** The camera's rules with {@code part} replaced by {@code list}, checked and kept; what was kept. */
     private Future<JsonObject> change(String camera, String part, JsonArray list) {
-        return knownCamera(camera).compose(v -> rules(camera)).compose(current -> {
+        return knownCamera(camera).compose(model -> rules(camera).compose(current -> {
             JsonObject json = SceneRulesJson.toJson(current).put(part, list);
             SceneRules checked;
             try {
                 checked = SceneRulesJson.fromJson(json, camera);
+                requireModelClasses(camera, model, part, checked);
             } catch (ConfigException | IllegalArgumentException e) {
                 return Future.failedFuture(new IllegalArgumentException(e.getMessage()));
+            } catch (RequestRefused e) {
+                return Future.failedFuture(e);
             }
             JsonObject stored = SceneRulesJson.toJson(checked);
             return keep(camera, stored).map(stored);
-        });
+        }));
+    }
+
+    /**
+     * Every class a zone or line of {@code part} names must be one the camera's model detects: a zone watching for
+     * "person" on a model without that class would never count anything, and nobody would be told. 400 naming the
+     * entry and listing the model's classes (bounded). Unchecked when the model is not known here (a camera of a
+     * model this node does not load, or the camera list cannot answer now).
+     */
+    private void requireModelClasses(String camera, String model, String part, SceneRules rules) {
+        List<String> classes = model == null ? null : classesOf.apply(model);
+        if (classes == null) return;
+        Set<String> known = new HashSet<>(classes);
+        boolean zones = part.equals(RulePart.ZONES.key());
+        int count = zones ? rules.zones().size() : rules.lines().size();
+        for (int i = 0; i < count; i++) {
+            List<String> named = zones ? rules.zones().get(i).classes() : rules.lines().get(i).classes();
+            for (int k = 0; k < named.size(); k++) {
+                if (known.contains(named.get(k))) continue;
+                String field = part + "[" + i + "].classes[" + k + "]";
+                throw RequestRefused.notOneOf(400, field, field + ": model " + Names.quoted(model) + " of camera "
+                        + Names.quoted(camera) + " has no class " + Names.quoted(named.get(k)), classes);
+            }
+        }
     }
 
     /**

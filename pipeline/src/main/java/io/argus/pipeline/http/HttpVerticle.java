@@ -113,7 +113,8 @@ public final class HttpVerticle extends VerticleBase {
         // In a cluster the camera routes and the gateway follow the cluster-wide list (docs/cluster.md).
         Cameras cameras = services.cameras();
         gateway = new WebSocketGateway(vertx, config.websocket(), metrics, cameras,
-                clustered ? Addresses.CLUSTER_CAMERA_EVENTS : Addresses.CAMERA_EVENTS, new EpochFilter(2L * config.cluster().leaseMs()));
+                clustered ? Addresses.CLUSTER_CAMERA_EVENTS : Addresses.CAMERA_EVENTS, new EpochFilter(2L * config.cluster().leaseMs()),
+                models.stream().flatMap(m -> m.serving().model().names().stream()).toList());
         router = Router.router(vertx);
         ArgusConfig.Http http = config.http();
         limits = new ConnectionLimits(vertx, http.limits().maxConnections(), http.limits().requestHeadTimeoutMs());
@@ -141,14 +142,14 @@ public final class HttpVerticle extends VerticleBase {
         OwnerSnapshots owners = clustered ? new OwnerSnapshots(vertx, cameras) : null;
         router.get("/api/cameras/:id/snapshot.jpg").handler(rc -> {
             String id = PathIds.name(rc, "id", "camera id");
-            if (id != null) snapshot(rc, owners, SnapshotQuery.latest(id), snapshots.latest(id));
+            if (id != null) snapshot(rc, cameras, owners, SnapshotQuery.latest(id), snapshots.latest(id));
         });
         router.getWithRegex("/api/cameras/([^/]+)/snapshots/([0-9]{1,18})\\.jpg")
                 .setName("/api/cameras/:id/snapshots/:frame.jpg") // regex routes are named after their paths (AuthRoutesTest)
                 .handler(rc -> {
                     String id = PathIds.name(rc, "param0", "camera id");
                     long frame = Long.parseLong(rc.pathParam("param1"));
-                    if (id != null) snapshot(rc, owners, SnapshotQuery.frame(id, frame), snapshots.get(id, frame));
+                    if (id != null) snapshot(rc, cameras, owners, SnapshotQuery.frame(id, frame), snapshots.get(id, frame));
                 });
         router.get("/api/models").handler(rc -> answer(rc, Future.all(models.stream().map(InferenceVerticle::status).toList()),
                 WAIT_SECONDS, all -> new JsonArray(all.list()), 200));
@@ -250,16 +251,33 @@ public final class HttpVerticle extends VerticleBase {
                 });
     }
 
-    private static void snapshot(RoutingContext rc, OwnerSnapshots owners, SnapshotQuery query, Snapshots.Snapshot s) {
-        if (s != null || owners == null) jpeg(rc, s);
-        else owners.pass(rc, query, () -> jpeg(rc, null));
+    /**
+     * A snapshot kept here, else (in a cluster) the camera's owner's; when there is none, a camera Argus does not know
+     * is told apart from a known one that has no snapshot yet (both 404, with what to do).
+     */
+    private static void snapshot(RoutingContext rc, Cameras cameras, OwnerSnapshots owners, SnapshotQuery query, Snapshots.Snapshot s) {
+        if (s != null) {
+            jpeg(rc, s);
+            return;
+        }
+        cameras.get(query.camera()).timeout(WAIT_SECONDS, TimeUnit.SECONDS).onComplete(ar -> {
+            if (ar.failed() && io.argus.pipeline.base.RequestRefused.statusOf(ar.cause()) == 404) {
+                json(rc, 404, new JsonObject().put("error", "no camera " + Names.quoted(query.camera())
+                        + " (GET /api/cameras lists them)").put("field", "camera id"));
+            } else if (owners != null) {
+                owners.pass(rc, query, () -> noSnapshot(rc, query));
+            } else {
+                noSnapshot(rc, query);
+            }
+        });
+    }
+
+    private static void noSnapshot(RoutingContext rc, SnapshotQuery query) {
+        json(rc, 404, new JsonObject().put("error", "camera " + Names.quoted(query.camera()) + " has no snapshot "
+                + (query.frame() != null ? "of frame " + query.frame() + " (kept: the last few)" : "yet (none taken since it started, or it is paused)")));
     }
 
     private static void jpeg(RoutingContext rc, Snapshots.Snapshot s) {
-        if (s == null) {
-            json(rc, 404, new JsonObject().put("error", "no snapshot (yet) for that camera and frame"));
-            return;
-        }
         rc.response().putHeader("content-type", "image/jpeg").putHeader("cache-control", "no-store")
                 .putHeader("x-argus-frame", Long.toString(s.frame())).end(Buffer.buffer(s.jpeg()));
     }

@@ -42,7 +42,11 @@ final class JsonReplies {
 
     /** A service's failure: the HTTP status it carries, else 500. */
     static void failure(RoutingContext rc, Throwable e) {
-        error(rc, RequestRefused.statusOf(e), String.valueOf(e.getMessage()));
+        JsonObject body = new JsonObject().put("error", String.valueOf(e.getMessage()));
+        if (e instanceof RequestRefused r && r.field() != null) {
+            body.put("field", r.field()).put("valid", new JsonArray(r.valid())).put("validCount", r.validCount());
+        }
+        reply(rc, body, RequestRefused.statusOf(e));
     }
 
     static void error(RoutingContext rc, int status, String reason) {

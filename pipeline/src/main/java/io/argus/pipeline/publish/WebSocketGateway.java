@@ -6,6 +6,8 @@ import io.argus.pipeline.camera.CameraStatus;
 import io.argus.pipeline.camera.Cameras;
 import io.argus.pipeline.config.ArgusConfig.WebSocketSettings;
 import io.micrometer.core.instrument.Counter;
+import io.argus.pipeline.base.RequestRefused;
+import io.argus.pipeline.config.Names;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
@@ -48,6 +50,8 @@ public final class WebSocketGateway {
     private final Cameras cameraList;
     private final String cameraEvents;
     private final EpochFilter epochs;
+    /** Every class name of the models this node runs, in their order: what a class filter may name. */
+    private final List<String> classNames;
     private MessageConsumer<JsonObject> events;
     private MessageConsumer<JsonObject> objectEvents;
     private MessageConsumer<JsonObject> counts;
@@ -56,10 +60,12 @@ public final class WebSocketGateway {
     /**
      * @param cameraList   the cameras to follow (this node's, or the cluster's)
      * @param cameraEvents where cameras added and removed are announced ({@link Addresses.CameraNotice})
+     * @param classNames   the class names of every model: a class filter naming another would stay silent for ever
      */
     public WebSocketGateway(Vertx vertx, WebSocketSettings settings, ArgusMetrics metrics, Cameras cameraList,
-                            String cameraEvents, EpochFilter epochs) {
+                            String cameraEvents, EpochFilter epochs, List<String> classNames) {
         this.vertx = vertx;
+        this.classNames = List.copyOf(new java.util.LinkedHashSet<>(classNames));
         this.cameraList = cameraList;
         this.cameraEvents = cameraEvents;
         this.epochs = epochs;
@@ -153,6 +159,12 @@ public final class WebSocketGateway {
                     .end(new JsonObject().put("error", e.getMessage()).encode());
             return;
         }
+        JsonObject refused = initial != null ? unknownClass(initial) : null;
+        if (refused != null) {
+            refused.put("error", refused.remove("reason")).remove("type");
+            rc.response().setStatusCode(400).putHeader("content-type", "application/json").end(refused.encode());
+            return;
+        }
         rc.request().toWebSocket().onSuccess(ws -> accept(ws, initial)).onFailure(e -> {
             System.getLogger("argus.ws").log(System.Logger.Level.DEBUG, "WebSocket upgrade failed: " + e);
             if (!rc.response().ended()) rc.fail(400, e);
@@ -170,7 +182,11 @@ public final class WebSocketGateway {
             sessions.remove(session);
         });
         ws.exceptionHandler(e -> { }); // a client going away mid-write is normal; its close handler follows
-        if (initial != null) session.send(new JsonObject().put("type", "subscribed").put("filter", initial.toJson()));
+        if (initial != null) {
+            JsonObject unknown = unknownCamera(initial);
+            if (unknown != null) session.send(unknown);
+            session.send(new JsonObject().put("type", "subscribed").put("filter", initial.toJson()));
+        }
     }
 
     private void onClientMessage(ClientSession session, String text) {
@@ -188,11 +204,50 @@ public final class WebSocketGateway {
         }
         try {
             Subscription s = Subscription.fromJson(j);
+            JsonObject refused = unknownClass(s);
+            if (refused != null) {
+                session.send(refused);   // the subscription in force stays
+                return;
+            }
+            JsonObject unknown = unknownCamera(s);
+            if (unknown != null) session.send(unknown);
             session.subscribe(s);
             session.send(new JsonObject().put("type", "subscribed").put("filter", s.toJson()));
         } catch (IllegalArgumentException e) {
             session.send(error(e.getMessage()));
         }
+    }
+
+    /**
+     * The refusal of a filter naming a class no model has (it would stay silent for ever), naming the field and the
+     * valid values (the first {@link RequestRefused#MAX_LISTED}); null when every class is known.
+     */
+    private JsonObject unknownClass(Subscription s) {
+        java.util.Set<String> known = new java.util.HashSet<>(classNames);
+        for (String k : s.classes()) {
+            if (!known.contains(k)) return refusal("classes", "no model detects class " + Names.quoted(k), classNames);
+        }
+        return null;
+    }
+
+    /**
+     * The error that tells of a filter naming a camera this gateway does not follow now; null when every camera is
+     * known. The subscription still holds (a client may subscribe to a camera before adding it), but the client is told
+     * rather than left waiting in silence for a misspelt id.
+     */
+    private JsonObject unknownCamera(Subscription s) {
+        for (String c : s.cameras()) {
+            if (followed.contains(c)) continue;
+            JsonObject e = refusal("cameras", "no camera " + Names.quoted(c) + " now", new ArrayList<>(new java.util.TreeSet<>(followed)));
+            return e.put("reason", e.getString("reason") + "; subscribed anyway: its messages come once a camera of that id is added");
+        }
+        return null;
+    }
+
+    private static JsonObject refusal(String field, String what, List<String> valid) {
+        return error(what + " (" + field + ": " + RequestRefused.listed(valid) + ")").put("field", field)
+                .put("valid", new JsonArray(valid.subList(0, Math.min(valid.size(), RequestRefused.MAX_LISTED))))
+                .put("validCount", valid.size());
     }
 
     private static JsonObject error(String reason) {

@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -39,7 +40,8 @@ import org.junit.jupiter.api.Test;
  * time, a WebSocket client on node 1. The cluster's promises, measured: every camera owned by exactly one node, every
  * camera visible from any node, a killed node's (kill -9) and a frozen node's (SIGSTOP: heartbeats only) cameras
  * streaming again on the survivors within seconds, a stopped node (SIGTERM) handing its cameras over, a camera added
- * and removed by REST on one node seen on another, a node alone below minSize not ready, a node with a conflicting
+ * and removed by REST on one node seen on another (its zones deleted on every node), zones drawn and a pause set on a
+ * node outliving its kill -9, a node alone below minSize not ready, a node with a conflicting
  * camera refused, and no camera published by two nodes at once after the epoch filter.
  */
 @Tag(Tiers.SYSTEM)
@@ -75,6 +77,9 @@ class ClusterFailoverTest {
     Path dir;
     List<String> members;
 
+
+    /** Each node's cache directory, by name. */
+    private final Map<String, Path> caches = new HashMap<>();
 
     @AfterEach
     void stop() throws Exception {
@@ -117,13 +122,32 @@ class ClusterFailoverTest {
         assertEquals(201, added.status(), added.body());
         await(() -> ownerOf(n1, "cam7") != null, 15_000, "cam7 (added on node 3) owned, as listed on node 1", n1);
 
+        // what a user changes at run time is cluster-wide: zones drawn on node 3 and a pause of one of node 3's cameras
+        // outlive node 3 (checked after its kill below)
+        String zones = "[{\"id\": \"porch\", \"polygon\": [[0, 0], [80, 0], [80, 60]], \"classes\": [\"person\"]}]";
+        ClusterNode.Response drawn = n3.call(HttpMethod.PUT, "/api/cameras/cam7/zones", zones);
+        assertEquals(200, drawn.status(), drawn.body());
+        Set<String> ofNode3 = new HashSet<>(camerasOf(n1, id3));
+        assertTrue(ofNode3.size() >= 2, "node 3 owns cameras before it is killed: " + ofNode3);
+        String paused = new TreeSet<>(ofNode3).first();
+        ClusterNode.Response pause = n3.call(HttpMethod.POST, "/api/cameras/" + paused + "/pause", "");
+        assertEquals(200, pause.status(), pause.body());
+        ofNode3.remove(paused);   // silent by choice: not among those that must stream again
+
         // kill -9 of node 3: its cameras stream again on the survivors
-        Set<String> ofNode3 = camerasOf(n1, id3);
-        assertFalse(ofNode3.isEmpty(), "node 3 owns cameras before it is killed");
         long killedAt = System.currentTimeMillis();
         n3.kill();
         await(() -> ofNode3.stream().allMatch(c -> firstAfter(c, killedAt, id3) != null), 30_000,
                 "node 3's cameras " + ofNode3 + " streaming from survivors", n1, n2);
+        await(() -> {
+            String owner = ownerOf(n1, paused);
+            return owner != null && !owner.equals(id3) && pausedOn(n1, paused);
+        }, 30_000, paused + " (paused on node 3) owned by a survivor and still paused there", n1, n2);
+        assertEquals(new JsonArray(zones).getJsonObject(0).getString("id"),
+                n2.get("/api/cameras/cam7/zones").array().getJsonObject(0).getString("id"), "cam7's zones, drawn on node 3, on node 2");
+        // resumed: the steps below expect every camera to stream wherever it moves
+        ClusterNode.Response resumed = n1.call(HttpMethod.POST, "/api/cameras/" + paused + "/resume", "");
+        assertEquals(200, resumed.status(), resumed.body());
         long failover = 0;
         for (String c : ofNode3) failover = Math.max(failover, firstAfter(c, killedAt, id3).atMs() - killedAt);
         System.out.printf("cluster: kill -9 of node 3 -> its %d camera(s) stream again on survivors after %d ms (worst camera)%n",
@@ -194,8 +218,14 @@ class ClusterFailoverTest {
         // warm hand-over: the heir runs the camera before the old owner stops, so the gap is a round and a frame
         assertTrue(gap <= HANDOVER_GAP_LIMIT_MS, "hand-over gap " + gap + " ms, limit " + HANDOVER_GAP_LIMIT_MS + "\n" + tails(n1, n4));
 
-        // REST: a camera removed on node 4 stops on its owner and leaves every node's list
+        // REST: a camera removed on node 4 stops on its owner and leaves every node's list, and takes its zones with it,
+        // also the copy node 1 kept in its file when they were drawn there
+        ClusterNode.Response redrawn = n1.call(HttpMethod.PUT, "/api/cameras/cam7/zones", zones);
+        assertEquals(200, redrawn.status(), redrawn.body());
+        Path cam7Zones = caches.get("node1").resolve("scenes/cam7.json");
+        assertTrue(Files.isRegularFile(cam7Zones));
         assertEquals(200, n4.call(HttpMethod.DELETE, "/api/cameras/cam7", null).status());
+        await(() -> !Files.exists(cam7Zones), 10_000, "node 1's copy of cam7's zones deleted", n1, n4);
         await(() -> {
             try {
                 return n1.get("/api/cameras").array().stream().noneMatch(o -> "cam7".equals(((JsonObject) o).getString("id")));
@@ -230,6 +260,7 @@ class ClusterFailoverTest {
 
     private ClusterNode startNode(String name, int hazelcastPort, JsonArray cameras) throws Exception {
         JsonObject config = TestConfig.light();
+        caches.put(name, Path.of(config.getString("cacheDir")));
         int http = ClusterNode.freePort();
         config.getJsonObject("http").put("port", http);
         config.put("cameras", cameras.copy());
@@ -325,6 +356,15 @@ class ClusterFailoverTest {
             return n.get("/api/cameras/" + camera).json().getString("owner");
         } catch (Exception e) {
             return null;
+        }
+    }
+
+    /** Whether {@code camera} is paused, as {@code n} shows it (its owner's live state). */
+    private static boolean pausedOn(ClusterNode n, String camera) {
+        try {
+            return n.get("/api/cameras/" + camera).json().getBoolean("paused", false);
+        } catch (Exception e) {
+            return false;
         }
     }
 

@@ -1,6 +1,7 @@
 package io.argus.pipeline.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,6 +16,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -170,5 +172,19 @@ class ConfigTest {
         assertEquals(2, code);
         String msg = err.toString();
         assertTrue(msg.contains("http.port") && msg.contains("expected an integer in 0..65535, found 99999"), msg);
+    }
+
+    @Test
+    void anMqttSectionWithWhereToPublishButNotEnabledIsAStartUpWarningNamingTheSetting() throws Exception {
+        ArgusConfig off = TestConfig.read(tmp, j -> j.put("mqtt", new JsonObject().put("host", "broker.lan").put("port", 1883)), Map.of());
+        assertFalse(off.mqtt().enabled());
+        assertEquals(List.of("mqtt.enabled: not set (default false), though mqtt.host and mqtt.port are set: the MQTT output is off,"
+                + " no event is published (set mqtt.enabled: true to publish)"), off.warnings());
+        ArgusConfig explicit = TestConfig.read(tmp, j -> j.put("mqtt", new JsonObject().put("enabled", false)),
+                Map.of("ARGUS_MQTT_HOST", "broker.lan"));
+        assertEquals(List.of("mqtt.enabled: false, though ARGUS_MQTT_HOST is set: the MQTT output is off, no event is published"
+                + " (set mqtt.enabled: true to publish)"), explicit.warnings());
+        assertEquals(List.of(), TestConfig.read(tmp, j -> j.put("mqtt", new JsonObject().put("enabled", true).put("host", "b")), Map.of()).warnings());
+        assertEquals(List.of(), TestConfig.read(tmp, j -> { }, Map.of()).warnings(), "no section, nothing to warn of");
     }
 }

@@ -27,7 +27,18 @@ public final class TestConfig {
                 .put("camera", new JsonObject().put("connectTimeoutMs", 1500).put("stallTimeoutMs", 2500)
                         .put("reconnect", new JsonObject().put("initialMs", 200).put("maxMs", 1000)))
                 .put("snapshots", new JsonObject().put("fps", 4).put("maxWidth", 320))
-                .put("cacheDir", TestMedia.dir().resolve("cache").toString());
+                .put("cacheDir", freshCache().toString());
+    }
+
+    /**
+     * A cache directory of its own for each config: what one test changes at run time (cameras added over REST, zones,
+     * the token) lasts across restarts (docs/pipeline.md "Runtime changes"), so a shared one would carry it into the
+     * next test. A test that restarts an app on the same state reuses its config's {@code cacheDir}.
+     */
+    public static Path freshCache() throws IOException {
+        Path caches = TestMedia.dir().resolve("caches");
+        java.nio.file.Files.createDirectories(caches);
+        return java.nio.file.Files.createTempDirectory(caches, "cache-");
     }
 
     /**
