@@ -1,6 +1,7 @@
 package io.argus.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
@@ -30,6 +31,10 @@ class BudgetExtensionTest {
         assertTrue(over.contains("BudgetExtensionTest$Stated took 9.6 s, over its budget of 3 s and the grace above it (9.5 s)"), over);
         assertNull(BudgetExtension.verdict(Stated.class, 18.9, 2), "scaled for a slower machine");
         assertTrue(BudgetExtension.verdict(Stated.class, 19.1, 2).contains("(x 2.00)"));
+        // the JVM's warm-up: up to 20 s over the limit, once per JVM (afterAll keeps the once)
+        assertTrue(BudgetExtension.withinWarmUp(Stated.class, 29.4, 1));
+        assertFalse(BudgetExtension.withinWarmUp(Stated.class, 29.6, 1));
+        assertFalse(BudgetExtension.withinWarmUp(Unstated.class, 0.1, 1), "no budget, no forgiveness");
         String none = BudgetExtension.verdict(Unstated.class, 0.1, 1);
         assertTrue(none.contains("states no time budget: add @Budget(seconds = N)"), none);
     }
