@@ -88,6 +88,8 @@ if [[ ",$PHASES," == *",loader,"* ]]; then
     --checkpoint-every 100000 2>&1 | tee -a "$LOGS/loader.log"
 fi
 
+# the benchmarks' table (the tests printed theirs above)
+[[ ",$PHASES," == *,bench,* || ",$PHASES," == *,torch,* || ",$PHASES," == *,curves,* ]] || exit 0
 log "summary"
 python3 "$B/train_summary.py" "$LOGS"/train-bench.log "$LOGS"/train-torch.log "$LOGS"/train-curves.log \
   "$LOGS"/curves.csv 2>&1 | tee "$LOGS/train-summary.md"
