@@ -80,6 +80,7 @@ pack_classpath() {
   for j in "${jars[@]}"; do
     unzip -q -o "$j" -d "$stage/classpath/$(basename "$j" .jar)"
   done
+  [ -z "${classes_dir:-}" ] || cp -r "$classes_dir" "$stage/classpath/argus-pipeline-tests"
   rm -f "$stage"/classpath/ffmpeg-*-linux-x86_64/org/bytedeco/ffmpeg/linux-x86_64/{ffmpeg,ffprobe}
   rm -rf "$stage"/classpath/dnnl-*-linux-x86_64/org/bytedeco/dnnl/linux-x86_64/include
   # of the CUDA bindings' JNI libraries argus loads cudart, cuDNN and NVRTC, and cuBLAS because JavaCPP initializes
@@ -110,7 +111,9 @@ if [ "${BUNDLE:-}" = live ]; then
   skip='opencv-*|openblas-*|hazelcast-*|vertx-hazelcast-*'
   [ -n "$slim" ] && skip="$skip|dnnl-*"
   runtime_jars "$skip" "$(main_jar pipeline)" "$(main_jar tools)"
-  [ -n "$slim" ] || jars+=("$(tests_jar pipeline)" "$(tests_jar detector)" "$(ls "$ROOT"/testkit/target/argus-testkit-*.jar)" "$console")
+  # the pipeline's tests as their classes directory
+  [ -n "$slim" ] || { classes_dir="$ROOT/pipeline/target/test-classes"
+    jars+=("$(tests_jar detector)" "$(ls "$ROOT"/testkit/target/argus-testkit-*.jar)" "$console"); }
   vertx_test_jars
   pack_classpath
   cp scripts/gpu/run-live.sh scripts/gpu/preamble.sh "$OUT/"
