@@ -77,6 +77,7 @@ async function refreshCameras() {
       t.el.querySelector('.state').textContent = c.paused ? 'paused' : c.state;
       t.el.querySelector('.fps').textContent = `${c.fps.toFixed(1)} fps`;
       t.el.querySelector('.toggle').textContent = c.paused ? 'resume' : 'pause';
+      showProblem(t, c);
     }
     for (const [id, t] of tiles) {
       if (seen.has(id)) continue;
@@ -88,6 +89,26 @@ async function refreshCameras() {
   } catch (e) {
     document.getElementById('summary').textContent = document.getElementById('access').hidden ? 'API unreachable' : '';
   }
+}
+
+// A camera that is not streaming says why on its tile (its lastError, in words) and when it tries again, in place of a
+// picture that is not coming (or an old one that would look live).
+function showProblem(t, c) {
+  const box = t.el.querySelector('.problem');
+  const failing = !c.paused && c.state !== 'streaming' && !!c.lastError;
+  box.hidden = !failing;
+  t.el.classList.toggle('failing', failing);
+  if (!failing) return;
+  box.querySelector('.problem-title').textContent = c.state === 'stopped' ? 'Camera stopped' : 'Camera not streaming';
+  box.querySelector('.reason').textContent = c.lastError;
+  let retry = '';
+  if (c.state === 'backoff' && c.nextRetryInMs != null) {
+    retry = `next try in ${Math.ceil(c.nextRetryInMs / 1000)} s`
+      + (c.nextRetryAt ? ` (${new Date(c.nextRetryAt).toLocaleTimeString()})` : '');
+  } else if (c.state === 'connecting') {
+    retry = 'connecting…';
+  }
+  box.querySelector('.retry').textContent = retry;
 }
 
 function onDetections(m) {

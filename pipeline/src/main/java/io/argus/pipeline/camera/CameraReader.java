@@ -56,6 +56,8 @@ final class CameraReader {
     private volatile FrameDecoder activeDecoder;
     private volatile Thread reader;
     private volatile long stallClockFrom;
+    /** A picture came since this connection opened: until then the wait is bounded by firstFrameTimeoutMs. */
+    private volatile boolean pictured;
     private volatile boolean respawnPending;
     private volatile boolean decoderDecided;
     private volatile int nvdecDevice = -1;   // the model's GPU when NVDEC decodes; -1: the CPU decoder
@@ -122,9 +124,16 @@ final class CameraReader {
             abandon("connect did not return within " + (connectLimit / 1_000_000) + " ms");
         } else if (s == State.STREAMING && waitingDecoder()) {
             stallClockFrom = now;   // its turn for a shared decoder resource: not a stall
-        } else if (s == State.STREAMING
-                && now - Math.max(stats.lastFrameNanos, stallClockFrom) > settings.stallTimeoutMs() * 1_000_000L) {
-            abandon("no frame for " + settings.stallTimeoutMs() + " ms");
+        } else if (s == State.STREAMING) {
+            // The first picture waits for a keyframe, which many cameras send only every 4-10 s: a longer bound than
+            // a stall of a camera that streamed (NoPicture says why each matters)
+            boolean first = !pictured;
+            long limitMs = first ? settings.firstFrameTimeoutMs() : settings.stallTimeoutMs();
+            if (now - Math.max(stats.lastFrameNanos, stallClockFrom) > limitMs * 1_000_000L) {
+                FrameDecoder d = activeDecoder;
+                abandon(new NoPicture(first, limitMs, d != null && d.packetsSincePicture(),
+                        "udp".equals(source.transport())).describe());
+            }
         }
     }
 
@@ -145,6 +154,9 @@ final class CameraReader {
     }
 
     private void spawn(int gen, boolean backoffFirst) {
+        // the connect clock starts now: the thread may take a while to reach its first attempt (loading FFmpeg's
+        // libraries, choosing the decoder), and the watchdog, seeing CONNECTING, must not measure from time zero
+        attemptStartNanos = System.nanoTime();
         liveThreads.incrementAndGet();
         Thread t = new Thread(() -> run(gen, backoffFirst), "argus-camera-" + camera.id() + "-" + gen);
         t.setDaemon(true);
@@ -261,6 +273,7 @@ final class CameraReader {
 
     private boolean sleepBackoff(int gen, Backoff backoff) throws InterruptedException {
         long delay = backoff.next();
+        stats.nextRetryAtMillis = System.currentTimeMillis() + delay;
         stats.state = State.BACKOFF;
         long until = System.nanoTime() + delay * 1_000_000L;
         synchronized (lock) {
@@ -290,6 +303,7 @@ final class CameraReader {
     private Outcome attempt(int gen, FrameDecoder d) {
         long t0 = System.nanoTime();
         attemptStartNanos = t0;
+        stats.nextRetryAtMillis = 0;
         stats.state = State.CONNECTING;
         activeDecoder = d;
         try (d) {
@@ -297,6 +311,7 @@ final class CameraReader {
             if (!current(gen)) return Outcome.FAILED;
             stats.lastConnectMs = (System.nanoTime() - t0) / 1e6;
             stats.lastFrameNanos = System.nanoTime();
+            pictured = false;
             stats.state = State.STREAMING;
             stats.decoder = d.name();
             log.log(Level.INFO, "camera {0} ({1}): connected in {2} ms, {3}x{4}, {5} decoder{6}", camera.id(),
@@ -307,28 +322,51 @@ final class CameraReader {
             return current(gen) ? refused(e) : Outcome.FAILED;
         } catch (Exception e) {
             if (current(gen)) {
-                stats.lastError = source.scrub(readable(e.getMessage()));
+                // scrubbed first: a secret query value is cut to the end of the text, which would take the words with it
+                stats.lastError = readable(source.scrub(e.getMessage()));
                 log.log(Level.WARNING, "camera {0} ({1}): {2}", camera.id(), source.redacted(), stats.lastError);
             }
             return Outcome.FAILED;
         }
     }
 
-    /** JavaCV's message without its generic hints, with FFmpeg's text for the error code ("error -111" = refused). */
+    private static final java.util.regex.Pattern FFMPEG_CALL =
+            java.util.regex.Pattern.compile("^(\\w+)\\(\\) error (-?\\d+): (.*)$", java.util.regex.Pattern.DOTALL);
+    private static final java.util.regex.Pattern FFMPEG_CODE = java.util.regex.Pattern.compile("error (-\\d+)");
+
+    /**
+     * JavaCV's message in words: FFmpeg's text for the error code first ({@code av_strerror}: -111 is "Connection
+     * refused", -1094995529 "Invalid data found when processing input"), the call and its number last, for a search;
+     * JavaCV's generic hints dropped.
+     */
     static String readable(String message) {
         if (message == null) return "unknown error";
         String m = message.replace(" (Has setFormat() been called?)", "")
                 .replace(" (For more details, make sure FFmpegLogCallback.set() has been called.)", "").strip();
-        java.util.regex.Matcher code = java.util.regex.Pattern.compile("error (-\\d+)").matcher(m);
+        java.util.regex.Matcher call = FFMPEG_CALL.matcher(m);
+        if (call.matches()) {
+            String words = ffmpegWords(Integer.parseInt(call.group(2)));
+            String what = call.group(3).strip();
+            if (what.endsWith(".")) what = what.substring(0, what.length() - 1);
+            if (words == null) return m;
+            return what + ": " + words + " (FFmpeg " + call.group(1) + "() error " + call.group(2) + ")";
+        }
+        java.util.regex.Matcher code = FFMPEG_CODE.matcher(m);
         if (code.find()) {
-            byte[] buf = new byte[256];
-            if (avutil.av_strerror(Integer.parseInt(code.group(1)), buf, buf.length) == 0) {
-                int n = 0;
-                while (n < buf.length && buf[n] != 0) n++;
-                m = m + " [" + new String(buf, 0, n, java.nio.charset.StandardCharsets.UTF_8) + "]";
-            }
+            String words = ffmpegWords(Integer.parseInt(code.group(1)));
+            if (words != null) m = m + " [" + words + "]";
         }
         return m;
+    }
+
+    /** FFmpeg's words for an error code, or null when it has none. */
+    static String ffmpegWords(int code) {
+        if (code >= 0) return null;
+        byte[] buf = new byte[256];
+        if (avutil.av_strerror(code, buf, buf.length) != 0) return null;
+        int n = 0;
+        while (n < buf.length && buf[n] != 0) n++;
+        return new String(buf, 0, n, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private Outcome stream(FrameDecoder d, int gen) throws Exception {
@@ -364,6 +402,7 @@ final class CameraReader {
                 continue;
             }
             sinceRewind = true;
+            if (!pictured) firstPicture(t1);
             stats.decoded.increment();
             stats.decodeNanos.addAndGet(t1 - t0);
             stats.lastFrameNanos = t1;
@@ -373,6 +412,17 @@ final class CameraReader {
             any = true;
         }
         return any ? Outcome.GOT_FRAMES : Outcome.FAILED;
+    }
+
+    /** The connection's first picture: the camera streams again, so the last failure is no longer its state. */
+    private void firstPicture(long nanos) {
+        pictured = true;
+        stats.lastFirstPictureMs = (nanos - attemptStartNanos) / 1e6;
+        if (stats.lastError != null) {
+            log.log(Level.INFO, "camera {0} ({1}): streaming again, first picture {2} ms after connecting (last error: "
+                    + "{3})", camera.id(), source.redacted(), Math.round(stats.lastFirstPictureMs), stats.lastError);
+        }
+        stats.lastError = null;
     }
 
     private void emit(FrameDecoder d, long ptsMicros, double decodeMs) {

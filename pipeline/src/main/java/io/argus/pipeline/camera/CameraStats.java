@@ -30,6 +30,10 @@ public final class CameraStats {
     volatile long lastFrameNanos;
     volatile long streamingSinceNanos;
     volatile double lastConnectMs = Double.NaN;
+    /** From the start of the last connection that made a picture to its first picture (a keyframe's wait). */
+    volatile double lastFirstPictureMs = Double.NaN;
+    /** When the reader, backing off, next tries to connect (epoch ms); 0 when it is not waiting. */
+    volatile long nextRetryAtMillis;
 
     // sampled rates
     private long lastSampleNanos = System.nanoTime();
@@ -82,6 +86,8 @@ public final class CameraStats {
 
     public String decoder() { return decoder; }
 
+    public double lastFirstPictureMs() { return lastFirstPictureMs; }
+
     public JsonObject toJson() {
         JsonObject j = new JsonObject()
                 .put("state", state.name().toLowerCase(java.util.Locale.ROOT))
@@ -94,7 +100,13 @@ public final class CameraStats {
                 .put("reconnects", reconnects.sum())
                 .put("stalls", stalls.sum());
         if (!Double.isNaN(lastConnectMs)) j.put("lastConnectMs", round(lastConnectMs));
+        if (!Double.isNaN(lastFirstPictureMs)) j.put("firstPictureMs", round(lastFirstPictureMs));
         if (lastError != null) j.put("lastError", lastError);
+        long retryAt = nextRetryAtMillis;
+        if (state == State.BACKOFF && retryAt > 0) {
+            j.put("nextRetryAt", java.time.Instant.ofEpochMilli(retryAt).toString())
+                    .put("nextRetryInMs", Math.max(0, retryAt - System.currentTimeMillis()));
+        }
         if (decoder != null) j.put("decoderInUse", decoder);
         if (nvdecFallbacks.sum() > 0) j.put("nvdecFallbacks", nvdecFallbacks.sum()).put("decoderNote", decoderNote);
         return j;

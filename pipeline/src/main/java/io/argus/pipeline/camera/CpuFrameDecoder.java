@@ -8,6 +8,8 @@ import io.argus.pipeline.frames.VideoFrame;
 import io.argus.pipeline.video.Seekable;
 import java.nio.ByteBuffer;
 import java.util.Map;
+import org.bytedeco.ffmpeg.avformat.AVFormatContext;
+import org.bytedeco.ffmpeg.avformat.AVStream;
 import org.bytedeco.ffmpeg.global.avutil;
 import org.bytedeco.javacv.FFmpegFrameGrabber;
 import org.bytedeco.javacv.Frame;
@@ -22,6 +24,9 @@ final class CpuFrameDecoder implements FrameDecoder {
     private final FFmpegFrameGrabber grabber;
     private final FramePool pool;
     private Frame last;
+    /** Guards {@link #video} between the watchdog's question and {@link #close} (which frees what it points into). */
+    private final Object videoLock = new Object();
+    private AVStream video;
 
     CpuFrameDecoder(CameraUrl source, CameraSettings settings, FramePool pool) {
         this.pool = pool;
@@ -45,6 +50,32 @@ final class CpuFrameDecoder implements FrameDecoder {
     @Override
     public void open() throws Exception {
         grabber.startUnsafe(true);
+        AVFormatContext oc = grabber.getFormatContext();
+        synchronized (videoLock) {
+            for (int i = 0; oc != null && i < oc.nb_streams(); i++) {
+                if (oc.streams(i).codecpar().codec_type() == avutil.AVMEDIA_TYPE_VIDEO) {
+                    video = oc.streams(i);
+                    break;
+                }
+            }
+        }
+        pictureTaken();
+    }
+
+    /**
+     * FFmpeg sets its stream's NEW_PACKETS event flag at every packet it reads; cleared here (on the reader thread, as
+     * FFmpeg writes it) at open and at each picture, the flag then tells whether packets came since the last picture.
+     */
+    private void pictureTaken() {
+        AVStream st = video;
+        if (st != null) st.event_flags(st.event_flags() & ~AVStream.AVSTREAM_EVENT_FLAG_NEW_PACKETS);
+    }
+
+    @Override
+    public boolean packetsSincePicture() {
+        synchronized (videoLock) {
+            return video != null && (video.event_flags() & AVStream.AVSTREAM_EVENT_FLAG_NEW_PACKETS) != 0;
+        }
     }
 
     @Override
@@ -60,6 +91,7 @@ final class CpuFrameDecoder implements FrameDecoder {
             if (f == null) return false;
             if (f.image == null || f.image[0] == null) continue;
             last = f;
+            pictureTaken();
             return true;
         }
     }
@@ -93,6 +125,9 @@ final class CpuFrameDecoder implements FrameDecoder {
 
     @Override
     public void close() {
+        synchronized (videoLock) {
+            video = null;
+        }
         try {
             grabber.releaseUnsafe();
         } catch (Exception e) {

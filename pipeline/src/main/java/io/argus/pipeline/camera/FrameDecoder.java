@@ -37,6 +37,13 @@ interface FrameDecoder extends AutoCloseable {
      */
     default boolean waiting() { return false; }
 
+    /**
+     * Whether video packets arrived since the last picture (or since {@link #open}): what tells a camera that sends
+     * nothing from one whose packets do not make a picture yet (no keyframe so far, or undecodable). Asked by the
+     * watchdog from another thread while the reader may be inside {@link #decode}; false when it cannot tell.
+     */
+    default boolean packetsSincePicture() { return false; }
+
     /** Back to the start of a file; false when the input cannot seek. */
     boolean rewind();
 

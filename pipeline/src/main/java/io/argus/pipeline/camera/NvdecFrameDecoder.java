@@ -21,8 +21,9 @@ final class NvdecFrameDecoder implements FrameDecoder {
     private final CameraSettings settings;
     private final int device;
     private final FramePool pool;
-    private NvdecDecoder decoder;
+    private volatile NvdecDecoder decoder;
     private NvdecDecoder.HeldPicture last;
+    private volatile long packetsAtPicture;
 
     NvdecFrameDecoder(String camera, CameraUrl source, CameraSettings settings, int device, FramePool pool) {
         this.camera = camera;
@@ -69,6 +70,7 @@ final class NvdecFrameDecoder implements FrameDecoder {
     public boolean decode() throws NvdecRefusal {
         letGo();
         last = decoder.next();
+        packetsAtPicture = decoder.videoPackets();
         return last != null;
     }
 
@@ -88,6 +90,12 @@ final class NvdecFrameDecoder implements FrameDecoder {
                     p.close();
                     pool.releaseHeld();
                 }, s.onSuperseded());
+    }
+
+    @Override
+    public boolean packetsSincePicture() {
+        NvdecDecoder d = decoder;
+        return d != null && d.videoPackets() > packetsAtPicture;
     }
 
     @Override

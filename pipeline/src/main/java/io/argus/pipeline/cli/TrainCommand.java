@@ -38,16 +38,21 @@ final class TrainCommand implements Callable<Integer> {
     int maxBatches;
 
     @Option(names = "--out", required = true,
-            description = "directory for the checkpoint: <cfg name>_last.weights, .momentum, .state")
+            description = "directory for the checkpoints: <cfg name>_ckpt<N>.momentum, .weights, .state (the last two "
+                    + "iterations N), <cfg name>_last.checkpoint naming the newest, <cfg name>_last.weights (its weights)")
     Path out;
 
     @Option(names = "--checkpoint-every", defaultValue = "100",
             description = "iterations between checkpoints (default ${DEFAULT-VALUE})")
     int checkpointEvery;
 
-    @Option(names = "--resume", description = "continue from the checkpoint in OUT (weights, momentum, state) exactly "
-            + "where it stopped")
+    @Option(names = "--resume", description = "continue from the newest complete checkpoint in OUT (weights, momentum, "
+            + "loss scale) exactly where it stopped, even after kill -9")
     boolean resume;
+
+    @Option(names = "--discard-checkpoints", description = "start afresh in an OUT that holds an earlier run's "
+            + "checkpoints, deleting them (without it such a start is refused, so a forgotten --resume loses nothing)")
+    boolean discardCheckpoints;
 
     @Option(names = "--seed", defaultValue = "1", description = "seed of the initialisation and the batches (default ${DEFAULT-VALUE})")
     long seed;
@@ -115,6 +120,10 @@ final class TrainCommand implements Callable<Integer> {
         if (weights != null && !Files.isRegularFile(weights)) {
             throw new IllegalArgumentException("--weights: no such file " + weights);
         }
+        if (resume && discardCheckpoints) {
+            throw new IllegalArgumentException("--resume and --discard-checkpoints exclude each other");
+        }
+        if (!resume && !discardCheckpoints) refuseToOverwrite();
         Progress progress = new Progress(System.out, System.console() != null);
         try (SuspendOnSignal signal = new SuspendOnSignal(System.err)) {
             TrainingRun.Result r = TrainingRun.run(new TrainingRun.Options(cfg, weights, data, maxBatches, out,
@@ -138,6 +147,16 @@ final class TrainCommand implements Callable<Integer> {
      * The chosen device's backend: on the GPU mixed precision for fp16, FP32 otherwise, with the options of the
      * system properties; on the CPU fp16 is emulated.
      */
+    /** A fresh start would delete an earlier run's checkpoints in {@code --out}: refused unless asked for. */
+    private void refuseToOverwrite() {
+        io.argus.detector.darknet.NetworkSpec spec = io.argus.detector.darknet.NetworkSpec.load(cfg);
+        int earlier = io.argus.trainer.train.Checkpoint.newest(out, spec);
+        if (earlier < 0) return;
+        throw new IllegalArgumentException("--out " + out + " holds the checkpoint of an earlier run of " + spec.name()
+                + " (iteration " + earlier + "): add --resume to continue it, --discard-checkpoints to start afresh and "
+                + "delete it, or choose another --out");
+    }
+
     static TrainingRun.Backends backends(TrainingBackends.Choice device, boolean fp16, int gpus, int ranks) {
         if (gpus > 1) {
             return new NcclRanks(NcclRanks.firstDevices(gpus),

@@ -129,21 +129,25 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
 
     /**
      * How cameras are read. connectTimeoutMs: FFmpeg's socket timeout for connecting and reading (RTSP);
-     * stallTimeoutMs: a streaming camera with no frame for this long is closed and reconnected; poolFrames: pixel
+     * firstFrameTimeoutMs: a camera connected without its first picture for this long is closed and reconnected (the
+     * first picture waits for a keyframe, which many cameras send only every 4-10 s, and FFmpeg drops the one it read
+     * while probing the stream); stallTimeoutMs: a camera that has streamed and then goes this long without a picture
+     * is closed and reconnected; poolFrames: pixel
      * buffers per camera (frames in flight); decoderThreads: FFmpeg decoder threads per camera (1 keeps latency low);
      * ffmpegLogLevel: FFmpeg's own log (quiet by default: its messages may carry camera addresses).
      */
-    public record CameraSettings(int connectTimeoutMs, int stallTimeoutMs, int poolFrames, int decoderThreads,
-                                 Reconnect reconnect, String ffmpegLogLevel) {
+    public record CameraSettings(int connectTimeoutMs, int firstFrameTimeoutMs, int stallTimeoutMs, int poolFrames,
+                                 int decoderThreads, Reconnect reconnect, String ffmpegLogLevel) {
         static CameraSettings read(ConfigNode n) {
             int connect = n.integer("connectTimeoutMs", 5000, 100, 600_000);
+            int firstFrame = n.integer("firstFrameTimeoutMs", 20_000, 100, 600_000);
             int stall = n.integer("stallTimeoutMs", 5000, 100, 600_000);
             int pool = n.integer("poolFrames", 6, 2, 64);
             int threads = n.integer("decoderThreads", 1, 0, 64);
             Reconnect reconnect = Reconnect.read(n.child("reconnect"));
             String log = n.oneOf("ffmpegLogLevel", "quiet", "quiet", "error", "warning", "info", "debug");
             n.finish();
-            return new CameraSettings(connect, stall, pool, threads, reconnect, log);
+            return new CameraSettings(connect, firstFrame, stall, pool, threads, reconnect, log);
         }
     }
 

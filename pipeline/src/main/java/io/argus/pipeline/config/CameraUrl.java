@@ -101,7 +101,12 @@ public record CameraUrl(Kind kind, String input, String format, String transport
         }
         LocalFiles.Kind kind = real != null ? LocalFiles.kind(real) : LocalFiles.Kind.MISSING;
         if (kind == LocalFiles.Kind.REGULAR || pipeAllowed && kind == LocalFiles.Kind.PIPE) return;
-        throw new IllegalArgumentException("cannot open video file " + abs + ": expected an existing regular file");
+        throw new IllegalArgumentException(cannotOpenVideoFile(abs));
+    }
+
+    /** The one answer for a file camera that is missing, of the wrong kind or holds no video (camera/SourceProbe). */
+    public static String cannotOpenVideoFile(Path abs) {
+        return "cannot open video file " + abs + ": expected an existing regular file holding a video stream";
     }
 
     /**

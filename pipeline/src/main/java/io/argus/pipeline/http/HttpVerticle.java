@@ -8,6 +8,7 @@ import io.argus.pipeline.base.ArgusMetrics;
 import io.argus.pipeline.base.EventBusMeters;
 import io.argus.pipeline.camera.CameraStatus;
 import io.argus.pipeline.camera.Cameras;
+import io.argus.pipeline.camera.SourceProbe;
 import io.argus.pipeline.publish.EpochFilter;
 import io.argus.pipeline.cluster.SnapshotQuery;
 import io.argus.pipeline.config.ArgusConfig;
@@ -237,7 +238,16 @@ public final class HttpVerticle extends VerticleBase {
                     + e.getMessage() + ")"));
             return;
         }
-        answer(rc, cameras.add(body), WAIT_SECONDS, CameraStatus::json, 201);
+        // One bounded look at the input first, off the event loop (SourceProbe): a file that is not video or a missing
+        // device is refused here rather than retried forever; a probe that overruns lets the camera in unprobed.
+        java.nio.file.Path baseDir = config.file().toAbsolutePath().getParent();
+        JsonObject definition = body;
+        vertx.executeBlocking(() -> SourceProbe.refusal(definition, baseDir), false)
+                .timeout(SourceProbe.TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                .onComplete(probe -> {
+                    if (probe.succeeded() && probe.result() != null) JsonReplies.error(rc, 400, probe.result());
+                    else answer(rc, cameras.add(definition), WAIT_SECONDS, CameraStatus::json, 201);
+                });
     }
 
     private static void snapshot(RoutingContext rc, OwnerSnapshots owners, SnapshotQuery query, Snapshots.Snapshot s) {

@@ -91,7 +91,8 @@ public final class BackgroundFineTune implements AutoCloseable {
         Path weights = workDir.resolve("start.weights");
         WeightsFile.write(weights, spec, WeightsInit.darknet(spec, seed));
         Path scenes = workDir.resolve("scenes");
-        if (!Files.isRegularFile(scenes.resolve("train.txt"))) SyntheticScenes.write(scenes, SCENES, 7, SCENE_SIZE, 0.125);
+        // synth.data is written last (SyntheticScenes): without it a kill cut the scenes short, so they are made again
+        if (!Files.isRegularFile(scenes.resolve("synth.data"))) SyntheticScenes.write(scenes, SCENES, 7, SCENE_SIZE, 0.125);
         FineTune.Inputs in = new FineTune.Inputs(cfg, width, height, List.of(), weights, scenes.resolve("train.txt"),
                 scenes.resolve("val.txt"), workDir.resolve("candidate.weights"), seed);
         BackgroundFineTune t = new BackgroundFineTune(settings, choice, in);

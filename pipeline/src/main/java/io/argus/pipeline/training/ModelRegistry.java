@@ -12,10 +12,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * The versions of one model ({@code versions/registry.json} beside their weights files): the configured one it started
@@ -24,7 +27,8 @@ import java.util.regex.Pattern;
  * weights change, the old history is set aside ({@code registry-<time>.json}) and a new one starts.
  * Used from one thread. Every file is replaced atomically ({@link AtomicFile}): a version's weights are copied in
  * before {@code registry.json} names them, and {@code registry.json} commits each change (a candidate, a swap that
- * happened, a rollback), so a kill at any moment leaves the last committed history with whole weights.
+ * happened, a rollback), so a kill at any moment leaves the last committed history with whole weights. Weights a kill
+ * left uncommitted (copied in, not yet named) are removed at the next open.
  */
 public final class ModelRegistry {
     private static final System.Logger LOG = System.getLogger("argus.training.registry");
@@ -93,7 +97,10 @@ public final class ModelRegistry {
                     for (Object o : j.getJsonArray("history", new JsonArray())) r.history.add((String) o);
                     r.history.removeIf(v -> !r.versions.containsKey(v) || (r.versions.get(v).file() != null
                             && !Files.isRegularFile(r.versions.get(v).file())));
-                    if (!r.history.isEmpty()) return r;
+                    if (!r.history.isEmpty()) {
+                        removeUncommitted(dir);
+                        return r;
+                    }
                     r.versions.clear();
                 }
                 if (j != null) {
@@ -109,7 +116,49 @@ public final class ModelRegistry {
                 System.currentTimeMillis(), null, null, null));
         r.history.add(baseVersion);
         r.save();
+        try {
+            removeUncommitted(dir);
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalStateException("model registry " + file + ": " + e.getMessage(), e);
+        }
         return r;
+    }
+
+    /** A version's weights as {@link #copyIn} and {@link #adopt} name them. */
+    private static final Pattern VERSION_FILE = Pattern.compile("[0-9]{1,9}-[0-9a-f]{12}(-r[0-9]{1,9})?\\.weights");
+
+    /**
+     * Removes weights copied in for a version whose record a kill cut off: the file is written first and
+     * {@code registry.json} names it after (the commit), so a kill between the two leaves a file no history names,
+     * as large as a model. Files named by any history here, the current one or one set aside, stay; when one of them
+     * does not read (then what it names is unknown) nothing is removed.
+     */
+    private static void removeUncommitted(Path dir) throws IOException {
+        Set<String> named = new HashSet<>();
+        List<Path> candidates = new ArrayList<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.toList()) {
+                String name = f.getFileName().toString();
+                if (VERSION_FILE.matcher(name).matches()) {
+                    candidates.add(f);
+                } else if (name.startsWith("registry") && name.endsWith(".json")) {
+                    try {
+                        for (Object o : new JsonObject(Files.readString(f)).getJsonArray("versions", new JsonArray())) {
+                            String file = ((JsonObject) o).getString("file");
+                            if (file != null) named.add(Path.of(file).getFileName().toString());
+                        }
+                    } catch (RuntimeException e) {
+                        return; // a history that does not read: which files it names is unknown
+                    }
+                }
+            }
+        }
+        for (Path f : candidates) {
+            if (named.contains(f.getFileName().toString())) continue;
+            Files.deleteIfExists(f);
+            LOG.log(System.Logger.Level.WARNING, f + ": weights no history names (a kill came between their copy and "
+                    + "the record that names them), removed");
+        }
     }
 
     public Path dir() { return dir; }

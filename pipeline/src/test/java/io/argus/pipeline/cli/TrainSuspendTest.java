@@ -82,7 +82,7 @@ class TrainSuspendTest {
         assertTrue(output.toString().contains("argus train: stopping after the iteration in progress, then writing the "
                 + "checkpoint"), output.toString());
         Properties state = new Properties();
-        try (var in = Files.newBufferedReader(stopped.resolve("tiny_last.state"))) {
+        try (var in = Files.newBufferedReader(stopped.resolve("tiny_last.checkpoint"))) {
             state.load(in);
         }
         assertEquals(String.valueOf(at), state.getProperty("iteration"), "the checkpoint is of the last iteration");
@@ -90,7 +90,7 @@ class TrainSuspendTest {
         int end = at + 10;
         assertEquals(0, ArgusCli.run(args(cfg, data, stopped, end, true)));
         assertEquals(0, ArgusCli.run(args(cfg, data, straight, end, false)));
-        for (String file : List.of("tiny_last.weights", "tiny_last.momentum")) {
+        for (String file : List.of("tiny_last.weights", "tiny_ckpt" + end + ".momentum")) {
             assertEquals(-1, Files.mismatch(straight.resolve(file), stopped.resolve(file)),
                     file + ": suspended at " + at + " and resumed to " + end + " differs from a run that never stopped");
         }

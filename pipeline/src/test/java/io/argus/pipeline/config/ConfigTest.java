@@ -56,6 +56,7 @@ class ConfigTest {
                 "ARGUS_HTTP_TOKEN", "s3cret-of-16-chars",
                 "ARGUS_MODELS_0_MAX_BATCH", "7",
                 "ARGUS_CAMERA_RECONNECT_MAX_MS", "4321",
+                "ARGUS_CAMERA_FIRST_FRAME_TIMEOUT_MS", "15000",
                 "ARGUS_CAMERAS_1_ID", "b",
                 "ARGUS_CAMERAS_1_URL", video.toString(),
                 "ARGUS_HTTP_PROT", "1"));
@@ -63,6 +64,8 @@ class ConfigTest {
         assertEquals("s3cret-of-16-chars", c.http().token());
         assertEquals(7, c.models().get(0).maxBatch());
         assertEquals(4321, c.camera().reconnect().maxMs());
+        assertEquals(15_000, c.camera().firstFrameTimeoutMs(), "the first picture's bound, apart from the stall's");
+        assertEquals(2500, c.camera().stallTimeoutMs());
         assertEquals(2, c.cameras().size(), "ARGUS_CAMERAS_1_* adds a camera");
         assertEquals("b", c.cameras().get(1).id());
         assertEquals(java.util.List.of("ARGUS_HTTP_PROT"), c.unusedEnv(), "a typo in an override is reported");

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
  * The page loads, a tile appears for the test camera, and boxes are drawn over its snapshot.
  */
 @Tag(Tiers.SYSTEM)
-@Budget(seconds = 10)
+@Budget(seconds = 20)
 class DashboardTest {
     static final Path CHROMIUM = Path.of("/usr/bin/chromium");
 
@@ -45,7 +45,12 @@ class DashboardTest {
         assumeTrue(Files.isExecutable(CHROMIUM), "needs Debian's chromium");
         String video = TestMedia.h264(640, 360, 25, 8).toString();
         JsonObject json = TestConfig.base();
-        json.getJsonArray("cameras").add(TestConfig.camera("cam", video));
+        int closedPort;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        json.getJsonArray("cameras").add(TestConfig.camera("cam", video))
+                .add(TestConfig.camera("down", "rtsp://127.0.0.1:" + closedPort + "/live"));   // a camera that fails
         Path profile = Files.createTempDirectory("argus-chromium");
         Process chrome = null;
         try (RunningApp app = new RunningApp(TestConfig.read(json))) {
@@ -69,8 +74,22 @@ class DashboardTest {
                 assertTrue(legend[0].contains("cam"), "the latency chart lists the camera: " + legend[0]);
                 assertTrue(cdp.eval("document.querySelector('.tile[data-camera=\"cam\"] .fps').textContent").getString("value")
                         .endsWith("fps"));
+                // a failing camera's tile says why and when it tries again, in place of a picture
+                String problem = "(() => { const p = document.querySelector('.tile[data-camera=\"down\"] .problem');"
+                        + " return p && !p.hidden && p.querySelector('.retry').textContent.startsWith('next try in')"
+                        + " ? p.innerText : ''; })()";
+                String[] shown = {""};
+                waitFor(() -> !(shown[0] = cdp.eval(problem).getString("value", "")).isEmpty(), 15_000, 250,
+                        "the failing camera's reason and next retry on its tile");
+                assertTrue(shown[0].contains("Camera not streaming") && shown[0].contains("Connection refused"), shown[0]);
                 JsonObject shot = cdp.call("Page.captureScreenshot", new JsonObject().put("format", "png"));
                 Files.write(TestMedia.dir().resolve("dashboard.png"), Base64.getDecoder().decode(shot.getString("data")));
+                JsonObject box = new JsonObject(cdp.eval("JSON.stringify(document.querySelector("
+                        + "'.tile[data-camera=\"down\"]').getBoundingClientRect())").getString("value"));
+                JsonObject tile = cdp.call("Page.captureScreenshot", new JsonObject().put("format", "png").put("clip",
+                        new JsonObject().put("x", box.getDouble("x")).put("y", box.getDouble("y"))
+                                .put("width", box.getDouble("width")).put("height", box.getDouble("height")).put("scale", 1)));
+                Files.write(TestMedia.dir().resolve("failing-tile.png"), Base64.getDecoder().decode(tile.getString("data")));
             }
         } finally {
             if (chrome != null) chrome.destroyForcibly().waitFor(10, TimeUnit.SECONDS);

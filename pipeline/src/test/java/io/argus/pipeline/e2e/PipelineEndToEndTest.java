@@ -19,6 +19,8 @@ import io.vertx.core.json.JsonObject;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -181,6 +183,19 @@ class PipelineEndToEndTest {
         bad = app.call(HttpMethod.POST, "/api/cameras", new JsonObject().put("id", "x").put("url", video).put("speed", 2).encode());
         assertEquals(400, bad.status());
         assertTrue(bad.json().getString("error").contains("speed: unknown key"), bad.body());
+        // probed once when added: a file that is not video, a device that is not there
+        Path notVideo = Files.writeString(Files.createTempFile("argus-not-video", ".mp4"), "no video in here\n");
+        try {
+            bad = app.call(HttpMethod.POST, "/api/cameras", TestConfig.camera("x", notVideo.toString()).encode());
+            assertEquals(400, bad.status(), bad.body());
+            assertEquals("url: cannot open video file " + notVideo.toRealPath() + ": expected an existing regular file "
+                    + "holding a video stream", bad.json().getString("error"));
+        } finally {
+            Files.deleteIfExists(notVideo);
+        }
+        bad = app.call(HttpMethod.POST, "/api/cameras", TestConfig.camera("x", "/dev/video987").encode());
+        assertEquals(400, bad.status(), bad.body());
+        assertTrue(bad.json().getString("error").startsWith("url: no V4L2 device /dev/video987 on this host"), bad.body());
         assertEquals(409, app.call(HttpMethod.POST, "/api/cameras", TestConfig.camera("cam", video).encode()).status());
         assertEquals(404, app.get("/api/cameras/nope").status());
         assertEquals(404, app.call(HttpMethod.POST, "/api/cameras/nope/pause", "").status());
@@ -217,7 +232,10 @@ class PipelineEndToEndTest {
         assertEquals(201, added.status(), added.body());
         waitFor(() -> app.camera("creds").getInteger("reconnects") >= 2, 20_000, "the camera to keep retrying");
         JsonObject cam = app.camera("creds");
-        assertNotNull(cam.getString("lastError"), cam.encode());
+        // an unreachable network camera is accepted; its status says why it fails, in words, and when it tries again
+        assertTrue(cam.getString("lastError", "").contains(": Connection refused (FFmpeg avformat_open_input() error -111)"),
+                cam.encode());
+        waitFor(() -> app.camera("creds").containsKey("nextRetryAt"), 10_000, "the camera's next retry in its status");
         assertEquals("rtsp://***@127.0.0.1:" + closedPort + "/live?password=***", cam.getString("url"));
         String everything = app.get("/api/cameras").body() + app.get("/metrics").body() + String.join("\n", logs);
         assertFalse(everything.contains("topsecret42"), "password leaked");

@@ -1,5 +1,6 @@
 package io.argus.pipeline.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -94,6 +95,10 @@ class RtspReconnectTest {
                     && !"streaming".equals(app.camera("udp").getString("state")), 15_000, "both cameras noticing the loss");
             double noticedMs = now() - killedAt;
             Pace.holdMillis(1500, "the server down for a while: the cameras keep retrying with backoff");
+            // while it fails, the status says why and when it tries again
+            Waits.waitFor(() -> app.camera("tcp").containsKey("nextRetryInMs"), 10_000, "the camera's next retry");
+            JsonObject down = app.camera("tcp");
+            assertTrue(down.getString("lastError", "").contains("Connection refused"), down.encode());
             server = startServer(port, video);
             double restartedAt = now();
             double[] resumedMs = new double[2];
@@ -109,6 +114,10 @@ class RtspReconnectTest {
                     app.camera("tcp").getLong("reconnects"), app.camera("udp").getLong("reconnects"));
             System.out.println(report);
             assertTrue(resumedMs[0] < 15_000 && resumedMs[1] < 15_000, report);
+            for (String cam : cams) {
+                JsonObject back = app.camera(cam);
+                assertNull(back.getString("lastError"), "streaming again, the last failure is gone: " + back.encode());
+            }
             assertTrue(app.camera("tcp").getLong("reconnects") >= 1 && app.camera("udp").getLong("reconnects") >= 1, report);
         } finally {
             server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);

@@ -38,13 +38,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * kill -9 during the writes that hold data: a training checkpoint ({@code WeightsFile.write}), a collected frame
- * ({@code DatasetStore.add}), a label save ({@code DatasetStore.label}) and a model-registry swap
- * ({@code ModelRegistry.addCandidate} + {@code activated}). A {@link SafetyWriter} JVM writes in a loop and is killed
+ * kill -9 during the writes that hold data: a collected frame ({@code DatasetStore.add}), a label save
+ * ({@code DatasetStore.label}) and a model-registry swap ({@code ModelRegistry.addCandidate} + {@code activated}). A {@link SafetyWriter} JVM writes in a loop and is killed
  * (SIGKILL, {@code destroyForcibly}) at a random moment after its first commit, many times over the same directory;
  * after each kill this JVM reads the data back with the product's reader, as a restart does, and checks that every
  * write the writer reported as done is there whole (lost = 0), and that nothing it reads is partial (a file with
- * only part of a write, or a mix of two, read as whole).
+ * only part of a write, or a mix of two, read as whole). Training checkpoints are killed the same way, by a real
+ * {@code argus train}, in {@code TrainKillResumeTest}.
  *
  * <p>Prints one line per writer: {@code SAFETY <writer> tries=N intact=N partial_read=0 lost=0 commits=C}. Tries:
  * {@code -Dargus.safety.tries} (30); seed: {@code -Dargus.safety.seed}.
@@ -64,41 +64,6 @@ class KillDuringWriteTest {
 
     interface Verifier {
         Check verify(Path dir, List<String> commits, Map<String, String> state) throws Exception;
-    }
-
-    @Test
-    void checkpoint() throws Exception {
-        NetworkSpec spec = SafetyWriter.spec();
-        run("checkpoint", (dir, commits, state) -> {
-            List<String> problems = new ArrayList<>();
-            long acked = Long.parseLong(state.getOrDefault("acked", "0"));
-            for (String c : commits) acked = Math.max(acked, Long.parseLong(c));
-            state.put("acked", Long.toString(acked));
-            Path file = dir.resolve("safety_last.weights");
-            if (!Files.isRegularFile(file)) {
-                if (acked > 0) problems.add("lost: no checkpoint, " + acked + " was committed");
-                return new Check(commits.size(), 0, problems.size(), problems);
-            }
-            ModelWeights w;
-            try {
-                w = WeightsFile.read(file, spec);
-            } catch (RuntimeException e) {
-                problems.add("lost: the checkpoint does not read: " + e.getMessage());
-                return new Check(commits.size(), 0, 1, problems);
-            }
-            int partial = 0, lost = 0;
-            long seen = w.seen();
-            if (seen < acked) {
-                lost++;
-                problems.add("lost: checkpoint " + seen + " read, " + acked + " was committed");
-            }
-            if (seen > acked + 1) problems.add("checkpoint " + seen + " was never written (committed " + acked + ")");
-            if (!whole(spec, w, seen)) {
-                partial++;
-                problems.add("partial: checkpoint " + seen + " holds floats of another checkpoint");
-            }
-            return new Check(commits.size(), partial, lost, problems);
-        });
     }
 
     @Test
@@ -291,18 +256,6 @@ class KillDuringWriteTest {
         t.setDaemon(true);
         t.start();
         return t;
-    }
-
-    /** Every float of checkpoint {@code n} is n. */
-    private static boolean whole(NetworkSpec spec, ModelWeights w, long n) {
-        for (ConvolutionalSpec c : spec.convolutionalLayers()) {
-            ConvWeights cw = w.conv(c.index());
-            for (float[] a : new float[][] {cw.biases(), cw.scales(), cw.mean(), cw.variance(), cw.weights()}) {
-                if (a == null) continue;
-                for (float v : a) if (v != (float) n) return false;
-            }
-        }
-        return true;
     }
 
     /**

@@ -24,7 +24,7 @@ import java.util.Map;
  * prints {@code COMMIT <what>} after each write returned (what the caller was told is saved). Each case resumes
  * from what is on disk, so every start also exercises the product's reading after a kill.
  *
- * <p>{@code SafetyWriter checkpoint|dataset|label|registry <dir>}
+ * <p>{@code SafetyWriter dataset|label|registry <dir>}
  */
 public final class SafetyWriter {
     static final List<String> NAMES = List.of("circle", "square");
@@ -96,15 +96,6 @@ public final class SafetyWriter {
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[1]);
         switch (args[0]) {
-            case "checkpoint" -> {
-                NetworkSpec spec = spec();
-                Path file = dir.resolve("safety_last.weights");
-                long n = Files.isRegularFile(file) ? WeightsFile.read(file, spec).seen() + 1 : 1;
-                for (;; n++) {
-                    WeightsFile.write(file, spec, checkpoint(spec, n));
-                    commit(Long.toString(n));
-                }
-            }
             case "dataset" -> {
                 DatasetStore store = openStore(dir);
                 long n = store.frames().stream().mapToLong(CollectedFrame::frame).max().orElse(0) + 1;

@@ -71,4 +71,37 @@ class ModelRegistryTest {
             assertTrue(files.anyMatch(p -> p.getFileName().toString().matches("registry-\\d+\\.json")), "the old history is set aside");
         }
     }
+
+    /**
+     * A kill after a candidate's weights were copied in but before registry.json named them leaves a file no history
+     * names: removed at the next open; the weights of committed versions, and of a history set aside, stay.
+     */
+    @Test
+    void weightsAKillLeftUncommittedAreRemovedAtTheNextOpen() throws Exception {
+        Path dir = tmp.resolve("versions");
+        ModelRegistry old = ModelRegistry.open(dir, "sha256:aaa", weights("a.weights", "a"));
+        ModelRegistry.Version setAside = old.addCandidate(weights("x.weights", "x"), 1, 0.5, 0.6, true);
+        old.activated(setAside.version());
+        ModelRegistry r = ModelRegistry.open(dir, "sha256:bbb", weights("b.weights", "b")); // sets the first aside
+        ModelRegistry.Version kept = r.addCandidate(weights("c1.weights", "one"), 1, 0.5, 0.6, true);
+        r.activated(kept.version());
+        assertTrue(!kept.file().equals(setAside.file()) && Files.isRegularFile(setAside.file()));
+        Path uncommitted = dir.resolve("2-0123456789ab.weights"); // copied in; the kill came before registry.json
+        Files.writeString(uncommitted, "two");
+        Path other = dir.resolve("notes.weights"); // not a name the registry gives: never its to remove
+        Files.writeString(other, "mine");
+
+        ModelRegistry reopened = ModelRegistry.open(dir, "sha256:bbb", weights("b.weights", "b"));
+        assertEquals(kept.version(), reopened.active().version());
+        assertTrue(Files.notExists(uncommitted), "uncommitted weights removed");
+        assertTrue(Files.isRegularFile(kept.file()), "the serving version's weights stay");
+        assertTrue(Files.isRegularFile(setAside.file()), "a set-aside history's weights stay");
+        assertTrue(Files.isRegularFile(other));
+
+        // a history that does not read: what it names is unknown, so nothing goes
+        Files.writeString(uncommitted, "two");
+        Files.writeString(dir.resolve("registry-corrupt-1.json"), "{not json");
+        ModelRegistry.open(dir, "sha256:bbb", weights("b.weights", "b"));
+        assertTrue(Files.isRegularFile(uncommitted));
+    }
 }

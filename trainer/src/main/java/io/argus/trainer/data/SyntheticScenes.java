@@ -1,5 +1,6 @@
 package io.argus.trainer.data;
 
+import io.argus.detector.io.AtomicFile;
 import io.argus.trainer.loss.Truth;
 import java.awt.BasicStroke;
 import java.awt.Color;
@@ -279,15 +280,23 @@ public final class SyntheticScenes {
                 }
                 paths[i] = "images/" + split + "/" + name + ".png";
             });
-            Files.write(dir.resolve("train.txt"), List.of(paths).subList(0, train), StandardCharsets.UTF_8);
-            Files.write(dir.resolve("val.txt"), List.of(paths).subList(train, count), StandardCharsets.UTF_8);
-            Files.write(dir.resolve("synth.names"), CLASSES, StandardCharsets.UTF_8);
+            // the lists and the .data atomically, the .data last: it commits the dataset (a kill before it leaves a
+            // directory without synth.data, which a cache such as the bench's fine-tune writes again)
+            AtomicFile.writeString(dir.resolve("train.txt"), lines(List.of(paths).subList(0, train)));
+            AtomicFile.writeString(dir.resolve("val.txt"), lines(List.of(paths).subList(train, count)));
+            AtomicFile.writeString(dir.resolve("synth.names"), lines(CLASSES));
             Path data = dir.resolve("synth.data");
-            Files.writeString(data, "classes=" + CLASSES.size() + "\ntrain=train.txt\nvalid=val.txt\nnames=synth.names\n",
-                    StandardCharsets.UTF_8);
+            AtomicFile.writeString(data, "classes=" + CLASSES.size() + "\ntrain=train.txt\nvalid=val.txt\nnames=synth.names\n");
             return data;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the synthetic dataset to " + dir + ": " + e.getMessage(), e);
         }
+    }
+
+    /** One line each, each ended by a newline, as Files.write(List) writes them. */
+    private static String lines(List<String> lines) {
+        StringBuilder b = new StringBuilder();
+        for (String l : lines) b.append(l).append(System.lineSeparator());
+        return b.toString();
     }
 }

@@ -19,7 +19,7 @@ import java.util.Locale;
 import java.util.zip.CRC32;
 
 /**
- * A checkpoint's optimizer state beside its .weights ({@code <cfg name>_last.momentum}): the SGD momentum of every
+ * A checkpoint's optimizer state beside its .weights ({@code <cfg name>_ckpt<N>.momentum}, {@link Checkpoint}): the SGD momentum of every
  * parameter tensor and, while an EMA runs, the masters it averages ({@link OptimizerState}).
  *
  * <pre>

@@ -21,9 +21,9 @@ import java.util.function.BooleanSupplier;
 
 /**
  * A whole training job as {@code argus train} runs it: cfg + .data (+ optional starting weights) to
- * {@code out/<cfg name>_last.weights}, with a {@link Checkpoint} (weights, momentum, state) every
- * {@code checkpointEvery} iterations, at the end, and when asked to suspend; {@code resume} continues from it exactly
- * as if the run had never stopped.
+ * {@code out/<cfg name>_last.weights}, with a {@link Checkpoint} generation (momentum, weights, state, then the pointer)
+ * every {@code checkpointEvery} iterations, at the end, and when asked to suspend; {@code resume} continues from the
+ * newest complete one exactly as if the run had never stopped, whenever it was killed.
  */
 public final class TrainingRun {
     /**
@@ -159,11 +159,15 @@ public final class TrainingRun {
             initial = resumed.weights();
             completed = resumed.iteration();
             if (resumed.scaler() != null) resumed.scaler().restoreInto(scaler);
-            if (resumed.notice() != null) listener.onNotice(resumed.notice());
-        } else if (o.weights() != null) {
-            initial = WeightsFile.read(o.weights(), spec);
+            resumed.notices().forEach(listener::onNotice);
         } else {
-            initial = WeightsInit.darknet(spec, o.seed());
+            initial = o.weights() != null ? WeightsFile.read(o.weights(), spec) : WeightsInit.darknet(spec, o.seed());
+            // a run that starts afresh: an earlier run's generations must never be taken for this run's at a resume
+            int removed = Checkpoint.clear(o.out(), spec);
+            if (removed >= 0) {
+                listener.onNotice("starting afresh (no --resume): removed the checkpoint of iteration " + removed
+                        + " an earlier run left in " + o.out());
+            }
         }
         int threads = o.threads() > 0 ? o.threads() : Runtime.getRuntime().availableProcessors();
         int ranks = backends.ranks();

@@ -123,12 +123,12 @@ class GpuResumeTest {
 
         Path stopped = dir.resolve("stopped");
         run(cfg, data, stopped, false, ITERATIONS / 2, gpu, spec);
-        MomentumFile.Saved saved = MomentumFile.read(Checkpoint.momentumFile(stopped, spec), spec);
+        MomentumFile.Saved saved = MomentumFile.read(Checkpoint.latest(stopped, spec).momentum(), spec);
         assertEquals(ITERATIONS / 2, saved.iteration());
         assertTrue(saved.state().emaRunning(), "the EMA runs at the suspension (burn_in=2)");
         Path zeroed = dir.resolve("zeroed");
         copyCheckpoint(stopped, zeroed, spec);
-        MomentumFile.write(Checkpoint.momentumFile(zeroed, spec), saved.iteration(), new OptimizerState(
+        MomentumFile.write(Checkpoint.latest(zeroed, spec).momentum(), saved.iteration(), new OptimizerState(
                 saved.state().tensors().stream().map(t -> new OptimizerState.Tensor(t.name(),
                         new float[t.momentum().length], t.master())).toList(), true));
         ModelWeights resumed = run(cfg, data, stopped, true, 0, gpu, spec);
@@ -161,8 +161,9 @@ class GpuResumeTest {
 
     static void copyCheckpoint(Path from, Path to, NetworkSpec spec) throws Exception {
         Files.createDirectories(to);
-        for (Path f : new Path[] {Checkpoint.weightsFile(from, spec), Checkpoint.momentumFile(from, spec),
-                Checkpoint.stateFile(from, spec)}) {
+        Checkpoint.Generation g = Checkpoint.latest(from, spec);
+        for (Path f : new Path[] {Checkpoint.weightsFile(from, spec), g.momentum(), g.weights(), g.state(),
+                Checkpoint.pointerFile(from, spec)}) {
             Files.copy(f, to.resolve(f.getFileName()));
         }
     }

@@ -127,8 +127,8 @@ class DataParallelTest {
                         "iteration " + (i + 1) + "'s loss per image on " + ranks + " ranks");
             }
             // the momentum too: every rank stepped with the summed gradient
-            OptimizerState a = MomentumFile.read(Checkpoint.momentumFile(one, spec), spec).state();
-            OptimizerState b = MomentumFile.read(Checkpoint.momentumFile(many, spec), spec).state();
+            OptimizerState a = MomentumFile.read(Checkpoint.latest(one, spec).momentum(), spec).state();
+            OptimizerState b = MomentumFile.read(Checkpoint.latest(many, spec).momentum(), spec).state();
             for (int t = 0; t < a.tensors().size(); t++) {
                 float[] x = a.tensors().get(t).momentum();
                 float[] y = b.tensors().get(t).momentum();

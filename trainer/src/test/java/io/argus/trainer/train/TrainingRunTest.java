@@ -54,7 +54,7 @@ public class TrainingRunTest {
         NetworkSpec spec = NetworkSpec.load(cfg);
         ModelWeights w = WeightsFile.read(first.weights(), spec);
         assertEquals(6L * spec.net().batch(), w.seen(), "seen counts images, as Darknet");
-        assertTrue(Files.readString(out.resolve("tiny_last.state")).contains("iteration=6"));
+        assertTrue(Files.readString(out.resolve("tiny_last.checkpoint")).contains("iteration=6"));
 
         seen.clear();
         TrainingRun.Result resumed = TrainingRun.run(new TrainingRun.Options(cfg, null, data, 9, out, 100, true, 1, 2,

@@ -104,6 +104,8 @@ public final class NvdecDecoder implements AutoCloseable {
     private final int streamIndex;
     private final double microsPerTick;
     private boolean draining;
+    /** Video packets read so far (written by the reading thread, read by the camera's watchdog). */
+    private volatile long videoPackets;
     /** NVDEC's session exists: FFmpeg creates it when the first picture's slices arrive (see {@link #SESSION_OPENINGS}). */
     private boolean sessionStarted;
     private volatile boolean awaitingSession;
@@ -265,6 +267,7 @@ public final class NvdecDecoder implements AutoCloseable {
             }
             try {
                 if (packet.stream_index() == streamIndex) {
+                    videoPackets++;
                     boolean gated = !sessionStarted;
                     if (gated) awaitSessionTurn();
                     sendingSince = System.nanoTime();
@@ -282,6 +285,9 @@ public final class NvdecDecoder implements AutoCloseable {
             }
         }
     }
+
+    /** Video packets read since open: the camera tells from it whether a stream without pictures sends anything. */
+    public long videoPackets() { return videoPackets; }
 
     /**
      * True while this decoder waits for its turn to create its NVDEC session, or is inside NVDEC's decode (for up
