@@ -1,23 +1,31 @@
 #!/usr/bin/env bash
-# Builds a self-contained bundle for running the GPU tests and benchmarks on a GPU host that has no Java:
-# a jlink runtime (xz tarball), the jars (detector + tests, pipeline and tools + tests for `argus bench`, JavaCPP + the
-# CUDA JNI bindings, oneDNN's natives for the CPU reference as an xz tarball, the JUnit console), this directory's
-# scripts.
-# No FFmpeg, no OpenCV. The whole must stay under the device tool's 64 MiB.
+# Builds a self-contained bundle for running the GPU tests and benchmarks on a GPU host that has no Java. The whole
+# must stay under the device tool's 64 MiB together with the working tree (about 10 MB), so the classpath travels as
+# one solid xz tarball of the jars' contents, a directory per jar (deflated jars made the bundle 76 MB; xz over their
+# contents is 30-40% smaller), unpacked there by the runner (preamble.sh's unpack_classpath), beside a jlink runtime.
 #   scripts/gpu/build-bundle.sh [OUT_DIR]       (default: .bundle-cuda in the repository root)
-# Then on the GPU host, from the repository root: OUT_DIR/run-gpu.sh [PHASES] (tests,bench,torch; pipeline-train)
-# BUNDLE=train: the CUDA trainer's bundle instead (trainer tests, OpenBLAS for their CPU reference instead of
-# oneDNN, scripts/gpu/run-train.sh and the PyTorch training peer): OUT_DIR/run-train.sh
+# The default bundle holds every GPU-tagged test of detector, trainer, tools and the pipeline's fine-tune, and the
+# benchmarks: the runtime jars of the CLI minus what a GPU host never loads (Hazelcast and BouncyCastle: a clustered
+# start only; OpenCV and the OpenBLAS it loads: snapshots and the OpenCV peer; FFmpeg and JavaCV: cameras), oneDNN's
+# natives (the CPU reference of the detector's and the trainer's GPU tests and the trainer's CPU layers), the tests
+# jars, the JUnit console, and this directory's runners: on the GPU host, from the repository root,
+#   OUT_DIR/run-gpu.sh [PHASES]     (tests: all of them; bench, torch, pipeline-train, ...)
+#   OUT_DIR/run-train.sh [PHASES]   (the trainer's tests, bench train, its PyTorch peer, loss curves)
+#   scripts/gpu/run-multi.sh OUT_DIR [PHASES]   (several GPUs)
+# BUNDLE=train: the same bundle (the trainer's runner is in every bundle; the name is kept for older commands).
 # BUNDLE=live: the live pipeline's bundle (default .bundle-live): `argus run`, `argus bench pipeline [--fine-tune]`
-# and the pipeline's online-training end-to-end test on the GPU host: the classpath as one xz tarball (FFmpeg's natives
-# and JavaCV for the cameras, oneDNN for the held-out evaluation of a fine-tune, no OpenCV: snapshots off, no
-# Hazelcast: a single node), scripts/gpu/run-live.sh: OUT_DIR/run-live.sh PHASES (run16, live-train, online-e2e)
+# and the pipeline's online-training end-to-end test on the GPU host: FFmpeg's natives and JavaCV for the cameras
+# (minus the ffmpeg and ffprobe programs), oneDNN for the held-out evaluation of a fine-tune, no OpenCV (snapshots
+# off), no Hazelcast (a single node), scripts/gpu/run-live.sh: OUT_DIR/run-live.sh PHASES (run16, live-train,
+# online-e2e). LIVE_PHASES=run16,live-train leaves out oneDNN (16 MB as xz; a fine-tune of bench pipeline never ends
+# inside its window, so never evaluates) and the tests; LIVE_PHASES=online-e2e is the whole bundle.
 # SKIP_BUILD=1: package nothing, take the jars already built under */target.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 case "${BUNDLE:-}" in
   live) OUT="${1:-$ROOT/.bundle-live}" ;;
-  *) OUT="${1:-$ROOT/.bundle-cuda}" ;;
+  ""|train) OUT="${1:-$ROOT/.bundle-cuda}" ;;
+  *) echo "build-bundle: BUNDLE is '${BUNDLE}', expected live, train or nothing" >&2; exit 2 ;;
 esac
 JDK="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 JUNIT_CONSOLE=1.14.4
@@ -32,43 +40,47 @@ if [ ! -f "$console" ]; then
 fi
 
 rm -rf "$OUT"
-mkdir -p "$OUT/lib"
-# the live bundle is the tightest fit: it spends minutes on xz's x86 filter and a dictionary as large as the biggest
-# library; the others take the quick default
-XZ_NATIVE="-9 -T0"
-[ "${BUNDLE:-}" = live ] && XZ_NATIVE="-T0 --x86 --lzma2=preset=9e,dict=192MiB"
+mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"   # absolute: steps below cd elsewhere
-if [ "${BUNDLE:-}" = live ]; then
-  # Everything on the classpath as one solid xz tarball of the jars' contents, a directory per jar (unpacked there by
-  # run-live.sh): deflated jars made the bundle 77 MiB, xz over their contents 30-40% less. The CLI's runtime jars
-  # minus OpenCV (only JPEG snapshots use it: the runs set snapshots.fps 0) with the OpenBLAS it loads, and Hazelcast
-  # (a clustered start only), plus the tools (`argus bench pipeline`, LiveRunProbe); FFmpeg (natives, minus the ffmpeg
-  # and ffprobe programs) and JavaCV for the cameras;
-  # oneDNN for a fine-tune's held-out evaluation; the pipeline's tests and the JUnit console for online-e2e.
-  # The device tool carries the working tree (about 5 MB) too, and the whole bundle just fits beside it (63 of 64 MiB):
-  # LIVE_PHASES=run16,live-train leaves out oneDNN (16 MB as xz; a fine-tune of bench pipeline never ends inside its
-  # window, so never evaluates) and the tests; LIVE_PHASES=online-e2e is the whole bundle.
-  slim=""
-  case "${LIVE_PHASES:-all}" in *online-e2e*|all) ;; *) slim=1 ;; esac
-  stage="$(mktemp -d)"
-  mkdir -p "$stage/classpath"
-  jars=()
+# the live bundle is the tightest fit: it spends minutes on xz's x86 filter (native libraries pack 3% tighter) and a
+# dictionary as large as the biggest library; the others take the quick default
+XZ="-9 -T0"
+[ "${BUNDLE:-}" = live ] && XZ="-T0 --x86 --lzma2=preset=9e,dict=192MiB"
+
+# the jars of the classpath: the CLI's runtime jars but those named by the pattern $1, then the jars given after it
+jars=()
+runtime_jars() {
+  local skips j p keep
+  IFS='|' read -ra skips <<<"$1"
+  shift
   for j in pipeline/target/lib/*.jar; do
-    case "$(basename "$j")" in opencv-*|openblas-*|hazelcast-*|vertx-hazelcast-*) continue ;; esac
-    if [ -n "$slim" ]; then case "$(basename "$j")" in dnnl-*) continue ;; esac; fi
-    jars+=("$ROOT/$j")
+    keep=1
+    for p in "${skips[@]}"; do
+      # shellcheck disable=SC2053
+      [[ "$(basename "$j")" == $p ]] && keep=""
+    done
+    [ -z "$keep" ] || jars+=("$ROOT/$j")
   done
-  for j in "$ROOT"/pipeline/target/argus-pipeline-*.jar "$ROOT"/tools/target/argus-tools-*.jar; do
-    case "$j" in *-tests.jar) ;; *) jars+=("$j") ;; esac   # the pipeline's tests: test-classes below
-  done
-  [ -n "$slim" ] || jars+=("$ROOT"/detector/target/argus-detector-*-tests.jar "$ROOT"/testkit/target/argus-testkit-*.jar "$console")
+  for j in "$@"; do jars+=("$j"); done
+}
+main_jar() { ls "$ROOT"/$1/target/argus-$1-*.jar | grep -v -- '-tests\.jar$'; }
+tests_jar() { ls "$ROOT"/$1/target/argus-$1-*-tests.jar; }
+vertx_test_jars() {   # the pipeline's tests' own dependencies (its HTTP client)
+  local a
   for a in vertx-web-client vertx-uri-template; do
     jars+=("$(ls "$M2"/io/vertx/$a/*/$a-*.jar | grep -v -- '-sources' | sort | tail -1)")
   done
+}
+
+# pack_classpath: the jars' contents, a directory per jar, as OUT/classpath.tar.xz, minus what no run loads
+pack_classpath() {
+  local stage j
+  stage="$(mktemp -d)"
+  mkdir -p "$stage/classpath"
   for j in "${jars[@]}"; do
     unzip -q -o "$j" -d "$stage/classpath/$(basename "$j" .jar)"
   done
-  [ -n "$slim" ] || cp -r pipeline/target/test-classes "$stage/classpath/argus-pipeline-tests"
+  [ -z "${classes_dir:-}" ] || cp -r "$classes_dir" "$stage/classpath/argus-pipeline-tests"
   rm -f "$stage"/classpath/ffmpeg-*-linux-x86_64/org/bytedeco/ffmpeg/linux-x86_64/{ffmpeg,ffprobe}
   rm -rf "$stage"/classpath/dnnl-*-linux-x86_64/org/bytedeco/dnnl/linux-x86_64/include
   # of the CUDA bindings' JNI libraries argus loads cudart, cuDNN and NVRTC, and cuBLAS because JavaCPP initializes
@@ -83,53 +95,41 @@ if [ "${BUNDLE:-}" = live ]; then
       org/junit/internal org/junit/experimental org/junit/rules org/junit/matchers org/junit/validator \
       org/junit/function org/junit/*.class &&
     sed -i '/Vintage\|Suite/d' META-INF/services/org.junit.platform.engine.TestEngine) || true
-  # stand-ins for PulseAudio, ALSA and XCB, which libavdevice links (scripts/gpu/ffmpeg-stubs.sh says why)
-  scripts/gpu/ffmpeg-stubs.sh "$stage"/classpath/ffmpeg-*-linux-x86_64/org/bytedeco/ffmpeg/linux-x86_64/libavdevice.so.* \
-    "$OUT/ffmpeg-stubs" >/dev/null
-  # xz's x86 filter before LZMA2 packs the native libraries (most of the bytes) 3% tighter
-  tar -C "$stage" -cf - classpath | xz $XZ_NATIVE > "$OUT/classpath.tar.xz"
+  if [ "${BUNDLE:-}" = live ]; then
+    # stand-ins for PulseAudio, ALSA and XCB, which libavdevice links (scripts/gpu/ffmpeg-stubs.sh says why)
+    scripts/gpu/ffmpeg-stubs.sh "$stage"/classpath/ffmpeg-*-linux-x86_64/org/bytedeco/ffmpeg/linux-x86_64/libavdevice.so.* \
+      "$OUT/ffmpeg-stubs" >/dev/null
+  fi
+  tar -C "$stage" -cf - classpath | xz $XZ > "$OUT/classpath.tar.xz"
   rm -rf "$stage"
-  rmdir "$OUT/lib"
+}
+
+if [ "${BUNDLE:-}" = live ]; then
+  # The device tool carries the working tree too, and the whole bundle just fits beside it.
+  slim=""
+  case "${LIVE_PHASES:-all}" in *online-e2e*|all) ;; *) slim=1 ;; esac
+  skip='opencv-*|openblas-*|hazelcast-*|vertx-hazelcast-*'
+  [ -n "$slim" ] && skip="$skip|dnnl-*"
+  runtime_jars "$skip" "$(main_jar pipeline)" "$(main_jar tools)"
+  # the pipeline's tests as their classes directory
+  [ -n "$slim" ] || { classes_dir="$ROOT/pipeline/target/test-classes"
+    jars+=("$(tests_jar detector)" "$(ls "$ROOT"/testkit/target/argus-testkit-*.jar)" "$console"); }
+  vertx_test_jars
+  pack_classpath
   cp scripts/gpu/run-live.sh scripts/gpu/preamble.sh "$OUT/"
   chmod +x "$OUT/run-live.sh"
 else
-# runtime jars of the CLI (gpu, detector, trainer, javacpp, cuda, dnnl for the CPU reference), minus Hazelcast (no
-# cluster on the GPU host), OpenCV (and the
-# OpenBLAS it loads) and FFmpeg
-for j in pipeline/target/lib/*.jar; do
-  case "$(basename "$j")" in opencv-*|ffmpeg-*|javacv-*|openblas-*|hazelcast-*|vertx-hazelcast-*) continue ;; esac
-  cp "$j" "$OUT/lib/"
-done
-# oneDNN's native jar is 27 MB deflated, 16 MB as xz: ship its contents as a tarball, unpacked there onto the classpath
-dnnl_jar=$(ls "$OUT"/lib/dnnl-*-linux-x86_64.jar)
-if [ "${BUNDLE:-}" = train ]; then
-  # the trainer's CPU reference needs OpenBLAS (5 MB as xz), not oneDNN
-  rm -f "$dnnl_jar"
-  mkdir -p "$OUT/openblas-natives"
-  openblas_jar="$ROOT/$(ls pipeline/target/lib/openblas-*-linux-x86_64.jar)"
-  (cd "$OUT/openblas-natives" && unzip -q "$openblas_jar" \
-    'org/bytedeco/openblas/linux-x86_64/lib*.so*' 'META-INF/*')
-  # from a directory JavaCPP links openblas_nolapack in its cache, where the JNI library's $ORIGIN rpath cannot see it
-  ln -s libopenblas.so.0 "$OUT/openblas-natives/org/bytedeco/openblas/linux-x86_64/libopenblas_nolapack.so.0"
-  tar -C "$OUT" -cf - openblas-natives | xz -9 -T0 > "$OUT/openblas-natives.tar.xz"
-  rm -rf "$OUT/openblas-natives"
-  cp $(ls pipeline/target/lib/openblas-*.jar | grep -v linux-) "$OUT/lib/"
-  cp trainer/target/argus-trainer-*-tests.jar "$OUT/lib/"
-  cp scripts/gpu/run-train.sh scripts/gpu/torch_train_peer.py scripts/gpu/train_summary.py "$OUT/"
-else
-mkdir -p "$OUT/dnnl-natives"
-(cd "$OUT/dnnl-natives" && unzip -q "$dnnl_jar")
-tar -C "$OUT" -cf - dnnl-natives | xz -9 -T0 > "$OUT/dnnl-natives.tar.xz"
-rm -rf "$OUT/dnnl-natives" "$dnnl_jar"
-fi
-# the pipeline and its tests (run-gpu.sh pipeline-train runs its GPU-tagged fine-tune); the tools (`argus bench`,
-# `bench train`, `bench loader`) and their tests (run-multi.sh runs GpuScalingBenchGpuTest)
-cp pipeline/target/argus-pipeline-*.jar tools/target/argus-tools-*.jar "$OUT/lib/"
-cp detector/target/argus-detector-*-tests.jar gpu/target/argus-gpu-*-tests.jar "$OUT/lib/"
-cp testkit/target/argus-testkit-*.jar "$OUT/lib/"   # the tests' waits and budgets (Waits, Pace, Budget)
-cp "$console" "$OUT/lib/"
-cp scripts/gpu/run-gpu.sh scripts/gpu/preamble.sh scripts/gpu/torch_peer.py scripts/gpu/summarize.py "$OUT/"
-chmod +x "$OUT/run-gpu.sh"
+  # no FFmpeg, JavaCV, OpenCV, OpenBLAS, Hazelcast or BouncyCastle (above); the pipeline and tools jars for `argus
+  # bench`, `bench train`, `bench loader` and the pipeline's fine-tune test
+  runtime_jars 'opencv-*|openblas-*|ffmpeg-*|javacv-*|hazelcast-*|vertx-hazelcast-*|bcprov-*|bcpkix-*|bcutil-*' \
+    "$(main_jar pipeline)" "$(main_jar tools)"
+  for m in detector gpu trainer tools pipeline; do jars+=("$(tests_jar $m)"); done
+  jars+=("$(ls "$ROOT"/testkit/target/argus-testkit-*.jar)" "$console")   # the tests' waits and budgets
+  vertx_test_jars
+  pack_classpath
+  cp scripts/gpu/run-gpu.sh scripts/gpu/run-train.sh scripts/gpu/preamble.sh scripts/gpu/junit_summary.py \
+    scripts/gpu/torch_peer.py scripts/gpu/summarize.py scripts/gpu/torch_train_peer.py scripts/gpu/train_summary.py "$OUT/"
+  chmod +x "$OUT/run-gpu.sh" "$OUT/run-train.sh"
 fi
 
 # a Java runtime with only the modules these jars use
@@ -141,7 +141,7 @@ rm -f "$OUT"/jre/lib/server/*.jsa
 # headless runs: no splash screen, X11 toolkit or sound; libjvm's symbol table is for debuggers (4 MB of 29)
 rm -f "$OUT"/jre/lib/{libsplashscreen.so,libawt_xawt.so,libjsound.so}
 strip --strip-unneeded "$OUT/jre/lib/server/libjvm.so"
-tar -C "$OUT" -cf - jre | xz $XZ_NATIVE > "$OUT/jre.tar.xz"
+tar -C "$OUT" -cf - jre | xz $XZ > "$OUT/jre.tar.xz"
 rm -rf "$OUT/jre"
 
 # the device tool carries at most 64 MiB in all: this bundle and the working tree (tracked and untracked files)

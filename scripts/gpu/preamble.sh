@@ -13,10 +13,44 @@ log() { echo "=== $* ($(date +%T))"; }
 # exists
 unpack_once() { [ -d "$3" ] || tar -xJf "$1" -C "$2"; }
 
-# unpack_jre: the bundle's jlink runtime into $T/jre, once per work directory; JAVA is its java
+# unpack_fresh NAME: the bundle's NAME.tar.xz into $T/NAME, again when the tarball is newer than the last unpacking
+# (a warm host keeps $T between runs of different bundles)
+unpack_fresh() {
+  if [ ! -d "$T/$1" ] || [ "$B/$1.tar.xz" -nt "$T/$1" ]; then
+    rm -rf "${T:?}/$1"
+    tar -xJf "$B/$1.tar.xz" -C "$T" || { echo "cannot unpack $B/$1.tar.xz" >&2; exit 1; }
+    touch "$T/$1"
+  fi
+}
+
+# unpack_jre: the bundle's jlink runtime into $T/jre; JAVA is its java
 unpack_jre() {
-  [ -x "$T/jre/bin/java" ] || tar -xJf "$B/jre.tar.xz" -C "$T"
+  unpack_fresh jre
   JAVA="$T/jre/bin/java"
+}
+
+# unpack_classpath: the bundle's classpath (build-bundle.sh packs the jars' contents, a directory per jar, as one xz
+# tarball) into $T/classpath; CP lists its directories
+unpack_classpath() {
+  unpack_fresh classpath
+  CP="$(ls -d "$T"/classpath/* | tr '\n' ':')"
+  CP="${CP%:}"
+}
+
+# junit_tests NAME SELECTOR...: the JUnit console on the GPU-tagged tests SELECTOR picks (--select-class C,
+# --select-package P), in a JVM of its own (a CUDA fault is sticky for its process), less the fault drills (tag
+# gpu-fault: run alone); the console's tree in $LOGS/NAME.log, its XML reports in $LOGS/NAME/ (junit_summary.py
+# counts them per class); TEST_JOPTS adds JVM options, TEST_TIMEOUT bounds it (s, default 480). Prints its exit status.
+junit_tests() {
+  local name="$1" rc
+  shift
+  rm -rf "${LOGS:?}/$name"
+  timeout "${TEST_TIMEOUT:-480}" "$JAVA" "${JOPTS[@]}" ${TEST_JOPTS:-} -cp "$CP" \
+    org.junit.platform.console.ConsoleLauncher execute "$@" --include-tag gpu --exclude-tag gpu-fault \
+    --details=tree --disable-banner --disable-ansi-colors --reports-dir "$LOGS/$name" 2>&1 | tee "$LOGS/$name.log"
+  rc=${PIPESTATUS[0]}
+  echo "$name exit: $rc"
+  return 0
 }
 
 # site_packages: SP, the Python site-packages whose nvidia/ wheels hold the CUDA runtime, NVRTC, cuDNN and NCCL

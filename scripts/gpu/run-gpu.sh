@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One command on a GPU host without Java (run from the repository root, the bundle in .bundle-cuda/):
+# One command on a GPU host without Java (run from the repository root, the bundle of scripts/gpu/build-bundle.sh in
+# .bundle-cuda/):
 #   .bundle-cuda/run-gpu.sh [PHASES]      PHASES: comma list of tests,bench,torch (default: all three), and
 #                                         doctor (not in the default): `argus doctor` on the GPU host
 #                                         faults (not in the default): the several-GPU fault drill, in its own JVM
@@ -7,10 +8,14 @@
 #                                         pipeline's backend factory with training.backend auto (must run on CUDA in
 #                                         mixed precision with a loss scale, on a lowest-priority stream) and the
 #                                         detector's stream priority; log in OUT/pipeline-train.log
+# tests: every GPU-tagged test in the bundle but the fault drills, a JVM per module: the detector's
+# (io.argus.detector.cuda), the trainer's (io.argus.trainer.cuda), the tools' (GpuScalingBenchGpuTest) and the
+# pipeline's fine-tune (FineTuneBackendTest; the NVDEC tests need FFmpeg: scripts/nvdec); the console's trees in
+# OUT/tests-*.log, XML reports in OUT/tests-*/, a table per class last (junit_summary.py, also in OUT/tests-summary.md).
 # env: MODELS (default "yolov4-tiny yolov3 yolov4"), BATCHES (1,8,32,64), COMPILE ("yolov4-tiny:64": model:batch
 # pairs timed with torch.compile max-autotune-no-cudagraphs, "" for none), BENCH_SECONDS (0.5), AUTOTUNE (cuDNN
-# engines timed per convolution shape, 2), VERBOSE (plans per layer), TEST_TIMEOUT (s),
-# TESTS (JUnit class selector, default the whole io.argus.detector.cuda package), OUT (where logs go).
+# engines timed per convolution shape, 2), VERBOSE (plans per layer), TEST_TIMEOUT (s, per module),
+# TESTS (test classes instead of all: simple names in io.argus.detector.cuda or fully qualified), OUT (where logs go).
 # Prints a summary table last (scripts/gpu/summarize.py).
 set -u
 B="$(cd "$(dirname "$0")" && pwd)"
@@ -31,12 +36,11 @@ if [ -f "$B/preamble.sh" ]; then . "$B/preamble.sh"; else . scripts/gpu/preamble
 
 log "unpacking the Java runtime"
 unpack_jre
-unpack_once "$B/dnnl-natives.tar.xz" "$T" "$T/dnnl-natives"
+unpack_classpath
 site_packages
 cuda_library_path
 export ARGUS_KERNEL_CACHE="$T/kernels"
-JOPTS=(-Xmx16g --enable-native-access=ALL-UNNAMED -Dargus.cuda.verbose="${VERBOSE:-false}" -Dargus.cuda.autotune="${AUTOTUNE:-2}")
-CP="$B/lib/*:$T/dnnl-natives"
+JOPTS=(-Xmx24g --enable-native-access=ALL-UNNAMED -Djava.awt.headless=true -Dargus.cuda.verbose="${VERBOSE:-false}" -Dargus.cuda.autotune="${AUTOTUNE:-2}")
 nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total,utilization.gpu --format=csv,noheader
 "$JAVA" -version 2>&1 | head -1
 
@@ -46,11 +50,19 @@ if [[ ",$PHASES," == *",doctor,"* ]]; then
 fi
 if [[ ",$PHASES," == *",tests,"* ]]; then
   log "GPU tests"
-  SELECT=(--select-package io.argus.detector.cuda)
-  if [ -n "${TESTS:-}" ]; then SELECT=(); for t in $TESTS; do SELECT+=(--select-class "io.argus.detector.cuda.$t"); done; fi
-  timeout "${TEST_TIMEOUT:-480}" "$JAVA" "${JOPTS[@]}" -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
-    "${SELECT[@]}" --include-tag gpu --exclude-tag gpu-fault --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$LOGS/tests.log"
-  echo "tests exit: ${PIPESTATUS[0]}"
+  if [ -n "${TESTS:-}" ]; then
+    SELECT=()
+    for t in $TESTS; do [[ "$t" == *.* ]] || t="io.argus.detector.cuda.$t"; SELECT+=(--select-class "$t"); done
+    junit_tests tests-selected "${SELECT[@]}"
+  else
+    # the short ones first: a run cut short by its host's time limit still reports them
+    junit_tests tests-tools --select-class io.argus.tools.detector.GpuScalingBenchGpuTest
+    junit_tests tests-pipeline --select-class io.argus.pipeline.training.FineTuneBackendTest
+    junit_tests tests-detector --select-package io.argus.detector.cuda
+    junit_tests tests-trainer --select-package io.argus.trainer.cuda
+  fi
+  log "GPU tests, per class"
+  python3 "$B/junit_summary.py" "$LOGS"/tests-*/ | tee "$LOGS/tests-summary.md"
 fi
 if [[ ",$PHASES," == *",faults,"* ]]; then
   # a JVM of its own: a GPU fault is sticky for the whole process (docs/cuda.md, "Several GPUs")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Several GPUs on a multi-GPU host without Java, from the repository root, with the training bundle
-# (BUNDLE=train scripts/gpu/build-bundle.sh DIR; DIR named in the device tool's carry):
+# Several GPUs on a multi-GPU host without Java, from the repository root, with the bundle of
+# scripts/gpu/build-bundle.sh DIR (DIR named in the device tool's carry):
 #   scripts/gpu/run-multi.sh DIR [PHASES]
 # PHASES (comma list, default env,tests,bench,torch,infer):
 #   faults  the fault drill: a GPU that fails for real in a 2-GPU data-parallel run (GpuRankFaultTest, own JVM)
@@ -32,14 +32,13 @@ mkdir -p "$T"
 has() { [[ ",$PHASES," == *",$1,"* ]]; }
 
 unpack_jre
-unpack_once "$B/openblas-natives.tar.xz" "$T" "$T/openblas-natives"
+unpack_classpath
 site_packages
 NCCL_LIB="$(dirname "$(find "$SP/nvidia" -name 'libnccl.so.2' | head -1)")"
 cuda_library_path "$NCCL_LIB"
 export ARGUS_KERNEL_CACHE="$T/kernels"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1   # never NVLink multicast here
 JOPTS=(-Xmx48g --enable-native-access=ALL-UNNAMED -Djava.awt.headless=true)
-CP="$B/lib/*:$T/openblas-natives"
 argus() { "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli "$@"; }
 NGPU=$(nvidia-smi -L | wc -l)
 COUNTS=""
@@ -57,8 +56,8 @@ fi
 
 if has tests; then
   log "GPU tests"
-  # (GpuWorkersGpuTest calibrates its weights on the CPU with oneDNN, which this bundle leaves out: run-gpu.sh's)
-  SELECT=(--select-class io.argus.trainer.cuda.GpuDataParallelTest --select-class io.argus.tools.detector.GpuScalingBenchGpuTest)
+  SELECT=(--select-class io.argus.trainer.cuda.GpuDataParallelTest --select-class io.argus.detector.cuda.GpuWorkersGpuTest
+    --select-class io.argus.tools.detector.GpuScalingBenchGpuTest)
   if [ -n "${TESTS:-}" ]; then SELECT=(); for t in $TESTS; do SELECT+=(--select-class "$t"); done; fi
   timeout "${TEST_TIMEOUT:-240}" "$JAVA" "${JOPTS[@]}" -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
     "${SELECT[@]}" --include-tag gpu --exclude-tag gpu-fault --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$LOGS/multi-tests.log" \

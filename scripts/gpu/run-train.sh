@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CUDA trainer on a GPU host without Java (bundle built with BUNDLE=train scripts/gpu/build-bundle.sh DIR):
+# The CUDA trainer on a GPU host without Java (the bundle of scripts/gpu/build-bundle.sh DIR):
 #   DIR/run-train.sh [PHASES]      PHASES: comma list of tests,bench,torch,curves (default: all four), and loader
 #   (asked for by name: the batch loader against the GPU: a 2,000-image synthetic set at 416x416 packed, the
 #   loader's images/s alone for LOADER_THREADS (default 1,4,8,15), `bench train --data` setting it against mixed
@@ -32,12 +32,11 @@ if [ -f "$B/preamble.sh" ]; then . "$B/preamble.sh"; else . scripts/gpu/preamble
 
 log "unpacking the Java runtime"
 unpack_jre
-unpack_once "$B/openblas-natives.tar.xz" "$T" "$T/openblas-natives"
+unpack_classpath
 site_packages
 cuda_library_path
 export ARGUS_KERNEL_CACHE="$T/kernels"
 JOPTS=(-Xmx24g --enable-native-access=ALL-UNNAMED -Djava.awt.headless=true -Dargus.cuda.verbose="${VERBOSE:-false}" ${JAVA_OPTS_EXTRA:-})
-CP="$B/lib/*:$T/openblas-natives"
 nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total,utilization.gpu --format=csv,noheader
 "$JAVA" -version 2>&1 | head -1
 argus() { "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli "$@"; }
@@ -46,9 +45,8 @@ if [[ ",$PHASES," == *",tests,"* ]]; then
   log "GPU tests (io.argus.trainer.cuda)"
   SELECT=(--select-package io.argus.trainer.cuda)
   if [ -n "${TESTS:-}" ]; then SELECT=(); for t in $TESTS; do SELECT+=(--select-class "io.argus.trainer.cuda.$t"); done; fi
-  timeout "${TEST_TIMEOUT:-300}" "$JAVA" "${JOPTS[@]}" ${TEST_JOPTS:-} -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
-    "${SELECT[@]}" --include-tag gpu --exclude-tag gpu-fault --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$LOGS/train-tests.log"
-  echo "tests exit: ${PIPESTATUS[0]}"
+  TEST_TIMEOUT="${TEST_TIMEOUT:-300}" junit_tests train-tests "${SELECT[@]}"
+  python3 "$B/junit_summary.py" "$LOGS/train-tests/"
 fi
 
 if [[ ",$PHASES," == *",bench,"* ]]; then
@@ -90,6 +88,8 @@ if [[ ",$PHASES," == *",loader,"* ]]; then
     --checkpoint-every 100000 2>&1 | tee -a "$LOGS/loader.log"
 fi
 
+# the benchmarks' table (the tests printed theirs above)
+[[ ",$PHASES," == *,bench,* || ",$PHASES," == *,torch,* || ",$PHASES," == *,curves,* ]] || exit 0
 log "summary"
 python3 "$B/train_summary.py" "$LOGS"/train-bench.log "$LOGS"/train-torch.log "$LOGS"/train-curves.log \
   "$LOGS"/curves.csv 2>&1 | tee "$LOGS/train-summary.md"

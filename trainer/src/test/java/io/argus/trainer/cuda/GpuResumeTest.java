@@ -18,6 +18,7 @@ import io.argus.trainer.train.MomentumFile;
 import io.argus.trainer.train.TrainingRun;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,8 +32,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Suspend and resume on the GPU. The momentum (and, with an EMA running, the masters) goes down to the host in
  * Darknet's layout and back up into the arena unchanged, bit for bit, and the EMA continues from the weights it was
  * opened with. A run suspended halfway and resumed from its checkpoint ends where an uninterrupted one does: as
- * close as two uninterrupted runs are to each other (0 where the GPU is deterministic), while a resume with zero
+ * close as uninterrupted runs are to each other (0 where the GPU is deterministic), while a resume with zero
  * momentum ends measurably elsewhere (so the comparison can fail).
+ *
+ * <p>In mixed precision the kernels' nondeterminism (atomics in the weight gradients) grows over the run's steps into
+ * a spread that one pair of runs estimates badly: on H100 and H200 one pair ended 1.2e-4 apart, another 1.2e-3 (worst
+ * layer's relative L2 after 8 iterations). So the noise is the largest distance among three uninterrupted runs, and
+ * the resumed run is judged by its mean distance to them; a resume that loses state lands about 0.3 away.
  */
 @Tag("gpu")
 @Budget(seconds = 5)
@@ -110,8 +116,10 @@ class GpuResumeTest {
         NetworkSpec spec = NetworkSpec.load(cfg);
         TrainingRun.BackendFactory gpu = (s, initial, miniBatch, threads, fp16) ->
                 new CudaTrainingBackend(s, initial, miniBatch, GpuTests.options(precision));
-        ModelWeights straight = run(cfg, data, dir.resolve("straight"), false, 0, gpu, spec);
-        ModelWeights again = run(cfg, data, dir.resolve("again"), false, 0, gpu, spec);
+        List<ModelWeights> uninterrupted = new ArrayList<>();
+        for (String name : List.of("straight", "again", "third")) {
+            uninterrupted.add(run(cfg, data, dir.resolve(name), false, 0, gpu, spec));
+        }
 
         Path stopped = dir.resolve("stopped");
         run(cfg, data, stopped, false, ITERATIONS / 2, gpu, spec);
@@ -126,12 +134,19 @@ class GpuResumeTest {
         ModelWeights resumed = run(cfg, data, stopped, true, 0, gpu, spec);
         ModelWeights withoutMomentum = run(cfg, data, zeroed, true, 0, gpu, spec);
 
-        double noise = GpuTrainingStepsTest.drift(again, straight);
-        double drift = GpuTrainingStepsTest.drift(resumed, straight);
-        double zero = GpuTrainingStepsTest.drift(withoutMomentum, straight);
-        System.out.printf(Locale.ROOT, "%s: rel L2 vs uninterrupted: another uninterrupted run %.2e, suspended and "
-                + "resumed %.2e, resumed with zero momentum %.2e%n", precision, noise, drift, zero);
-        assertTrue(drift <= 2 * noise + 1e-6, precision + ": resumed " + drift + ", run to run " + noise);
+        double noise = 0;
+        double drift = 0;
+        double zero = 0;
+        for (int i = 0; i < uninterrupted.size(); i++) {
+            for (int j = i + 1; j < uninterrupted.size(); j++) {
+                noise = Math.max(noise, GpuTrainingStepsTest.drift(uninterrupted.get(j), uninterrupted.get(i)));
+            }
+            drift += GpuTrainingStepsTest.drift(resumed, uninterrupted.get(i)) / uninterrupted.size();
+            zero += GpuTrainingStepsTest.drift(withoutMomentum, uninterrupted.get(i)) / uninterrupted.size();
+        }
+        System.out.printf(Locale.ROOT, "%s: rel L2 vs uninterrupted: uninterrupted runs at most %.2e apart, suspended "
+                + "and resumed %.2e on average, resumed with zero momentum %.2e%n", precision, noise, drift, zero);
+        assertTrue(drift <= 2 * noise + 1e-6, precision + ": resumed " + drift + ", run to run at most " + noise);
         assertTrue(zero > 10 * Math.max(drift, 1e-6), precision + ": zero momentum " + zero + ", resumed " + drift);
     }
 
