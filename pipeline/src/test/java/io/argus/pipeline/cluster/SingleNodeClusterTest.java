@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * One clustered node in this JVM: it leases and runs its camera, stamps node and epoch on detections, and its
  * event-bus registrations show what crosses the cluster: detections do, video frames and local control never do.
  */
-@Budget(seconds = 10)
+@Budget(seconds = 15)
 class SingleNodeClusterTest {
     @Test
     void framesNeverGetAClusteredConsumerWhileDetectionsDo() throws Exception {

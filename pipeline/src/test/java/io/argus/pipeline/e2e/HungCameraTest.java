@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * byte every 200 ms, so FFmpeg's socket timeout never fires and {@code start()} would hang forever). Other cameras
  * must connect and stream meanwhile, the API must answer, and the watchdog must abandon the hung connect.
  */
-@Budget(seconds = 10)
+@Budget(seconds = 20)
 class HungCameraTest {
     /** Accepts connections and trickles an endless RTSP header line. */
     static final class TrickleServer implements AutoCloseable {
