@@ -69,15 +69,7 @@ final class LiveRtspCamera implements AutoCloseable {
                 p.destroyForcibly().waitFor();
                 return false;
             }
-            Thread drain = new Thread(() -> {
-                try {
-                    while (out.readLine() != null) { /* keep the pipe empty */ }
-                } catch (IOException ignored) {
-                    // server gone
-                }
-            });
-            drain.setDaemon(true);
-            drain.start();
+            io.argus.testkit.ProcessOutput.discard(out, "rtsp-server-output");
             started[0] = new LiveRtspCamera(p, port);
             return true;
         }, 30_000, 250, "the live RTSP server to start");

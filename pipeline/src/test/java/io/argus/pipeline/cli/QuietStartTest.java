@@ -8,6 +8,7 @@ import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.testkit.Budget;
+import io.argus.testkit.CapturedLogs;
 import io.argus.testkit.Waits;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
@@ -16,12 +17,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
-import java.util.logging.SimpleFormatter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,34 +40,21 @@ class QuietStartTest {
                 .put("dataDir", dir.resolve("training").toString()));
         json.put("cacheDir", dir.resolve("cache").toString());
 
-        Queue<String> logs = new ConcurrentLinkedQueue<>();
-        Handler capture = new Handler() {
-            final SimpleFormatter f = new SimpleFormatter();
-
-            @Override
-            public void publish(LogRecord r) { logs.add(f.format(r)); }
-
-            @Override
-            public void flush() {}
-
-            @Override
-            public void close() {}
-        };
         ByteArrayOutputStream progressBytes = new ByteArrayOutputStream();
         ConsoleProgress progress = new ConsoleProgress(new PrintStream(progressBytes, true, StandardCharsets.UTF_8));
         ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
         PrintStream err = System.err;
         System.setErr(new PrintStream(new Tee(err, errBytes), true, StandardCharsets.UTF_8));
-        Logger.getLogger("").addHandler(capture);
+        CapturedLogs logs = CapturedLogs.start();
         JsonObject camera;
         try (RunningApp app = new RunningApp(TestConfig.read(json), progress)) {
             Waits.waitFor(() -> app.camera("door").getLong("framesDecoded", 0L) > 0, 30_000, "frames of the camera");
             camera = app.camera("door");
         } finally {
-            Logger.getLogger("").removeHandler(capture);
+            logs.close();
             System.setErr(err);
         }
-        String said = String.join("", logs) + errBytes.toString(StandardCharsets.UTF_8);
+        String said = logs.text() + errBytes.toString(StandardCharsets.UTF_8);
         String progressLines = progressBytes.toString(StandardCharsets.UTF_8);
         System.out.println("progress:\n" + progressLines + "logs and standard error:\n" + said);
 

@@ -348,20 +348,7 @@ class TrainKillResumeTest {
     }
 
     static Thread drain(Process p, List<String> out) {
-        Thread t = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null; ) {
-                    synchronized (out) {
-                        out.add(line);
-                    }
-                }
-            } catch (java.io.IOException e) {
-                // the process is gone
-            }
-        }, "train-kill-drain");
-        t.setDaemon(true);
-        t.start();
-        return t;
+        return io.argus.testkit.ProcessOutput.collect(p, out, "train-kill-drain");
     }
 
     static List<String> snapshot(List<String> out) {

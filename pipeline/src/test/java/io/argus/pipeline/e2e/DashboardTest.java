@@ -108,15 +108,7 @@ class DashboardTest {
         while (System.nanoTime() < end && (line = out.readLine()) != null) {
             Matcher m = p.matcher(line);
             if (m.find()) {
-                Thread drain = new Thread(() -> {
-                    try {
-                        while (out.readLine() != null) { /* keep the pipe empty */ }
-                    } catch (Exception ignored) {
-                        // browser gone
-                    }
-                });
-                drain.setDaemon(true);
-                drain.start();
+                io.argus.testkit.ProcessOutput.discard(out, "chromium-output");
                 return Integer.parseInt(m.group(1));
             }
         }

@@ -11,6 +11,7 @@ import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
 import io.argus.testkit.Budget;
+import io.argus.testkit.CapturedLogs;
 import io.argus.testkit.Waits;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.UpgradeRejectedException;
@@ -22,14 +23,8 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
-import java.util.logging.SimpleFormatter;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -47,23 +42,11 @@ class PipelineEndToEndTest {
     static final String TOKEN = "t0ken-for-the-tests";
     RunningApp app;
     String video;
-    final Queue<String> logs = new ConcurrentLinkedQueue<>();
-    final Handler capture = new Handler() {
-        final SimpleFormatter f = new SimpleFormatter();
-
-        @Override
-        public void publish(LogRecord r) { logs.add(f.formatMessage(r)); }
-
-        @Override
-        public void flush() { }
-
-        @Override
-        public void close() { }
-    };
+    CapturedLogs logs;
 
     @BeforeAll
     void start() throws Exception {
-        Logger.getLogger("").addHandler(capture);
+        logs = CapturedLogs.start();
         video = TestMedia.h264(640, 360, 25, 8).toString();
         JsonObject json = TestConfig.base();
         json.getJsonObject("http").put("token", TOKEN).put("sendBufferBytes", 4096);
@@ -75,7 +58,7 @@ class PipelineEndToEndTest {
 
     @AfterAll
     void stop() throws Exception {
-        Logger.getLogger("").removeHandler(capture);
+        if (logs != null) logs.close();
         if (app != null) app.close();
     }
 
@@ -237,10 +220,10 @@ class PipelineEndToEndTest {
                 cam.encode());
         waitFor(() -> app.camera("creds").containsKey("nextRetryAt"), 10_000, "the camera's next retry in its status");
         assertEquals("rtsp://***@127.0.0.1:" + closedPort + "/live?password=***", cam.getString("url"));
-        String everything = app.get("/api/cameras").body() + app.get("/metrics").body() + String.join("\n", logs);
+        String everything = app.get("/api/cameras").body() + app.get("/metrics").body() + logs.text();
         assertFalse(everything.contains("topsecret42"), "password leaked");
         assertFalse(everything.contains("alsosecret"), "query secret leaked");
-        assertTrue(logs.stream().anyMatch(l -> l.contains("creds") && l.contains("***@")), "the camera's failures are logged, redacted");
+        assertTrue(logs.records().stream().anyMatch(l -> l.contains("creds") && l.contains("***@")), "the camera's failures are logged, redacted");
         assertEquals(200, app.call(HttpMethod.DELETE, "/api/cameras/creds", null).status());
     }
 

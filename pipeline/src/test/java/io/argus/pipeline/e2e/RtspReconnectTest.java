@@ -59,15 +59,7 @@ class RtspReconnectTest {
                 p.destroyForcibly().waitFor();
                 return false;
             }
-            Thread drain = new Thread(() -> {
-                try {
-                    while (out.readLine() != null) { /* keep the pipe empty */ }
-                } catch (IOException ignored) {
-                    // server gone
-                }
-            });
-            drain.setDaemon(true);
-            drain.start();
+            io.argus.testkit.ProcessOutput.discard(out, "rtsp-server-output");
             started[0] = p;
             return true;
         }, 20_000, 250, "the RTSP server to start on port " + port);

@@ -11,6 +11,7 @@ import io.argus.pipeline.testing.RunningApp;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.WsClient;
 import io.argus.testkit.Budget;
+import io.argus.testkit.CapturedLogs;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
@@ -25,16 +26,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
-import java.util.logging.SimpleFormatter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -61,23 +56,11 @@ class AuthRoutesTest {
 
     RunningApp app;
     WebClient web;
-    final Queue<String> logs = new ConcurrentLinkedQueue<>();
-    final Handler capture = new Handler() {
-        final SimpleFormatter f = new SimpleFormatter();
-
-        @Override
-        public void publish(LogRecord r) { logs.add(f.format(r)); }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-    };
+    CapturedLogs logs;
 
     @BeforeAll
     void start() throws Exception {
-        Logger.getLogger("").addHandler(capture);
+        logs = CapturedLogs.start();
         app = new RunningApp(TestConfig.read(config(cache)));
         web = WebClient.create(app.client, new WebClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(app.port())
                 .setFollowRedirects(false));
@@ -85,7 +68,7 @@ class AuthRoutesTest {
 
     @AfterAll
     void stop() throws Exception {
-        Logger.getLogger("").removeHandler(capture);
+        if (logs != null) logs.close();
         if (app != null) app.close();
     }
 
@@ -128,7 +111,7 @@ class AuthRoutesTest {
             assertTrue(all.contains(r) && !open.contains(r), r + " is a protected route");
         }
         assertTrue(all.contains("GET regex /api/cameras/:id/snapshots/:frame.jpg"), "the snapshot regex route was probed: " + all);
-        assertFalse(String.join("\n", logs).contains(token), "the token is never logged");
+        assertFalse(logs.text().contains(token), "the token is never logged");
     }
 
     @Test
