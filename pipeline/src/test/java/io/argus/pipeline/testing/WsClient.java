@@ -52,8 +52,11 @@ public final class WsClient implements AutoCloseable {
         headers.forEach(c::addHeader);
         WebSocketClient client = vertx.createWebSocketClient(o);
         try {
-            WebSocket ws = client.connect(c).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-            return new WsClient(client, ws);
+            // the handlers go on in the connect's own completion, on the event loop: set later from this thread, a
+            // message the server sends at once (an error about the upgrade's query, say) could come before them and
+            // be dropped
+            return client.connect(c).map(ws -> new WsClient(client, ws)).toCompletionStage().toCompletableFuture()
+                    .get(10, TimeUnit.SECONDS);
         } catch (Exception e) {
             client.close();
             throw e;
