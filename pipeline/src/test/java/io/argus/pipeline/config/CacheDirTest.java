@@ -30,8 +30,10 @@ class CacheDirTest {
     @Test
     void argusCacheDirMovesEveryCache() throws Exception {
         Path cache = tmp.resolve("elsewhere");
-        ArgusConfig c = TestConfig.read(tmp, j -> j.put("training", new JsonObject().put("enabled", true)
-                .put("model", "tiny")), Map.of("ARGUS_CACHE_DIR", cache.toString()));
+        ArgusConfig c = TestConfig.read(tmp, j -> {
+            j.getJsonArray("models").getJsonObject(0).remove("cpu"); // the default place, not the tests' shared one
+            j.put("training", new JsonObject().put("enabled", true).put("model", "tiny"));
+        }, Map.of("ARGUS_CACHE_DIR", cache.toString()));
         assertEquals(cache, c.cacheDir());
         ModelConfig m = c.models().get(0);
         assertEquals(cache.resolve("cpu-tuning"), m.cpu().tuningDir());

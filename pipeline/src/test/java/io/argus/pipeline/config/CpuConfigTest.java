@@ -30,7 +30,7 @@ class CpuConfigTest {
 
     @Test
     void defaultsThenSettingsThenEnvironment() throws Exception {
-        ArgusConfig defaults = read(j -> {}, Map.of());
+        ArgusConfig defaults = read(j -> model(j).remove("cpu"), Map.of());
         CpuOptions d = defaults.models().get(0).cpu();
         assertEquals(CpuPrecision.FP32, d.precision());
         assertTrue(d.tune());

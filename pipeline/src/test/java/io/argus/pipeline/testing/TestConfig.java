@@ -22,7 +22,7 @@ public final class TestConfig {
                         .put("names", TestMedia.cocoNames().toString())
                         .put("width", 160).put("height", 160).put("seed", 1)
                         .put("threshold", 0.2512).put("maxDetections", 20)
-                        .put("maxBatch", 4).put("maxWaitMs", 10)))
+                        .put("maxBatch", 4).put("maxWaitMs", 10).put("cpu", sharedTuning())))
                 .put("cameras", new JsonArray())
                 .put("camera", new JsonObject().put("connectTimeoutMs", 1500).put("stallTimeoutMs", 2500)
                         .put("reconnect", new JsonObject().put("initialMs", 200).put("maxMs", 1000)))
@@ -60,8 +60,17 @@ public final class TestConfig {
                 .put("id", "demo").put("cfg", models.resolve("demo.cfg").toString())
                 .put("weights", models.resolve("demo.weights").toString())
                 .put("names", models.resolve("demo.names").toString())
-                .put("threshold", 0.25).put("maxBatch", 4).put("maxWaitMs", 10)));
+                .put("threshold", 0.25).put("maxBatch", 4).put("maxWaitMs", 10).put("cpu", sharedTuning())));
         return j;
+    }
+
+    /**
+     * A model's {@code cpu:} with one tuning cache for every test (the tuner's choices depend on the CPU and the
+     * layer, not on the test): under each test's fresh cacheDir every app start timed every convolution's candidates
+     * again, about 6 s per start on a 2-core machine. Tests of where the cache goes remove it.
+     */
+    static JsonObject sharedTuning() throws IOException {
+        return new JsonObject().put("tuningCache", TestMedia.dir().resolve("cpu-tuning").toString());
     }
 
     public static JsonObject camera(String id, String url) {
