@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * restarting Argus. Prints the reconnect times.
  */
 @Tag(Tiers.SYSTEM)
-@Budget(seconds = 15)
+@Budget(seconds = 25)
 class RtspReconnectTest {
     static final Path PYTHON = Path.of("/usr/bin/python3");
 

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * cookie authorises the REST calls, the snapshot images and the WebSocket.
  */
 @Tag(Tiers.SYSTEM)
-@Budget(seconds = 5)
+@Budget(seconds = 10)
 class TokenDashboardTest {
     @TempDir
     Path cache;
