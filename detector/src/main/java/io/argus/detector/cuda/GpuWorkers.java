@@ -29,7 +29,8 @@ import java.util.function.IntFunction;
  * batch's) x that worker's measured milliseconds per image (a moving average over its batches, 0 before its first, so
  * a fresh worker gets work at once); ties go to the one with fewer images waiting, then take turns. On equal GPUs
  * this is the worker with the fewest images waiting; a slower GPU, or one shared with a fine-tune, gets
- * proportionally fewer. A batch whose pictures live on one GPU (NVDEC surfaces) is pinned to that GPU's worker
+ * proportionally fewer. An idle worker passed over {@link #PROBE_AFTER_SKIPS} times in a row gets the next batch, so
+ * an estimate made during warm-up (or while a fine-tune shared the GPU) is measured again rather than kept. A batch whose pictures live on one GPU (NVDEC surfaces) is pinned to that GPU's worker
  * ({@link #submit(List, DetectParams, int)}): no other device can read them.
  *
  * <p><b>A GPU that fails.</b> When a worker's detect throws a {@link CudaException} (an error on its stream, a lost
@@ -45,6 +46,13 @@ public final class GpuWorkers implements AutoCloseable {
 
     /** Weight of the newest batch in a worker's moving average of milliseconds per image. */
     private static final double MS_PER_IMAGE_SMOOTHING = 0.2;
+
+    /**
+     * An idle worker passed over this many batches in a row gets the next one: its estimate may be stale. A worker's
+     * first batches build its plans, primitives and graphs and can take ten times a steady one; without a fresh
+     * measurement that one slow average would keep an idle GPU idle for good (a stand-in GPU got 2 of 800 batches so).
+     */
+    static final int PROBE_AFTER_SKIPS = 16;
 
     /**
      * A finished batch: detections per picture (in order), the device that ran it, that device's stage times (null
@@ -89,6 +97,7 @@ public final class GpuWorkers implements AutoCloseable {
         // guarded by GpuWorkers.this
         int waitingImages;        // queued or running
         double msPerImage;        // moving average; 0 until the first batch
+        int skippedWhileIdle;     // batches routed elsewhere in a row while this one had nothing to do
         boolean accepting = true; // false once taken out or stopped
         // the worker thread's own
         InferenceBackend backend;
@@ -282,6 +291,11 @@ public final class GpuWorkers implements AutoCloseable {
             }
         }
         if (best == null) return noWorkerFor(t);
+        for (Worker w : workers) {
+            if (w == best || !w.accepting || w.waitingImages > 0 || (t.device != ANY_DEVICE && w.device != t.device)) continue;
+            if (++w.skippedWhileIdle >= PROBE_AFTER_SKIPS) best = w;   // measure it again
+        }
+        best.skippedWhileIdle = 0;
         best.waitingImages += t.pictures.size();
         best.queue.add(t);
         return null;

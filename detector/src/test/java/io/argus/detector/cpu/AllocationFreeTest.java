@@ -10,6 +10,8 @@ import io.argus.detector.testing.FastNetworks;
 import io.argus.detector.testing.ProjectFiles;
 import io.argus.testkit.Budget;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
 import org.bytedeco.javacpp.Pointer;
 import org.junit.jupiter.api.Test;
 
@@ -32,7 +34,6 @@ class AllocationFreeTest {
 
     static void assertFramesAllocateNothing(String name, WinogradPolicy winograd) {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        // the equivalence tests' input size: in one JVM the tuner has timed these shapes already
         NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg(name), FastNetworks.WIDTH, FastNetworks.HEIGHT);
         BgrImage a = BgrImage.read(ProjectFiles.sampleImages().get(0));
         BgrImage b = BgrImage.read(ProjectFiles.sampleImages().get(1));
@@ -46,13 +47,22 @@ class AllocationFreeTest {
                 net.forward(1);
             };
             for (int i = 0; i < 20; i++) frame.run();      // warm-up: scratch growth, primitives, JIT
-            long nativeBefore = Pointer.totalBytes();
-            long before = threads.getCurrentThreadAllocatedBytes();
-            for (int i = 0; i < 10; i++) frame.run();
-            long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            // Windows of 10 frames until one allocates nothing (at most 5). A frame that allocates does so in every
+            // window; a branch first taken late (the caller parking for the helper threads only once a loaded
+            // machine delays them) can make the JIT drop compiled code whose allocations it had eliminated, and the
+            // interpreter allocates a few objects (120 bytes once) until the code is compiled again.
             String what = name + " winograd " + winograd.label();
-            assertEquals(0, allocated, what + ": Java bytes allocated by 10 frames");
-            assertEquals(nativeBefore, Pointer.totalBytes(), what + ": native bytes (JavaCPP) changed");
+            List<Long> javaBytes = new ArrayList<>(), nativeBytes = new ArrayList<>();
+            for (int window = 0; window < 5 && (javaBytes.isEmpty() || javaBytes.getLast() != 0 || nativeBytes.getLast() != 0); window++) {
+                long nativeBefore = Pointer.totalBytes();
+                long before = threads.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < 10; i++) frame.run();
+                javaBytes.add(threads.getCurrentThreadAllocatedBytes() - before);
+                nativeBytes.add(Pointer.totalBytes() - nativeBefore);
+            }
+            assertEquals(0, javaBytes.getLast(), what + ": Java bytes allocated by 10 frames, window by window: " + javaBytes);
+            assertEquals(0, nativeBytes.getLast(), what + ": native bytes (JavaCPP) allocated by 10 frames, window by window: "
+                    + nativeBytes);
         }
     }
 }

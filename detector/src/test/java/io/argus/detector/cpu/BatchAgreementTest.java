@@ -32,7 +32,8 @@ class BatchAgreementTest {
         int width = spec.net().width(), height = spec.net().height();
         BgrImage img = BgrImage.read(ProjectFiles.sampleImages().get(2));
         ModelWeights w = RandomWeights.of(spec, 5);
-        try (CpuNetwork one = new CpuNetwork(spec, w, 1); CpuNetwork two = new CpuNetwork(spec, w, 2)) {
+        try (CpuNetwork one = new CpuNetwork(spec, w, 1, FastNetworks.UNTUNED);
+             CpuNetwork two = new CpuNetwork(spec, w, 2, FastNetworks.UNTUNED)) {
             Preprocess pre = new Preprocess();
             int in = spec.inputShape().size();
             pre.write(img, width, height, false, one.input(), 0);

@@ -162,4 +162,21 @@ class GpuWorkersFailoverTest {
             assertTrue(fast >= 6, "device 0 (1 ms/image) ran " + fast + ", device 1 (25 ms/image) " + slow);
         }
     }
+
+    @Test
+    void aWorkerMeasuredDuringItsWarmUpIsMeasuredAgain() {
+        // device 1's first batch takes 60 ms per image (plans being built), then 2 ms like device 0: on that one
+        // measurement alone it would stay idle for good while batches come one at a time
+        try (GpuWorkers workers = new GpuWorkers(new int[] {0, 1},
+                d -> new StandInBackend(d, 8, 2).warmingUpAt(d == 1 ? 60 : 2))) {
+            workers.submit(batch(10, 2), DetectParams.DEFAULT, 0).join();
+            workers.submit(batch(10, 2), DetectParams.DEFAULT, 1).join();
+            int[] before = workers.completedBatches();
+            for (int i = 0; i < 3 * GpuWorkers.PROBE_AFTER_SKIPS; i++) workers.submit(batch(10, 2), DetectParams.DEFAULT).join();
+            int[] after = workers.completedBatches();
+            assertTrue(after[1] - before[1] >= 2, "device 1 ran " + (after[1] - before[1]) + " of "
+                    + 3 * GpuWorkers.PROBE_AFTER_SKIPS + " batches after its warm-up; ms per image now "
+                    + java.util.Arrays.toString(workers.msPerImage()));
+        }
+    }
 }

@@ -9,7 +9,6 @@ import io.argus.detector.DetectParams;
 import io.argus.detector.Detection;
 import io.argus.detector.Model;
 import io.argus.detector.cpu.CpuBackend;
-import io.argus.detector.cpu.CpuOptions;
 import io.argus.detector.cpu.WinogradPolicy;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
@@ -39,8 +38,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The engine against Debian's original C Darknet (pjreddie's, which runs yolov3 and yolov3-tiny): the same
  * pre-processing (resize_image, letterbox_image), the same raw [yolo] outputs and the same boxes after NMS (at
- * {@link FastNetworks#WIDTH} x {@link FastNetworks#HEIGHT}); with the implementations the tuner picks here and with our
- * Winograd F(2x2) and F(4x4) forced on every FP32 3x3 stride-1 layer. Darknet's side does not depend on our Winograd
+ * {@link FastNetworks#WIDTH} x {@link FastNetworks#HEIGHT}); with oneDNN's first choice of implementation
+ * (untuned: which ones a tuner may pick instead is {@code EveryImplementationTest}'s subject) and with our Winograd F(2x2) and F(4x4) forced on every FP32 3x3 stride-1 layer. Darknet's side does not depend on our Winograd
  * policy, so the three cases of a cfg share it.
  */
 @Budget(seconds = 130)
@@ -119,7 +118,7 @@ class DarknetEquivalenceTest {
         NetworkSpec spec = c.spec;
         int netW = spec.net().width(), netH = spec.net().height();
         float thresh = THRESH;
-        try (CpuBackend ours = new CpuBackend(c.model, 1, CpuOptions.DEFAULTS.withWinograd(winograd))) {
+        try (CpuBackend ours = new CpuBackend(c.model, 1, FastNetworks.UNTUNED.withWinograd(winograd))) {
             List<Detection> mine = ours.detect(List.of(c.image), new DetectParams(thresh, NMS, YoloSpec.NmsKind.DEFAULT)).get(0);
             float[] input = new float[spec.inputShape().size()];
             ours.network().input().get(0, input);

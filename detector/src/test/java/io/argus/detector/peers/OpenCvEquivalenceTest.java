@@ -8,11 +8,11 @@ import io.argus.detector.DetectParams;
 import io.argus.detector.Detection;
 import io.argus.detector.Model;
 import io.argus.detector.cpu.CpuBackend;
-import io.argus.detector.cpu.CpuOptions;
 import io.argus.detector.cpu.WinogradPolicy;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.YoloSpec;
+import io.argus.detector.testing.FastNetworks;
 import io.argus.detector.testing.ProjectFiles;
 import io.argus.detector.testing.RandomWeights;
 import io.argus.testkit.Budget;
@@ -26,8 +26,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The engine against OpenCV DNN (an independent implementation) on the seven official cfgs at 416 x 416 with random
  * weights: raw [yolo] outputs within 1e-4 relative L2, and the same final detections (class, IoU >= 0.99). OpenCV
- * computes direct convolutions (Winograd off) on the very same input tensor. Each cfg runs with the implementations the
- * tuner picks here (winograd auto); the tiny cfgs also with our Winograd F(2x2) and F(4x4) forced on every FP32 3x3
+ * computes direct convolutions (Winograd off) on the very same input tensor. Each cfg runs with oneDNN's first choice
+ * of implementation per convolution (untuned: timing every candidate at 416 x 416 cost more than half of this test, and
+ * every other candidate is checked against that one by {@code EveryImplementationTest}); the tiny cfgs also with our Winograd F(2x2) and F(4x4) forced on every FP32 3x3
  * stride-1 layer, so either is checked whichever CPU would pick it. OpenCV's side does not depend on our Winograd policy, so the three cases of a cfg share it.
  */
 @Budget(seconds = 200)
@@ -44,7 +45,7 @@ class OpenCvEquivalenceTest {
     }
 
     /**
-     * Every cfg with the tuner's choice; the tiny ones also with each Winograd variant forced. The large cfgs repeat the
+     * Every cfg with oneDNN's choice; the tiny ones also with each Winograd variant forced. The large cfgs repeat the
      * tiny ones' layer kinds at more channels (the variants' code does not branch on the channel count), and each
      * forced variant is checked against oneDNN's direct convolution layer by layer, partial tiles and odd channel
      * counts included ({@code WinogradConvolutionTest}): forcing them through yolov3, yolov4 and yolov4-csp as well
@@ -114,7 +115,7 @@ class OpenCvEquivalenceTest {
         List<BgrImage> images = cfg.images;
         int netW = spec.net().width();
         int netH = spec.net().height();
-        try (CpuBackend ours = new CpuBackend(cfg.model, images.size(), CpuOptions.DEFAULTS.withWinograd(winograd))) {
+        try (CpuBackend ours = new CpuBackend(cfg.model, images.size(), FastNetworks.UNTUNED.withWinograd(winograd))) {
             List<List<Detection>> found = ours.detect(images, new DetectParams(THRESH, NMS, YoloSpec.NmsKind.DEFAULT));
             List<float[]> theirs = cfg.opencv(ours.network().input(), images.size());
             List<YoloSpec> heads = spec.yoloLayers();

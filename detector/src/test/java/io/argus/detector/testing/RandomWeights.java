@@ -173,7 +173,7 @@ public final class RandomWeights {
      */
     public static void calibrateOn(NetworkSpec spec, ModelWeights weights, List<BgrImage> images, int boxes) {
         int n = images.size();
-        try (CpuNetwork net = new CpuNetwork(spec, weights, n)) {
+        try (CpuNetwork net = new CpuNetwork(spec, weights, n, FastNetworks.UNTUNED)) {
             Preprocess pre = new Preprocess();
             int size = spec.inputShape().size();
             for (int i = 0; i < n; i++) {

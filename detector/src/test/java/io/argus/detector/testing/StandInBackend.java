@@ -26,6 +26,7 @@ public final class StandInBackend implements InferenceBackend {
     private final AtomicInteger calls = new AtomicInteger();
     private volatile int failFromCall = Integer.MAX_VALUE;
     private volatile int rejectWidth = -1;
+    private volatile double firstCallMsPerImage = -1;
 
     public StandInBackend(int device, int maxBatch, double msPerImage) {
         this.device = device;
@@ -36,6 +37,12 @@ public final class StandInBackend implements InferenceBackend {
     /** Call {@code call} (1 = the first) and every later one throws a CudaException naming the device. */
     public StandInBackend failingFrom(int call) {
         failFromCall = call;
+        return this;
+    }
+
+    /** The first call takes {@code ms} per picture, as a real engine's first batch that builds its plans does. */
+    public StandInBackend warmingUpAt(double ms) {
+        firstCallMsPerImage = ms;
         return this;
     }
 
@@ -66,7 +73,8 @@ public final class StandInBackend implements InferenceBackend {
             throw new CudaException("cudaStreamSynchronize: an illegal memory access was encountered (stand-in device "
                     + device + ")");
         }
-        Pace.holdUninterruptibly(Duration.ofNanos(Math.round(msPerImage * 1e6 * pictures.size())),
+        double ms = call == 1 && firstCallMsPerImage >= 0 ? firstCallMsPerImage : msPerImage;
+        Pace.holdUninterruptibly(Duration.ofNanos(Math.round(ms * 1e6 * pictures.size())),
                 "the inference time of a real engine for these pictures");
         List<List<Detection>> out = new ArrayList<>(pictures.size());
         for (Picture p : pictures) {

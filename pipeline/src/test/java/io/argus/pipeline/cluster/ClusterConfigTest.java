@@ -22,7 +22,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The {@code cluster:} section: off by default, read with types and ranges, environment overrides, Hazelcast's config. */
-@Budget(seconds = 10)
+@Budget(seconds = 15)
 class ClusterConfigTest {
     @Test
     void absentSectionMeansASingleNode() throws Exception {

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The config: defaults, environment overrides, and errors that name the key and the reason. */
-@Budget(seconds = 5)
+@Budget(seconds = 10)
 class ConfigTest {
     @TempDir
     Path tmp;

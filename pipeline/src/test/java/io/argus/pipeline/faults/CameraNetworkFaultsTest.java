@@ -80,7 +80,7 @@ class CameraNetworkFaultsTest {
     static final double P99_SLACK_MS = 250;
     static final int PORT = 8554; // each namespace has its own ports
     static final String[] HEALTHY = {"ok-tcp", "ok-udp"};
-    static final String[] FAULTED = {"kr-tcp", "kr-udp", "ld5-tcp", "ld5-udp", "ld60-tcp", "ld60-udp", "imp-tcp", "imp-udp",
+    static final String[] FAULTED = {"kr-tcp-6", "kr-udp-6", "kr-tcp-20", "kr-udp-20", "ld5-tcp", "ld5-udp", "ld60-tcp", "ld60-udp", "imp-tcp", "imp-udp",
             "silent", "res", "flip", "ro-udp"};
 
     record Msg(String camera, double captureTime, double totalMs, int width) {}
@@ -161,14 +161,26 @@ class CameraNetworkFaultsTest {
 
     // ---- the faults -------------------------------------------------------------------------------------------
 
+    /**
+     * Six kills here (12 recoveries, TCP and UDP) bound the recovery; the 20-kill run, whose recovery distribution
+     * docs/reliability.md quotes, is {@code scripts/long-faults.sh}'s: 14 more kills took about a minute of the
+     * system tier for no case of their own.
+     */
     @Test
     @Order(1)
-    void killAndRestartTheServer20Times() throws Exception {
-        Fault f = new Fault("kill-restart-x20", List.of("kr-tcp", "kr-udp"));
+    void killAndRestartTheServer6Times() throws Exception { killAndRestart("kill-restart-x6", 6); }
+
+    @Test
+    @Order(1)
+    @Tag(Tiers.LONG)
+    void killAndRestartTheServer20Times() throws Exception { killAndRestart("kill-restart-x20", 20); }
+
+    private void killAndRestart(String name, int kills) throws Exception {
+        Fault f = new Fault(name, List.of("kr-tcp-" + kills, "kr-udp-" + kills));
         NamespacedServer server = NamespacedServer.rtsp(net, 1, PORT, video);
         try {
             f.start(server, url(1), "tcp", "udp");
-            for (int cycle = 0; cycle < 20; cycle++) {
+            for (int cycle = 0; cycle < kills; cycle++) {
                 double killed = now();
                 f.faultStart(killed);
                 server.kill(); // SIGKILL mid-stream: TCP sees a reset, UDP just silence

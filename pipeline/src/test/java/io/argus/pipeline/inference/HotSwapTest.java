@@ -43,7 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * completes. Frames are sent one at a time (the next when the previous one's message is out), so a frame could only
  * go missing through the swap itself, never because a slow batch let a newer frame supersede it.
  */
-@Budget(seconds = 5)
+@Budget(seconds = 10)
 class HotSwapTest {
     static final String MODEL = "demo";
     static final String CAMERA = "cam";

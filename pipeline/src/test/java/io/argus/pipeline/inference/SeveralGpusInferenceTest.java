@@ -49,7 +49,7 @@ import org.junit.jupiter.api.Test;
  * gives it, each camera's in order; when GPU 1's detect throws a CUDA error it is taken out, its batches finish on GPU
  * 0, nothing is lost, and the model's status names the device and the error.
  */
-@Budget(seconds = 5)
+@Budget(seconds = 10)
 class SeveralGpusInferenceTest {
     static final String MODEL = "demo";
     static final List<String> CAMERAS = List.of("a", "b", "c", "d");
@@ -127,11 +127,13 @@ class SeveralGpusInferenceTest {
 
     @Test
     void batchesRunOnBothGpusAndAFailedGpusBatchesFinishOnTheOther() throws Exception {
-        int rounds = 12;
+        // at least 12 rounds, and on until GPU 1 has failed: which worker takes a batch depends on which is free when
+        // it comes, so on a loaded machine GPU 0 may take most of them (GPU 1 ran only 3 calls in 12 rounds once)
+        int rounds = 0;
         Model model = verticle.serving().model();
         try (Detector reference = Detector.open(model, new Detector.Options(Detector.Backend.CPU, 1,
                 config.detectorOptions().params()))) {
-            for (long n = 0; n < rounds; n++) {
+            for (long n = 0; n < 200 && (n < 12 || callsOnGpu1.get() < FAILS_AT_CALL); n++, rounds++) {
                 // one frame per camera (two batches of two: one per GPU), then all four messages: no frame waits
                 // long enough to be superseded
                 for (String camera : CAMERAS) {

@@ -47,13 +47,17 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code argus train}, in {@code TrainKillResumeTest}.
  *
  * <p>Prints one line per writer: {@code SAFETY <writer> tries=N intact=N partial_read=0 lost=0 commits=C}. Tries:
- * {@code -Dargus.safety.tries} (30); seed: {@code -Dargus.safety.seed}.
+ * {@code -Dargus.safety.tries} (20); seed: {@code -Dargus.safety.seed}.
  */
 @Tag("safety")
 @Tag(Tiers.SYSTEM)
 @Budget(seconds = 200)
 class KillDuringWriteTest {
-    static final int TRIES = Integer.getInteger("argus.safety.tries", 30);
+    /**
+     * Kills per writer. Each try costs a JVM start (about 0.7 s on a 2-core machine); 20 random moments in a loop of
+     * a few writes each cover every step of it many times over. A longer campaign: {@code -Dargus.safety.tries=200}.
+     */
+    static final int TRIES = Integer.getInteger("argus.safety.tries", 20);
     static final long SEED = Long.getLong("argus.safety.seed", 17);
 
     @TempDir

@@ -25,16 +25,29 @@ public final class TestMedia {
         return d;
     }
 
+    /**
+     * Where a shared media file is made before {@link #publish}: a name of this JVM's own, since the unit tier runs two
+     * test JVMs side by side and both may make the same file at once ({@code suffix}: the container's, for FFmpeg).
+     */
+    public static Path scratchFor(Path out, String suffix) {
+        return out.resolveSibling(out.getFileName() + "." + ProcessHandle.current().pid() + ".tmp" + suffix);
+    }
+
+    /** Puts a finished scratch file in place whole; another JVM that made the same file meanwhile made the same bytes. */
+    public static void publish(Path scratch, Path out) throws IOException {
+        Files.move(scratch, out, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
     /** An H.264 testsrc2 video (moving colour pattern with a clock), keyframe every second. */
     public static synchronized Path h264(int width, int height, int fps, int seconds) throws IOException, InterruptedException {
         Path out = dir().resolve("testsrc2-" + width + "x" + height + "-" + fps + "fps-" + seconds + "s.mp4");
         if (Files.isRegularFile(out) && Files.size(out) > 0) return out;
-        Path tmp = dir().resolve(out.getFileName() + ".tmp.mp4");
+        Path tmp = scratchFor(out, ".mp4");
         run(List.of("ffmpeg", "-y", "-loglevel", "error", "-f", "lavfi", "-i",
                 "testsrc2=size=" + width + "x" + height + ":rate=" + fps, "-t", Integer.toString(seconds),
                 "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-pix_fmt", "yuv420p",
                 "-g", Integer.toString(fps), "-bf", "0", tmp.toString()));
-        Files.move(tmp, out);
+        publish(tmp, out);
         return out;
     }
 
@@ -42,9 +55,9 @@ public final class TestMedia {
     public static synchronized Path shapes(int fps) throws IOException {
         Path out = dir().resolve("shapes-" + SampleVideo.WIDTH + "-" + fps + "fps.mp4");
         if (Files.isRegularFile(out) && Files.size(out) > 0) return out;
-        Path tmp = dir().resolve(out.getFileName() + ".tmp.mp4");
+        Path tmp = scratchFor(out, ".mp4");
         SampleVideo.write(tmp, fps);
-        Files.move(tmp, out);
+        publish(tmp, out);
         return out;
     }
 

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  * stride-1 convolution runs our Winograd and says so in the implementation lines; --layer-times prints a line per
  * convolution; several choices are timed in turns and compared.
  */
-@Budget(seconds = 5)
+@Budget(seconds = 10)
 class BenchCpuWinogradCommandTest {
     private static final String CFG = ProjectFiles.cfg("yolov3-tiny").toString();
 

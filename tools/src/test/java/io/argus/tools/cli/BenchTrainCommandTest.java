@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * `argus bench train` is routed past bench's own options (it needs no --cfg), and without a GPU both it and
  * `argus train --backend cuda` stop with the reason CUDA is missing; a wrong backend name is a clear error.
  */
-@Budget(seconds = 5)
+@Budget(seconds = 10)
 class BenchTrainCommandTest {
     @Test
     void benchTrainHasItsOwnOptions() {

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * loop with CPU backends and stand-ins in place of GPUs (every worker kept busy, images counted per worker, a failed
  * device failing the run).
  */
-@Budget(seconds = 10)
+@Budget(seconds = 15)
 class GpuScalingBenchTest {
     private static final Pattern LINE = Pattern.compile("argus-gpus model=(\\S+) batch=(\\d+) gpus=(\\d+) "
             + "images/s=([0-9.]+) per_gpu=([0-9.,]+) scaling=([0-9.]+)");

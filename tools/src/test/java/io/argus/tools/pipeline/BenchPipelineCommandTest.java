@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** {@code argus bench pipeline} runs end to end and reports every figure (a smoke run: small video, short window). */
-@Budget(seconds = 30)
+@Budget(seconds = 45)
 class BenchPipelineCommandTest {
     @Test
     void reportsThroughputLatencyCpuAndTheBreakdown() throws Exception {
