@@ -81,38 +81,42 @@ public final class ClusterChanges {
                     return vertx.executeBlocking(() -> ChangeMirror.read(file), false);
                 })
                 .compose(mine -> {
-                    Future<Void> chain = Future.succeededFuture();
+                    Future<Boolean> chain = Future.succeededFuture(false);
                     for (CameraChange c : mine.values()) {
                         if (!c.holdsBeside(inFile.get(c.camera()))) {
                             LOG.log(Level.WARNING, "the run-time change of camera {0} in {1} is dropped: the config file''s camera"
                                     + " of that id changed since, and the file is the newer word", c.camera(), file);
                             continue;
                         }
-                        chain = chain.compose(v -> offer(c, pause, 3));
+                        chain = chain.compose(anyPut -> offer(c, pause, 3).map(put -> anyPut || put));
                     }
                     return chain;
                 })
-                .compose(v -> record.entries())
-                .compose(all -> {
-                    Map<String, CameraChange> merged = parse(all);
-                    return mirror().map(CameraChange.unseeded(List.copyOf(inFile.values()), merged));
-                })
+                .compose(anyPut -> record.entries().compose(all -> mirror().map(v -> {
+                    // the others copy what this node's file brought to the record
+                    if (anyPut) vertx.eventBus().publish(Addresses.CAMERA_CHANGES, new JsonObject().put("node", node));
+                    return CameraChange.unseeded(List.copyOf(inFile.values()), parse(all));
+                })))
                 .onSuccess(v -> vertx.eventBus().<JsonObject>consumer(Addresses.CAMERA_CHANGES, m -> {
                     if (m.body() != null && node.equals(m.body().getValue("node"))) return;   // mirrored before it was told
                     mirror().onFailure(e -> LOG.log(Level.WARNING, "the cluster's camera changes could not be copied to {0}: {1}", file, e.getMessage()));
                 }));
     }
 
-    /** Puts {@code mine} in the record unless the record has a newer one of its camera; applies it when put. */
-    private Future<Void> offer(CameraChange mine, BiFunction<String, Boolean, Future<?>> pause, int attempts) {
+    /**
+     * Puts {@code mine} in the record unless the record has a newer one of its camera; applies it when put. Completes
+     * with whether it was put.
+     */
+    private Future<Boolean> offer(CameraChange mine, BiFunction<String, Boolean, Future<?>> pause, int attempts) {
         String id = mine.camera();
         return record.read(id).compose(found -> {
-            if (found != null && found.valid() && !mine.newerThan(CameraChange.fromJson(id, found.value()))) return Future.succeededFuture();
+            if (found != null && found.valid() && !mine.newerThan(CameraChange.fromJson(id, found.value()))) return Future.succeededFuture(false);
             Future<Boolean> put = found == null ? record.putIfAbsentStored(id, mine.toJson()).map(s -> s == null)
                     : record.replace(id, found, mine.toJson());
             return put.compose(ok -> {
-                if (ok) return apply(mine, pause);
-                return attempts > 1 ? offer(mine, pause, attempts - 1) : Future.succeededFuture();   // another node's is newer, or changing
+                if (ok) return apply(mine, pause).map(true);
+                // another node put its record meanwhile: look again (it may be older)
+                return attempts > 1 ? offer(mine, pause, attempts - 1) : Future.succeededFuture(false);
             });
         });
     }
