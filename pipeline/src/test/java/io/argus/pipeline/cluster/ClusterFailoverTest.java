@@ -48,8 +48,9 @@ import org.junit.jupiter.api.Test;
  */
 @Tag(Tiers.SYSTEM)
 // the budget allows what the test's own bounds allow: a whole run took 147 s when a frozen node's cameras came back
-// after 42 s (FROZEN_LIMIT_MS is 45 s), 64-93 s otherwise
-@Budget(seconds = 200)
+// after 42 s (FROZEN_LIMIT_MS is 45 s), 64-93 s otherwise; the stop of every node and the restart of three add 27 s
+// (measured under load 10, the whole test then 116 s)
+@Budget(seconds = 225)
 class ClusterFailoverTest {
     static final int CAMERAS = 6;
     static final long FAILOVER_LIMIT_MS = 10_000;
