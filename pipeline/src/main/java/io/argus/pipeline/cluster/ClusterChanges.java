@@ -66,7 +66,8 @@ public final class ClusterChanges {
 
     /**
      * Merges this node's file into the cluster's record and applies what it brought (see the class comment); completes
-     * with the config cameras not to seed (removed or defined anew at run time). A file that cannot be read fails the start naming it.
+     * with the config cameras not to seed (removed or defined anew at run time). A file that cannot be read fails the
+     * start naming it.
      *
      * @param pause pauses ({@code true}) or resumes a camera on the node that runs it, failing when none runs it
      */
@@ -78,6 +79,12 @@ public final class ClusterChanges {
                 .compose(m -> {
                     record = m.resultAt(0);
                     rules = m.resultAt(1);
+                    // told from now on: a change made on another node while this one merges is copied too
+                    vertx.eventBus().<JsonObject>consumer(Addresses.CAMERA_CHANGES, msg -> {
+                        if (msg.body() != null && node.equals(msg.body().getValue("node"))) return;   // copied before it told
+                        mirror().onFailure(e -> LOG.log(Level.WARNING, "the cluster's camera changes could not be copied to {0}: {1}",
+                                file, e.getMessage()));
+                    });
                     return vertx.executeBlocking(() -> ChangeMirror.read(file), false);
                 })
                 .compose(mine -> {
@@ -96,11 +103,7 @@ public final class ClusterChanges {
                     // the others copy what this node's file brought to the record
                     if (anyPut) vertx.eventBus().publish(Addresses.CAMERA_CHANGES, new JsonObject().put("node", node));
                     return CameraChange.unseeded(List.copyOf(inFile.values()), parse(all));
-                })))
-                .onSuccess(v -> vertx.eventBus().<JsonObject>consumer(Addresses.CAMERA_CHANGES, m -> {
-                    if (m.body() != null && node.equals(m.body().getValue("node"))) return;   // mirrored before it was told
-                    mirror().onFailure(e -> LOG.log(Level.WARNING, "the cluster's camera changes could not be copied to {0}: {1}", file, e.getMessage()));
-                }));
+                })));
     }
 
     /**
