@@ -14,6 +14,7 @@ import io.argus.pipeline.cluster.ModelVersionSync;
 import io.argus.pipeline.cluster.TrainerSingleton;
 import io.argus.pipeline.training.TrainerGate;
 import io.argus.pipeline.cluster.ClusterCamerasVerticle;
+import io.argus.pipeline.cluster.ClusterChanges;
 import io.argus.pipeline.cluster.ClusterEventBus;
 import io.argus.pipeline.config.ClusterConfig;
 import io.argus.pipeline.cluster.ClusterKeys;
@@ -87,6 +88,7 @@ public final class ArgusApp {
     private MqttOutputVerticle mqtt;   // null unless mqtt.enabled
     private CameraSupervisor cameras;
     private ClusterCamerasVerticle clusterCameras;  // null on a single node
+    private ClusterChanges clusterChanges;           // null on a single node
     private EventsVerticle events;
     /** The runtime changes to the camera list (single node; null in a cluster) and the cameras they leave to run. */
     private CameraOverlay overlay;
@@ -263,14 +265,19 @@ public final class ArgusApp {
                 .compose(v -> {
                     // made before the events verticle, which asks them (it hears of cameras until they start)
                     cameras = new CameraSupervisor(config.withCameras(clustered() ? List.of() : effective.cameras()), metrics, progress);
-                    if (clustered()) clusterCameras = new ClusterCamerasVerticle(config, cluster.getNodeId(), cluster::getNodes, cameras);
+                    java.util.function.Function<JsonObject, io.argus.pipeline.config.CameraConfig> readCamera = body ->
+                            io.argus.pipeline.config.CameraConfig.fromJson(body, config.modelIds(), config.file().toAbsolutePath().getParent());
+                    if (clustered()) {
+                        clusterChanges = new ClusterChanges(vertx, cluster.getNodeId(), config.cacheDir(), config.cameras(), readCamera);
+                        clusterCameras = new ClusterCamerasVerticle(config, cluster.getNodeId(), cluster::getNodes, cameras, clusterChanges);
+                    }
                     // events before cameras: the events verticle follows each camera from its first detection message
                     events = new EventsVerticle(config.events(), clustered() ? config.cameras() : effective.cameras(),
                             config.cacheDir().resolve("scenes"), cameras, knownCameras(), snapshots, metrics, this::classesOf);
                     Map<String, io.argus.pipeline.config.CameraConfig> inFile = new java.util.HashMap<>();
                     for (var c : config.cameras()) inFile.put(c.id(), c);
-                    durable = new DurableCameras(vertx, knownCameras(), events, overlay, CameraOverlay.file(config.cacheDir()), inFile,
-                            body -> io.argus.pipeline.config.CameraConfig.fromJson(body, config.modelIds(), config.file().toAbsolutePath().getParent()));
+                    durable = new DurableCameras(vertx, knownCameras(), events, overlay, CameraOverlay.file(config.cacheDir()), clusterChanges,
+                            inFile, readCamera);
                     return vertx.deployVerticle(events);
                 })
                 // MQTT: this node's cameras' events and counts, once per cluster (docs/tracking.md)
@@ -307,7 +314,7 @@ public final class ArgusApp {
                         : Future.succeededFuture())
                 .compose(v -> {
                     http = new HttpVerticle(config, metrics, snapshots, new ApiServices(models, durable, clusterCameras,
-                            events, mqtt, dataset, trainer, registry), this::ready);
+                            clustered() ? new RecordedRules(events, clusterChanges) : events, mqtt, dataset, trainer, registry), this::ready);
                     return vertx.deployVerticle(http);
                 })
                 .compose(v -> {

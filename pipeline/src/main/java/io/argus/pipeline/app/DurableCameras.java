@@ -4,6 +4,7 @@ import io.argus.pipeline.base.RequestRefused;
 import io.argus.pipeline.camera.CameraOverlay;
 import io.argus.pipeline.camera.CameraStatus;
 import io.argus.pipeline.camera.Cameras;
+import io.argus.pipeline.cluster.ClusterChanges;
 import io.argus.pipeline.config.CameraConfig;
 import io.argus.pipeline.events.EventQueries;
 import io.argus.pipeline.events.EventQueries.RulePart;
@@ -22,7 +23,8 @@ import java.util.function.Function;
  * really apply to it, which may be ones drawn over REST rather than those of its definition.
  *
  * <p>On a single node the overlay is this node's file; in a cluster ({@code overlay} null) the camera list lives in
- * the cluster's maps (cluster/CameraCatalog) and only the other two hold (docs/pipeline.md "Runtime changes").
+ * the cluster's maps (cluster/CameraCatalog) and each change is written to the cluster's record of run-time changes
+ * instead ({@link ClusterChanges}), which every node copies to its own file (docs/cluster.md).
  */
 final class DurableCameras implements Cameras {
     private final Vertx vertx;
@@ -30,21 +32,24 @@ final class DurableCameras implements Cameras {
     private final EventQueries events;
     private final CameraOverlay overlay;
     private final Path overlayFile;
+    private final ClusterChanges cluster;
     private final Map<String, CameraConfig> inFile;
     private final Function<JsonObject, CameraConfig> read;
 
     /**
      * @param overlay  null in a cluster
+     * @param cluster  the cluster's record of run-time changes; null on a single node
      * @param inFile   the config file's cameras by id
      * @param read     reads a REST body as a camera (the definition the overlay keeps)
      */
-    DurableCameras(Vertx vertx, Cameras inner, EventQueries events, CameraOverlay overlay, Path overlayFile,
+    DurableCameras(Vertx vertx, Cameras inner, EventQueries events, CameraOverlay overlay, Path overlayFile, ClusterChanges cluster,
                    Map<String, CameraConfig> inFile, Function<JsonObject, CameraConfig> read) {
         this.vertx = vertx;
         this.inner = inner;
         this.events = events;
         this.overlay = overlay;
         this.overlayFile = overlayFile;
+        this.cluster = cluster;
         this.inFile = Map.copyOf(inFile);
         this.read = read;
     }
@@ -61,7 +66,7 @@ final class DurableCameras implements Cameras {
      */
     @Override
     public Future<CameraStatus> add(JsonObject definition) {
-        return inner.add(definition).compose(status -> keep(o -> o.added(read.apply(definition), inFile.get(status.id())))
+        return inner.add(definition).compose(status -> keep(o -> o.added(read.apply(definition), inFile.get(status.id())), k -> k.added(read.apply(definition)))
                         .recover(e -> inner.remove(status.id()).transform(ar -> Future.failedFuture(e)))
                         .compose(v -> events.forget(status.id()))
                         .map(status))
@@ -70,19 +75,19 @@ final class DurableCameras implements Cameras {
 
     @Override
     public Future<Void> remove(String id) {
-        return inner.remove(id).compose(v -> keep(o -> o.removed(id, inFile.get(id)))
+        return inner.remove(id).compose(v -> keep(o -> o.removed(id, inFile.get(id)), k -> k.removed(id))
                 .transform(kept -> events.forget(id).transform(forgotten -> kept.failed() ? Future.failedFuture(kept.cause())
                         : forgotten.failed() ? Future.failedFuture(forgotten.cause()) : Future.<Void>succeededFuture())));
     }
 
     @Override
     public Future<CameraStatus> pause(String id) {
-        return inner.pause(id).compose(status -> keep(o -> o.paused(id, true)).map(status));
+        return inner.pause(id).compose(status -> keep(o -> o.paused(id, true), k -> k.paused(id, true)).map(status));
     }
 
     @Override
     public Future<CameraStatus> resume(String id) {
-        return inner.resume(id).compose(status -> keep(o -> o.paused(id, false)).map(status));
+        return inner.resume(id).compose(status -> keep(o -> o.paused(id, false), k -> k.paused(id, false)).map(status));
     }
 
     /** Pauses the cameras the overlay has paused (at start, once the supervisor runs them). */
@@ -92,13 +97,19 @@ final class DurableCameras implements Cameras {
         return chain;
     }
 
-    /** Changes the overlay and writes it (on a worker); a write that fails is a 500/507 naming the file. */
-    private Future<Void> keep(java.util.function.Consumer<CameraOverlay> change) {
-        if (overlay == null) return Future.succeededFuture();
-        return vertx.executeBlocking(() -> {
+    /**
+     * Changes the overlay and writes it (on a worker), or in a cluster the cluster's record; a write that fails is a
+     * 500/507 naming the file.
+     */
+    private Future<Void> keep(java.util.function.Consumer<CameraOverlay> change, Function<ClusterChanges, Future<Void>> inCluster) {
+        Future<Void> kept;
+        if (cluster != null) kept = inCluster.apply(cluster);
+        else if (overlay == null) return Future.succeededFuture();
+        else kept = vertx.executeBlocking(() -> {
             overlay.change(change, overlayFile);
             return (Void) null;
-        }, false).recover(e -> Future.failedFuture(new RequestRefused(diskFull(e) ? 507 : 500,
+        }, false);
+        return kept.recover(e -> Future.failedFuture(new RequestRefused(diskFull(e) ? 507 : 500,
                 "the change is not kept for a restart: " + e.getMessage(), e)));
     }
 

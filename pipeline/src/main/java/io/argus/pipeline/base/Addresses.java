@@ -91,6 +91,12 @@ public final class Addresses {
      */
     public static final String SCENE_RULES_FORGOTTEN = "argus.scenes.forgotten";
 
+    /**
+     * The cluster's record of run-time camera changes changed ({@code {"node": <the node that changed it>}}, clustered
+     * publish): every node copies the record to its own file (cluster/ClusterChanges).
+     */
+    public static final String CAMERA_CHANGES = "argus.camera-changes.changed";
+
     // ---- online training -----------------------------------------------------------------------------------------
 
     /**

@@ -208,7 +208,7 @@ public final class CameraOverlay {
     }
 
     /** The digest of a camera's definition (credentials included, which is why the overlay keeps no more than this). */
-    static String digest(CameraConfig c) {
+    public static String digest(CameraConfig c) {
         try {
             byte[] d = MessageDigest.getInstance("SHA-256").digest(c.definition().encode().getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(d);

@@ -37,12 +37,14 @@ public final class CameraCatalog {
     /**
      * Adds this node's configured cameras. A camera already listed with the same definition is fine (every node may
      * carry the same config); a different one is a configuration mismatch, and this node refuses to start rather than
-     * run a camera under an id that means something else elsewhere.
+     * run a camera under an id that means something else elsewhere. The cameras of {@code unseeded} (removed or defined
+     * anew at run time, ClusterChanges) are left out.
      */
-    Future<Void> seed(List<CameraConfig> cameras) {
+    Future<Void> seed(List<CameraConfig> cameras, Set<String> unseeded) {
         Future<Void> chain = Future.succeededFuture();
         for (int i = 0; i < cameras.size(); i++) {
             CameraConfig c = cameras.get(i);
+            if (unseeded.contains(c.id())) continue;
             String key = "cameras[" + i + "]";
             String mine = entry(c).encode();
             chain = chain.compose(v -> putOverInvalid(c.id(), mine)).compose(previous -> {
@@ -139,6 +141,11 @@ public final class CameraCatalog {
     /** Adds a camera; completes with false when the id is taken (by a valid entry). */
     Future<Boolean> add(CameraConfig c) {
         return putOverInvalid(c.id(), entry(c).encode()).map(previous -> previous == null);
+    }
+
+    /** Lists {@code c} under its id, whatever was listed there (a camera's record brought back at start, ClusterChanges). */
+    Future<Void> define(CameraConfig c) {
+        return map.put(c.id(), entry(c).encode());
     }
 
     /** Removes a camera; completes with false when there was none. Its owner stops it at its next renewal. */

@@ -23,8 +23,9 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * The cluster-wide camera list as this node serves it. At start it adds this node's configured cameras to the list
- * ({@link CameraCatalog#seed}: a conflicting definition fails the start). Then it is the {@link Cameras} of the REST
+ * The cluster-wide camera list as this node serves it. At start it merges this node's copy of the run-time changes
+ * into the cluster's record ({@link ClusterChanges#restore}), then adds this node's configured cameras to the list, less
+ * those the record removed or defined anew ({@link CameraCatalog#seed}: a conflicting definition fails the start). Then it is the {@link Cameras} of the REST
  * camera routes in a cluster:
  * <ul>
  * <li>{@code list}, {@code get}: the list with each camera's owner node and epoch; for a camera running here, or
@@ -43,18 +44,20 @@ public final class ClusterCamerasVerticle extends VerticleBase implements Camera
     private final String node;
     private final Supplier<List<String>> members;
     private final Cameras here;
+    private final ClusterChanges changes;
     private CameraCatalog catalog;
     private AsyncMap<String, String> leases;
     private NodeDirectory nodes;
     private CameraStates states;
     private MessageConsumer<JsonObject> relay;
 
-    /** {@code here}: this node's own cameras (camera/CameraSupervisor). */
-    public ClusterCamerasVerticle(ArgusConfig config, String node, Supplier<List<String>> members, Cameras here) {
+    /** {@code here}: this node's own cameras (camera/CameraSupervisor); {@code changes}: the cluster's record of run-time changes. */
+    public ClusterCamerasVerticle(ArgusConfig config, String node, Supplier<List<String>> members, Cameras here, ClusterChanges changes) {
         this.config = config;
         this.node = node;
         this.members = members;
         this.here = here;
+        this.changes = changes;
     }
 
     @Override
@@ -67,8 +70,10 @@ public final class ClusterCamerasVerticle extends VerticleBase implements Camera
                     leases = maps.resultAt(1);
                     nodes = new NodeDirectory(maps.resultAt(2));
                     states = new CameraStates(maps.resultAt(3));
-                    return catalog.seed(config.cameras());
+                    return changes.restore(catalog, states, (id, pause) -> onOwner(new NodeCameraRequest(pause
+                            ? NodeCameraRequest.Action.PAUSE : NodeCameraRequest.Action.RESUME, id)));
                 })
+                .compose(unseeded -> catalog.seed(config.cameras(), unseeded))
                 .onSuccess(v -> relay = vertx.eventBus().consumer(Addresses.nodeCameras(node), this::relay));
     }
 

@@ -21,7 +21,7 @@ final class ClusterValues {
     static final String COUNTS_MAP = "argus.counts";
 
     /** Every map Argus keeps in the cluster: each has a format below. */
-    static final List<String> MAPS = List.of(CameraCatalog.MAP, Lease.MAP, NodeDirectory.MAP, CameraStates.MAP, ModelCatalog.MAP,
+    static final List<String> MAPS = List.of(CameraCatalog.MAP, Lease.MAP, NodeDirectory.MAP, CameraStates.MAP, ClusterChanges.MAP, ModelCatalog.MAP,
             TrainerSingleton.MAP, ModelVersionSync.LATEST, SCENE_RULES_MAP, COUNTS_MAP);
 
     /** A model version: a content hash ({@code sha256:<hex>}) or a name. */
@@ -50,6 +50,7 @@ final class ClusterValues {
         return switch (map) {
             case SCENE_RULES_MAP -> object("camera id", (key, j) -> SceneRulesJson.fromJson(j, "cameras." + key));
             case COUNTS_MAP -> object("camera id", ClusterValues::counts);
+            case ClusterChanges.MAP -> object("camera id", CameraChange::fromJson);
             default -> throw new IllegalArgumentException("no object format for cluster map " + map);
         };
     }

@@ -76,7 +76,7 @@ class SealedMapTest {
     void garbageInEveryMapIsIgnoredNeverThrownAndCountedOncePerValue() throws Exception {
         List<String> garbage = List.of("this is not json {", new JsonObject().putNull("heir").put("owner", "x").put("epoch", 1).encode());
         for (String map : ClusterValues.MAPS) {
-            boolean objects = map.equals(ClusterValues.SCENE_RULES_MAP) || map.equals(ClusterValues.COUNTS_MAP);
+            boolean objects = map.equals(ClusterValues.SCENE_RULES_MAP) || map.equals(ClusterValues.COUNTS_MAP) || map.equals(ClusterChanges.MAP);
             AsyncMap<String, ?> sealed = objects
                     ? new SealedMap<>(map, raw(map), keys.sealer(), ClusterValues.objects(map), invalid) : texts(map);
             for (String g : garbage) {
