@@ -335,10 +335,18 @@ public final class ArgusApp {
                         : Future.succeededFuture())
                 .map(v -> {
                     ready = true;
-                    LOG.log(Level.INFO, "argus ready: http://{0}:{1}/ ({2} model(s), {3} camera(s))",
-                            config.http().host(), Integer.toString(http.port()), models.size(), clustered() ? config.cameras().size() : effective.cameras().size());
+                    // a person watching a start (argus run) reads it on the progress's own last line; the log says it
+                    // for everyone else (services, embedding, tests) and at FINE beside a console, not twice
+                    LOG.log(progress == StartupProgress.NONE ? Level.INFO : Level.DEBUG, "argus ready: http://{0}:{1}/ ({2})",
+                            config.http().host(), Integer.toString(http.port()), contents());
                     return this;
                 });
+    }
+
+    /** What a ready app runs, in words: "1 model, 2 cameras". */
+    public String contents() {
+        int cameras = clustered() ? config.cameras().size() : effective.cameras().size();
+        return models.size() + (models.size() == 1 ? " model, " : " models, ") + cameras + (cameras == 1 ? " camera" : " cameras");
     }
 
     /**

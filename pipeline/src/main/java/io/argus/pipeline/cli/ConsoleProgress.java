@@ -13,7 +13,7 @@ import java.util.Locale;
  * <pre>
  * argus: loading model "default" (config/models/demo.cfg, backend auto)... cpu, 0.8 s
  * argus: generating the sample video (first start only, 40 scenes)... 6.1 s
- * argus: ready in 9.4 s
+ * argus: ready in 9.4 s (1 model, 1 camera)
  * </pre>
  * A step's line is printed, unfinished, when the step begins, so a slow step says what it is doing while it does it;
  * its time completes the line. When something else is printed meanwhile (another step, which happens when models load
@@ -50,12 +50,16 @@ final class ConsoleProgress implements StartupProgress {
         return s;
     }
 
-    /** Prints the final line of a start: the time since the JVM started (which includes loading the classes). */
-    void ready() {
+    /**
+     * Prints the final line of a start: the time since the JVM started (which includes loading the classes) and what
+     * runs ({@code contents}, e.g. "1 model, 2 cameras"). The app's own "argus ready" log record goes to FINE when a
+     * progress is shown, so a start says it once.
+     */
+    void ready(String contents) {
         long ms = System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime();
         synchronized (this) {
             endOpenLine();
-            out.println("argus: ready in " + seconds(ms * 1_000_000));
+            out.println("argus: ready in " + seconds(ms * 1_000_000) + " (" + contents + ")");
         }
     }
 

@@ -38,7 +38,7 @@ public final class RunCommand implements Callable<Integer> {
             progress.endOpenLine();
             throw new IllegalStateException("did not start within " + startTimeout + " s");
         }
-        progress.ready();
+        progress.ready(app.contents());
         app.dashboard().startLines().forEach(System.out::println); // stdout, not the log: it may carry the token
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -48,6 +48,7 @@ class QuietStartTest {
         CapturedLogs logs = CapturedLogs.start();
         JsonObject camera;
         try (RunningApp app = new RunningApp(TestConfig.read(json), progress)) {
+            progress.ready(app.app.contents());   // as argus run does once the start completed
             Waits.waitFor(() -> app.camera("door").getLong("framesDecoded", 0L) > 0, 30_000, "frames of the camera");
             camera = app.camera("door");
         } finally {
@@ -63,6 +64,9 @@ class QuietStartTest {
         assertFalse(said.contains("already registered"), "no Micrometer double-registration warning:\n" + said);
         assertFalse(said.contains("snapshot of door failed"), "a stop drops the last snapshots quietly:\n" + said);
         assertEquals(1, count(progressLines, "loading model \"demo\""), "the model's line once:\n" + progressLines);
+        assertEquals(1, count(progressLines, "ready in "), "ready said once:\n" + progressLines);
+        assertEquals(0, count(said, "argus ready"), "and not by the log too, beside the progress:\n" + said);
+        assertTrue(progressLines.contains("ready in ") && progressLines.contains("(1 model, 1 camera)"), progressLines);
         List<String> lines = progressLines.lines().toList();
         assertEquals(lines.size(), lines.stream().distinct().count(), "no progress line twice:\n" + progressLines);
         assertFalse(camera.containsKey("nvdecFallbacks"), "decoder auto chose, nothing fell back: " + camera.encode());
