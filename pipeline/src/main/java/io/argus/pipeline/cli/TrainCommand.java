@@ -33,14 +33,14 @@ final class TrainCommand implements Callable<Integer> {
 
     @Option(names = "--burn-in", defaultValue = "auto",
             description = "iterations over which the learning rate ramps up from 0; auto: none with --weights (trained "
-                    + "weights take the full rate at once), the cfg's burn_in from scratch or with --resume "
-                    + "(default ${DEFAULT-VALUE})")
+                    + "weights take the full rate at once), the cfg's burn_in from scratch, the checkpoint's with "
+                    + "--resume (default ${DEFAULT-VALUE})")
     String burnIn;
 
     @Option(names = "--learning-rate", defaultValue = "0",
             description = "base learning rate instead of the cfg's learning_rate (its steps and policy still apply); "
                     + "a cfg's rate is for training from scratch, a fine-tune from --weights usually wants a tenth of "
-                    + "it or less; pass it again with --resume (default: the cfg's)")
+                    + "it or less; a checkpoint keeps it, so --resume continues with it (default: the cfg's)")
     float learningRate;
 
     @Option(names = "--data", required = true, description = "Darknet .data file (classes, train, valid, names)")

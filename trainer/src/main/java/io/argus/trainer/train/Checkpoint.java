@@ -61,7 +61,14 @@ public final class Checkpoint {
      * checkpoint it is and why newer ones were skipped, or that momentum is missing, each once for the user.
      */
     public record Resumed(ModelWeights weights, int iteration, Scaler scaler, OptimizerState optimizer,
-                          List<String> notices) {}
+                          List<String> notices, Schedule schedule) {}
+
+    /**
+     * The learning-rate schedule a run was started with ({@code --burn-in}, {@code --learning-rate} or the cfg's), so a
+     * resume continues on it without being told again; null in {@link Resumed} for a checkpoint written before it was
+     * kept.
+     */
+    public record Schedule(int burnIn, float learningRate) {}
 
     /** The loss scaler's saved state; null in {@link Resumed} for a checkpoint without a state file. */
     public record Scaler(float scale, int cleanSteps, long skipped) {
@@ -97,7 +104,7 @@ public final class Checkpoint {
     }
 
     /** Writes the trainer's checkpoint as generation {@code trainer.completed()}; see the class comment. */
-    public static void write(Path out, NetworkSpec spec, Trainer trainer, long seed) {
+    public static void write(Path out, NetworkSpec spec, Trainer trainer, long seed, Schedule schedule) {
         int iteration = trainer.completed();
         Generation g = generation(out, spec, iteration);
         try {
@@ -113,6 +120,8 @@ public final class Checkpoint {
         p.setProperty("clean_steps", String.valueOf(trainer.scaler().cleanSteps()));
         p.setProperty("skipped", String.valueOf(trainer.scaler().skipped()));
         p.setProperty("seed", String.valueOf(seed));
+        p.setProperty("burn_in", String.valueOf(schedule.burnIn()));
+        p.setProperty("learning_rate", String.valueOf(schedule.learningRate()));
         p.setProperty("momentum", g.momentum().getFileName().toString());
         p.setProperty("weights", g.weights().getFileName().toString());
         AtomicFile.writeString(g.state(), text(p, "argus train checkpoint of iteration " + iteration
@@ -205,7 +214,7 @@ public final class Checkpoint {
                         : "the newest complete one; " + pointer.getFileName() + " names " + named;
                 notices.add("resuming from the checkpoint of iteration " + n + " (" + g.state().getFileName() + ", "
                         + why + ")" + describe(r.scaler()) + ", momentum from " + g.momentum().getFileName());
-                return new Resumed(r.weights(), r.iteration(), r.scaler(), r.optimizer(), notices);
+                return new Resumed(r.weights(), r.iteration(), r.scaler(), r.optimizer(), notices, r.schedule());
             } catch (RuntimeException e) {
                 skipped.add("skipped the checkpoint of iteration " + n + ": " + e.getMessage());
             }
@@ -240,7 +249,7 @@ public final class Checkpoint {
                     + iteration + ", " + g.weights() + " holds seen=" + weights.seen() + " (iteration "
                     + weights.seen() / batch + " at batch=" + batch + ")");
         }
-        return new Resumed(weights, iteration, scaler(g.state(), state), saved.state(), List.of());
+        return new Resumed(weights, iteration, scaler(g.state(), state), saved.state(), List.of(), schedule(g.state(), state));
     }
 
     /** The iterations of the generations in {@code out}, complete or not, by any of their files. */
@@ -359,6 +368,24 @@ public final class Checkpoint {
     }
 
     /** A whole-number property; {@code otherwise} null: required. */
+    /** The run's schedule as the state file keeps it; null when it keeps none (written before it was kept). */
+    static Schedule schedule(Path stateFile, Properties state) {
+        if (state.getProperty("burn_in") == null && state.getProperty("learning_rate") == null) return null;
+        long burnIn = number(stateFile, state, "burn_in", null);
+        String rate = state.getProperty("learning_rate", "").strip();
+        float r;
+        try {
+            r = Float.parseFloat(rate);
+        } catch (NumberFormatException e) {
+            r = Float.NaN;
+        }
+        if (burnIn < 0 || burnIn > Integer.MAX_VALUE || !(r > 0) || !Float.isFinite(r)) {
+            throw new IllegalArgumentException(stateFile + ": burn_in=" + state.getProperty("burn_in") + ", learning_rate="
+                    + rate + ": expected iterations >= 0 and a rate > 0 (edited by hand?)");
+        }
+        return new Schedule((int) burnIn, r);
+    }
+
     static long number(Path file, Properties p, String key, String otherwise) {
         String v = p.getProperty(key, otherwise);
         if (v == null) throw new IllegalArgumentException(file + ": no " + key + "=, expected a whole number");

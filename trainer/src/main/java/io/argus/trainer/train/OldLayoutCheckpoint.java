@@ -56,7 +56,7 @@ final class OldLayoutCheckpoint {
             }
             return new Checkpoint.Resumed(weights, (int) seenIteration, null, null, List.of("no " + stateFile
                     + ": resuming from " + weightsFile + " alone at iteration " + seenIteration
-                    + " with zero momentum and the initial loss scale"));
+                    + " with zero momentum and the initial loss scale"), null);
         }
         Properties state = Checkpoint.load(stateFile);
         int iteration = (int) Checkpoint.number(stateFile, state, "iteration", null);
@@ -71,7 +71,7 @@ final class OldLayoutCheckpoint {
         String momentumName = state.getProperty("momentum");
         if (momentumName == null) {
             return new Checkpoint.Resumed(weights, iteration, scaler, null, List.of(stateFile + " is from before "
-                    + "momentum was saved: resuming at iteration " + iteration + " with zero momentum"));
+                    + "momentum was saved: resuming at iteration " + iteration + " with zero momentum"), null);
         }
         Path named = out.resolve(Path.of(momentumName.trim()).getFileName()); // a name beside it, never a path
         if (!Files.isRegularFile(named)) {
@@ -88,6 +88,6 @@ final class OldLayoutCheckpoint {
         OptimizerState optimizer = saved.state();
         return new Checkpoint.Resumed(weights, iteration, scaler, optimizer, List.of("resuming from " + stateFile
                 + " (the layout before generations) at iteration " + iteration + Checkpoint.describe(scaler)
-                + ", momentum from " + named.getFileName()));
+                + ", momentum from " + named.getFileName()), null);
     }
 }

@@ -76,8 +76,8 @@ public final class TrainingRun {
         }
 
         /**
-         * The burn-in this run uses: the option's, else none from given weights, else the cfg's. A resumed run
-         * cannot tell how it started (the checkpoint does not say), so it takes the cfg's unless told.
+         * The burn-in this run uses: the option's, else none from given weights, else the cfg's. A resumed run takes
+         * its checkpoint's instead (see {@link Checkpoint.Schedule}); one from a checkpoint that keeps none, the cfg's.
          */
         public int burnIn(int cfgBurnIn) {
             if (burnIn != AUTO_BURN_IN) return burnIn;
@@ -191,8 +191,6 @@ public final class TrainingRun {
         }
         Dataset train = Dataset.open(data.requireTrain(), data.classes());
         TrainingPlan cfgPlan = TrainingPlan.of(spec, o.maxBatches());
-        TrainingPlan burnedIn = cfgPlan.withBurnIn(o.burnIn(cfgPlan.learningRate().burnIn()));
-        TrainingPlan plan = o.learningRate() > 0 ? burnedIn.withLearningRate(o.learningRate()) : burnedIn;
         LossScaler scaler = LossScaler.of(spec.net().training());
 
         ModelWeights initial;
@@ -201,7 +199,7 @@ public final class TrainingRun {
         Path last = lastWeights(o.out(), spec);
         AtomicFile.removeLeftovers(o.out()); // a checkpoint a kill cut short: never read, only in the way
         if (o.resume()) {
-            resumed = Checkpoint.read(o.out(), spec, plan.batch(), o.seed());
+            resumed = Checkpoint.read(o.out(), spec, cfgPlan.batch(), o.seed());
             initial = resumed.weights();
             completed = resumed.iteration();
             if (resumed.scaler() != null) resumed.scaler().restoreInto(scaler);
@@ -215,6 +213,13 @@ public final class TrainingRun {
                         + " an earlier run left in " + o.out());
             }
         }
+        // a resumed run continues on the schedule it started with, unless told otherwise
+        Checkpoint.Schedule kept = resumed != null ? resumed.schedule() : null;
+        int burnIn = o.burnIn() == AUTO_BURN_IN && kept != null ? kept.burnIn() : o.burnIn(cfgPlan.learningRate().burnIn());
+        float rate = o.learningRate() > 0 ? o.learningRate() : kept != null ? kept.learningRate() : 0f;
+        TrainingPlan burnedIn = cfgPlan.withBurnIn(burnIn);
+        TrainingPlan plan = rate > 0 ? burnedIn.withLearningRate(rate) : burnedIn;
+        Checkpoint.Schedule schedule = new Checkpoint.Schedule(plan.learningRate().burnIn(), plan.learningRate().base());
         int threads = o.threads() > 0 ? o.threads() : Runtime.getRuntime().availableProcessors();
         int ranks = backends.ranks();
         int passes = plan.passesPerRank(ranks);
@@ -245,7 +250,7 @@ public final class TrainingRun {
                                 + (ranks > 2 ? "s" : "") + " (" + passes + " pass" + (passes == 1 ? "" : "es")
                                 + " of " + plan.miniBatch() + " images each per iteration)" : "",
                         train.size(), train.packed() ? " (packed)" : "", plan.batch(), plan.subdivisions(),
-                        completed + 1, plan.maxBatches(), burnInNote(plan, o), first.threads(),
+                        completed + 1, plan.maxBatches(), burnInNote(plan, o, kept), first.threads(),
                         first.threads() == 1 ? "" : "s",
                         first.depth(), ranks > 1 ? " per rank" : ""));
                 Trainer lead = trainers.get(0);
@@ -265,13 +270,13 @@ public final class TrainingRun {
                     waited += stats.dataWaitSeconds();
                     listener.onIteration(stats);
                     if (stats.iteration() % o.checkpointEvery() == 0 && stats.iteration() < plan.maxBatches()) {
-                        writeCheckpoint(rankThreads, o, spec, lead);
+                        writeCheckpoint(rankThreads, o, spec, lead, schedule);
                         checkpointed = stats.iteration();
                         listener.onCheckpoint(last, stats.iteration());
                     }
                 }
                 if (checkpointed != lead.completed()) {
-                    writeCheckpoint(rankThreads, o, spec, lead);
+                    writeCheckpoint(rankThreads, o, spec, lead, schedule);
                     listener.onCheckpoint(last, lead.completed());
                 }
                 LossScaler leadScaler = lead.scaler();
@@ -284,11 +289,12 @@ public final class TrainingRun {
     }
 
     /** Says the burn-in and why, so a run from weights shows its rate starts at once. */
-    private static String burnInNote(TrainingPlan plan, Options o) {
+    private static String burnInNote(TrainingPlan plan, Options o, Checkpoint.Schedule kept) {
         int burnIn = plan.learningRate().burnIn();
-        String why = o.burnIn() != AUTO_BURN_IN ? " (--burn-in)" : o.weights() != null ? " (from --weights)" : "";
-        String rate = "learning rate " + plan.learningRate().base() + (o.learningRate() > 0 ? " (--learning-rate)" : "")
-                + ", ";
+        String why = o.burnIn() != AUTO_BURN_IN ? " (--burn-in)" : kept != null ? " (the checkpoint's)"
+                : o.weights() != null ? " (from --weights)" : "";
+        String rate = "learning rate " + plan.learningRate().base() + (o.learningRate() > 0 ? " (--learning-rate)"
+                : kept != null ? " (the checkpoint's)" : "") + ", ";
         return rate + (burnIn == 0 ? "no burn-in" + why
                 : "burn-in " + burnIn + " iteration" + (burnIn == 1 ? "" : "s") + why);
     }
@@ -302,9 +308,10 @@ public final class TrainingRun {
     }
 
     /** Rank 0's state, written on rank 0's thread (a GPU backend reads its device there). */
-    private static void writeCheckpoint(RankThreads rankThreads, Options o, NetworkSpec spec, Trainer lead) {
+    private static void writeCheckpoint(RankThreads rankThreads, Options o, NetworkSpec spec, Trainer lead,
+                                        Checkpoint.Schedule schedule) {
         rankThreads.onEach(r -> {
-            if (r == 0) Checkpoint.write(o.out(), spec, lead, o.seed());
+            if (r == 0) Checkpoint.write(o.out(), spec, lead, o.seed(), schedule);
             return null;
         });
     }

@@ -160,6 +160,42 @@ class ResumeTest {
         assertEquals(whole.skipped(), rest.skipped());
     }
 
+    /**
+     * A run started with its own burn-in and rate resumes on them without being told again (its checkpoint's state
+     * keeps them), bit for bit where the uninterrupted run ends; given again, the options win.
+     */
+    @Test
+    void aResumeContinuesOnTheScheduleTheRunStartedWith() throws Exception {
+        Path straight = dir.resolve("straight"), stopped = dir.resolve("stopped");
+        java.util.function.BiFunction<Path, Boolean, TrainingRun.Options> options = (out, resume) ->
+                new TrainingRun.Options(cfg, null, data, ITERATIONS, out, 100, resume, SEED, THREADS, false, 0, 0,
+                        resume ? TrainingRun.AUTO_BURN_IN : 3, resume ? 0f : 0.0025f);
+        AtomicInteger done = new AtomicInteger();
+        List<String> notices = new ArrayList<>();
+        TrainingRun.Listener listener = new TrainingRun.Listener() {
+            @Override
+            public void onIteration(IterationStats s) { done.incrementAndGet(); }
+
+            @Override
+            public void onNotice(String message) { notices.add(message); }
+        };
+        TrainingRun.run(options.apply(straight, false), listener, TrainingRun.CPU, () -> false);
+        done.set(0);
+        TrainingRun.run(options.apply(stopped, false), listener, TrainingRun.CPU, () -> done.get() >= ITERATIONS / 2);
+        java.util.Properties state = Checkpoint.load(state(stopped));
+        assertEquals("3", state.getProperty("burn_in"), state.toString());
+        assertEquals("0.0025", state.getProperty("learning_rate"), state.toString());
+        TrainingRun.run(options.apply(stopped, true), listener, TrainingRun.CPU, () -> false);
+        assertSameBytes(weights(straight), weights(stopped));
+        // the control: resumed on the cfg's schedule instead, it ends elsewhere
+        Path other = dir.resolve("other");
+        done.set(0);
+        TrainingRun.run(options.apply(other, false), listener, TrainingRun.CPU, () -> done.get() >= ITERATIONS / 2);
+        TrainingRun.run(new TrainingRun.Options(cfg, null, data, ITERATIONS, other, 100, true, SEED, THREADS, false, 0, 0,
+                0, 0.01f), listener, TrainingRun.CPU, () -> false);
+        assertNotEquals(-1, Files.mismatch(weights(straight), weights(other)), "another schedule ends elsewhere");
+    }
+
     /** The control: the same resume with the momentum zeroed ends elsewhere, so the test above can fail. */
     @Test
     void resumingWithZeroMomentumEndsElsewhere() throws Exception {
