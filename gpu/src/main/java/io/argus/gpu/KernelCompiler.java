@@ -30,7 +30,7 @@ import org.bytedeco.javacpp.SizeTPointer;
  * Compiles one kernel source with NVRTC for a device's architecture: a CUBIN when NVRTC knows the architecture,
  * else PTX for the newest one it knows (the driver finishes it). Results are cached on disk by a hash of the
  * sources, options and NVRTC version ({@code argus.kernel.cache}, else the app's {@code <cacheDir>/kernels}, else
- * {@code ~/.cache/argus/kernels}).
+ * {@link CacheHome}: {@code ~/.cache/argus/kernels} by default).
  */
 public final class KernelCompiler {
     /** A compiled module image: CUBIN or PTX (NUL-terminated). */
@@ -121,7 +121,7 @@ public final class KernelCompiler {
         return new String(text, 0, text.length - 1, StandardCharsets.UTF_8);
     }
 
-    /** Set by the app from its cacheDir; null: ~/.cache/argus/kernels. */
+    /** Set by the app from its cacheDir; null: {@link CacheHome}'s kernels. */
     private static volatile Path defaultCacheDir;
 
     /**
@@ -135,7 +135,7 @@ public final class KernelCompiler {
         String dir = System.getProperty("argus.kernel.cache", System.getenv("ARGUS_KERNEL_CACHE"));
         if (dir != null && !dir.isBlank()) return Path.of(dir);
         Path configured = defaultCacheDir;
-        return configured != null ? configured : Path.of(System.getProperty("user.home"), ".cache", "argus", "kernels");
+        return configured != null ? configured : CacheHome.current().resolve("kernels");
     }
 
     private static String hash(String... parts) {

@@ -34,9 +34,9 @@ public final class PlanCache {
         this.identity = identity.text();
     }
 
-    /** ~/.cache/argus/plans, beside the kernel cache ({@code KernelCompiler}). */
+    /** {@link io.argus.gpu.CacheHome}'s plans (~/.cache/argus/plans), beside the kernel cache ({@code KernelCompiler}). */
     public static Path defaultDirectory() {
-        return Path.of(System.getProperty("user.home"), ".cache", "argus", "plans");
+        return io.argus.gpu.CacheHome.current().resolve("plans");
     }
 
     public Path directory() { return directory; }

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
  * {@code argus --help} lists every command, nested ones too, each with a one-line summary. The commands are read from
  * picocli's tree, so a new command without a description fails here. Budget: about a second.
  */
-@Budget(seconds = 5)
+@Budget(seconds = 10)
 class ArgusCliHelpTest {
     @Test
     void helpListsEveryCommandWithItsOneLineSummary() {

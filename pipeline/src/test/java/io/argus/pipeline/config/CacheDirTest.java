@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * choices (checked on disk: a detector opened with the model's options writes its file there), the cuDNN plans of
  * the models and of training, and the training data.
  */
-@Budget(seconds = 15)
+@Budget(seconds = 20)
 class CacheDirTest {
     @TempDir
     Path tmp;

@@ -78,7 +78,7 @@ final class BenchClusterCommand implements Callable<Integer> {
     @Option(names = "--work", description = "where node configs, logs and rounds.csv go (default: a new folder under the temp dir)")
     Path work;
 
-    @Option(names = "--cache-dir", description = "where the benchmark video is kept (default: $XDG_CACHE_HOME/argus or ~/.cache/argus)")
+    @Option(names = "--cache-dir", description = "where the benchmark video is kept (default: $ARGUS_CACHE_DIR, else $XDG_CACHE_HOME/argus, else ~/.cache/argus)")
     Path cacheDir;
 
     @Override
@@ -87,11 +87,10 @@ final class BenchClusterCommand implements Callable<Integer> {
         java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.WARNING);
         Path model = cfg != null ? cfg.toAbsolutePath() : ProjectPaths.home().resolve("config/models/cfg/yolov4-tiny.cfg");
         if (!Files.isRegularFile(model)) throw new IllegalArgumentException("--cfg " + model + ": no such file");
-        String xdg = System.getenv().getOrDefault("XDG_CACHE_HOME", System.getProperty("user.home") + "/.cache");
         Path dir = work != null ? work.toAbsolutePath() : Files.createTempDirectory("argus-bench-cluster-");
         var options = new ClusterBenchmark.Options(nodes, cameras, kills, handovers, seconds, width, height, fps, model, size,
                 threshold, threads, heartbeatMs, maxNoHeartbeatMs, leaseMs, renewMs, minSize != null ? minSize : nodes / 2 + 1,
-                dir, cacheDir != null ? cacheDir : Path.of(xdg, "argus"), failoverLimitMs, handoverGapLimitMs);
+                dir, cacheDir != null ? cacheDir : io.argus.gpu.CacheHome.current(), failoverLimitMs, handoverGapLimitMs);
         return new ClusterBenchmark(options, System.out).run();
     }
 }

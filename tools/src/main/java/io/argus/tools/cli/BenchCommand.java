@@ -215,10 +215,9 @@ final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    /** $XDG_CACHE_HOME/argus/cpu-tuning (~/.cache/argus/cpu-tuning): where argus run keeps it with the default cacheDir. */
+    /** {@link io.argus.gpu.CacheHome}'s cpu-tuning: where argus run keeps it with the default cacheDir. */
     static Path defaultTuningDir() {
-        String xdg = System.getenv().getOrDefault("XDG_CACHE_HOME", System.getProperty("user.home") + "/.cache");
-        return Path.of(xdg, "argus", "cpu-tuning");
+        return io.argus.gpu.CacheHome.current().resolve("cpu-tuning");
     }
 
     /** Which implementation each kind of convolution runs, e.g. "conv 3x3/1: 12 x direct|brg_conv_fwd:avx512_core". */

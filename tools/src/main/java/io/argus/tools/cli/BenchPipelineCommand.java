@@ -88,7 +88,7 @@ final class BenchPipelineCommand implements Callable<Integer> {
     @Option(names = "--device", defaultValue = "0", description = "CUDA device the model runs and NVDEC decodes on (default ${DEFAULT-VALUE})")
     int device;
 
-    @Option(names = "--cache-dir", description = "where the benchmark video is kept (default: $XDG_CACHE_HOME/argus or ~/.cache/argus)")
+    @Option(names = "--cache-dir", description = "where the benchmark video is kept (default: $ARGUS_CACHE_DIR, else $XDG_CACHE_HOME/argus, else ~/.cache/argus)")
     Path cacheDir;
 
     @Override
@@ -96,7 +96,6 @@ final class BenchPipelineCommand implements Callable<Integer> {
         RunCommand.configureLogging();
         java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.WARNING);
         Path model = cfg != null ? cfg.toAbsolutePath() : ProjectPaths.home().resolve("config/models/cfg/yolov4-tiny.cfg");
-        String xdg = System.getenv().getOrDefault("XDG_CACHE_HOME", System.getProperty("user.home") + "/.cache");
         if (!java.util.List.of("cpu", "cuda", "auto").contains(backend)) {
             throw new IllegalArgumentException("--backend: expected cpu, cuda or auto, found " + backend);
         }
@@ -115,7 +114,7 @@ final class BenchPipelineCommand implements Callable<Integer> {
             training = c.training();
         }
         var options = new PipelineBenchmark.Options(width, height, fps, model, size, threshold, maxBatch, maxWaitMs, warmup,
-                seconds, snapshotsFps, cacheDir != null ? cacheDir : Path.of(xdg, "argus"), backend, training,
+                seconds, snapshotsFps, cacheDir != null ? cacheDir : io.argus.gpu.CacheHome.current(), backend, training,
                 decoders.get(0), device);
         PipelineBenchmark bench = new PipelineBenchmark(options, System.out);
         if (paced && !noDetect) throw new IllegalArgumentException("--paced goes with --no-detect (the pipeline's cameras are always paced)");
