@@ -72,6 +72,26 @@ class LeaseRulesTest {
         assertTrue(f.accept(msg("cam", "n3", 1)), "the newest fell silent: the epoch counter restarted (lease map lost)");
     }
 
+    @Test
+    void aNewerEpochsBacklogCapturedBeforeTheLastDeliveredFrameIsDropped() throws Exception {
+        EpochFilter f = new EpochFilter(200);
+        assertTrue(f.accept(msg("cam", "n3", 2).put("captureTime", 10_000.0)));
+        assertTrue(f.accept(msg("cam", "n3", 2).put("captureTime", 10_100.0)), "the old owner, still streaming");
+        // after a partition heals, the new owner's messages held back since the cut arrive, captured from 6,300 ms on
+        assertFalse(f.accept(msg("cam", "n2", 3).put("captureTime", 6_300.0)), "captured before the last delivered frame");
+        assertFalse(f.accept(msg("cam", "n2", 3).put("captureTime", 10_100.0)), "not after it either");
+        assertTrue(f.accept(msg("cam", "n2", 3).put("captureTime", 10_200.0)), "the new owner's frames from then on");
+        assertFalse(f.accept(msg("cam", "n3", 2).put("captureTime", 10_300.0)), "the old owner's late message, as before");
+        assertTrue(f.accept(msg("cam", "n2", 3).put("captureTime", 10_150.0)), "one owner's own frames are not reordered");
+        assertEquals(3, f.dropped());
+        // a new owner whose clock is behind loses its first frames for at most the filter's 200 ms
+        assertTrue(f.accept(msg("cam", "n1", 4).put("captureTime", 5_000.0)) == false);
+        Pace.holdMillis(250, "longer than the filter's 200 ms");
+        assertTrue(f.accept(msg("cam", "n1", 4).put("captureTime", 5_040.0)), "taken after forgetMs whatever its clock says");
+        assertTrue(f.accept(msg("cam", "n1", 4).put("captureTime", 5_080.0)));
+        assertTrue(f.accept(msg("other", "n1", 4).put("captureTime", 1.0)), "per camera");
+    }
+
     private static JsonObject msg(String camera, String node, long epoch) {
         return new JsonObject().put("cameraId", camera).put("node", node).put("epoch", epoch);
     }
