@@ -70,9 +70,11 @@ class ClusterFailoverTest {
      * on the shared 2-core machine (Intel family 6 model 106, 2026-11-29): 627-2,028 ms in two runs alone, 398-2,245 ms
      * over four runs beside a parallel build (scripts/flaky-check.sh; 3 of the 4 then failed the 2 s bound this shared
      * with the SIGTERM hand-over, whose gap was 352-391 ms), and 2,950 ms once inside the whole suite under load 10-17.
-     * Hence 4 s: above every measured gap, well below a cold hand-over.
+     * Twenty runs beside a parallel build (scripts/flaky-check.sh, 2026-11-29, load 6-8): worst moved camera per run
+     * 1,420-3,422 ms (median 1,992) in the 19 runs with one build beside them (load 6-8), and 4,727 ms in the one run with two more builds beside it (load 12), which failed the 4 s
+     * bound then. Hence 6 s: above every measured gap, well below a cold hand-over.
      */
-    static final long REBALANCE_GAP_LIMIT_MS = 4_000;
+    static final long REBALANCE_GAP_LIMIT_MS = 6_000;
 
     final Vertx client = Vertx.vertx();
     final List<ClusterNode> nodes = new ArrayList<>();
