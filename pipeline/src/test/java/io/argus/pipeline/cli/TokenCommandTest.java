@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code argus token show|rotate} on a config of its own (JSON is YAML), with a server following the rotation. */
-@Budget(seconds = 15)
+@Budget(seconds = 20)
 class TokenCommandTest {
     @TempDir
     Path tmp;
