@@ -17,7 +17,7 @@ public final class CacheHome {
     public static Path current() { return of(System.getenv(), System.getProperty("user.home")); }
 
     /** The directory for {@code env} and home directory {@code home}. */
-    static Path of(Map<String, String> env, String home) {
+    public static Path of(Map<String, String> env, String home) {
         String argus = env.get("ARGUS_CACHE_DIR");
         if (argus != null && !argus.isBlank()) return Path.of(argus);
         String xdg = env.get("XDG_CACHE_HOME");

@@ -219,8 +219,9 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
         ConfigNode root = new ConfigNode("", json, env, used, base, origins);
         Http http = Http.read(root.child("http"));
         // first: every cache lives under it (the models' CPU tuning and cuDNN plans, training data, tokens, the video)
-        String xdg = env.getOrDefault("XDG_CACHE_HOME", System.getProperty("user.home") + "/.cache");
-        Path cache = root.path("cacheDir", Path.of(xdg, "argus"), false);
+        // the default as the tools without a config take it (CacheHome); ARGUS_CACHE_DIR itself is read as cacheDir's
+        // variable, which names the environment as the value's origin in `argus config show`
+        Path cache = root.path("cacheDir", io.argus.gpu.CacheHome.of(env, System.getProperty("user.home")), false);
         List<ModelConfig> models = new ArrayList<>();
         for (ConfigNode m : root.list("models")) models.add(ModelConfig.read(m, cache));
         if (models.isEmpty()) throw new ConfigException("models", "at least one model is needed");

@@ -23,12 +23,14 @@ import java.util.Map;
  * owner's low epoch must not be dropped forever. One filter per consumer, used on one event loop.
  */
 public final class EpochFilter {
-    /** The newest epoch of a camera: its node, when it was last seen, its latest capture time (NaN: unknown). */
-    private record Newest(long epoch, String node, long seenNanos, double lastCapture) {}
+    /**
+     * The newest epoch of a camera: its node, when it was last seen, its latest capture time (NaN: unknown), and when a
+     * newer epoch's backlog began to be dropped (0: none).
+     */
+    private record Newest(long epoch, String node, long seenNanos, double lastCapture, long backlogSince) {}
 
     private final long forgetNanos;
     private final Map<String, Newest> newest = new HashMap<>();
-    private final Map<String, Long> backlogSince = new HashMap<>();   // camera -> first backlog message dropped
     private long dropped;
 
     public EpochFilter(long forgetMs) { this.forgetNanos = forgetMs * 1_000_000L; }
@@ -43,21 +45,21 @@ public final class EpochFilter {
         long now = System.nanoTime();
         Newest n = newest.get(camera);
         if (n != null && epoch > n.epoch() && capture <= n.lastCapture()) {   // false when either is NaN
-            long since = backlogSince.computeIfAbsent(camera, k -> now);
+            long since = n.backlogSince() != 0 ? n.backlogSince() : now;
             if (now - since <= forgetNanos) {
+                if (n.backlogSince() == 0) newest.put(camera, new Newest(n.epoch(), n.node(), n.seenNanos(), n.lastCapture(), since));
                 dropped++;
                 return false;
             }
         }
         if (n == null || epoch > n.epoch() || (epoch < n.epoch() && now - n.seenNanos() > forgetNanos)) {
-            backlogSince.remove(camera);
-            newest.put(camera, new Newest(epoch, message.getString("node"), now, capture));
+            newest.put(camera, new Newest(epoch, message.getString("node"), now, capture, 0));
             return true;
         }
         if (epoch == n.epoch()) {
             double last = Double.isNaN(n.lastCapture()) ? capture : Double.isNaN(capture) ? n.lastCapture()
                     : Math.max(n.lastCapture(), capture);
-            newest.put(camera, new Newest(epoch, n.node(), now, last));
+            newest.put(camera, new Newest(epoch, n.node(), now, last, n.backlogSince()));
             return true;
         }
         dropped++;
@@ -67,8 +69,5 @@ public final class EpochFilter {
     /** Messages dropped so far. */
     public long dropped() { return dropped; }
 
-    public void forget(String camera) {
-        newest.remove(camera);
-        backlogSince.remove(camera);
-    }
+    public void forget(String camera) { newest.remove(camera); }
 }

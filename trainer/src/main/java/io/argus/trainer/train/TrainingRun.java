@@ -76,12 +76,18 @@ public final class TrainingRun {
         }
 
         /**
-         * The burn-in this run uses: the option's, else none from given weights, else the cfg's. A resumed run takes
-         * its checkpoint's instead (see {@link Checkpoint.Schedule}); one from a checkpoint that keeps none, the cfg's.
+         * The burn-in this run uses: the option's, else the checkpoint's it resumes ({@code kept}, null: none kept),
+         * else none from given weights, else the cfg's.
          */
-        public int burnIn(int cfgBurnIn) {
+        public int burnIn(int cfgBurnIn, Checkpoint.Schedule kept) {
             if (burnIn != AUTO_BURN_IN) return burnIn;
+            if (kept != null) return kept.burnIn();
             return weights != null && !resume ? 0 : cfgBurnIn;
+        }
+
+        /** The base learning rate this run uses: the option's, else the checkpoint's it resumes, else 0 (the cfg's). */
+        public float learningRate(Checkpoint.Schedule kept) {
+            return learningRate > 0 ? learningRate : kept != null ? kept.learningRate() : 0f;
         }
     }
 
@@ -215,9 +221,8 @@ public final class TrainingRun {
         }
         // a resumed run continues on the schedule it started with, unless told otherwise
         Checkpoint.Schedule kept = resumed != null ? resumed.schedule() : null;
-        int burnIn = o.burnIn() == AUTO_BURN_IN && kept != null ? kept.burnIn() : o.burnIn(cfgPlan.learningRate().burnIn());
-        float rate = o.learningRate() > 0 ? o.learningRate() : kept != null ? kept.learningRate() : 0f;
-        TrainingPlan burnedIn = cfgPlan.withBurnIn(burnIn);
+        TrainingPlan burnedIn = cfgPlan.withBurnIn(o.burnIn(cfgPlan.learningRate().burnIn(), kept));
+        float rate = o.learningRate(kept);
         TrainingPlan plan = rate > 0 ? burnedIn.withLearningRate(rate) : burnedIn;
         Checkpoint.Schedule schedule = new Checkpoint.Schedule(plan.learningRate().burnIn(), plan.learningRate().base());
         int threads = o.threads() > 0 ? o.threads() : Runtime.getRuntime().availableProcessors();
