@@ -318,6 +318,7 @@ class ClusterAdmitsOnlyItsOwnTest {
                     "argus.counts", List.of("cam1"),
                     "argus.scene-rules", List.of("cam1"),
                     "argus.camera-states", List.of("cam1"),
+                    "argus.camera-changes", List.of("cam1", "ghost"),
                     "argus.models", List.of("tiny"));
             int before = logged.size();
             for (String value : garbage) {
