@@ -4,12 +4,13 @@
 # docs/testing.md.
 #   1. installs the Debian packages the tests use (as root with apt-get; otherwise names them and stops),
 #   2. picks a JDK 21+ (JAVA_HOME, then /usr/lib/jvm/*),
-#   3. the unit and component tier, `mvn -B test` (surefire; the fuzz tests' seeds and found cases replay there), with
-#      the reference peers required (a missing peer fails instead of skipping): "unit tier: N s",
-#   4. when it passed, the system tier, `mvn -B verify -Dargus.unit.skip=true` (failsafe: the classes tagged system,
+#   3. the unit and component tier, `mvn -B test` (surefire), with the reference peers required (a missing peer fails
+#      instead of skipping): "unit tier: N s",
+#   4. the fuzz tests' seeds and found cases (surefire's execution fuzz-regression alone): "fuzz seeds: N s",
+#   5. when they passed, the system tier, `mvn -B verify -Dargus.unit.skip=true` (failsafe: the classes tagged system,
 #      several processes, real servers, network faults, a browser, load): "system tier: N s",
-#   5. the soak's verdict on made-up series (scripts/soak-judge-test.sh, seconds).
-# Each tier ends with its slowest classes. Extra arguments go to both Maven runs (e.g. -o). Long runs are not here:
+#   6. the soak's verdict on made-up series (scripts/soak-judge-test.sh, seconds).
+# Each tier ends with its slowest classes. Extra arguments go to every Maven run (e.g. -o). Long runs are not here:
 # the soak (scripts/soak.sh), the fuzz campaigns (scripts/fuzz.sh), the demo model from scratch
 # (scripts/demo-model.sh), the cluster soak and the benchmarks (docs/testing.md, "Long runs").
 set -euo pipefail
@@ -92,9 +93,17 @@ slowest() {   # REPORT_DIR_NAME
 t0=$SECONDS
 rc=0
 touch "$tier_start"
-ARGUS_REQUIRE_PEERS=1 mvn -B test "$@" || rc=$?
+ARGUS_REQUIRE_PEERS=1 mvn -B test -Dargus.fuzz.regression.skip=true "$@" || rc=$?
 echo "unit tier: $((SECONDS - t0)) s$([ $rc = 0 ] || echo ", FAILED (exit $rc)")"
 slowest surefire-reports
+[ $rc = 0 ] || exit $rc
+
+# The fuzz tests' seeds and found cases: surefire's execution fuzz-regression alone, each module's in a JVM of its own
+# (Jazzer's agent stays in the JVM that loaded it); the classes are compiled already.
+t0=$SECONDS
+rc=0
+ARGUS_REQUIRE_PEERS=1 mvn -B test -Dargus.unit.skip=true -Dargus.fuzz.regression.skip=false "$@" || rc=$?
+echo "fuzz seeds: $((SECONDS - t0)) s$([ $rc = 0 ] || echo ", FAILED (exit $rc)")"
 [ $rc = 0 ] || exit $rc
 
 # The system tier: failsafe, the classes tagged system (docs/testing.md lists them with why), after packaging; the

@@ -25,11 +25,12 @@ import org.junit.jupiter.api.Test;
 class AllocationFreeTest {
     @Test
     void preprocessAndForwardAllocateNothingAfterWarmUp() {
-        for (String name : new String[] {"yolov4-tiny", "yolov3-tiny"}) {
-            for (WinogradPolicy winograd : new WinogradPolicy[] {WinogradPolicy.AUTO, WinogradPolicy.F2X2, WinogradPolicy.F4X4}) {
-                assertFramesAllocateNothing(name, winograd);
-            }
+        // each Winograd variant forced once (its code does not branch on the network); yolov3-tiny, with oneDNN's
+        // choices, adds the max pool of stride 1 that yolov4-tiny lacks
+        for (WinogradPolicy winograd : new WinogradPolicy[] {WinogradPolicy.AUTO, WinogradPolicy.F2X2, WinogradPolicy.F4X4}) {
+            assertFramesAllocateNothing("yolov4-tiny", winograd);
         }
+        assertFramesAllocateNothing("yolov3-tiny", WinogradPolicy.AUTO);
     }
 
     static void assertFramesAllocateNothing(String name, WinogradPolicy winograd) {

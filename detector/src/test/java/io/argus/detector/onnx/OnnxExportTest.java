@@ -98,7 +98,8 @@ class OnnxExportTest {
         }
     }
 
-    static List<String> decodeCfgs() { return List.of("yolov3-tiny", "yolov4", "yolov4-csp"); }
+    /** Plain heads (yolov3-tiny), a scale_x_y of each head's own (yolov4), new_coords (yolov7-tiny, as yolov4-csp). */
+    static List<String> decodeCfgs() { return List.of("yolov3-tiny", "yolov4", "yolov7-tiny"); }
 
     /**
      * With decoding and NMS in the graph (plain heads, scale_x_y, new_coords): ONNX Runtime's boxes kept by its

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * unless set) into {@code AVFormatContext.max_delay} after opening, over any {@code max_delay} option; with -1,
  * FFmpeg's RTSP demuxer stopped waiting for reordered RTP packets and a UDP camera behind 200 +-50 ms of jitter kept
  * a fraction of its frames (docs/reliability.md, UDP behind jitter). The behaviour itself is measured by
- * {@code CameraNetworkFaultsTest#reorderingAloneForHalfAMinute} (root, network namespaces).
+ * {@code CameraNetworkFaultsTest#reorderingAloneFor15Seconds} (root, network namespaces).
  */
 @Budget(seconds = 5)
 class CpuFrameDecoderTest {

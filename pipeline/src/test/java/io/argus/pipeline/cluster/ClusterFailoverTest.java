@@ -47,6 +47,7 @@ import org.junit.jupiter.api.Test;
  * pause set at run time exactly as before the stop.
  */
 @Tag(Tiers.SYSTEM)
+@Tag(Tiers.ALONE)
 // the budget allows what the test's own bounds allow: a whole run took 147 s when a frozen node's cameras came back
 // after 42 s (FROZEN_LIMIT_MS is 45 s), 64-93 s otherwise; the stop of every node and the restart of three add 27-31 s
 // (two runs beside another build, load 3-10; the whole test then 113-121 s)

@@ -57,6 +57,7 @@ import org.junit.jupiter.api.Test;
  * </ul>
  */
 @Tag(Tiers.SYSTEM)
+@Tag(Tiers.ALONE)
 @Budget(seconds = 130)
 class ClusterPartitionTest {
     static final int CAMERAS = 6;

@@ -33,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * a lease later (10 s); in the cluster soak restarted heirs were that slow in 4 of 13 rebalances.
  */
 @Tag(Tiers.SYSTEM)
+@Tag(Tiers.ALONE)
 @Budget(seconds = 40)
 class SlowHeirTest {
     /** The longest a camera may be silent at the client: its 4 fps, a lease round, and a margin for a busy machine. */

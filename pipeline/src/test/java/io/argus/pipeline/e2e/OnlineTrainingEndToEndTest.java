@@ -35,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * WebSocket client.
  */
 @Tag(Tiers.SYSTEM)
+@Tag(Tiers.ALONE)
 @Budget(seconds = 100)
 class OnlineTrainingEndToEndTest {
     static final String CAMERA = "shapes";
