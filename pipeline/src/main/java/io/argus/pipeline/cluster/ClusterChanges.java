@@ -39,6 +39,7 @@ public final class ClusterChanges {
     static final String MAP = "argus.camera-changes";
     /** Records of removed cameras the config file does not have are kept up to this many (the newest): see prune. */
     static final int MAX_REMOVED = 1000;
+    private final int maxRemoved;
 
     private final Vertx vertx;
     private final String node;
@@ -57,6 +58,13 @@ public final class ClusterChanges {
      * @param read       reads a recorded definition as a camera (CameraConfig.fromJson with the config's models)
      */
     public ClusterChanges(Vertx vertx, String node, Path cacheDir, List<CameraConfig> configured, Function<JsonObject, CameraConfig> read) {
+        this(vertx, node, cacheDir, configured, read, MAX_REMOVED);
+    }
+
+    /** With a smaller limit on kept records of removed cameras (tests). */
+    ClusterChanges(Vertx vertx, String node, Path cacheDir, List<CameraConfig> configured, Function<JsonObject, CameraConfig> read,
+                   int maxRemoved) {
+        this.maxRemoved = maxRemoved;
         this.vertx = vertx;
         this.node = node;
         this.file = ChangeMirror.file(cacheDir);
@@ -224,11 +232,13 @@ public final class ClusterChanges {
             parse(all).values().forEach(c -> {
                 if (c.removed() && c.config() == null) removed.add(c);
             });
-            if (removed.size() <= MAX_REMOVED) return Future.succeededFuture();
+            if (removed.size() <= maxRemoved) return Future.succeededFuture();
             removed.sort(Comparator.comparingLong(CameraChange::seq));
             List<Future<Boolean>> gone = new ArrayList<>();
-            for (CameraChange c : removed.subList(0, removed.size() - MAX_REMOVED)) gone.add(record.removeIfPresent(c.camera(), all.get(c.camera())));
-            return Future.join(new ArrayList<Future<?>>(gone)).mapEmpty();
+            for (CameraChange c : removed.subList(0, removed.size() - maxRemoved)) gone.add(record.removeIfPresent(c.camera(), all.get(c.camera())));
+            // the files (this node's and, told, the others') then forget them too
+            return Future.join(new ArrayList<Future<?>>(gone)).compose(v -> mirror())
+                    .onSuccess(v -> vertx.eventBus().publish(Addresses.CAMERA_CHANGES, new JsonObject().put("node", node)));
         });
     }
 

@@ -42,9 +42,9 @@ final class FaultMedia {
         if (!Files.isRegularFile(all)) encode(320, 240, clean + flipped + after, all);
         byte[] ts = Files.readAllBytes(all);
         flip(ts, clean * 90_000L, (clean + flipped) * 90_000L);
-        Path tmp = out.resolveSibling(out.getFileName() + ".tmp");
+        Path tmp = TestMedia.scratchFor(out, ".ts");
         Files.write(tmp, ts);
-        Files.move(tmp, out);
+        TestMedia.publish(tmp, out);
         return out;
     }
 
@@ -92,23 +92,24 @@ final class FaultMedia {
 
     /** testsrc2, keyframe every second, SPS/PPS before every keyframe (a client may join or resync anywhere). */
     private static void encode(int w, int h, int seconds, Path out) throws IOException, InterruptedException {
-        Path tmp = out.resolveSibling(out.getFileName() + ".tmp.ts");
+        Path tmp = TestMedia.scratchFor(out, ".ts");
         run(List.of("ffmpeg", "-y", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=" + w + "x" + h + ":rate=" + FPS,
                 "-t", Integer.toString(seconds), "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency",
                 "-pix_fmt", "yuv420p", "-g", Integer.toString(FPS), "-bf", "0", "-x264-params", "repeat-headers=1",
                 "-f", "mpegts", tmp.toString()));
-        Files.move(tmp, out);
+        TestMedia.publish(tmp, out);
     }
 
     private static void concat(List<Path> parts, Path out) throws IOException, InterruptedException {
-        Path list = out.resolveSibling(out.getFileName() + ".txt");
+        Path list = TestMedia.scratchFor(out, ".txt");
         List<String> lines = new ArrayList<>();
         for (Path p : parts) lines.add("file '" + p.toAbsolutePath() + "'");
         Files.write(list, lines);
-        Path tmp = out.resolveSibling(out.getFileName() + ".tmp.ts");
+        Path tmp = TestMedia.scratchFor(out, ".ts");
         run(List.of("ffmpeg", "-y", "-loglevel", "error", "-f", "concat", "-safe", "0", "-i", list.toString(), "-c", "copy",
                 "-f", "mpegts", tmp.toString()));
-        Files.move(tmp, out);
+        Files.delete(list);
+        TestMedia.publish(tmp, out);
     }
 
     private static void run(List<String> cmd) throws IOException, InterruptedException {
