@@ -1,6 +1,7 @@
 package io.argus.pipeline.cli;
 
 import io.argus.pipeline.camera.CameraOverlay;
+import io.argus.pipeline.cluster.ChangeMirror;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.CameraConfig;
 import io.argus.pipeline.config.ConfigLoader;
@@ -50,11 +51,26 @@ final class ConfigCommand {
         List<String> notes = new ArrayList<>(config.warnings());
         List<ConfigOrigins.Entry> entries = origins.entries();
         if (!config.cluster().enabled()) entries = withOverlay(config, origins, notes);
-        else notes.add("cluster.enabled: the cameras changed at run time are in the cluster's maps (GET /api/cameras), not shown here");
+        else notes.addAll(clusterChanges(config));
         StringBuilder out = new StringBuilder("# effective configuration of " + file + " (secrets redacted)\n");
         out.append(ConfigYaml.render(entries));
         for (String n : notes) out.append("# note: ").append(n).append('\n');
         return out.toString();
+    }
+
+    /**
+     * A cluster node's cameras changed at run time are the cluster's (GET /api/cameras on any node); what this node's
+     * copy of them says (the copy a restart of the whole cluster goes by) is listed, camera by camera.
+     */
+    private static List<String> clusterChanges(ArgusConfig config) {
+        Path copy = ChangeMirror.file(config.cacheDir());
+        List<String> said = ChangeMirror.summary(config.cacheDir(), config.cameras());
+        List<String> notes = new ArrayList<>();
+        notes.add("cluster.enabled: the cameras changed at run time are the cluster's (GET /api/cameras), not applied above; "
+                + (said.isEmpty() ? "this node keeps no copy of such changes (" + copy + ")"
+                : "this node's copy of them (" + copy + ") says:"));
+        for (String s : said) notes.add("  " + s);
+        return notes;
     }
 
     /**

@@ -1,13 +1,17 @@
 package io.argus.pipeline.cluster;
 
 import io.argus.detector.io.AtomicFile;
+import io.argus.pipeline.config.CameraConfig;
 import io.argus.pipeline.config.ConfigException;
+import io.argus.pipeline.config.Names;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -19,14 +23,14 @@ import java.util.TreeMap;
  *
  * <pre>{@code {"version": 1, "cameras": {"cam1": {change, as CameraChange#toJson}, ...}}}</pre>
  */
-final class ChangeMirror {
+public final class ChangeMirror {
     static final int VERSION = 1;
     /** More records than any cluster keeps (cameras and the removals kept, {@link ClusterChanges#MAX_REMOVED}). */
     static final int MAX_RECORDS = 20_000;
 
     private ChangeMirror() {}
 
-    static Path file(Path cacheDir) { return cacheDir.resolve("state").resolve("cluster-cameras.json"); }
+    public static Path file(Path cacheDir) { return cacheDir.resolve("state").resolve("cluster-cameras.json"); }
 
     /**
      * The records in {@code file}; none when there is no file. A file that cannot be read as one fails naming it and the
@@ -56,6 +60,32 @@ final class ChangeMirror {
         } catch (IllegalArgumentException | ClassCastException e) {
             throw new ConfigException(file.toString(), "not a record of camera changes: " + e.getMessage() + hint);
         }
+        return out;
+    }
+
+    /**
+     * What this node's copy of the record says, one line per camera, for {@code argus config show}: which cameras were
+     * added, removed, paused, or given zones and lines at run time, and whether the config file changed that camera
+     * since (the file then wins). Names only, never a camera's address (it may carry credentials). No file: no lines;
+     * an unreadable one fails naming it, as a start would.
+     *
+     * @param configured the config file's cameras
+     */
+    public static List<String> summary(Path cacheDir, List<CameraConfig> configured) {
+        Map<String, CameraConfig> inFile = new TreeMap<>();
+        for (CameraConfig c : configured) inFile.put(c.id(), c);
+        List<String> out = new ArrayList<>();
+        read(file(cacheDir)).forEach((id, c) -> {
+            List<String> says = new ArrayList<>();
+            if (c.removed()) says.add("removed");
+            else if (c.definition() != null) says.add(inFile.containsKey(id) ? "defined anew" : "added");
+            if (c.paused()) says.add("paused");
+            if (c.rules() != null) says.add("zones and lines drawn");
+            if (says.isEmpty()) says.add("resumed");
+            String line = Names.quoted(id) + ": " + String.join(", ", says);
+            if (!c.holdsBeside(inFile.get(id))) line += " (superseded: the config file changed this camera since, and wins)";
+            out.add(line);
+        });
         return out;
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.pipeline.camera.CameraOverlay;
+import io.argus.pipeline.cluster.ChangeMirror;
 import io.argus.pipeline.config.CameraConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.testkit.Budget;
@@ -84,5 +85,48 @@ class ConfigShowTest {
         DetectCommandTest.Result run = DetectCommandTest.argus("config", "show", "--config", file.toString());
         assertEquals(0, run.code(), run.err());
         assertTrue(run.out().startsWith("# effective configuration of " + file), run.out());
+    }
+
+    /**
+     * A cluster node: run-time changes are the cluster's, not applied to the file's values; what this node's copy of
+     * them says is listed camera by camera, names only (an added camera's address may carry credentials).
+     */
+    @Test
+    void aClusterNodeListsItsCopyOfTheRunTimeChanges() throws Exception {
+        Path cache = tmp.resolve("cache");
+        Path file = tmp.resolve("argus.yaml");
+        Files.writeString(file, String.join("\n",
+                "models:",
+                "  - id: tiny",
+                "    cfg: " + TestMedia.cfg("yolov4-tiny.cfg"),
+                "    names: " + TestMedia.cocoNames(),
+                "cameras:",
+                "  - id: yard",
+                "    url: rtsp://admin:hunter2@10.0.0.1/yard",
+                "cluster:",
+                "  enabled: true",
+                "  members: [\"10.0.0.5:5701\"]",
+                "  secret: " + io.argus.pipeline.testing.TestCluster.SECRET,
+                "cacheDir: " + cache,
+                ""));
+        Path copy = ChangeMirror.file(cache);
+        assertTrue(ConfigCommand.show(file, Map.of()).contains("this node keeps no copy of such changes (" + copy + ")"));
+
+        // as a node writes it: porch added and paused; yard removed, but the file's yard has changed since
+        Files.createDirectories(copy.getParent());
+        Files.writeString(copy, new io.vertx.core.json.JsonObject().put("version", 1).put("cameras", new io.vertx.core.json.JsonObject()
+                .put("porch", new io.vertx.core.json.JsonObject().put("seq", 6).putNull("config").put("removed", false).put("paused", true)
+                        .put("camera", new io.vertx.core.json.JsonObject().put("id", "porch").put("url", "rtsp://cam:porch-pw@10.0.0.2/porch").put("model", "tiny")))
+                .put("yard", new io.vertx.core.json.JsonObject().put("seq", 5).put("config", "0".repeat(64)).put("removed", true).put("paused", false)))
+                .encode());
+        String shown = ConfigCommand.show(file, Map.of());
+        assertTrue(shown.contains("# note: cluster.enabled: the cameras changed at run time are the cluster's (GET /api/cameras), "
+                + "not applied above; this node's copy of them (" + copy + ") says:\n"
+                + "# note:   \"porch\": added, paused\n"
+                + "# note:   \"yard\": removed (superseded: the config file changed this camera since, and wins)\n"), shown);
+        assertTrue(shown.contains("  - id: \"yard\""), "the file's cameras are shown as the file has them: " + shown);
+        for (String secret : List.of("hunter2", "porch-pw", io.argus.pipeline.testing.TestCluster.SECRET)) {
+            assertFalse(shown.contains(secret), secret + " shown in:\n" + shown);
+        }
     }
 }
