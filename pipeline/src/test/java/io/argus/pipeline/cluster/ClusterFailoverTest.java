@@ -197,7 +197,11 @@ class ClusterFailoverTest {
         for (String c : ofNode5) silent = Math.max(silent, firstAfter(c, frozenAt, id5).atMs() - frozenAt);
         System.out.printf("cluster: SIGSTOP of node 5 (heartbeats only) -> its %d camera(s) stream again after %d ms (worst camera)%n",
                 ofNode5.size(), silent);
-        assertTrue(silent <= FROZEN_LIMIT_MS, "failover of a frozen node took " + silent + " ms, limit " + FROZEN_LIMIT_MS);
+        if (silent > FROZEN_LIMIT_MS) {
+            // it once took 45 s where 5-10 s is usual, cause unknown: the survivors' decisions and membership say why
+            fail("failover of a frozen node took " + silent + " ms, limit " + FROZEN_LIMIT_MS + " (node 5 frozen at epoch ms "
+                    + frozenAt + ")\n" + n1.decisions(60) + "\n" + n2.decisions(60) + "\n" + n4.decisions(60));
+        }
         n5.kill();
 
         // SIGTERM of node 2: it releases its leases, the others take its cameras at once

@@ -147,6 +147,21 @@ final class ClusterNode implements AutoCloseable {
         }
     }
 
+    /**
+     * The node's own decisions and Hazelcast's membership changes (the argus.* loggers, members suspected, removed or
+     * joined), the last {@code max} of them: for a failure where the last lines are only health reports.
+     */
+    String decisions(int max) {
+        try {
+            List<String> lines = Files.readAllLines(log).stream().filter(l -> l.contains(" argus.") || l.contains("Suspecting")
+                    || l.contains("Removing Member") || l.contains("Members {")).toList();
+            return name + " log, its decisions and membership (last " + max + "):\n"
+                    + String.join("\n", lines.subList(Math.max(0, lines.size() - max), lines.size()));
+        } catch (IOException e) {
+            return name + ": no log (" + e + ")";
+        }
+    }
+
     @Override
     public void close() throws InterruptedException {
         if (process.isAlive()) {

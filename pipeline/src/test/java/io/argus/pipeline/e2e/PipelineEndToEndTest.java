@@ -37,7 +37,7 @@ import org.junit.jupiter.api.TestInstance;
  * bearer token, so authorisation is exercised everywhere.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Budget(seconds = 35)
+@Budget(seconds = 55)
 class PipelineEndToEndTest {
     static final String TOKEN = "t0ken-for-the-tests";
     RunningApp app;

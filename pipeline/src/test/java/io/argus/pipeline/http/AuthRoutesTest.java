@@ -42,7 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  * answers, so a route added without thought is caught here.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Budget(seconds = 20)
+@Budget(seconds = 35)
 class AuthRoutesTest {
     /**
      * Reachable without the token (docs/pipeline.md, "Access"): probes, the Prometheus scrape, the page's own info, the
