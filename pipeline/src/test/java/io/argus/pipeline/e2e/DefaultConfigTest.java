@@ -42,7 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  * land in the dataset store.
  */
 @Tag(Tiers.SYSTEM)
-@Budget(seconds = 30)
+@Budget(seconds = 50)
 class DefaultConfigTest {
     @TempDir
     Path cache;
