@@ -109,7 +109,7 @@ public final class ClusterChanges {
                 })
                 .compose(anyPut -> record.entries().compose(all -> mirror().map(v -> {
                     // the others copy what this node's file brought to the record
-                    if (anyPut) vertx.eventBus().publish(Addresses.CAMERA_CHANGES, new JsonObject().put("node", node));
+                    if (anyPut) tell();
                     return CameraChange.unseeded(List.copyOf(inFile.values()), parse(all));
                 })));
     }
@@ -218,7 +218,7 @@ public final class ClusterChanges {
                     return Future.failedFuture(new IllegalStateException("camera \"" + id + "\": the cluster's record of it keeps changing; not written"));
                 });
             });
-        }).compose(v -> mirror()).onSuccess(v -> vertx.eventBus().publish(Addresses.CAMERA_CHANGES, new JsonObject().put("node", node)));
+        }).compose(v -> mirrorAndTell());
     }
 
     /**
@@ -237,9 +237,18 @@ public final class ClusterChanges {
             List<Future<Boolean>> gone = new ArrayList<>();
             for (CameraChange c : removed.subList(0, removed.size() - maxRemoved)) gone.add(record.removeIfPresent(c.camera(), all.get(c.camera())));
             // the files (this node's and, told, the others') then forget them too
-            return Future.join(new ArrayList<Future<?>>(gone)).compose(v -> mirror())
-                    .onSuccess(v -> vertx.eventBus().publish(Addresses.CAMERA_CHANGES, new JsonObject().put("node", node)));
+            return Future.join(new ArrayList<Future<?>>(gone)).compose(v -> mirrorAndTell());
         });
+    }
+
+    /** Writes the record to this node's file, then tells the other nodes to copy it to theirs. */
+    private Future<Void> mirrorAndTell() {
+        return mirror().onSuccess(v -> tell());
+    }
+
+    /** Tells the other nodes that the record changed: each copies it to its own file. */
+    private void tell() {
+        vertx.eventBus().publish(Addresses.CAMERA_CHANGES, new JsonObject().put("node", node));
     }
 
     /**

@@ -140,8 +140,7 @@ final class ClusterNode implements AutoCloseable {
     /** The last lines of the node's output, for failure messages. */
     String tail() {
         try {
-            List<String> lines = Files.readAllLines(log);
-            return name + " log (last 40 lines):\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+            return name + " log (last 40 lines):\n" + last(Files.readAllLines(log), 40);
         } catch (IOException e) {
             return name + ": no log (" + e + ")";
         }
@@ -155,11 +154,14 @@ final class ClusterNode implements AutoCloseable {
         try {
             List<String> lines = Files.readAllLines(log).stream().filter(l -> l.contains(" argus.") || l.contains("Suspecting")
                     || l.contains("Removing Member") || l.contains("Members {")).toList();
-            return name + " log, its decisions and membership (last " + max + "):\n"
-                    + String.join("\n", lines.subList(Math.max(0, lines.size() - max), lines.size()));
+            return name + " log, its decisions and membership (last " + max + "):\n" + last(lines, max);
         } catch (IOException e) {
             return name + ": no log (" + e + ")";
         }
+    }
+
+    private static String last(List<String> lines, int max) {
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - max), lines.size()));
     }
 
     @Override
