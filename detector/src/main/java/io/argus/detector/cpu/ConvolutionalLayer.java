@@ -102,16 +102,28 @@ final class ConvolutionalLayer implements CpuLayer {
                 choices[n] = new ConvolutionTuner.Choice(forced, java.util.Map.of(), false);
                 return instantiate(forced, null, n, resources, context.scratch(), filters);
             }
-            java.util.Map<ConvolutionTuner.Candidate, dnnl_primitive_desc> candidates = candidates(n, listed);
-            List<ConvolutionTuner.Candidate> all = new ArrayList<>(candidates.keySet());
-            for (WinogradTile t : ours) all.add(ConvolutionTuner.Candidate.winograd(t));
-            ConvolutionTuner.Choice choice = context.tuner().choose(shapeKey(n, ours), all,
-                    c -> time(c, candidates.get(c), n, filters));
-            choices[n] = choice;
-            return instantiate(choice.candidate(), candidates.get(choice.candidate()), n, resources, context.scratch(),
-                    filters);
+            synchronized (LISTING) {
+                java.util.Map<ConvolutionTuner.Candidate, dnnl_primitive_desc> candidates = candidates(n, listed);
+                List<ConvolutionTuner.Candidate> all = new ArrayList<>(candidates.keySet());
+                for (WinogradTile t : ours) all.add(ConvolutionTuner.Candidate.winograd(t));
+                ConvolutionTuner.Choice choice = context.tuner().choose(shapeKey(n, ours), all,
+                        c -> time(c, candidates.get(c), n, filters));
+                choices[n] = choice;
+                return instantiate(choice.candidate(), candidates.get(choice.candidate()), n, resources,
+                        context.scratch(), filters);
+            }
         }
     }
+
+    /**
+     * Held from walking oneDNN's list of implementations to creating what was chosen from it: one walk at a time in
+     * the process. oneDNN's primitive cache knows an implementation by its position among those that accept the shape
+     * (with the operation, attributes and thread count), and a walk that finds some positions cached starts its own
+     * count again from the list's head: two walks of one shape at once (two networks built side by side) can give one
+     * position two implementations, and the cache then hands one walk the other's. Timing one walk at a time also keeps
+     * one network's candidates from being timed against the other's.
+     */
+    private static final Object LISTING = new Object();
 
     /** The Winograd tiles {@code policy} offers for this layer: none unless {@link WinogradConvolution#handles} it. */
     private List<WinogradTile> winogradTiles(WinogradPolicy policy) {
@@ -254,7 +266,7 @@ final class ConvolutionalLayer implements CpuLayer {
                         DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS);
         String running = conv.implementation();
         if (!running.equals(c.name())) {
-            throw new IllegalStateException("layer " + spec.index() + ": asked oneDNN for " + c.name() + ", it built " + running);
+            throw new BuiltAnother("layer " + spec.index() + ": asked oneDNN for " + c.name() + ", it built " + running);
         }
         int g = spec.groups();
         long k = spec.size();
@@ -297,18 +309,20 @@ final class ConvolutionalLayer implements CpuLayer {
         org.bytedeco.javacpp.BytePointer view = new org.bytedeco.javacpp.BytePointer(output.pointer());
         view.capacity(bytes).limit(bytes);
         view.get(chosen);
-        try (Dnnl.Resources listed = new Dnnl.Resources(); WinogradFilters filters = new WinogradFilters()) {
-            var candidates = new java.util.LinkedHashMap<>(candidates(n, listed));
-            for (WinogradTile t : winogradTiles(WinogradPolicy.AUTO)) candidates.put(ConvolutionTuner.Candidate.winograd(t), null);
-            for (var e : candidates.entrySet()) {
-                try (Dnnl.Resources r = new Dnnl.Resources(); Scratchpad s = new Scratchpad()) {
-                    instantiate(e.getKey(), e.getValue(), n, r, s, filters).execute(context.stream());
-                    Dnnl.check(dnnl_stream_wait(context.stream()), "stream_wait");
-                    out.put(e.getKey().key(), readOutput(n));
+        synchronized (LISTING) {
+            try (Dnnl.Resources listed = new Dnnl.Resources(); WinogradFilters filters = new WinogradFilters()) {
+                var candidates = new java.util.LinkedHashMap<>(candidates(n, listed));
+                for (WinogradTile t : winogradTiles(WinogradPolicy.AUTO)) candidates.put(ConvolutionTuner.Candidate.winograd(t), null);
+                for (var e : candidates.entrySet()) {
+                    try (Dnnl.Resources r = new Dnnl.Resources(); Scratchpad s = new Scratchpad()) {
+                        instantiate(e.getKey(), e.getValue(), n, r, s, filters).execute(context.stream());
+                        Dnnl.check(dnnl_stream_wait(context.stream()), "stream_wait");
+                        out.put(e.getKey().key(), readOutput(n));
+                    }
                 }
+            } finally {
+                view.put(chosen);
             }
-        } finally {
-            view.put(chosen);
         }
         return out;
     }
@@ -361,9 +375,16 @@ final class ConvolutionalLayer implements CpuLayer {
                 best = Math.min(best, (System.nanoTime() - t) / 1e6);
             }
             return best;
+        } catch (BuiltAnother e) {
+            throw e;
         } catch (RuntimeException e) {
             return Double.NaN;
         }
+    }
+
+    /** oneDNN created another implementation than the one listed: a defect to report, never a slow candidate. */
+    static final class BuiltAnother extends IllegalStateException {
+        BuiltAnother(String message) { super(message); }
     }
 
     /**
