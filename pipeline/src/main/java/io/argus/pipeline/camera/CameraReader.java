@@ -13,6 +13,7 @@ import io.argus.pipeline.video.DecoderChoice;
 import io.argus.pipeline.video.DecoderMode;
 import io.argus.pipeline.video.NvdecPlacement;
 import io.argus.pipeline.video.NvdecRefusal;
+import io.argus.recording.PacketSink;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.time.Instant;
@@ -43,6 +44,7 @@ final class CameraReader {
     private final FramePool pool;
     private final CameraStats stats;
     private final Consumer<VideoFrame> sink;
+    private final PacketSink packets;
     private final Logger log;
 
     private final Object lock = new Object();
@@ -66,6 +68,13 @@ final class CameraReader {
 
     CameraReader(CameraConfig camera, ModelConfig model, CameraUrl source, CameraSettings settings, FramePool pool,
                  CameraStats stats, Consumer<VideoFrame> sink) {
+        this(camera, model, source, settings, pool, stats, sink, PacketSink.NONE);
+    }
+
+    /** {@code packets}: where each connection's video packets go before decoding (the recorder). */
+    CameraReader(CameraConfig camera, ModelConfig model, CameraUrl source, CameraSettings settings, FramePool pool,
+                 CameraStats stats, Consumer<VideoFrame> sink, PacketSink packets) {
+        this.packets = packets;
         this.camera = camera;
         this.model = model;
         this.source = source;
@@ -293,7 +302,7 @@ final class CameraReader {
         decodingOn = device;
         try {
             return attempt(gen, device >= 0 ? new NvdecFrameDecoder(camera.id(), source, settings, device, pool)
-                    : new CpuFrameDecoder(source, settings, pool));
+                    : new CpuFrameDecoder(source, settings, pool, packets));
         } finally {
             decodingOn = -1;
             if (device >= 0) placement.release(device);

@@ -1,0 +1,168 @@
+package io.argus.pipeline.recording;
+
+import io.argus.pipeline.config.ArgusConfig;
+import io.argus.pipeline.config.CameraConfig;
+import io.argus.recording.CameraRecorder;
+import io.argus.recording.PacketSink;
+import io.argus.recording.Retention;
+import io.argus.recording.Segment;
+import io.argus.recording.SegmentIndex;
+import io.argus.recording.StorageLayout;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The node's recordings: opens the storage directory's index (bringing it in line with the files after a crash), keeps
+ * a recorder per recorded camera (fed by the camera's reader thread, writing on its own), and applies retention every
+ * {@link #RETENTION_PERIOD_MS}. Everything that touches the disk runs on a worker, never on the event loop.
+ */
+public final class RecordingVerticle extends VerticleBase implements Recordings {
+    static final long RETENTION_PERIOD_MS = 30_000;
+    private static final int DELETIONS_KEPT = 50;
+
+    private final ArgusConfig.Recording settings;
+    private final Map<String, CameraConfig.Record> rules = new ConcurrentHashMap<>();
+    private final Map<String, CameraRecorder> recorders = new ConcurrentHashMap<>();
+    private final Deque<JsonObject> lastDeletions = new ArrayDeque<>();
+    private final System.Logger log = System.getLogger("argus.recording");
+    private volatile SegmentIndex index;
+    private volatile long freeBytes = -1;
+    private long timer = -1;
+
+    public RecordingVerticle(ArgusConfig config) {
+        this.settings = config.recording();
+        for (CameraConfig c : config.cameras()) rules.put(c.id(), c.record());
+    }
+
+    @Override
+    public Future<?> start() {
+        return vertx.executeBlocking(() -> {
+            SegmentIndex opened = SegmentIndex.open(new StorageLayout(settings.dir()));
+            SegmentIndex.Recovery r = opened.recovery();
+            if (!r.clean()) log.log(Level.WARNING, "recordings in {0}: index brought in line with the files: {1}", settings.dir(), r);
+            for (String u : r.unreadable()) log.log(Level.WARNING, "recordings: unreadable segment kept out of the index: {0}", u);
+            index = opened;
+            freeBytes = free();
+            return null;
+        }).onSuccess(v -> timer = vertx.setPeriodic(RETENTION_PERIOD_MS, t -> retention()));
+    }
+
+    @Override
+    public Future<?> stop() {
+        if (timer >= 0) vertx.cancelTimer(timer);
+        return vertx.executeBlocking(() -> {
+            for (CameraRecorder r : recorders.values()) r.close();
+            recorders.clear();
+            if (index != null) index.close();
+            return null;
+        });
+    }
+
+    @Override
+    public PacketSink sinkFor(CameraConfig camera) {
+        rules.put(camera.id(), camera.record());
+        if (!camera.record().on() || index == null) return PacketSink.NONE;
+        return recorders.computeIfAbsent(camera.id(), id -> new CameraRecorder(id, index, settings.segmentSeconds() * 1000L,
+                settings.queueBytes()));
+    }
+
+    @Override
+    public void stopped(String camera) {
+        CameraRecorder r = recorders.remove(camera);
+        if (r != null) vertx.executeBlocking(() -> {
+            r.close();
+            return null;
+        });
+    }
+
+    @Override
+    public Future<List<Segment>> segments(String camera, long fromMs, long toMs) {
+        SegmentIndex i = index;
+        if (i == null) return Future.succeededFuture(List.of());
+        return vertx.executeBlocking(() -> i.segments(camera, fromMs, toMs));
+    }
+
+    @Override
+    public Future<Path> file(String name) {
+        SegmentIndex i = index;
+        if (i == null) return Future.failedFuture(new IllegalArgumentException("recordings are not open"));
+        return vertx.executeBlocking(() -> {
+            Path f = i.layout().file(name);
+            if (!Files.isRegularFile(f)) throw new java.util.NoSuchElementException("no segment " + name);
+            return f;
+        });
+    }
+
+    @Override
+    public Future<JsonObject> status() {
+        SegmentIndex i = index;
+        return vertx.executeBlocking(() -> {
+            JsonObject cameras = new JsonObject();
+            Map<String, Long> bytes = i != null ? i.bytesByCamera() : Map.of();
+            recorders.forEach((id, r) -> {
+                CameraRecorder.Stats s = r.stats();
+                cameras.put(id, new JsonObject().put("state", s.state()).put("received", s.received())
+                        .put("written", s.written()).put("droppedQueueFull", s.droppedQueueFull())
+                        .put("skippedWaitingKeyframe", s.skippedWaitingKeyframe()).put("lostToErrors", s.lostToErrors())
+                        .put("segments", s.segments()).put("lastError", s.lastError())
+                        .put("bytesStored", bytes.getOrDefault(id, 0L)));
+            });
+            JsonArray deleted;
+            synchronized (lastDeletions) {
+                deleted = new JsonArray(List.copyOf(lastDeletions));
+            }
+            long free = freeBytes;
+            return new JsonObject().put("recording", true).put("dir", settings.dir().toString())
+                    .put("bytes", bytes.values().stream().mapToLong(Long::longValue).sum())
+                    .put("maxBytes", settings.maxBytes()).put("freeBytes", free)
+                    .put("diskFilling", free >= 0 && free < settings.warnFreeBytes())
+                    .put("cameras", cameras).put("lastDeletions", deleted);
+        });
+    }
+
+    private long free() {
+        try {
+            return Files.getFileStore(settings.dir()).getUsableSpace();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    private void retention() {
+        SegmentIndex i = index;
+        if (i == null) return;
+        vertx.executeBlocking(() -> {
+            Map<String, Retention.CameraRule> perCamera = new java.util.HashMap<>();
+            rules.forEach((id, r) -> perCamera.put(id, new Retention.CameraRule(r.retainDays(), r.maxBytes())));
+            List<Retention.Deletion> gone = Retention.enforce(i, new Retention.Rules(settings.maxBytes(),
+                    settings.keepFreeBytes(), perCamera), System.currentTimeMillis(), this::free);
+            freeBytes = free();
+            if (!gone.isEmpty()) {
+                log.log(Level.INFO, "recordings: retention deleted {0} segment(s), the oldest {1} ({2})", gone.size(),
+                        gone.get(0).segment().name(), gone.get(0).reason());
+            }
+            synchronized (lastDeletions) {
+                for (Retention.Deletion d : gone) {
+                    lastDeletions.addFirst(new JsonObject().put("segment", d.segment().name()).put("reason", d.reason()));
+                    while (lastDeletions.size() > DELETIONS_KEPT) lastDeletions.removeLast();
+                }
+            }
+            if (freeBytes >= 0 && freeBytes < settings.warnFreeBytes()) {
+                log.log(Level.WARNING, "recordings: {0} bytes free in {1}, under warnFreeBytes {2}", freeBytes,
+                        settings.dir(), settings.warnFreeBytes());
+            }
+            return null;
+        }).onFailure(e -> log.log(Level.WARNING, "recordings: retention failed: " + e.getMessage()));
+    }
+}
