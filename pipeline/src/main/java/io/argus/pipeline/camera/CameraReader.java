@@ -27,8 +27,8 @@ import org.bytedeco.ffmpeg.global.avutil;
  * Reads one camera on its own thread: connect, decode (on the CPU or on NVDEC: {@link FrameDecoder}), hand each
  * frame on, and on failure or stall close and reconnect with backoff, forever.
  *
- * <p>Why a hung camera cannot block the others: nothing shared is held while connecting (see
- * {@link CpuFrameDecoder} for JavaCV's global lock). FFmpeg's socket timeout ({@code timeout}, microseconds) ends
+ * <p>Why a hung camera cannot block the others: nothing shared is held while connecting (each decoder opens its input
+ * with FFmpeg's own thread-safe calls). FFmpeg's socket timeout ({@code timeout}, microseconds) ends
  * most hangs; the watchdog ({@link #watchdog(long)}, driven by the camera verticle's timer) ends the rest: it
  * abandons the stuck thread (which exits when FFmpeg finally returns) and starts a fresh one.
  */
@@ -301,7 +301,7 @@ final class CameraReader {
         int device = nvdecDevice >= 0 ? placement.take(camera.decodeDevice(), nvdecDevice) : -1;
         decodingOn = device;
         try {
-            return attempt(gen, device >= 0 ? new NvdecFrameDecoder(camera.id(), source, settings, device, pool)
+            return attempt(gen, device >= 0 ? new NvdecFrameDecoder(camera.id(), source, settings, device, pool, packets)
                     : new CpuFrameDecoder(source, settings, pool, packets));
         } finally {
             decodingOn = -1;
