@@ -127,13 +127,24 @@ public final class CameraRecorder implements PacketSink, AutoCloseable {
 
     private void writeLoop() {
         SegmentWriter writer = null;
+        // Rows the index could not take (its disk full too): kept and written with the next change that it takes,
+        // so a complete segment does not stay "being written" (out of retention's reach) until the next start
+        java.util.List<Segment> unindexed = new java.util.ArrayList<>();
         SegmentWriter.Listener listener = new SegmentWriter.Listener() {
-            @Override public void opened(Segment s) { index.opened(s); }
+            @Override public void opened(Segment s) {
+                try {
+                    index.opened(s);   // a row missing here is added from the file at the next start
+                } catch (RuntimeException e) {
+                    failed("the index did not take the new segment " + s.name() + ": " + e.getMessage());
+                }
+                indexPending(unindexed);
+            }
 
             @Override public void closed(Segment s) {
-                index.closed(s);
                 segments.incrementAndGet();
                 bytesWritten.addAndGet(s.bytes());
+                unindexed.add(s);
+                indexPending(unindexed);
             }
         };
         try {
@@ -198,6 +209,17 @@ public final class CameraRecorder implements PacketSink, AutoCloseable {
             closeQuietly(writer);
             drain();
             state = "stopped";
+        }
+    }
+
+    private void indexPending(java.util.List<Segment> unindexed) {
+        try {
+            while (!unindexed.isEmpty()) {
+                index.closed(unindexed.get(0));
+                unindexed.remove(0);
+            }
+        } catch (RuntimeException e) {
+            failed("the index did not take " + unindexed.size() + " closed segment(s) yet: " + e.getMessage());
         }
     }
 

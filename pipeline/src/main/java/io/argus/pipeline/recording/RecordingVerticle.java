@@ -38,6 +38,7 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
     private final System.Logger log = System.getLogger("argus.recording");
     private volatile SegmentIndex index;
     private volatile long freeBytes = -1;
+    private volatile String openFailure;
     private long timer = -1;
 
     public RecordingVerticle(ArgusConfig config) {
@@ -47,12 +48,19 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
 
     @Override
     public Future<?> start() {
+        boolean wanted = rules.values().stream().anyMatch(CameraConfig.Record::on);
         return vertx.executeBlocking(() -> {
-            SegmentIndex opened = SegmentIndex.open(new StorageLayout(settings.dir()));
-            SegmentIndex.Recovery r = opened.recovery();
-            if (!r.clean()) log.log(Level.WARNING, "recordings in {0}: index brought in line with the files: {1}", settings.dir(), r);
-            for (String u : r.unreadable()) log.log(Level.WARNING, "recordings: unreadable segment kept out of the index: {0}", u);
-            index = opened;
+            try {
+                SegmentIndex opened = SegmentIndex.open(new StorageLayout(settings.dir()));
+                SegmentIndex.Recovery r = opened.recovery();
+                if (!r.clean()) log.log(Level.WARNING, "recordings in {0}: index brought in line with the files: {1}", settings.dir(), r);
+                for (String u : r.unreadable()) log.log(Level.WARNING, "recordings: unreadable segment kept out of the index: {0}", u);
+                index = opened;
+            } catch (IOException | RuntimeException e) {
+                // detection does not wait for the disk: the cameras run, unrecorded, and the status says why
+                openFailure = "cannot open the recordings in " + settings.dir() + ": " + e.getMessage();
+                log.log(wanted ? Level.ERROR : Level.WARNING, openFailure);
+            }
             freeBytes = free();
             return null;
         }).onSuccess(v -> timer = vertx.setPeriodic(RETENTION_PERIOD_MS, t -> retention()));
@@ -123,7 +131,7 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
                 deleted = new JsonArray(List.copyOf(lastDeletions));
             }
             long free = freeBytes;
-            return new JsonObject().put("recording", true).put("dir", settings.dir().toString())
+            return new JsonObject().put("recording", i != null).put("error", openFailure).put("dir", settings.dir().toString())
                     .put("bytes", bytes.values().stream().mapToLong(Long::longValue).sum())
                     .put("maxBytes", settings.maxBytes()).put("freeBytes", free)
                     .put("diskFilling", free >= 0 && free < settings.warnFreeBytes())
