@@ -186,6 +186,32 @@ final class CameraReader {
 
     private boolean current(int gen) { return !stopped && gen == generation; }
 
+    /**
+     * The recorder as connection {@code gen} may use it: only while that connection is the camera's current one. A
+     * reader abandoned by the watchdog returns from FFmpeg later; its last packet, or the end of its stream when it
+     * closes, must not reach the recorder in the middle of the next connection's stream.
+     */
+    private PacketSink current(int gen) {
+        if (packets == PacketSink.NONE) return packets;
+        return new PacketSink() {
+            @Override
+            public void streamStarted(org.bytedeco.ffmpeg.avcodec.AVCodecParameters parameters,
+                                      org.bytedeco.ffmpeg.avutil.AVRational timeBase) {
+                if (current(gen)) packets.streamStarted(parameters, timeBase);
+            }
+
+            @Override
+            public void packet(org.bytedeco.ffmpeg.avcodec.AVPacket packet, long wallMs) {
+                if (current(gen)) packets.packet(packet, wallMs);
+            }
+
+            @Override
+            public void streamEnded() {
+                if (current(gen)) packets.streamEnded();
+            }
+        };
+    }
+
     private void run(int gen, boolean backoffFirst) {
         Backoff backoff = new Backoff(settings.reconnect(), ThreadLocalRandom.current());
         try {
@@ -301,8 +327,9 @@ final class CameraReader {
         int device = nvdecDevice >= 0 ? placement.take(camera.decodeDevice(), nvdecDevice) : -1;
         decodingOn = device;
         try {
-            return attempt(gen, device >= 0 ? new NvdecFrameDecoder(camera.id(), source, settings, device, pool, packets)
-                    : new CpuFrameDecoder(source, settings, pool, packets));
+            PacketSink ours = current(gen);
+            return attempt(gen, device >= 0 ? new NvdecFrameDecoder(camera.id(), source, settings, device, pool, ours)
+                    : new CpuFrameDecoder(source, settings, pool, ours));
         } finally {
             decodingOn = -1;
             if (device >= 0) placement.release(device);
