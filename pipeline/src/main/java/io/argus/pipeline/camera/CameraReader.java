@@ -191,7 +191,7 @@ final class CameraReader {
      * reader abandoned by the watchdog returns from FFmpeg later; its last packet, or the end of its stream when it
      * closes, must not reach the recorder in the middle of the next connection's stream.
      */
-    private PacketSink current(int gen) {
+    private PacketSink packetsWhileCurrent(int gen) {
         if (packets == PacketSink.NONE) return packets;
         return new PacketSink() {
             @Override
@@ -327,7 +327,7 @@ final class CameraReader {
         int device = nvdecDevice >= 0 ? placement.take(camera.decodeDevice(), nvdecDevice) : -1;
         decodingOn = device;
         try {
-            PacketSink ours = current(gen);
+            PacketSink ours = packetsWhileCurrent(gen);
             return attempt(gen, device >= 0 ? new NvdecFrameDecoder(camera.id(), source, settings, device, pool, ours)
                     : new CpuFrameDecoder(source, settings, pool, ours));
         } finally {
