@@ -41,6 +41,7 @@ import io.argus.gpu.DeviceContext;
 import io.argus.gpu.GpuStream;
 import io.argus.gpu.Status;
 import io.argus.recording.PacketSink;
+import io.argus.recording.Ffmpeg;
 import org.bytedeco.cuda.cudart.CUevent_st;
 import org.bytedeco.cuda.global.cudart;
 import org.bytedeco.ffmpeg.avcodec.AVCodec;
