@@ -121,7 +121,9 @@ class WebSocketLoadTest {
             double appCpuBefore = 100 * (CpuTime.process(app.pid()) - appCpu0) / baselineSeconds;
             double[] machine1 = CpuTime.machine();
             double machineBefore = 100 * (machine1[0] - machine0[0]) / baselineSeconds;
-            double rssBefore = mean(rss.subList(rssFrom, rss.size()));
+            // a copy first: the sampler thread appends to rss, and a view of it would fail at its next sample
+            List<Double> rssSoFar = List.copyOf(rss);
+            double rssBefore = mean(rssSoFar.subList(rssFrom, rssSoFar.size()));
             double p99Before = baseline.serverPercentile(99), deliveryP99Before = baseline.deliveryPercentile(99);
             System.out.printf(Locale.ROOT, "baseline: %d detections, server p50 %.1f p99 %.1f ms, delivery p99 %.1f ms, rss %.0f MB%n",
                     baseline.serverCount(), baseline.serverPercentile(50), p99Before, deliveryP99Before, rssBefore);
@@ -199,7 +201,8 @@ class WebSocketLoadTest {
             String metricsEnd = app.get("/metrics").body();
             Wrk.Result w = wrk.await(LOAD_SECONDS + 30);
             double rssEnd = rss.getLast();
-            List<Double> loadRss = rss.subList(rssLoadFrom, rss.size());
+            List<Double> rssAll = List.copyOf(rss);
+            List<Double> loadRss = rssAll.subList(rssLoadFrom, rssAll.size());
             double rssMax = loadRss.stream().mapToDouble(Double::doubleValue).max().orElse(-1);
             int third = loadRss.size() / 3;
             double rssMiddleMax = loadRss.subList(third, 2 * third).stream().mapToDouble(Double::doubleValue).max().orElse(-1);
