@@ -120,11 +120,17 @@ public final class SegmentIndex implements AutoCloseable {
 
     /** {@code camera}'s segments overlapping [fromMs, toMs), by start time (the one being written with end -1). */
     public synchronized List<Segment> segments(String camera, long fromMs, long toMs) {
-        return query("SELECT * FROM segments WHERE camera = ? AND start_ms < ? AND (end_ms < 0 OR end_ms > ?) ORDER BY start_ms",
+        return segments(camera, fromMs, toMs, Integer.MAX_VALUE);
+    }
+
+    /** The first {@code limit} of {@code camera}'s segments overlapping [fromMs, toMs), by start time. */
+    public synchronized List<Segment> segments(String camera, long fromMs, long toMs, int limit) {
+        return query("SELECT * FROM segments WHERE camera = ? AND start_ms < ? AND (end_ms < 0 OR end_ms > ?) ORDER BY start_ms LIMIT ?",
                 p -> {
                     p.setString(1, camera);
                     p.setLong(2, toMs);
                     p.setLong(3, fromMs);
+                    p.setInt(4, limit);
                 });
     }
 

@@ -97,7 +97,7 @@ public final class StorageLayout {
         return f;
     }
 
-    static void requireCamera(String camera) {
+    public static void requireCamera(String camera) {
         if (camera == null || !CAMERA.matcher(camera).matches()) {
             throw new IllegalArgumentException("camera id: expected a name of 1-64 letters, digits, '.', '_' or '-', "
                     + "starting with a letter or digit, found " + quote(camera));

@@ -281,7 +281,7 @@ public final class ArgusApp {
                     }
                     // events before cameras: the events verticle follows each camera from its first detection message
                     events = new EventsVerticle(config.events(), clustered() ? config.cameras() : effective.cameras(),
-                            config.cacheDir().resolve("scenes"), cameras, knownCameras(), snapshots, metrics, this::classesOf);
+                            config.cacheDir().resolve("scenes"), cameras, knownCameras(), snapshots, metrics, this::classesOf, recordings);
                     Map<String, io.argus.pipeline.config.CameraConfig> inFile = new java.util.HashMap<>();
                     for (var c : config.cameras()) inFile.put(c.id(), c);
                     durable = new DurableCameras(vertx, knownCameras(), events, overlay, CameraOverlay.file(config.cacheDir()), clusterChanges,
@@ -318,7 +318,7 @@ public final class ArgusApp {
                 })
                 .compose(v -> clustered() ? vertx.deployVerticle(clusterCameras) : Future.succeededFuture())
                 // the other nodes ask this one for its cameras' snapshots over the event bus, never over HTTP
-                .compose(v -> clustered() ? vertx.deployVerticle(new NodeSnapshots(cluster.getNodeId(), snapshots, events::snapshot))
+                .compose(v -> clustered() ? vertx.deployVerticle(new NodeSnapshots(cluster.getNodeId(), snapshots, events::picture))
                         : Future.succeededFuture())
                 .compose(v -> {
                     http = new HttpVerticle(config, metrics, snapshots, new ApiServices(models, durable, clusterCameras,

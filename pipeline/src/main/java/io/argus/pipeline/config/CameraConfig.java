@@ -26,10 +26,12 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
                            DecoderMode decoder, int decodeDevice, SceneRules scene, Record record) {
     /**
      * {@code record:} of a camera. mode: off, or continuous (every packet, in segments); retainDays: segments older
-     * than this are deleted (0: kept until a byte budget needs the room); maxBytes: this camera's budget (0: none).
+     * than this are deleted (0: kept until a byte budget needs the room); maxBytes: this camera's budget (0: none);
+     * preRollSeconds, postRollSeconds: how much of the recording before an event's start and after its end its clip
+     * holds.
      */
-    public record Record(String mode, int retainDays, long maxBytes) {
-        public static final Record OFF = new Record("off", 0, 0);
+    public record Record(String mode, int retainDays, long maxBytes, int preRollSeconds, int postRollSeconds) {
+        public static final Record OFF = new Record("off", 0, 0, 5, 5);
 
         public boolean on() { return !mode.equals("off"); }
 
@@ -37,11 +39,16 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
             String mode = n.oneOf("mode", "off", "off", "continuous");
             int days = n.integer("retainDays", 7, 0, 36_500);
             long bytes = n.longValue("maxBytes", 0, 0, Long.MAX_VALUE);
+            int pre = n.integer("preRollSeconds", 5, 0, 300);
+            int post = n.integer("postRollSeconds", 5, 0, 300);
             n.finish();
-            return new Record(mode, days, bytes);
+            return new Record(mode, days, bytes, pre, post);
         }
 
-        JsonObject toJson() { return new JsonObject().put("mode", mode).put("retainDays", retainDays).put("maxBytes", maxBytes); }
+        JsonObject toJson() {
+            return new JsonObject().put("mode", mode).put("retainDays", retainDays).put("maxBytes", maxBytes)
+                    .put("preRollSeconds", preRollSeconds).put("postRollSeconds", postRollSeconds);
+        }
     }
 
     /** Reads one camera (from the config file or a REST body); {@code models}: the known model ids, first = default. */

@@ -4,6 +4,8 @@ import static io.argus.pipeline.http.JsonReplies.WAIT_SECONDS;
 import static io.argus.pipeline.http.JsonReplies.answer;
 import static io.argus.pipeline.http.JsonReplies.error;
 
+import io.argus.pipeline.config.Names;
+import io.argus.pipeline.events.EventQueries;
 import io.argus.pipeline.recording.Recordings;
 import io.argus.recording.Segment;
 import io.argus.recording.StorageLayout;
@@ -17,18 +19,51 @@ import java.util.regex.Pattern;
 
 /**
  * REST for recordings (docs/recording.md): the storage's state ({@code GET /api/recordings}), a camera's segments in a
- * time range ({@code GET /api/recordings/:camera?from=&to=}, epoch ms, the last hour by default) and a segment's file
- * ({@code GET /api/recordings/:camera/:day/:file}, with byte ranges, as a browser's video element asks). A segment is
- * named, never a path: the name is parsed and resolved under the storage directory ({@link StorageLayout#file}).
+ * time range ({@code GET /api/recordings/:camera?from=&to=&limit=}, epoch ms, the last hour by default), a segment's
+ * file ({@code GET /api/recordings/:camera/:day/:file}, with byte ranges, as a browser's video element asks), a time
+ * range as one MP4 ({@code GET /api/recordings/:camera/clip.mp4?from=&to=}) and an event's clip
+ * ({@code GET /api/events/:id/clip.mp4}: its camera's pre-roll before it, post-roll after it). A segment is named,
+ * never a path: the name is parsed and resolved under the storage directory ({@link StorageLayout#file}).
  */
 final class RecordingRoutes {
     private static final Pattern RANGE = Pattern.compile("bytes=(\\d{0,18})-(\\d{0,18})");
     private static final long HOUR_MS = 3_600_000L;
+    /** Segments one list request returns at most (10 s segments: a day is 8,640); the rest by asking from the last. */
+    static final int LIST_LIMIT = 10_000;
 
     private RecordingRoutes() {}
 
-    static void mount(Router router, Recordings recordings) {
+    static void mount(Router router, Recordings recordings, EventQueries events) {
         router.get("/api/recordings").handler(rc -> answer(rc, recordings.status(), WAIT_SECONDS, s -> s, 200));
+        router.get("/api/recordings/:camera/clip.mp4").handler(rc -> {
+            String camera = PathIds.name(rc, "camera", "camera id");
+            if (camera == null) return;
+            long from;
+            long to;
+            try {
+                from = time(rc, "from", -1);
+                to = time(rc, "to", -1);
+                if (from < 0 || to < 0) throw new IllegalArgumentException("from and to: expected epoch milliseconds, both");
+            } catch (IllegalArgumentException e) {
+                error(rc, 400, e.getMessage());
+                return;
+            }
+            sendClip(rc, recordings.clip(camera, from, to));
+        });
+        router.get("/api/events/:id/clip.mp4").handler(rc -> {
+            String id = PathIds.name(rc, "id", "event id", Names.DERIVED_MAX);
+            if (id == null) return;
+            events.event(id).timeout(WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS).onComplete(ar -> {
+                if (ar.failed()) {
+                    error(rc, io.argus.pipeline.base.RequestRefused.statusOf(ar.cause()) == 404 ? 404 : 503, ar.cause().getMessage());
+                    return;
+                }
+                JsonObject e = ar.result();
+                Number end = (Number) e.getValue("end");
+                sendClip(rc, recordings.eventClip(e.getString("cameraId"), Math.round(e.getDouble("start")),
+                        end == null ? -1 : Math.round(end.doubleValue())));
+            });
+        });
         router.get("/api/recordings/:camera").handler(rc -> {
             String camera = PathIds.name(rc, "camera", "camera id");
             if (camera == null) return;
@@ -45,7 +80,17 @@ final class RecordingRoutes {
                 error(rc, 400, "from (" + from + ") is after to (" + to + ")");
                 return;
             }
-            answer(rc, recordings.segments(camera, from, to), WAIT_SECONDS, RecordingRoutes::listed, 200);
+            int limit;
+            String l = rc.queryParams().get("limit");
+            if (l == null || l.isEmpty()) limit = LIST_LIMIT;
+            else if (l.matches("\\d{1,5}") && Integer.parseInt(l) >= 1 && Integer.parseInt(l) <= LIST_LIMIT) limit = Integer.parseInt(l);
+            else {
+                error(rc, 400, "limit: expected 1 to " + LIST_LIMIT + ", found " + Names.quoted(l));
+                return;
+            }
+            // one more than asked: whether there are more to ask for
+            answer(rc, recordings.segments(camera, from, to, limit + 1), WAIT_SECONDS,
+                    segments -> listed(camera, from, to, limit, segments), 200);
         });
         router.get("/api/recordings/:camera/:day/:file").handler(rc -> {
             String name = rc.pathParam("camera") + "/" + rc.pathParam("day") + "/" + rc.pathParam("file");
@@ -70,21 +115,39 @@ final class RecordingRoutes {
         return Long.parseLong(v);
     }
 
-    private static JsonArray listed(List<Segment> segments) {
+    /** {@code {"camera", "from", "to", "segments": [...], "more"}}: more when the limit cut the list. */
+    private static JsonObject listed(String camera, long from, long to, int limit, List<Segment> segments) {
         JsonArray out = new JsonArray();
-        for (Segment s : segments) {
+        for (Segment s : segments.subList(0, Math.min(limit, segments.size()))) {
             out.add(new JsonObject().put("name", s.name()).put("startMs", s.startMs()).put("endMs", s.endMs())
                     .put("complete", s.complete()).put("bytes", s.bytes()).put("packets", s.packets())
                     .put("url", "/api/recordings/" + s.name()));
         }
-        return out;
+        return new JsonObject().put("camera", camera).put("from", from).put("to", to).put("segments", out)
+                .put("more", segments.size() > limit);
+    }
+
+    /** The clip's file with byte ranges, or why there is none: 404 nothing recorded, 400 a bad range, 503 busy. */
+    private static void sendClip(RoutingContext rc, io.vertx.core.Future<Recordings.Clip> clip) {
+        clip.onComplete(ar -> {
+            if (ar.succeeded()) {
+                rc.response().putHeader("x-clip-from", Long.toString(ar.result().fromMs()))
+                        .putHeader("x-clip-to", Long.toString(ar.result().toMs()));
+                send(rc, ar.result().file());
+                return;
+            }
+            Throwable e = ar.cause();
+            int status = e instanceof java.util.NoSuchElementException ? 404 : e instanceof IllegalArgumentException ? 400
+                    : e instanceof IllegalStateException ? 503 : 500;
+            error(rc, status, e.getMessage());
+        });
     }
 
     /** The file whole (200) or the one byte range asked for (206); a range beyond its end: 416. */
     private static void send(RoutingContext rc, java.nio.file.Path file) {
         rc.vertx().fileSystem().props(file.toString()).onComplete(p -> {
             if (p.failed()) {
-                error(rc, 404, "no segment " + file.getFileName());
+                error(rc, 404, "no file " + file.getFileName());
                 return;
             }
             long size = p.result().size();

@@ -3,6 +3,7 @@ package io.argus.pipeline.recording;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.CameraConfig;
 import io.argus.recording.CameraRecorder;
+import io.argus.recording.ClipWriter;
 import io.argus.recording.PacketSink;
 import io.argus.recording.Retention;
 import io.argus.recording.Segment;
@@ -10,6 +11,7 @@ import io.argus.recording.SegmentIndex;
 import io.argus.recording.StorageLayout;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.WorkerExecutor;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -20,7 +22,9 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The node's recordings: opens the storage directory's index (bringing it in line with the files after a crash), keeps
@@ -30,6 +34,12 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class RecordingVerticle extends VerticleBase implements Recordings {
     static final long RETENTION_PERIOD_MS = 30_000;
     private static final int DELETIONS_KEPT = 50;
+    /** Clips kept for the next request of the same range; the oldest goes first. */
+    static final int CLIPS_KEPT = 32;
+    /** Clip requests waiting for the one clip writer; more are refused until it catches up. */
+    static final int CLIPS_WAITING = 8;
+    /** How long after a range's end its last packets may still be on their way to the segment. */
+    private static final long SETTLE_MS = 2_000;
 
     private final ArgusConfig.Recording settings;
     private final Map<String, CameraConfig.Record> rules = new ConcurrentHashMap<>();
@@ -40,6 +50,9 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
     private volatile long freeBytes = -1;
     private volatile String openFailure;
     private long timer = -1;
+    /** One clip written at a time, beside (not in the way of) the index's own requests. */
+    private WorkerExecutor clipWriter;
+    private final AtomicInteger clipsWaiting = new AtomicInteger();
 
     public RecordingVerticle(ArgusConfig config) {
         this.settings = config.recording();
@@ -63,12 +76,16 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
             }
             freeBytes = free();
             return null;
-        }).onSuccess(v -> timer = vertx.setPeriodic(RETENTION_PERIOD_MS, t -> retention()));
+        }).onSuccess(v -> {
+            clipWriter = vertx.createSharedWorkerExecutor("argus-clips", 1);
+            timer = vertx.setPeriodic(RETENTION_PERIOD_MS, t -> retention());
+        });
     }
 
     @Override
     public Future<?> stop() {
         if (timer >= 0) vertx.cancelTimer(timer);
+        if (clipWriter != null) clipWriter.close();
         return vertx.executeBlocking(() -> {
             for (CameraRecorder r : recorders.values()) r.close();
             recorders.clear();
@@ -95,10 +112,96 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
     }
 
     @Override
-    public Future<List<Segment>> segments(String camera, long fromMs, long toMs) {
+    public Future<List<Segment>> segments(String camera, long fromMs, long toMs, int limit) {
         SegmentIndex i = index;
         if (i == null) return Future.succeededFuture(List.of());
-        return vertx.executeBlocking(() -> i.segments(camera, fromMs, toMs));
+        return vertx.executeBlocking(() -> i.segments(camera, fromMs, toMs, limit));
+    }
+
+    @Override
+    public boolean records(String camera) {
+        CameraConfig.Record r = rules.get(camera);
+        return r != null && r.on() && index != null;
+    }
+
+    @Override
+    public Future<Clip> eventClip(String camera, long startMs, long endMs) {
+        long[] range = eventRange(camera, startMs, endMs);
+        long to = range[1] < 0 ? System.currentTimeMillis() : range[1];
+        return clip(camera, range[0], Math.min(to, range[0] + MAX_CLIP_MS));
+    }
+
+    @Override
+    public JsonObject clipReference(String camera, String eventId, long startMs, long endMs) {
+        if (!records(camera)) return null;
+        long[] range = eventRange(camera, startMs, endMs);
+        JsonObject ref = new JsonObject().put("url", "/api/events/" + eventId + "/clip.mp4").put("from", range[0]);
+        return range[1] < 0 ? ref.putNull("to") : ref.put("to", range[1]);
+    }
+
+    /** [start - preRoll, end + postRoll] (end -1: open), the camera's rolls. */
+    private long[] eventRange(String camera, long startMs, long endMs) {
+        CameraConfig.Record r = rules.getOrDefault(camera, CameraConfig.Record.OFF);
+        return new long[]{startMs - r.preRollSeconds() * 1000L, endMs < 0 ? -1 : endMs + r.postRollSeconds() * 1000L + 1};
+    }
+
+    @Override
+    public Future<Clip> clip(String camera, long fromMs, long toMs) {
+        SegmentIndex i = index;
+        if (i == null) return Future.failedFuture(new NoSuchElementException("recordings are not open: " + openFailure));
+        if (toMs <= fromMs || toMs - fromMs > MAX_CLIP_MS) {
+            return Future.failedFuture(new IllegalArgumentException("clip: expected from < to, at most " + MAX_CLIP_MS
+                    + " ms apart, found from " + fromMs + ", to " + toMs));
+        }
+        String name;
+        try {
+            StorageLayout.requireCamera(camera);
+            name = camera + "-" + fromMs + "-" + toMs + ".mp4";
+        } catch (IllegalArgumentException e) {
+            return Future.failedFuture(e);
+        }
+        if (clipsWaiting.incrementAndGet() > CLIPS_WAITING) {
+            clipsWaiting.decrementAndGet();
+            return Future.failedFuture(new IllegalStateException("busy: " + CLIPS_WAITING + " clips are being written; try again"));
+        }
+        return clipWriter.<Clip>executeBlocking(() -> {
+            Path dir = settings.dir().resolve(".clips");
+            Files.createDirectories(dir);
+            Path file = dir.resolve(name);
+            // a clip made once its range had ended (and its last packets had reached the disk) is still right
+            if (Files.isRegularFile(file) && Files.getLastModifiedTime(file).toMillis() > toMs + SETTLE_MS) {
+                return new Clip(file, fromMs, toMs, -1, Files.size(file), null);
+            }
+            List<ClipWriter.Part> parts = new java.util.ArrayList<>();
+            for (Segment s : i.segments(camera, fromMs, toMs)) parts.add(new ClipWriter.Part(i.layout().file(s.name()), s.startMs()));
+            if (parts.isEmpty()) throw new NoSuchElementException("camera " + camera + ": nothing recorded between " + fromMs + " and " + toMs);
+            ClipWriter.Written w;
+            try {
+                w = ClipWriter.write(parts, fromMs, toMs, file);
+            } catch (IOException e) {
+                if (e.getMessage() != null && e.getMessage().startsWith("nothing recorded")) {
+                    throw new NoSuchElementException("camera " + camera + ": " + e.getMessage());
+                }
+                throw e;
+            }
+            keepNewestClips(dir);
+            return new Clip(file, w.fromMs(), w.toMs(), w.packets(), w.bytes(), w.cutShort());
+        }).andThen(ar -> clipsWaiting.decrementAndGet());
+    }
+
+    /** Deletes the oldest clips beyond {@link #CLIPS_KEPT}. */
+    private static void keepNewestClips(Path dir) throws IOException {
+        List<Path> clips;
+        try (var files = Files.list(dir)) {
+            clips = files.filter(f -> f.getFileName().toString().endsWith(".mp4")).sorted((a, b) -> {
+                try {
+                    return Files.getLastModifiedTime(b).compareTo(Files.getLastModifiedTime(a));
+                } catch (IOException e) {
+                    return 0;
+                }
+            }).toList();
+        }
+        for (int k = CLIPS_KEPT; k < clips.size(); k++) Files.deleteIfExists(clips.get(k));
     }
 
     @Override

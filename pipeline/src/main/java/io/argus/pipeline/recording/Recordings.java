@@ -19,8 +19,36 @@ public interface Recordings {
     /** The camera was removed or stopped for good: its recorder finishes its segment and goes. */
     void stopped(String camera);
 
-    /** {@code camera}'s segments overlapping [fromMs, toMs), oldest first. */
-    Future<List<Segment>> segments(String camera, long fromMs, long toMs);
+    /** The longest clip one request may ask for: its work (disk reads) and its file stay bounded. */
+    long MAX_CLIP_MS = 3_600_000L;
+
+    /** A clip of a camera's recording: its file and what is in it (wall-clock span of its pictures, packets). */
+    record Clip(Path file, long fromMs, long toMs, long packets, long bytes, String cutShort) {}
+
+    /** {@code camera}'s segments overlapping [fromMs, toMs), oldest first, at most {@code limit}. */
+    Future<List<Segment>> segments(String camera, long fromMs, long toMs, int limit);
+
+    /** Whether {@code camera}'s packets are recorded here (its {@code record:} is on and the storage opened). */
+    boolean records(String camera);
+
+    /**
+     * [fromMs, toMs) of {@code camera}'s recording as one MP4 (stream copy from the keyframe at or before fromMs); at
+     * most {@link #MAX_CLIP_MS}. Fails with a {@link java.util.NoSuchElementException} when nothing of it is recorded.
+     */
+    Future<Clip> clip(String camera, long fromMs, long toMs);
+
+    /**
+     * The clip of an event of {@code camera} that started at {@code startMs} and ended at {@code endMs} (-1: still
+     * open, the clip then runs to now): the camera's {@code preRollSeconds} before and {@code postRollSeconds} after.
+     */
+    Future<Clip> eventClip(String camera, long startMs, long endMs);
+
+    /**
+     * What an event's message says of its clip: {@code {"url", "from", "to"}} (epoch ms; to null while the event is
+     * open), or null when {@code camera} is not recorded here. The clip refers to the segments; nothing is copied until
+     * it is asked for.
+     */
+    JsonObject clipReference(String camera, String eventId, long startMs, long endMs);
 
     /** The file of segment {@code name} ({@code <camera>/<yyyy-MM-dd>/<ms>.mp4}), checked; a bad name fails. */
     Future<Path> file(String name);
@@ -34,7 +62,19 @@ public interface Recordings {
 
         @Override public void stopped(String camera) {}
 
-        @Override public Future<List<Segment>> segments(String camera, long fromMs, long toMs) { return Future.succeededFuture(List.of()); }
+        @Override public Future<List<Segment>> segments(String camera, long fromMs, long toMs, int limit) { return Future.succeededFuture(List.of()); }
+
+        @Override public boolean records(String camera) { return false; }
+
+        @Override public Future<Clip> clip(String camera, long fromMs, long toMs) { return notRecorded(camera); }
+
+        @Override public Future<Clip> eventClip(String camera, long startMs, long endMs) { return notRecorded(camera); }
+
+        @Override public JsonObject clipReference(String camera, String eventId, long startMs, long endMs) { return null; }
+
+        private Future<Clip> notRecorded(String camera) {
+            return Future.failedFuture(new java.util.NoSuchElementException("nothing is recorded on this node"));
+        }
 
         @Override public Future<Path> file(String name) {
             return Future.failedFuture(new IllegalArgumentException("nothing is recorded on this node"));

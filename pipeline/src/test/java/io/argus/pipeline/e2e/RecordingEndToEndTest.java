@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A camera with {@code record: {mode: continuous}} through the whole app: the one connection that feeds detection
  * also writes 2 s segments; the REST API lists them and serves each file whole or by byte range; a served segment
- * holds what the index says (ffprobe counts its packets) and decodes on its own; the recorder's books balance; a
- * segment name that is not one is refused.
+ * holds what the index says (ffprobe counts its packets) and decodes on its own; a list request is bounded (limit,
+ * more); a time range across segments comes as one MP4 by stream copy, from the keyframe before its start; the
+ * recorder's books balance; a segment name that is not one is refused.
  */
 @Budget(seconds = 40)
 class RecordingEndToEndTest {
@@ -34,7 +35,7 @@ class RecordingEndToEndTest {
         try (RunningApp app = new RunningApp(TestConfig.read(json))) {
             JsonArray[] listed = {new JsonArray()};
             Waits.waitFor(() -> {
-                listed[0] = app.get("/api/recordings/cam").array();
+                listed[0] = app.get("/api/recordings/cam").json().getJsonArray("segments");
                 return listed[0].stream().filter(o -> ((JsonObject) o).getBoolean("complete")).count() >= 2;
             }, 30_000, 250, () -> "two complete segments of cam, listed: " + listed[0].encode());
 
@@ -68,6 +69,35 @@ class RecordingEndToEndTest {
                 assertEquals("bytes 100-199/" + s.getLong("bytes"), part.header("content-range"));
                 assertEquals(whole.raw().getBuffer(100, 200), part.raw());
             }
+
+            // one list request returns at most `limit` segments and says whether there are more
+            JsonObject first = app.get("/api/recordings/cam?limit=1").json();
+            assertEquals(1, first.getJsonArray("segments").size(), first.encode());
+            assertTrue(first.getBoolean("more"), first.encode());
+            assertEquals(400, app.get("/api/recordings/cam?limit=0").status());
+            assertEquals(400, app.get("/api/recordings/cam?limit=100001").status());
+
+            // a time range across the two segments as one MP4: from the keyframe at or before its start (one a second)
+            long rangeFrom = listed[0].getJsonObject(0).getLong("startMs") + 1_500;
+            long rangeTo = listed[0].getJsonObject(1).getLong("startMs") + 1_000;
+            RunningApp.Response clip = app.get("/api/recordings/cam/clip.mp4?from=" + rangeFrom + "&to=" + rangeTo);
+            assertEquals(200, clip.status(), clip.body());
+            long clipFrom = Long.parseLong(clip.header("x-clip-from"));
+            long clipTo = Long.parseLong(clip.header("x-clip-to"));
+            assertTrue(clipFrom <= rangeFrom && clipFrom > rangeFrom - 1_040, clipFrom + " for " + rangeFrom);
+            assertTrue(clipTo < rangeTo && clipTo >= rangeTo - 80, clipTo + " for " + rangeTo);
+            Path clipCopy = Files.createTempFile("argus-clip", ".mp4");
+            try {
+                Files.write(clipCopy, clip.raw().getBytes());
+                assertEquals((clipTo - clipFrom) / 40 + 1, Long.parseLong(run("ffprobe", "-v", "error", "-select_streams", "v:0",
+                        "-count_packets", "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", clipCopy.toString()).trim()), 2);
+                assertEquals("", run("ffmpeg", "-v", "error", "-i", clipCopy.toString(), "-f", "null", "-").trim(), "the clip decodes");
+            } finally {
+                Files.deleteIfExists(clipCopy);
+            }
+            assertEquals(404, app.get("/api/recordings/cam/clip.mp4?from=1000&to=2000").status(), "nothing recorded then");
+            assertEquals(400, app.get("/api/recordings/cam/clip.mp4?from=1000").status(), "to missing");
+            assertEquals(400, app.get("/api/recordings/cam/clip.mp4?from=1000&to=999999999").status(), "longer than an hour");
 
             JsonObject cam = app.get("/api/recordings").json().getJsonObject("cameras").getJsonObject("cam");
             long received = cam.getLong("received");

@@ -1,0 +1,139 @@
+package io.argus.pipeline.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.argus.pipeline.testing.RunningApp;
+import io.argus.pipeline.testing.TestConfig;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Tiers;
+import io.argus.testkit.Waits;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.awt.image.BufferedImage;
+import java.io.ByteArrayInputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An event's evidence, through the whole app with the demo model on the sample video (a keyframe each second, 25 fps)
+ * recorded in 2 s segments: the event's message refers to its clip (its start less the pre-roll, its end plus the
+ * post-roll); the clip, made by stream copy when asked, starts at the keyframe at or before that start, ends with the
+ * last picture before that end, holds every picture in between (ffprobe) and decodes on its own; byte ranges are
+ * served. The best snapshot comes with the object's box drawn (green pixels the clean one lacks) and a crop of the
+ * object smaller than the snapshot. Budget: 90 s (the app's start, an event ended a second into the recording and its
+ * post-roll on disk: 69 s beside a parallel build, load 10).
+ */
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 90)
+class EventEvidenceTest {
+    static final long FRAME_MS = 40;
+    static final long GOP_MS = 1000;
+
+    @Test
+    void anEndedEventHasAClipOfItsTimeAndPicturesOfItsObject() throws Exception {
+        JsonObject json = TestConfig.demo();
+        json.getJsonArray("cameras").add(TestConfig.camera("cam", "sample:").put("record", new JsonObject()
+                .put("mode", "continuous").put("preRollSeconds", 1).put("postRollSeconds", 1)));
+        json.put("recording", new JsonObject().put("segmentSeconds", 2));
+        try (RunningApp app = new RunningApp(TestConfig.read(json))) {
+            // an event that ended, with its post-roll written (a segment lasts 2 s, a fragment 1 s) and its pre-roll
+            // recorded (the first events come before the recording's first second)
+            JsonObject[] event = {null};
+            Waits.waitFor(() -> {
+                JsonArray segments = app.get("/api/recordings/cam?from=0").json().getJsonArray("segments");
+                if (segments.isEmpty()) return false;
+                long recordedFrom = segments.getJsonObject(0).getLong("startMs");
+                for (Object o : app.get("/api/events?camera=cam&limit=1000").json().getJsonArray("events")) {
+                    JsonObject e = (JsonObject) o;
+                    JsonObject clip = e.getJsonObject("clip");
+                    if (e.getValue("end") != null && clip != null && clip.getLong("from") >= recordedFrom + GOP_MS
+                            && clip.getLong("to") < System.currentTimeMillis() - 3_000
+                            // and a best snapshot (taken 4 times a second: a short event may have none)
+                            && app.get("/api/events/" + e.getString("id") + "/snapshot.jpg?box=false").status() == 200) {
+                        event[0] = e;
+                        return true;
+                    }
+                }
+                return false;
+            }, 75_000, 250, () -> "an event of cam with a snapshot, ended 3 s ago, a second into the recording or later");
+            JsonObject e = event[0];
+            String id = e.getString("id");
+            JsonObject ref = e.getJsonObject("clip");
+            assertEquals("/api/events/" + id + "/clip.mp4", ref.getString("url"));
+            assertEquals(Math.round(e.getDouble("start")) - 1_000, ref.getLong("from"), "pre-roll: " + e.encode());
+            assertEquals(Math.round(e.getDouble("end")) + 1_000 + 1, ref.getLong("to"), "post-roll: " + e.encode());
+            assertEquals("/api/events/" + id + "/crop.jpg", e.getString("crop"));
+
+            RunningApp.Response clip = app.get(ref.getString("url"));
+            assertEquals(200, clip.status(), clip.body());
+            assertEquals("video/mp4", clip.contentType());
+            long from = Long.parseLong(clip.header("x-clip-from"));
+            long to = Long.parseLong(clip.header("x-clip-to"));
+            assertTrue(from <= ref.getLong("from") && from > ref.getLong("from") - GOP_MS - FRAME_MS,
+                    "the clip starts at the keyframe at or before " + ref.getLong("from") + ": " + from);
+            assertTrue(to < ref.getLong("to") && to >= ref.getLong("to") - 3 * FRAME_MS,
+                    "the clip ends with the last picture before " + ref.getLong("to") + ": " + to);
+            Path file = Files.createTempFile("argus-clip", ".mp4");
+            try {
+                Files.write(file, clip.raw().getBytes());
+                long packets = Long.parseLong(run("ffprobe", "-v", "error", "-select_streams", "v:0", "-count_packets",
+                        "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", file.toString()).trim());
+                assertEquals((to - from) / FRAME_MS + 1, packets, 2, "every picture from " + from + " to " + to);
+                assertEquals("", run("ffmpeg", "-v", "error", "-i", file.toString(), "-f", "null", "-").trim(), "decodes on its own");
+            } finally {
+                Files.deleteIfExists(file);
+            }
+            RunningApp.Response part = app.send(HttpMethod.GET, ref.getString("url"), Map.of("Range", "bytes=0-99"), null);
+            assertEquals(206, part.status());
+            assertEquals(clip.raw().getBuffer(0, 100), part.raw());
+
+            BufferedImage boxed = picture(app, "/api/events/" + id + "/snapshot.jpg");
+            BufferedImage clean = picture(app, "/api/events/" + id + "/snapshot.jpg?box=false");
+            BufferedImage crop = picture(app, "/api/events/" + id + "/crop.jpg");
+            assertEquals(clean.getWidth(), boxed.getWidth());
+            assertTrue(green(boxed) > green(clean) + 40, "the box drawn: green pixels " + green(boxed) + " vs " + green(clean));
+            assertTrue(crop.getWidth() < clean.getWidth() || crop.getHeight() < clean.getHeight(),
+                    "the crop " + crop.getWidth() + "x" + crop.getHeight() + " of " + clean.getWidth() + "x" + clean.getHeight());
+            assertNotEquals(404, app.get("/api/events/" + id + "/crop.jpg").status());
+            assertEquals(404, app.get("/api/events/cam-999999-1/clip.mp4").status());
+            System.out.printf("event %s: clip %d-%d ms (%d ms), crop %dx%d of %dx%d%n", id, from, to, to - from,
+                    crop.getWidth(), crop.getHeight(), clean.getWidth(), clean.getHeight());
+        }
+    }
+
+    private static BufferedImage picture(RunningApp app, String path) throws Exception {
+        RunningApp.Response r = app.get(path);
+        assertEquals(200, r.status(), path + ": " + r.body());
+        assertEquals("image/jpeg", r.contentType());
+        return ImageIO.read(new ByteArrayInputStream(r.raw().getBytes()));
+    }
+
+    /** Pixels of the drawn box's green (JPEG blurs it: roughly). */
+    private static int green(BufferedImage img) {
+        int n = 0;
+        for (int y = 0; y < img.getHeight(); y++) {
+            for (int x = 0; x < img.getWidth(); x++) {
+                int rgb = img.getRGB(x, y);
+                int r = (rgb >> 16) & 255;
+                int g = (rgb >> 8) & 255;
+                int b = rgb & 255;
+                if (g > 150 && r < 90 && b < 90) n++;
+            }
+        }
+        return n;
+    }
+
+    private static String run(String... cmd) throws Exception {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), String.join(" ", cmd));
+        return out;
+    }
+}
