@@ -22,7 +22,8 @@ import java.util.regex.Pattern;
  * time range ({@code GET /api/recordings/:camera?from=&to=&limit=}, epoch ms, the last hour by default), a segment's
  * file ({@code GET /api/recordings/:camera/:day/:file}, with byte ranges, as a browser's video element asks), a time
  * range as one MP4 ({@code GET /api/recordings/:camera/clip.mp4?from=&to=}) and an event's clip
- * ({@code GET /api/events/:id/clip.mp4}: its camera's pre-roll before it, post-roll after it). A segment is named,
+ * ({@code GET /api/events/:id/clip.mp4}: its camera's pre-roll before it, post-roll after it), and the boxes the
+ * detector saw in a range's frames ({@code GET /api/recordings/:camera/detections?from=&to=}, at most 10 min). A segment is named,
  * never a path: the name is parsed and resolved under the storage directory ({@link StorageLayout#file}).
  */
 final class RecordingRoutes {
@@ -30,6 +31,9 @@ final class RecordingRoutes {
     private static final long HOUR_MS = 3_600_000L;
     /** Segments one list request returns at most (10 s segments: a day is 8,640); the rest by asking from the last. */
     static final int LIST_LIMIT = 10_000;
+    /** The longest range of frames' boxes one request reads (10 min: 15,000 frames at 25 fps). */
+    static final long DETECTIONS_RANGE_MS = 600_000;
+    static final int DETECTIONS_LIMIT = 20_000;
 
     private RecordingRoutes() {}
 
@@ -49,6 +53,32 @@ final class RecordingRoutes {
                 return;
             }
             sendClip(rc, recordings.clip(camera, from, to));
+        });
+        router.get("/api/recordings/:camera/detections").handler(rc -> {
+            String camera = PathIds.name(rc, "camera", "camera id");
+            if (camera == null) return;
+            long from;
+            long to;
+            try {
+                from = time(rc, "from", -1);
+                to = time(rc, "to", -1);
+                if (from < 0 || to < 0) throw new IllegalArgumentException("from and to: expected epoch milliseconds, both");
+                if (to <= from || to - from > DETECTIONS_RANGE_MS) {
+                    throw new IllegalArgumentException("from, to: expected from < to, at most " + DETECTIONS_RANGE_MS
+                            + " ms apart, found " + from + ", " + to);
+                }
+            } catch (IllegalArgumentException e) {
+                error(rc, 400, e.getMessage());
+                return;
+            }
+            answer(rc, recordings.detections(camera, from, to, DETECTIONS_LIMIT), WAIT_SECONDS, frames -> {
+                JsonArray out = new JsonArray();
+                for (var f : frames) {
+                    out.add(new JsonObject().put("t", f.timeMs()).put("width", f.width()).put("height", f.height())
+                            .put("boxes", new JsonArray(f.boxes())));
+                }
+                return new JsonObject().put("camera", camera).put("from", from).put("to", to).put("frames", out);
+            }, 200);
         });
         router.get("/api/events/:id/clip.mp4").handler(rc -> {
             String id = PathIds.name(rc, "id", "event id", Names.DERIVED_MAX);

@@ -4,6 +4,7 @@ import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.CameraConfig;
 import io.argus.recording.CameraRecorder;
 import io.argus.recording.ClipWriter;
+import io.argus.recording.DetectionLog;
 import io.argus.recording.PacketSink;
 import io.argus.recording.Retention;
 import io.argus.recording.Segment;
@@ -12,6 +13,7 @@ import io.argus.recording.StorageLayout;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.WorkerExecutor;
+import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -40,6 +42,10 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
     static final int CLIPS_WAITING = 8;
     /** How long after a range's end its last packets may still be on their way to the segment. */
     private static final long SETTLE_MS = 2_000;
+    /** Frames' boxes are written to the detection log once a second, a transaction per camera. */
+    static final long DETECTIONS_FLUSH_MS = 1_000;
+    /** Frames buffered per camera at most between two writes (a stalled disk must not grow the heap). */
+    static final int DETECTIONS_BUFFERED = 1_000;
 
     private final ArgusConfig.Recording settings;
     private final Map<String, CameraConfig.Record> rules = new ConcurrentHashMap<>();
@@ -47,6 +53,11 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
     private final Deque<JsonObject> lastDeletions = new ArrayDeque<>();
     private final System.Logger log = System.getLogger("argus.recording");
     private volatile SegmentIndex index;
+    private volatile DetectionLog detectionLog;
+    /** Per recorded camera: its detection messages' consumer and the frames not yet written. */
+    private final Map<String, MessageConsumer<JsonObject>> detectionConsumers = new ConcurrentHashMap<>();
+    private final Map<String, List<DetectionLog.Frame>> unwrittenFrames = new ConcurrentHashMap<>();
+    private long flushTimer = -1;
     private volatile long freeBytes = -1;
     private volatile String openFailure;
     private long timer = -1;
@@ -69,6 +80,16 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
                 if (!r.clean()) log.log(Level.WARNING, "recordings in {0}: index brought in line with the files: {1}", settings.dir(), r);
                 for (String u : r.unreadable()) log.log(Level.WARNING, "recordings: unreadable segment kept out of the index: {0}", u);
                 index = opened;
+                try {
+                    detectionLog = DetectionLog.open(settings.dir());
+                    if (detectionLog.setAside() != null) {
+                        log.log(Level.WARNING, "recordings: the detection log could not be read ({0}): set aside, started again",
+                                detectionLog.setAside());
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // the recording goes on; playback shows no boxes
+                    log.log(Level.WARNING, "recordings: no detection log in {0}: {1}", settings.dir(), e.getMessage());
+                }
             } catch (IOException | RuntimeException e) {
                 // detection does not wait for the disk: the cameras run, unrecorded, and the status says why
                 openFailure = "cannot open the recordings in " + settings.dir() + ": " + e.getMessage();
@@ -79,14 +100,22 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
         }).onSuccess(v -> {
             clipWriter = vertx.createSharedWorkerExecutor("argus-clips", 1);
             timer = vertx.setPeriodic(RETENTION_PERIOD_MS, t -> retention());
+            flushTimer = vertx.setPeriodic(DETECTIONS_FLUSH_MS, t -> flushDetections());
+            rules.forEach((camera, r) -> {
+                if (r.on()) logDetectionsOf(camera);
+            });
         });
     }
 
     @Override
     public Future<?> stop() {
         if (timer >= 0) vertx.cancelTimer(timer);
+        if (flushTimer >= 0) vertx.cancelTimer(flushTimer);
         if (clipWriter != null) clipWriter.close();
+        detectionConsumers.values().forEach(MessageConsumer::unregister);
         return vertx.executeBlocking(() -> {
+            writeDetections();
+            if (detectionLog != null) detectionLog.close();
             for (CameraRecorder r : recorders.values()) r.close();
             recorders.clear();
             if (index != null) index.close();
@@ -98,12 +127,17 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
     public PacketSink sinkFor(CameraConfig camera) {
         rules.put(camera.id(), camera.record());
         if (!camera.record().on() || index == null) return PacketSink.NONE;
+        context.runOnContext(v -> logDetectionsOf(camera.id()));
         return recorders.computeIfAbsent(camera.id(), id -> new CameraRecorder(id, index, settings.segmentSeconds() * 1000L,
                 settings.queueBytes()));
     }
 
     @Override
     public void stopped(String camera) {
+        context.runOnContext(v -> {
+            MessageConsumer<JsonObject> c = detectionConsumers.remove(camera);
+            if (c != null) c.unregister();
+        });
         CameraRecorder r = recorders.remove(camera);
         if (r != null) vertx.executeBlocking(() -> {
             r.close();
@@ -189,6 +223,65 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
         }).andThen(ar -> clipsWaiting.decrementAndGet());
     }
 
+    @Override
+    public Future<List<DetectionLog.Frame>> detections(String camera, long fromMs, long toMs, int limit) {
+        DetectionLog d = detectionLog;
+        if (d == null) return Future.succeededFuture(List.of());
+        return vertx.executeBlocking(() -> d.between(camera, fromMs, toMs, limit));
+    }
+
+    /** Keeps what the detector saw in {@code camera}'s frames (those with a detection) for playback. */
+    private void logDetectionsOf(String camera) {
+        if (detectionLog == null || detectionConsumers.containsKey(camera)) return;
+        detectionConsumers.put(camera, vertx.eventBus().<JsonObject>localConsumer(
+                io.argus.pipeline.base.Addresses.detections(camera), m -> onDetections(camera, m.body())));
+    }
+
+    private void onDetections(String camera, JsonObject message) {
+        JsonArray detections = message.getJsonArray("detections");
+        if (detections == null || detections.isEmpty()) return;
+        JsonArray boxes = new JsonArray();
+        for (Object o : detections) {
+            if (!(o instanceof JsonObject d) || d.getJsonObject("box") == null) continue;
+            JsonObject b = d.getJsonObject("box");
+            JsonObject track = d.getJsonObject("track");
+            // [class, confidence, x, y, w, h, track id or null]: compact, 25 rows a second per camera
+            boxes.add(new JsonArray().add(d.getString("className")).add(d.getValue("confidence")).add(b.getValue("x"))
+                    .add(b.getValue("y")).add(b.getValue("w")).add(b.getValue("h")).add(track == null ? null : track.getValue("id")));
+        }
+        List<DetectionLog.Frame> frames = unwrittenFrames.computeIfAbsent(camera, c -> new java.util.ArrayList<>());
+        if (frames.size() >= DETECTIONS_BUFFERED) return;   // the disk is behind: these boxes are not kept
+        frames.add(new DetectionLog.Frame(Math.round(message.getDouble("captureTime", 0.0)), message.getInteger("width", 0),
+                message.getInteger("height", 0), boxes.encode()));
+    }
+
+    private void flushDetections() {
+        if (unwrittenFrames.values().stream().allMatch(List::isEmpty)) return;
+        Map<String, List<DetectionLog.Frame>> batch = new java.util.HashMap<>();
+        unwrittenFrames.forEach((camera, frames) -> {
+            if (!frames.isEmpty()) batch.put(camera, List.copyOf(frames));
+            frames.clear();
+        });
+        DetectionLog d = detectionLog;
+        vertx.executeBlocking(() -> {
+            batch.forEach(d::append);
+            return null;
+        }).onFailure(e -> log.log(Level.WARNING, "recordings: " + e.getMessage()));
+    }
+
+    /** At stop: what is still buffered. */
+    private void writeDetections() {
+        DetectionLog d = detectionLog;
+        if (d == null) return;
+        unwrittenFrames.forEach((camera, frames) -> {
+            try {
+                d.append(camera, List.copyOf(frames));
+            } catch (RuntimeException e) {
+                log.log(Level.WARNING, "recordings: " + e.getMessage());
+            }
+        });
+    }
+
     /** Deletes the oldest clips beyond {@link #CLIPS_KEPT}. */
     private static void keepNewestClips(Path dir) throws IOException {
         List<Path> clips;
@@ -259,6 +352,14 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
             List<Retention.Deletion> gone = Retention.enforce(i, new Retention.Rules(settings.maxBytes(),
                     settings.keepFreeBytes(), perCamera), System.currentTimeMillis(), this::free);
             freeBytes = free();
+            DetectionLog boxes = detectionLog;
+            if (boxes != null) {
+                // boxes live as long as the pictures they were seen in
+                for (String camera : boxes.cameras()) {
+                    List<Segment> oldest = i.segments(camera, Long.MIN_VALUE, Long.MAX_VALUE, 1);   // the one being written too
+                    boxes.deleteBefore(camera, oldest.isEmpty() ? Long.MAX_VALUE : oldest.get(0).startMs());
+                }
+            }
             if (!gone.isEmpty()) {
                 log.log(Level.INFO, "recordings: retention deleted {0} segment(s), the oldest {1} ({2})", gone.size(),
                         gone.get(0).segment().name(), gone.get(0).reason());

@@ -1,6 +1,7 @@
 package io.argus.pipeline.recording;
 
 import io.argus.pipeline.config.CameraConfig;
+import io.argus.recording.DetectionLog;
 import io.argus.recording.PacketSink;
 import io.argus.recording.Segment;
 import io.vertx.core.Future;
@@ -56,6 +57,12 @@ public interface Recordings {
     /** Per camera what its recorder counted, and the storage: bytes, free space, what retention deleted. */
     Future<JsonObject> status();
 
+    /**
+     * What the detector saw in {@code camera}'s recorded frames in [fromMs, toMs) (frames with a detection), oldest
+     * first, at most {@code limit}: for drawing the boxes over playback.
+     */
+    Future<List<DetectionLog.Frame>> detections(String camera, long fromMs, long toMs, int limit);
+
     /** Nothing recorded here (recording of every camera off). */
     Recordings OFF = new Recordings() {
         @Override public PacketSink sinkFor(CameraConfig camera) { return PacketSink.NONE; }
@@ -71,6 +78,10 @@ public interface Recordings {
         @Override public Future<Clip> eventClip(String camera, long startMs, long endMs) { return notRecorded(camera); }
 
         @Override public JsonObject clipReference(String camera, String eventId, long startMs, long endMs) { return null; }
+
+        @Override public Future<List<DetectionLog.Frame>> detections(String camera, long fromMs, long toMs, int limit) {
+            return Future.succeededFuture(List.of());
+        }
 
         private Future<Clip> notRecorded(String camera) {
             return Future.failedFuture(new java.util.NoSuchElementException("nothing is recorded on this node"));

@@ -35,7 +35,8 @@ import org.junit.jupiter.api.Test;
  * post-roll); the clip, made by stream copy when asked, starts at the keyframe at or before that start, ends with the
  * last picture before that end, holds every picture in between and decodes on its own; byte ranges are served. The best
  * snapshot comes with the object's box drawn (green pixels the clean one lacks) and a crop of the object smaller than
- * the snapshot.
+ * the snapshot. The dashboard's review section (headless Chromium, when installed) plays the event from its clip's
+ * start, and the playback advances with the detector's boxes drawn over it (screenshot dashboard-review.png).
  *
  * <p>Budget: 90 s (the app's start, two segments, an event ended a second into the recording with its post-roll on
  * disk: 69 s beside a parallel build, load 10).
@@ -196,6 +197,37 @@ class RecordingEndToEndTest {
                     "the crop " + crop.getWidth() + "x" + crop.getHeight() + " of " + clean.getWidth() + "x" + clean.getHeight());
             assertNotEquals(404, app.get("/api/events/" + id + "/crop.jpg").status());
             assertEquals(404, app.get("/api/events/cam-999999-1/clip.mp4").status());
+            // the boxes of every frame with a detection are kept for playback: the event's first frame among them
+            JsonArray frames = app.get("/api/recordings/cam/detections?from=" + ref.getLong("from") + "&to=" + ref.getLong("to"))
+                    .json().getJsonArray("frames");
+            assertTrue(frames.stream().anyMatch(f -> ((JsonObject) f).getLong("t") == Math.round(e.getDouble("start"))),
+                    "a frame at the event's start " + Math.round(e.getDouble("start")) + " among " + frames.size());
+            assertEquals(400, app.get("/api/recordings/cam/detections?from=0&to=" + (10 * 60_000 + 1)).status(), "at most 10 min");
+
+            // the review page plays the event from its clip's start, the boxes of its frames drawn over the playback
+            if (Browser.available()) {
+                try (Browser browser = Browser.open(app.client, app.app.dashboard().urlWithToken())) {
+                    browser.waitFor("document.getElementById('review') && !document.getElementById('review').hidden ? 'shown' : ''",
+                            30, "the review section (a recorded camera)");
+                    browser.waitFor("(async () => String(await window.reviewEvent('" + id + "')))()", 30, "the event found by the review page");
+                    // wall-clock time of the picture shown: segments are 2 s, so playback moves from file to file
+                    long started = Long.parseLong(browser.waitFor("""
+                            (() => { const v = document.getElementById('review-video');
+                              return !v.paused && window.reviewPlayhead() > 0 ? String(Math.round(window.reviewPlayhead())) : ''; })()""",
+                            30, "the recording playing"));
+                    assertTrue(Math.abs(started - ref.getLong("from")) < 1_500, "played from the clip's start " + ref.getLong("from") + ": " + started);
+                    browser.waitFor("""
+                            (() => window.reviewPlayhead() > %d + 2500 ? String(window.reviewPlayhead()) : '')()""".formatted(started),
+                            30, "playback advancing 2.5 s, across a segment's end");
+                    String boxes = browser.waitFor("""
+                            (() => { const n = document.querySelectorAll('#review-boxes rect').length;
+                              return n > 0 ? String(n) : ''; })()""", 30, "the detector's boxes drawn over the playback",
+                            "JSON.stringify(window.reviewState())");
+                    browser.waitFor("document.getElementById('review').scrollIntoView() || 'done'", 5, "scrolled");
+                    browser.screenshot("dashboard-review.png");
+                    System.out.printf("review: event %s playing from %s (epoch ms), %s box(es) drawn%n", id, started, boxes);
+                }
+            }
             System.out.printf("event %s: clip %d-%d ms (%d ms), crop %dx%d of %dx%d%n", id, from, to, to - from,
                     crop.getWidth(), crop.getHeight(), clean.getWidth(), clean.getHeight());
         }
