@@ -266,7 +266,8 @@ public final class ArgusApp {
                 })
                 // before the cameras, which hand it their packets (docs/recording.md)
                 .compose(v -> {
-                    recordings = new RecordingVerticle(config.withCameras(effective.cameras()));
+                    // in a cluster the cameras are the file's (and those added at run time, as they start here)
+                    recordings = new RecordingVerticle(clustered() ? config : config.withCameras(effective.cameras()));
                     return vertx.deployVerticle(recordings);
                 })
                 .compose(v -> {
