@@ -3,9 +3,7 @@ package io.argus.recording;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -38,42 +36,11 @@ public final class DetectionLog implements AutoCloseable {
     /** Opens (or creates) the log in {@code dir}. */
     public static DetectionLog open(Path dir) throws IOException {
         Files.createDirectories(dir);
-        Path file = dir.resolve(FILE);
-        try {
-            return new DetectionLog(connect(file), null);
-        } catch (SQLException e) {
-            for (String suffix : new String[] {"", "-wal", "-shm"}) {
-                Path p = file.resolveSibling(FILE + suffix);
-                if (Files.exists(p)) {
-                    Files.move(p, file.resolveSibling(FILE + suffix + ".broken-" + System.currentTimeMillis()),
-                            StandardCopyOption.REPLACE_EXISTING);
-                }
-            }
-            try {
-                return new DetectionLog(connect(file), e.getMessage());
-            } catch (SQLException again) {
-                throw new IOException("cannot create the detection log " + file + ": " + again.getMessage(), again);
-            }
-        }
-    }
-
-    private static Connection connect(Path file) throws SQLException {
-        Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
-        try (Statement s = c.createStatement()) {
-            try (ResultSet r = s.executeQuery("PRAGMA quick_check")) {
-                String verdict = r.next() ? r.getString(1) : "no answer";
-                if (!"ok".equals(verdict)) throw new SQLException("quick_check: " + verdict);
-            }
-            s.execute("PRAGMA journal_mode=WAL");
-            s.execute("PRAGMA synchronous=NORMAL");
-            s.execute("CREATE TABLE IF NOT EXISTS frames (camera TEXT NOT NULL, t_ms INTEGER NOT NULL, width INTEGER NOT NULL, "
-                    + "height INTEGER NOT NULL, boxes TEXT NOT NULL)");
-            s.execute("CREATE INDEX IF NOT EXISTS frames_by_camera ON frames(camera, t_ms)");
-        } catch (SQLException e) {
-            c.close();
-            throw e;
-        }
-        return c;
+        SqliteFile.Opened o = SqliteFile.open(dir.resolve(FILE), "detection log",
+                "CREATE TABLE IF NOT EXISTS frames (camera TEXT NOT NULL, t_ms INTEGER NOT NULL, width INTEGER NOT NULL, "
+                        + "height INTEGER NOT NULL, boxes TEXT NOT NULL)",
+                "CREATE INDEX IF NOT EXISTS frames_by_camera ON frames(camera, t_ms)");
+        return new DetectionLog(o.db(), o.setAsideBecause());
     }
 
     /** Why the log was started again empty when it was opened, or null. */

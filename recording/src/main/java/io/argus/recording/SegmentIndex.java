@@ -3,9 +3,7 @@ package io.argus.recording;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -52,47 +50,12 @@ public final class SegmentIndex implements AutoCloseable {
     /** Opens (or creates) the index of {@code layout}'s directory and brings it in line with the files. */
     public static SegmentIndex open(StorageLayout layout) throws IOException {
         Files.createDirectories(layout.root());
-        Path file = layout.root().resolve(FILE);
-        String broken = null;
-        Connection c;
-        try {
-            c = connect(file);
-        } catch (SQLException e) {
-            broken = e.getMessage();
-            for (String suffix : new String[] {"", "-wal", "-shm"}) {
-                Path p = file.resolveSibling(FILE + suffix);
-                if (Files.exists(p)) {
-                    Files.move(p, file.resolveSibling(FILE + suffix + ".broken-" + System.currentTimeMillis()),
-                            StandardCopyOption.REPLACE_EXISTING);
-                }
-            }
-            try {
-                c = connect(file);
-            } catch (SQLException again) {
-                throw new IOException("cannot create the recording index " + file + ": " + again.getMessage(), again);
-            }
-        }
-        return new SegmentIndex(layout, c, broken);
-    }
-
-    private static Connection connect(Path file) throws SQLException {
-        Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
-        try (Statement s = c.createStatement()) {
-            try (ResultSet r = s.executeQuery("PRAGMA quick_check")) {
-                String verdict = r.next() ? r.getString(1) : "no answer";
-                if (!"ok".equals(verdict)) throw new SQLException("quick_check: " + verdict);
-            }
-            s.execute("PRAGMA journal_mode=WAL");
-            s.execute("PRAGMA synchronous=NORMAL");
-            s.execute("CREATE TABLE IF NOT EXISTS segments (name TEXT PRIMARY KEY, camera TEXT NOT NULL, "
-                    + "start_ms INTEGER NOT NULL, end_ms INTEGER NOT NULL, bytes INTEGER NOT NULL, packets INTEGER NOT NULL)");
-            s.execute("CREATE INDEX IF NOT EXISTS segments_by_camera ON segments(camera, start_ms)");
-            s.execute("CREATE INDEX IF NOT EXISTS segments_by_start ON segments(start_ms)");
-        } catch (SQLException e) {
-            c.close();
-            throw e;
-        }
-        return c;
+        SqliteFile.Opened o = SqliteFile.open(layout.root().resolve(FILE), "recording index",
+                "CREATE TABLE IF NOT EXISTS segments (name TEXT PRIMARY KEY, camera TEXT NOT NULL, "
+                        + "start_ms INTEGER NOT NULL, end_ms INTEGER NOT NULL, bytes INTEGER NOT NULL, packets INTEGER NOT NULL)",
+                "CREATE INDEX IF NOT EXISTS segments_by_camera ON segments(camera, start_ms)",
+                "CREATE INDEX IF NOT EXISTS segments_by_start ON segments(start_ms)");
+        return new SegmentIndex(layout, o.db(), o.setAsideBecause());
     }
 
     /** What opening found and mended. */

@@ -41,36 +41,15 @@ final class RecordingRoutes {
         router.get("/api/recordings").handler(rc -> answer(rc, recordings.status(), WAIT_SECONDS, s -> s, 200));
         router.get("/api/recordings/:camera/clip.mp4").handler(rc -> {
             String camera = PathIds.name(rc, "camera", "camera id");
-            if (camera == null) return;
-            long from;
-            long to;
-            try {
-                from = time(rc, "from", -1);
-                to = time(rc, "to", -1);
-                if (from < 0 || to < 0) throw new IllegalArgumentException("from and to: expected epoch milliseconds, both");
-            } catch (IllegalArgumentException e) {
-                error(rc, 400, e.getMessage());
-                return;
-            }
-            sendClip(rc, recordings.clip(camera, from, to));
+            long[] range = camera == null ? null : requiredRange(rc, Recordings.MAX_CLIP_MS);
+            if (range != null) sendClip(rc, recordings.clip(camera, range[0], range[1]));
         });
         router.get("/api/recordings/:camera/detections").handler(rc -> {
             String camera = PathIds.name(rc, "camera", "camera id");
-            if (camera == null) return;
-            long from;
-            long to;
-            try {
-                from = time(rc, "from", -1);
-                to = time(rc, "to", -1);
-                if (from < 0 || to < 0) throw new IllegalArgumentException("from and to: expected epoch milliseconds, both");
-                if (to <= from || to - from > DETECTIONS_RANGE_MS) {
-                    throw new IllegalArgumentException("from, to: expected from < to, at most " + DETECTIONS_RANGE_MS
-                            + " ms apart, found " + from + ", " + to);
-                }
-            } catch (IllegalArgumentException e) {
-                error(rc, 400, e.getMessage());
-                return;
-            }
+            long[] range = camera == null ? null : requiredRange(rc, DETECTIONS_RANGE_MS);
+            if (range == null) return;
+            long from = range[0];
+            long to = range[1];
             answer(rc, recordings.detections(camera, from, to, DETECTIONS_LIMIT), WAIT_SECONDS, frames -> {
                 JsonArray out = new JsonArray();
                 for (var f : frames) {
@@ -136,6 +115,23 @@ final class RecordingRoutes {
                 send(rc, ar.result());
             });
         });
+    }
+
+    /** {@code ?from=&to=}, both given, from before to, at most {@code maxMs} apart; else null after answering 400. */
+    private static long[] requiredRange(RoutingContext rc, long maxMs) {
+        try {
+            long from = time(rc, "from", -1);
+            long to = time(rc, "to", -1);
+            if (from < 0 || to < 0) throw new IllegalArgumentException("from and to: expected epoch milliseconds, both");
+            if (to <= from || to - from > maxMs) {
+                throw new IllegalArgumentException("from, to: expected from < to, at most " + maxMs + " ms apart, found "
+                        + from + ", " + to);
+            }
+            return new long[]{from, to};
+        } catch (IllegalArgumentException e) {
+            error(rc, 400, e.getMessage());
+            return null;
+        }
     }
 
     private static long time(RoutingContext rc, String param, long def) {
