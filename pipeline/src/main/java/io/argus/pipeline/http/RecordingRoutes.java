@@ -59,6 +59,51 @@ final class RecordingRoutes {
                 return new JsonObject().put("camera", camera).put("from", from).put("to", to).put("frames", out);
             }, 200);
         });
+        router.post("/api/exports").handler(rc -> {
+            JsonObject body;
+            List<String> cameras = new java.util.ArrayList<>();
+            long from;
+            long to;
+            try {
+                body = rc.body().asJsonObject();
+                if (body == null) throw new IllegalArgumentException("empty body");
+                for (Object c : body.getJsonArray("cameras", new JsonArray())) {
+                    if (!(c instanceof String s) || !Names.valid(s)) throw new IllegalArgumentException("cameras: expected camera ids, found " + c);
+                    cameras.add(s);
+                }
+                from = body.getLong("from", -1L);
+                to = body.getLong("to", -1L);
+            } catch (RuntimeException e) {
+                error(rc, 400, "body: expected {\"cameras\": [\"cam1\", ...], \"from\": <epoch ms>, \"to\": <epoch ms>} ("
+                        + e.getMessage() + ")");
+                return;
+            }
+            recordings.export(cameras, from, to).onComplete(ar -> {
+                if (ar.succeeded()) rc.response().setStatusCode(202).putHeader("content-type", "application/json").end(ar.result().encode());
+                else failed(rc, ar.cause());
+            });
+        });
+        router.get("/api/exports").handler(rc -> answer(rc, recordings.exports(), WAIT_SECONDS, list -> list, 200));
+        router.get("/api/exports/:id").handler(rc -> {
+            String id = PathIds.name(rc, "id", "export id");
+            if (id != null) recordings.export(id).onComplete(ar -> {
+                if (ar.succeeded()) rc.response().putHeader("content-type", "application/json").end(ar.result().encode());
+                else failed(rc, ar.cause());
+            });
+        });
+        router.get("/api/exports/:id/:file").handler(rc -> {
+            String id = PathIds.name(rc, "id", "export id");
+            String file = id == null ? null : PathIds.name(rc, "file", "export file");
+            if (file == null) return;
+            if (!file.endsWith(".mp4")) {
+                error(rc, 400, "export file: expected <camera>.mp4, found " + Names.quoted(file));
+                return;
+            }
+            recordings.exportFile(id, file.substring(0, file.length() - 4)).onComplete(ar -> {
+                if (ar.succeeded()) send(rc, ar.result());
+                else failed(rc, ar.cause());
+            });
+        });
         router.get("/api/events/:id/clip.mp4").handler(rc -> {
             String id = PathIds.name(rc, "id", "event id", Names.DERIVED_MAX);
             if (id == null) return;
@@ -153,6 +198,13 @@ final class RecordingRoutes {
                 .put("more", segments.size() > limit);
     }
 
+    /** Why a recording request failed: 404 nothing of it, 400 a bad request, 503 busy, 500 anything else. */
+    private static void failed(RoutingContext rc, Throwable e) {
+        int status = e instanceof java.util.NoSuchElementException ? 404 : e instanceof IllegalArgumentException ? 400
+                : e instanceof IllegalStateException ? 503 : 500;
+        error(rc, status, e.getMessage());
+    }
+
     /** The clip's file with byte ranges, or why there is none: 404 nothing recorded, 400 a bad range, 503 busy. */
     private static void sendClip(RoutingContext rc, io.vertx.core.Future<Recordings.Clip> clip) {
         clip.onComplete(ar -> {
@@ -162,10 +214,7 @@ final class RecordingRoutes {
                 send(rc, ar.result().file());
                 return;
             }
-            Throwable e = ar.cause();
-            int status = e instanceof java.util.NoSuchElementException ? 404 : e instanceof IllegalArgumentException ? 400
-                    : e instanceof IllegalStateException ? 503 : 500;
-            error(rc, status, e.getMessage());
+            failed(rc, ar.cause());
         });
     }
 

@@ -64,6 +64,7 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
     /** One clip written at a time, beside (not in the way of) the index's own requests. */
     private WorkerExecutor clipWriter;
     private final AtomicInteger clipsWaiting = new AtomicInteger();
+    private volatile ExportJobs exportJobs;
 
     public RecordingVerticle(ArgusConfig config) {
         this.settings = config.recording();
@@ -99,6 +100,13 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
             return null;
         }).onSuccess(v -> {
             clipWriter = vertx.createSharedWorkerExecutor("argus-clips", 1);
+            if (index != null) {
+                // exports take turns with clips on the one clip writer
+                exportJobs = new ExportJobs(settings.dir(), index, work -> clipWriter.executeBlocking(() -> {
+                    work.run();
+                    return null;
+                }));
+            }
             timer = vertx.setPeriodic(RETENTION_PERIOD_MS, t -> retention());
             flushTimer = vertx.setPeriodic(DETECTIONS_FLUSH_MS, t -> flushDetections());
             rules.forEach((camera, r) -> {
@@ -228,6 +236,45 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
         DetectionLog d = detectionLog;
         if (d == null) return Future.succeededFuture(List.of());
         return vertx.executeBlocking(() -> d.between(camera, fromMs, toMs, limit));
+    }
+
+    @Override
+    public Future<JsonObject> export(List<String> cameras, long fromMs, long toMs) {
+        ExportJobs e = exportJobs;
+        if (e == null) return Future.failedFuture(new NoSuchElementException("recordings are not open: " + openFailure));
+        try {
+            return Future.succeededFuture(e.start(cameras, fromMs, toMs));
+        } catch (RuntimeException refused) {
+            return Future.failedFuture(refused);
+        }
+    }
+
+    @Override
+    public Future<JsonObject> export(String id) {
+        ExportJobs e = exportJobs;
+        if (e == null) return Future.failedFuture(new NoSuchElementException("no export " + id));
+        try {
+            return Future.succeededFuture(e.status(id));
+        } catch (RuntimeException refused) {
+            return Future.failedFuture(refused);
+        }
+    }
+
+    @Override
+    public Future<JsonArray> exports() {
+        ExportJobs e = exportJobs;
+        return Future.succeededFuture(e == null ? new JsonArray() : e.list());
+    }
+
+    @Override
+    public Future<Path> exportFile(String id, String camera) {
+        ExportJobs e = exportJobs;
+        if (e == null) return Future.failedFuture(new NoSuchElementException("no export " + id));
+        try {
+            return Future.succeededFuture(e.file(id, camera));
+        } catch (RuntimeException refused) {
+            return Future.failedFuture(refused);
+        }
     }
 
     /** Keeps what the detector saw in {@code camera}'s frames (those with a detection) for playback. */

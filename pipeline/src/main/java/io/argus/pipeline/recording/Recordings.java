@@ -63,6 +63,22 @@ public interface Recordings {
      */
     Future<List<DetectionLog.Frame>> detections(String camera, long fromMs, long toMs, int limit);
 
+    /**
+     * Starts an export of [fromMs, toMs) of several cameras (an MP4 each, stream copy, in the background): its state,
+     * polled with {@link #export(String)}. Fails with an {@link IllegalArgumentException} for a bad request, an
+     * {@link IllegalStateException} when too many wait.
+     */
+    Future<JsonObject> export(List<String> cameras, long fromMs, long toMs);
+
+    /** An export's state: queued, running, done or failed, progress (0 to 1), its files or why a camera has none. */
+    Future<JsonObject> export(String id);
+
+    /** The exports kept, newest first. */
+    Future<io.vertx.core.json.JsonArray> exports();
+
+    /** The file of {@code camera} in export {@code id}. */
+    Future<Path> exportFile(String id, String camera);
+
     /** Nothing recorded here (recording of every camera off). */
     Recordings OFF = new Recordings() {
         @Override public PacketSink sinkFor(CameraConfig camera) { return PacketSink.NONE; }
@@ -81,6 +97,20 @@ public interface Recordings {
 
         @Override public Future<List<DetectionLog.Frame>> detections(String camera, long fromMs, long toMs, int limit) {
             return Future.succeededFuture(List.of());
+        }
+
+        @Override public Future<JsonObject> export(List<String> cameras, long fromMs, long toMs) {
+            return Future.failedFuture(new java.util.NoSuchElementException("nothing is recorded on this node"));
+        }
+
+        @Override public Future<JsonObject> export(String id) {
+            return Future.failedFuture(new java.util.NoSuchElementException("no export " + id));
+        }
+
+        @Override public Future<io.vertx.core.json.JsonArray> exports() { return Future.succeededFuture(new io.vertx.core.json.JsonArray()); }
+
+        @Override public Future<Path> exportFile(String id, String camera) {
+            return Future.failedFuture(new java.util.NoSuchElementException("no export " + id));
         }
 
         private Future<Clip> notRecorded(String camera) {

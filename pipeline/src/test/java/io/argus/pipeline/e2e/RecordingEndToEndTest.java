@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
  * <p>Segments: the one connection that feeds detection also writes them; the REST API lists them (a list is bounded:
  * limit, more) and serves each file whole or by byte range; a served segment holds what the index says (ffprobe counts
  * its packets) and decodes on its own; a time range across segments comes as one MP4 by stream copy, from the keyframe
- * before its start; the recorder's books balance; a segment name that is not one is refused.
+ * before its start, and an export of it (several cameras, in the background, with progress) gives the same file; the
+ * recorder's books balance; a segment name that is not one is refused.
  *
  * <p>Events with evidence: an event's message refers to its clip (its start less the pre-roll, its end plus the
  * post-roll); the clip, made by stream copy when asked, starts at the keyframe at or before that start, ends with the
@@ -116,6 +117,26 @@ class RecordingEndToEndTest {
             } finally {
                 Files.deleteIfExists(clipCopy);
             }
+            // an export of the same range, of cam and of a camera with nothing recorded, made in the background
+            RunningApp.Response asked = app.call(HttpMethod.POST, "/api/exports", new JsonObject()
+                    .put("cameras", new JsonArray().add("cam").add("nope")).put("from", rangeFrom).put("to", rangeTo).encode());
+            assertEquals(202, asked.status(), asked.body());
+            String export = asked.json().getString("id");
+            JsonObject[] status = {null};
+            Waits.waitFor(() -> "done".equals((status[0] = app.get("/api/exports/" + export).json()).getString("state")),
+                    30_000, 250, () -> "export " + export + " done: " + status[0]);
+            assertEquals(1.0, status[0].getDouble("progress"));
+            JsonObject camFile = status[0].getJsonArray("files").getJsonObject(0);
+            assertEquals(clipFrom, camFile.getLong("from"), "the export's range as the clip's: " + camFile.encode());
+            assertEquals(clipTo, camFile.getLong("to"));
+            assertTrue(status[0].getJsonArray("files").getJsonObject(1).getString("error").contains("nothing recorded"), status[0].encode());
+            RunningApp.Response exported = app.get(camFile.getString("url"));
+            assertEquals(200, exported.status(), exported.body());
+            assertEquals(range.raw().length(), exported.raw().length(), "the same bytes as the range's clip");
+            assertEquals(404, app.get("/api/exports/" + export + "/nope.mp4").status());
+            assertEquals(400, app.call(HttpMethod.POST, "/api/exports", "{\"cameras\": [\"../etc\"], \"from\": 1, \"to\": 2}").status());
+            assertEquals(400, app.call(HttpMethod.POST, "/api/exports", new JsonObject().put("cameras", new JsonArray().add("cam"))
+                    .put("from", 1).put("to", 1 + 3_600_001L).encode()).status(), "longer than an hour");
             assertEquals(404, app.get("/api/recordings/cam/clip.mp4?from=1000&to=2000").status(), "nothing recorded then");
             assertEquals(400, app.get("/api/recordings/cam/clip.mp4?from=1000").status(), "to missing");
             assertEquals(400, app.get("/api/recordings/cam/clip.mp4?from=1000&to=999999999").status(), "longer than an hour");
