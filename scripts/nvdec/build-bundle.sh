@@ -21,6 +21,8 @@ for j in pipeline/target/lib/*.jar; do
   case "$(basename "$j")" in
     opencv-*|openblas-*|dnnl-*|hazelcast-*|vertx-*|netty-*|prometheus-*|micrometer-*|HdrHistogram-*|LatencyUtils-*) continue ;;
     jackson-*|snakeyaml-*|opencl-*|slf4j-*|cron-utils-*|ffmpeg-*-linux-x86_64.jar) continue ;;
+    sqlite-jdbc-*) continue ;;   # the recording index: the NVDEC tests write segments, not the index
+    bcprov-*|bcpkix-*|bcutil-*|protobuf-java-*|jts-core-*|jgrapht-*|jheaps-*|apfloat-*|picocli-*) continue ;;   # TLS, ONNX, zones, the CLI
   esac
   cp "$j" "$OUT/lib/"
 done
@@ -29,7 +31,7 @@ cp pipeline/target/argus-pipeline-*.jar detector/target/argus-detector-*-tests.j
 # FFmpeg's natives as a class-path directory (JavaCPP finds them there), xz instead of the jar's zip
 natives="$(mktemp -d)"
 ffmpeg_jar="$ROOT/$(ls pipeline/target/lib/ffmpeg-*-linux-x86_64.jar)"
-(cd "$natives" && unzip -q "$ffmpeg_jar" 'org/*' 'META-INF/*')
+(cd "$natives" && unzip -q "$ffmpeg_jar" 'org/*' 'META-INF/*' -x '*/linux-x86_64/ffmpeg' '*/linux-x86_64/ffprobe')
 tar -C "$natives" -cf - org META-INF | xz -6 -T0 > "$OUT/ffmpeg-natives.tar.xz"
 rm -rf "$natives"
 "$JDK/bin/jlink" --add-modules java.base,java.desktop,java.logging,java.management,java.naming,java.sql,java.xml,jdk.unsupported,jdk.zipfs \

@@ -8,6 +8,7 @@ import io.argus.pipeline.base.NativeMemoryMeters;
 import io.argus.pipeline.base.StartupProgress;
 import io.argus.pipeline.camera.CameraOverlay;
 import io.argus.pipeline.camera.CameraSupervisor;
+import io.argus.pipeline.recording.RecordingVerticle;
 import io.argus.pipeline.camera.Cameras;
 import io.argus.pipeline.cluster.CameraOwnership;
 import io.argus.pipeline.cluster.ModelVersionSync;
@@ -87,6 +88,7 @@ public final class ArgusApp {
     private HttpVerticle http;
     private MqttOutputVerticle mqtt;   // null unless mqtt.enabled
     private CameraSupervisor cameras;
+    private RecordingVerticle recordings;
     private ClusterCamerasVerticle clusterCameras;  // null on a single node
     private ClusterChanges clusterChanges;           // null on a single node
     private EventsVerticle events;
@@ -262,9 +264,16 @@ public final class ArgusApp {
                     registry = new ModelRegistryVerticle(config.training(), trained(), progress);
                     return vertx.deployVerticle(registry);
                 })
+                // before the cameras, which hand it their packets (docs/recording.md)
+                .compose(v -> {
+                    // in a cluster the cameras are the file's (and those added at run time, as they start here)
+                    recordings = new RecordingVerticle(clustered() ? config : config.withCameras(effective.cameras()));
+                    return vertx.deployVerticle(recordings);
+                })
                 .compose(v -> {
                     // made before the events verticle, which asks them (it hears of cameras until they start)
-                    cameras = new CameraSupervisor(config.withCameras(clustered() ? List.of() : effective.cameras()), metrics, progress);
+                    cameras = new CameraSupervisor(config.withCameras(clustered() ? List.of() : effective.cameras()), metrics, progress,
+                            recordings);
                     java.util.function.Function<JsonObject, io.argus.pipeline.config.CameraConfig> readCamera = body ->
                             io.argus.pipeline.config.CameraConfig.fromJson(body, config.modelIds(), config.file().toAbsolutePath().getParent());
                     if (clustered()) {
@@ -273,7 +282,7 @@ public final class ArgusApp {
                     }
                     // events before cameras: the events verticle follows each camera from its first detection message
                     events = new EventsVerticle(config.events(), clustered() ? config.cameras() : effective.cameras(),
-                            config.cacheDir().resolve("scenes"), cameras, knownCameras(), snapshots, metrics, this::classesOf);
+                            config.cacheDir().resolve("scenes"), cameras, knownCameras(), snapshots, metrics, this::classesOf, recordings);
                     Map<String, io.argus.pipeline.config.CameraConfig> inFile = new java.util.HashMap<>();
                     for (var c : config.cameras()) inFile.put(c.id(), c);
                     durable = new DurableCameras(vertx, knownCameras(), events, overlay, CameraOverlay.file(config.cacheDir()), clusterChanges,
@@ -310,11 +319,12 @@ public final class ArgusApp {
                 })
                 .compose(v -> clustered() ? vertx.deployVerticle(clusterCameras) : Future.succeededFuture())
                 // the other nodes ask this one for its cameras' snapshots over the event bus, never over HTTP
-                .compose(v -> clustered() ? vertx.deployVerticle(new NodeSnapshots(cluster.getNodeId(), snapshots, events::snapshot))
+                .compose(v -> clustered() ? vertx.deployVerticle(new NodeSnapshots(cluster.getNodeId(), snapshots, events::picture))
                         : Future.succeededFuture())
                 .compose(v -> {
                     http = new HttpVerticle(config, metrics, snapshots, new ApiServices(models, durable, clusterCameras,
-                            clustered() ? new RecordedRules(events, clusterChanges) : events, mqtt, dataset, trainer, registry), this::ready);
+                            clustered() ? new RecordedRules(events, clusterChanges) : events, mqtt, dataset, trainer, registry,
+                            recordings), this::ready);
                     return vertx.deployVerticle(http);
                 })
                 .compose(v -> {

@@ -34,7 +34,7 @@ final class RecordedRules implements EventQueries {
 
     @Override public Future<JsonObject> event(String id) { return inner.event(id); }
 
-    @Override public Future<byte[]> snapshot(String eventId) { return inner.snapshot(eventId); }
+    @Override public Future<byte[]> picture(String eventId, io.argus.pipeline.base.EventPicture kind) { return inner.picture(eventId, kind); }
 
     @Override public Future<JsonObject> counts(String camera) { return inner.counts(camera); }
 

@@ -13,6 +13,7 @@ import io.argus.pipeline.video.DecoderChoice;
 import io.argus.pipeline.video.DecoderMode;
 import io.argus.pipeline.video.NvdecPlacement;
 import io.argus.pipeline.video.NvdecRefusal;
+import io.argus.recording.PacketSink;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.time.Instant;
@@ -26,8 +27,8 @@ import org.bytedeco.ffmpeg.global.avutil;
  * Reads one camera on its own thread: connect, decode (on the CPU or on NVDEC: {@link FrameDecoder}), hand each
  * frame on, and on failure or stall close and reconnect with backoff, forever.
  *
- * <p>Why a hung camera cannot block the others: nothing shared is held while connecting (see
- * {@link CpuFrameDecoder} for JavaCV's global lock). FFmpeg's socket timeout ({@code timeout}, microseconds) ends
+ * <p>Why a hung camera cannot block the others: nothing shared is held while connecting (each decoder opens its input
+ * with FFmpeg's own thread-safe calls). FFmpeg's socket timeout ({@code timeout}, microseconds) ends
  * most hangs; the watchdog ({@link #watchdog(long)}, driven by the camera verticle's timer) ends the rest: it
  * abandons the stuck thread (which exits when FFmpeg finally returns) and starts a fresh one.
  */
@@ -43,6 +44,7 @@ final class CameraReader {
     private final FramePool pool;
     private final CameraStats stats;
     private final Consumer<VideoFrame> sink;
+    private final PacketSink packets;
     private final Logger log;
 
     private final Object lock = new Object();
@@ -66,6 +68,13 @@ final class CameraReader {
 
     CameraReader(CameraConfig camera, ModelConfig model, CameraUrl source, CameraSettings settings, FramePool pool,
                  CameraStats stats, Consumer<VideoFrame> sink) {
+        this(camera, model, source, settings, pool, stats, sink, PacketSink.NONE);
+    }
+
+    /** {@code packets}: where each connection's video packets go before decoding (the recorder). */
+    CameraReader(CameraConfig camera, ModelConfig model, CameraUrl source, CameraSettings settings, FramePool pool,
+                 CameraStats stats, Consumer<VideoFrame> sink, PacketSink packets) {
+        this.packets = packets;
         this.camera = camera;
         this.model = model;
         this.source = source;
@@ -176,6 +185,32 @@ final class CameraReader {
     }
 
     private boolean current(int gen) { return !stopped && gen == generation; }
+
+    /**
+     * The recorder as connection {@code gen} may use it: only while that connection is the camera's current one. A
+     * reader abandoned by the watchdog returns from FFmpeg later; its last packet, or the end of its stream when it
+     * closes, must not reach the recorder in the middle of the next connection's stream.
+     */
+    private PacketSink packetsWhileCurrent(int gen) {
+        if (packets == PacketSink.NONE) return packets;
+        return new PacketSink() {
+            @Override
+            public void streamStarted(org.bytedeco.ffmpeg.avcodec.AVCodecParameters parameters,
+                                      org.bytedeco.ffmpeg.avutil.AVRational timeBase) {
+                if (current(gen)) packets.streamStarted(parameters, timeBase);
+            }
+
+            @Override
+            public void packet(org.bytedeco.ffmpeg.avcodec.AVPacket packet, long wallMs) {
+                if (current(gen)) packets.packet(packet, wallMs);
+            }
+
+            @Override
+            public void streamEnded() {
+                if (current(gen)) packets.streamEnded();
+            }
+        };
+    }
 
     private void run(int gen, boolean backoffFirst) {
         Backoff backoff = new Backoff(settings.reconnect(), ThreadLocalRandom.current());
@@ -292,8 +327,9 @@ final class CameraReader {
         int device = nvdecDevice >= 0 ? placement.take(camera.decodeDevice(), nvdecDevice) : -1;
         decodingOn = device;
         try {
-            return attempt(gen, device >= 0 ? new NvdecFrameDecoder(camera.id(), source, settings, device, pool)
-                    : new CpuFrameDecoder(source, settings, pool));
+            PacketSink ours = packetsWhileCurrent(gen);
+            return attempt(gen, device >= 0 ? new NvdecFrameDecoder(camera.id(), source, settings, device, pool, ours)
+                    : new CpuFrameDecoder(source, settings, pool, ours));
         } finally {
             decodingOn = -1;
             if (device >= 0) placement.release(device);

@@ -1,5 +1,7 @@
 package io.argus.pipeline.camera;
 
+import io.argus.pipeline.recording.Recordings;
+
 import io.argus.pipeline.base.Addresses;
 import io.argus.pipeline.base.Addresses.CameraNotice;
 import io.argus.pipeline.base.ArgusMetrics;
@@ -34,6 +36,7 @@ import java.util.Set;
 public final class CameraSupervisor extends VerticleBase implements Cameras {
     private final ArgusConfig config;
     private final ArgusMetrics metrics;
+    private final Recordings recordings;
     private final StartupProgress progress;
     private final Map<String, Deployed> cameras = new LinkedHashMap<>();
     private final Set<String> pending = new HashSet<>();
@@ -42,14 +45,18 @@ public final class CameraSupervisor extends VerticleBase implements Cameras {
     private record Deployed(CameraVerticle verticle, String deploymentId) {}
 
     public CameraSupervisor(ArgusConfig config, ArgusMetrics metrics) {
-        this(config, metrics, StartupProgress.NONE);
+        this(config, metrics, StartupProgress.NONE, Recordings.OFF);
     }
 
-    /** {@code progress}: told when the sample video is generated (the first start of the bundled config). */
-    public CameraSupervisor(ArgusConfig config, ArgusMetrics metrics, StartupProgress progress) {
+    /**
+     * {@code progress}: told when the sample video is generated (the first start of the bundled config);
+     * {@code recordings}: where each camera's packets go before decoding.
+     */
+    public CameraSupervisor(ArgusConfig config, ArgusMetrics metrics, StartupProgress progress, Recordings recordings) {
         this.config = config;
         this.metrics = metrics;
         this.progress = progress;
+        this.recordings = recordings;
     }
 
     @Override
@@ -103,6 +110,7 @@ public final class CameraSupervisor extends VerticleBase implements Cameras {
             Deployed d = deployed(id);
             cameras.remove(id);
             return vertx.undeploy(d.deploymentId()).transform(r -> {
+                recordings.stopped(id);
                 vertx.eventBus().publish(Addresses.CAMERA_EVENTS, CameraNotice.removed(id).toJson());
                 return Future.<Void>succeededFuture();
             });
@@ -160,7 +168,8 @@ public final class CameraSupervisor extends VerticleBase implements Cameras {
                 ? vertx.executeBlocking(() -> c.source().withSampleFile(SampleVideo.ensure(config.cacheDir(), progress)))
                 : Future.succeededFuture(c.source());
         return source.compose(src -> {
-            CameraVerticle v = new CameraVerticle(c, config.model(c.model()), src, config.camera(), metrics);
+            CameraVerticle v = new CameraVerticle(c, config.model(c.model()), src, config.camera(), metrics,
+                    recordings.sinkFor(c));
             return vertx.deployVerticle(v).map(depId -> {
                 cameras.put(c.id(), new Deployed(v, depId));
                 vertx.eventBus().publish(Addresses.CAMERA_EVENTS, CameraNotice.added(c.id()).toJson());

@@ -8,6 +8,7 @@ import io.argus.pipeline.config.CameraUrl;
 import io.argus.pipeline.config.ModelConfig;
 import io.argus.pipeline.frames.FrameCodec;
 import io.argus.pipeline.frames.FramePool;
+import io.argus.recording.PacketSink;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonObject;
@@ -22,16 +23,21 @@ public final class CameraVerticle extends VerticleBase {
     private final CameraUrl source;
     private final CameraSettings settings;
     private final ArgusMetrics metrics;
+    private final PacketSink packets;
     private final CameraStats stats = new CameraStats();
     private FramePool pool;
     private CameraReader reader;
     private ArgusMetrics.Group meters;
     private long timer = -1;
 
-    /** {@code source}: the config's URL, or for {@code sample:} the resolved sample file. */
+    /**
+     * {@code source}: the config's URL, or for {@code sample:} the resolved sample file; {@code packets}: where the
+     * compressed video goes before decoding (the camera's recorder, or nowhere).
+     */
     public CameraVerticle(CameraConfig config, ModelConfig model, CameraUrl source, CameraSettings settings,
-                          ArgusMetrics metrics) {
+                          ArgusMetrics metrics, PacketSink packets) {
         this.config = config;
+        this.packets = packets;
         this.model = model;
         this.source = source;
         this.settings = settings;
@@ -43,7 +49,8 @@ public final class CameraVerticle extends VerticleBase {
         pool = new FramePool(settings.poolFrames());
         String address = Addresses.frames(config.model());
         var bus = vertx.eventBus();
-        reader = new CameraReader(config, model, source, settings, pool, stats, frame -> bus.send(address, frame, FrameCodec.LOCAL));
+        reader = new CameraReader(config, model, source, settings, pool, stats, frame -> bus.send(address, frame, FrameCodec.LOCAL),
+                packets);
         meters = CameraMeters.register(metrics, config.id(), stats);
         metrics.queueDepth(meters, "frame_pool_in_use", config.id(), pool::inUse);
         long[] lastSample = {System.nanoTime()};

@@ -1,5 +1,7 @@
 package io.argus.pipeline.camera;
 
+import io.argus.recording.PacketSink;
+
 import io.argus.pipeline.config.ArgusConfig.CameraSettings;
 import io.argus.pipeline.config.CameraUrl;
 import io.argus.pipeline.frames.FramePool;
@@ -21,11 +23,19 @@ final class NvdecFrameDecoder implements FrameDecoder {
     private final CameraSettings settings;
     private final int device;
     private final FramePool pool;
+    private final PacketSink packets;
     private volatile NvdecDecoder decoder;
     private NvdecDecoder.HeldPicture last;
     private volatile long packetsAtPicture;
 
     NvdecFrameDecoder(String camera, CameraUrl source, CameraSettings settings, int device, FramePool pool) {
+        this(camera, source, settings, device, pool, PacketSink.NONE);
+    }
+
+    /** {@code packets}: where each video packet goes before NVDEC decodes it (the recorder). */
+    NvdecFrameDecoder(String camera, CameraUrl source, CameraSettings settings, int device, FramePool pool,
+                      PacketSink packets) {
+        this.packets = packets;
         this.camera = camera;
         this.source = source;
         this.settings = settings;
@@ -54,7 +64,7 @@ final class NvdecFrameDecoder implements FrameDecoder {
         AVDictionary options = new AVDictionary(null);
         try {
             source.inputOptions(settings.connectTimeoutMs()).forEach((k, v) -> avutil.av_dict_set(options, k, v, 0));
-            decoder = NvdecDecoder.open(camera, device, source.input(), options);
+            decoder = NvdecDecoder.open(camera, device, source.input(), options, packets);
         } finally {
             avutil.av_dict_free(options);
         }

@@ -1,6 +1,7 @@
 package io.argus.pipeline.cluster;
 
 import io.argus.pipeline.base.Addresses;
+import io.argus.pipeline.base.EventPicture;
 import io.argus.pipeline.base.RequestRefused;
 import io.argus.pipeline.publish.Snapshots;
 import io.vertx.core.Future;
@@ -10,6 +11,7 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
@@ -35,14 +37,14 @@ public final class NodeSnapshots extends VerticleBase {
 
     private final String node;
     private final Snapshots snapshots;
-    private final Function<String, Future<byte[]>> eventSnapshots;
+    private final BiFunction<String, EventPicture, Future<byte[]>> eventSnapshots;
     private MessageConsumer<Object> consumer;
 
     /**
      * @param eventSnapshots an event's best snapshot, as this node's events verticle keeps it for its cameras
-     *                       ({@code events/EventQueries#snapshot}: 421 for an event of a camera that runs elsewhere)
+     *                       ({@code events/EventQueries#picture}: 421 for an event of a camera that runs elsewhere)
      */
-    public NodeSnapshots(String node, Snapshots snapshots, Function<String, Future<byte[]>> eventSnapshots) {
+    public NodeSnapshots(String node, Snapshots snapshots, BiFunction<String, EventPicture, Future<byte[]>> eventSnapshots) {
         this.node = node;
         this.snapshots = snapshots;
         this.eventSnapshots = eventSnapshots;
@@ -80,7 +82,7 @@ public final class NodeSnapshots extends VerticleBase {
 
     /** An event's best snapshot, kept by this node's events verticle while the camera runs here. */
     private void eventSnapshot(Message<Object> m, SnapshotQuery q) {
-        eventSnapshots.apply(q.event()).timeout(EVENTS_MS, TimeUnit.MILLISECONDS).onComplete(ar -> {
+        eventSnapshots.apply(q.event(), q.picture()).timeout(EVENTS_MS, TimeUnit.MILLISECONDS).onComplete(ar -> {
             int status = ar.failed() ? RequestRefused.statusOf(ar.cause()) : 200;
             if (ar.succeeded()) {
                 send(m, Buffer.buffer(ar.result()), new DeliveryOptions());

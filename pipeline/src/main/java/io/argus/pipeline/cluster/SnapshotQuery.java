@@ -1,5 +1,6 @@
 package io.argus.pipeline.cluster;
 
+import io.argus.pipeline.base.EventPicture;
 import io.argus.pipeline.config.Names;
 import io.argus.tracking.ObjectEvent;
 import io.vertx.core.json.JsonObject;
@@ -13,16 +14,19 @@ import io.vertx.core.json.JsonObject;
  * @param camera the camera's id
  * @param frame  the frame's number, or null (the latest snapshot, or an event's)
  * @param event  a tracked-object event's id ({@code <camera>-<track>-<seconds>}), or null
+ * @param picture which picture of the event's best snapshot (null unless an event's)
  */
-public record SnapshotQuery(String camera, Long frame, String event) {
+public record SnapshotQuery(String camera, Long frame, String event, EventPicture picture) {
     /** The camera's latest snapshot. */
-    public static SnapshotQuery latest(String camera) { return new SnapshotQuery(camera, null, null); }
+    public static SnapshotQuery latest(String camera) { return new SnapshotQuery(camera, null, null, null); }
 
     /** The snapshot of one frame of the camera. */
-    public static SnapshotQuery frame(String camera, long frame) { return new SnapshotQuery(camera, frame, null); }
+    public static SnapshotQuery frame(String camera, long frame) { return new SnapshotQuery(camera, frame, null, null); }
 
-    /** The best snapshot of an event of the camera. */
-    public static SnapshotQuery event(String camera, String event) { return new SnapshotQuery(camera, null, event); }
+    /** A picture of the best snapshot of an event of the camera. */
+    public static SnapshotQuery event(String camera, String event, EventPicture picture) {
+        return new SnapshotQuery(camera, null, event, picture);
+    }
 
     /**
      * This query when every field is well formed, else an {@link IllegalArgumentException} naming the field, what was
@@ -49,7 +53,7 @@ public record SnapshotQuery(String camera, Long frame, String event) {
     public JsonObject toJson() {
         JsonObject j = new JsonObject().put("camera", camera);
         if (frame != null) j.put("frame", frame);
-        if (event != null) j.put("event", event);
+        if (event != null) j.put("event", event).put("picture", (picture == null ? EventPicture.SNAPSHOT : picture).jsonName());
         return j;
     }
 
@@ -62,6 +66,7 @@ public record SnapshotQuery(String camera, Long frame, String event) {
         Object camera = j.getValue("camera");
         Object frame = j.getValue("frame");
         Object event = j.getValue("event");
+        Object picture = j.getValue("picture");
         if (camera != null && !(camera instanceof String)) {
             throw new IllegalArgumentException("camera id: expected a string, found " + Names.quoted(String.valueOf(camera)));
         }
@@ -71,7 +76,12 @@ public record SnapshotQuery(String camera, Long frame, String event) {
         if (event != null && !(event instanceof String)) {
             throw new IllegalArgumentException("event id: expected a string, found " + Names.quoted(String.valueOf(event)));
         }
-        return new SnapshotQuery((String) camera, frame != null ? ((Number) frame).longValue() : null, (String) event).checked();
+        if (picture != null && (!(picture instanceof String) || event == null)) {
+            throw new IllegalArgumentException("picture: expected snapshot, clean or crop with an event, found "
+                    + Names.quoted(String.valueOf(picture)));
+        }
+        EventPicture which = event == null ? null : picture == null ? EventPicture.SNAPSHOT : EventPicture.parse((String) picture);
+        return new SnapshotQuery((String) camera, frame != null ? ((Number) frame).longValue() : null, (String) event, which).checked();
     }
 
     /** For messages: "camera "cam"", "frame 12 of camera "cam"", "event "cam-3-17"". */

@@ -17,7 +17,32 @@ import java.util.TreeSet;
 public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<CameraConfig> cameras,
                           CameraSettings camera, WebSocketSettings websocket, SnapshotSettings snapshots,
                           Path cacheDir, TrainingConfig training, ClusterConfig cluster, Tracking tracking,
-                          EventSettings events, MqttSettings mqtt, List<String> unusedEnv, List<String> warnings) {
+                          EventSettings events, MqttSettings mqtt, Recording recording, List<String> unusedEnv,
+                          List<String> warnings) {
+
+    /**
+     * Where and how cameras with {@code record:} on are recorded (docs/recording.md). dir: the storage directory (its
+     * segments and index.sqlite); segmentSeconds: a segment's length (cut at the next keyframe after it); queueBytes:
+     * per camera, what may wait for the disk before packets are dropped (counted); maxBytes: the directory's budget
+     * (0: none); keepFreeBytes: the oldest segments go while the disk has less free; warnFreeBytes: below this the
+     * status and /ready say the disk is filling.
+     */
+    public record Recording(Path dir, int segmentSeconds, long queueBytes, long maxBytes, long keepFreeBytes,
+                            long warnFreeBytes) {
+        static Recording read(ConfigNode n, Path cache) {
+            Path dir = n.path("dir", cache.resolve("recordings"), false);
+            int segment = n.integer("segmentSeconds", 10, 2, 3600);
+            long queue = n.longValue("queueBytes", 64L << 20, 1L << 20, 4L << 30);
+            long max = n.longValue("maxBytes", 0, 0, Long.MAX_VALUE);
+            long keepFree = n.longValue("keepFreeBytes", 1L << 30, 0, Long.MAX_VALUE);
+            long warnFree = n.longValue("warnFreeBytes", 5L << 30, 0, Long.MAX_VALUE);
+            if (warnFree < keepFree) {
+                throw new ConfigException(n.key("warnFreeBytes"), "must be >= keepFreeBytes (" + keepFree + "), found " + warnFree);
+            }
+            n.finish();
+            return new Recording(dir, segment, queue, max, keepFree, warnFree);
+        }
+    }
 
     /**
      * The {@code tracking:} section: whether cameras are tracked (every detection message then carries its track) and
@@ -247,6 +272,7 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
         Tracking tracking = Tracking.read(root.child("tracking"));
         EventSettings events = EventSettings.read(root.child("events"));
         MqttSettings mqtt = MqttSettings.read(root.child("mqtt"));
+        Recording recording = Recording.read(root.child("recording"), cache);
         root.finish();
         Set<String> unused = new TreeSet<>();
         for (String k : env.keySet()) {
@@ -256,7 +282,7 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
         String mqttOff = MqttSettings.offThoughConfigured(json.getValue("mqtt") instanceof JsonObject m ? m : new JsonObject(), env, mqtt);
         if (mqttOff != null) warnings.add(mqttOff);
         return new ArgusConfig(file, http, List.copyOf(models), List.copyOf(cameras), camera, ws, snapshots, cache,
-                training, cluster, tracking, events, mqtt, List.copyOf(unused), List.copyOf(warnings));
+                training, cluster, tracking, events, mqtt, recording, List.copyOf(unused), List.copyOf(warnings));
     }
 
     /** ARGUS_* variables that are not configuration keys. */
@@ -276,6 +302,6 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
 
     public ArgusConfig withCameras(List<CameraConfig> cams) {
         return new ArgusConfig(file, http, models, List.copyOf(cams), camera, websocket, snapshots, cacheDir, training,
-                cluster, tracking, events, mqtt, unusedEnv, warnings);
+                cluster, tracking, events, mqtt, recording, unusedEnv, warnings);
     }
 }

@@ -20,9 +20,37 @@ import java.util.Set;
  * @param decodeDevice the GPU NVDEC decodes on, one of the model's; -1: chosen (the model's GPU, or of several the
  *                  one decoding the fewest of its cameras: {@link io.argus.pipeline.video.NvdecPlacement})
  * @param scene     zones, lines and the anchor point (docs/tracking.md); REST changes are kept apart (events/)
+ * @param record    whether and how long its stream is recorded (docs/recording.md)
  */
 public record CameraConfig(String id, CameraUrl source, String model, boolean loop, boolean realtime,
-                           DecoderMode decoder, int decodeDevice, SceneRules scene) {
+                           DecoderMode decoder, int decodeDevice, SceneRules scene, Record record) {
+    /**
+     * {@code record:} of a camera. mode: off, or continuous (every packet, in segments); retainDays: segments older
+     * than this are deleted (0: kept until a byte budget needs the room); maxBytes: this camera's budget (0: none);
+     * preRollSeconds, postRollSeconds: how much of the recording before an event's start and after its end its clip
+     * holds.
+     */
+    public record Record(String mode, int retainDays, long maxBytes, int preRollSeconds, int postRollSeconds) {
+        public static final Record OFF = new Record("off", 0, 0, 5, 5);
+
+        public boolean on() { return !mode.equals("off"); }
+
+        static Record read(ConfigNode n) {
+            String mode = n.oneOf("mode", "off", "off", "continuous");
+            int days = n.integer("retainDays", 7, 0, 36_500);
+            long bytes = n.longValue("maxBytes", 0, 0, Long.MAX_VALUE);
+            int pre = n.integer("preRollSeconds", 5, 0, 300);
+            int post = n.integer("postRollSeconds", 5, 0, 300);
+            n.finish();
+            return new Record(mode, days, bytes, pre, post);
+        }
+
+        JsonObject toJson() {
+            return new JsonObject().put("mode", mode).put("retainDays", retainDays).put("maxBytes", maxBytes)
+                    .put("preRollSeconds", preRollSeconds).put("postRollSeconds", postRollSeconds);
+        }
+    }
+
     /** Reads one camera (from the config file or a REST body); {@code models}: the known model ids, first = default. */
     public static CameraConfig read(ConfigNode n, List<String> models) {
         String id = n.requiredString("id");
@@ -45,8 +73,9 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
             throw new ConfigException(n.key("url"), e.getMessage());
         }
         SceneRules scene = SceneRulesJson.read(n, n.json());
+        Record record = Record.read(n.child("record"));
         n.finish();
-        return new CameraConfig(id, source, model, loop, realtime, decoder, decodeDevice, scene);
+        return new CameraConfig(id, source, model, loop, realtime, decoder, decodeDevice, scene, record);
     }
 
     /**
@@ -67,7 +96,8 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
         JsonObject j = new JsonObject().put("id", id).put("url", source.redacted()).put("kind", source.kind().name().toLowerCase(java.util.Locale.ROOT))
                 .put("model", model).put("loop", loop).put("realtime", realtime)
                 .put("transport", source.transport()).put("decoder", decoder.configName())
-                .put("zones", SceneRulesJson.zonesJson(scene.zones())).put("lines", SceneRulesJson.linesJson(scene.lines())).put("anchor", scene.anchor().configName());
+                .put("zones", SceneRulesJson.zonesJson(scene.zones())).put("lines", SceneRulesJson.linesJson(scene.lines())).put("anchor", scene.anchor().configName())
+                .put("record", record.toJson());
         if (decodeDevice >= 0) j.put("decodeDevice", decodeDevice);
         return j;
     }
@@ -79,7 +109,8 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
     public JsonObject definition() {
         JsonObject j = new JsonObject().put("id", id).put("url", source.address()).put("model", model).put("loop", loop)
                 .put("realtime", realtime).put("decoder", decoder.configName())
-                .put("zones", SceneRulesJson.zonesJson(scene.zones())).put("lines", SceneRulesJson.linesJson(scene.lines())).put("anchor", scene.anchor().configName());
+                .put("zones", SceneRulesJson.zonesJson(scene.zones())).put("lines", SceneRulesJson.linesJson(scene.lines())).put("anchor", scene.anchor().configName())
+                .put("record", record.toJson());
         if (source.transport() != null) j.put("transport", source.transport());
         if (decodeDevice >= 0) j.put("decodeDevice", decodeDevice);
         return j;

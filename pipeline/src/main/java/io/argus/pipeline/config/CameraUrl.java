@@ -30,10 +30,10 @@ public record CameraUrl(Kind kind, String input, String format, String transport
     /**
      * RTSP over UDP: how long (microseconds) FFmpeg's RTSP demuxer holds the RTP packets behind a missing one, waiting
      * for it to come out of order, before it gives up on it ({@code AVFormatContext.max_delay}, used only when a
-     * packet is missing; FFmpeg's own default for RTSP). It must be set explicitly for the CPU decoder: JavaCV writes
-     * its own {@code maxDelay}, -1 unless set, into the format context after opening, and with -1 the demuxer gave up
-     * on a missing packet at once, so every packet that came a little late was dropped as "received too late"
-     * (docs/reliability.md, UDP behind jitter).
+     * packet is missing; FFmpeg's own default for RTSP). It is set explicitly among the input options: JavaCV, which
+     * the CPU decoder once used, wrote its own {@code maxDelay}, -1 unless set, into the format context after opening,
+     * and with -1 the demuxer gave up on a missing packet at once, so every packet that came a little late was dropped
+     * as "received too late" (docs/reliability.md, UDP behind jitter).
      */
     public static final int RTP_REORDER_DELAY_US = 100_000;
 

@@ -1,5 +1,6 @@
 package io.argus.pipeline.events;
 
+import io.argus.detector.Box;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -11,8 +12,11 @@ import java.util.Map;
  * for them over HTTP, one at a time, as for camera snapshots. Not thread-safe: the events verticle owns it.
  */
 final class BestSnapshots {
-    /** A kept JPEG with the confidence that won it and the frame it shows. */
-    record Best(float confidence, long frame, byte[] jpeg) {}
+    /**
+     * A kept JPEG with the confidence that won it, the frame it shows, the frame's width (the JPEG may be smaller) and
+     * the object's box in the frame's pixels.
+     */
+    record Best(float confidence, long frame, byte[] jpeg, int frameWidth, Box box) {}
 
     private final int keep;
     private final LinkedHashMap<String, Best> byEvent = new LinkedHashMap<>();
@@ -27,9 +31,9 @@ final class BestSnapshots {
     }
 
     /** Keeps {@code jpeg} for the event when it is still the best; returns whether it was kept. */
-    boolean offer(String eventId, float confidence, long frame, byte[] jpeg) {
+    boolean offer(String eventId, float confidence, long frame, byte[] jpeg, int frameWidth, Box box) {
         if (!wants(eventId, confidence)) return false;
-        byEvent.put(eventId, new Best(confidence, frame, jpeg));
+        byEvent.put(eventId, new Best(confidence, frame, jpeg, frameWidth, box));
         while (byEvent.size() > keep) {
             Iterator<Map.Entry<String, Best>> oldest = byEvent.entrySet().iterator();
             oldest.next();

@@ -1,5 +1,6 @@
 package io.argus.pipeline.events;
 
+import io.argus.pipeline.base.EventPicture;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -29,10 +30,11 @@ public interface EventQueries {
     Future<JsonObject> event(String id);
 
     /**
-     * The best snapshot of an event (JPEG), kept by the node that runs its camera: 421 from any other, 404 when none
-     * was taken or it was forgotten.
+     * A picture (JPEG) of an event's best snapshot: with the object's box drawn, without, or the object cropped out.
+     * The snapshot is kept by the node that runs its camera: 421 from any other, 404 when none was taken or it was
+     * forgotten.
      */
-    Future<byte[]> snapshot(String eventId);
+    Future<byte[]> picture(String eventId, EventPicture kind);
 
     /** The counts of one camera ({@code camera}: null for all: {@code {"cameras": [...]}}). */
     Future<JsonObject> counts(String camera);

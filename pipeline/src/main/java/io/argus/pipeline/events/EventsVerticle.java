@@ -6,6 +6,7 @@ import io.argus.pipeline.base.Addresses;
 import io.argus.pipeline.base.Addresses.CameraNotice;
 import io.argus.pipeline.base.Addresses.RulesChanged;
 import io.argus.pipeline.base.ArgusMetrics;
+import io.argus.pipeline.base.EventPicture;
 import io.argus.pipeline.base.RequestRefused;
 import io.argus.pipeline.base.ServiceCall;
 import io.argus.pipeline.camera.CameraStatus;
@@ -17,6 +18,7 @@ import io.argus.pipeline.config.EventSettings;
 import io.argus.pipeline.config.Names;
 import io.argus.pipeline.config.SceneRulesJson;
 import io.argus.pipeline.publish.Snapshots;
+import io.argus.pipeline.recording.Recordings;
 import io.argus.tracking.ObjectEvent;
 import io.argus.tracking.SceneRules;
 import io.argus.tracking.SceneWatch;
@@ -94,6 +96,8 @@ public final class EventsVerticle extends AbstractVerticle implements EventQueri
     private final Cameras here;
     private final Cameras known;
     private final Snapshots snapshots;
+    /** Whether a camera is recorded here, and its clips' pre- and post-roll. */
+    private final Recordings recordings;
     private final ArgusMetrics metrics;
     private final Function<String, List<String>> classesOf;
     private final Map<String, Camera> cameras = new HashMap<>();
@@ -114,8 +118,10 @@ public final class EventsVerticle extends AbstractVerticle implements EventQueri
      *                          of its camera's model
      */
     public EventsVerticle(EventSettings settings, List<CameraConfig> configuredCameras, Path rulesDir, Cameras here,
-                          Cameras known, Snapshots snapshots, ArgusMetrics metrics, Function<String, List<String>> classesOf) {
+                          Cameras known, Snapshots snapshots, ArgusMetrics metrics, Function<String, List<String>> classesOf,
+                          Recordings recordings) {
         this.settings = settings;
+        this.recordings = recordings;
         for (CameraConfig c : configuredCameras) configured.put(c.id(), c.scene());
         this.rulesDir = rulesDir;
         this.here = here;
@@ -302,6 +308,13 @@ public final class EventsVerticle extends AbstractVerticle implements EventQueri
             if (o instanceof JsonObject change && change.getString("line") != null) crossed.add(change.getString("line"));
         }
         event.put("crossedLines", new JsonArray(new ArrayList<>(crossed)));
+        // the evidence: the object cut out of its best snapshot, and the recording around it (when the camera records)
+        event.put("crop", "/api/events/" + id + "/crop.jpg");
+        Number end = (Number) event.getValue("end");
+        JsonObject clip = recordings.clipReference(c.id, id, Math.round(event.getDouble("start")),
+                end == null ? -1 : Math.round(end.doubleValue()));
+        if (clip != null) event.put("clip", clip);
+        else event.putNull("clip");
         if ("end".equals(event.getString("kind"))) {
             c.eventOfTrack.remove(track);
             c.linesOfTrack.remove(track);
@@ -330,7 +343,11 @@ public final class EventsVerticle extends AbstractVerticle implements EventQueri
             float confidence = d.getFloat("confidence", 0f);
             if (event == null || !c.best.wants(event, confidence)) continue;
             Snapshots.Snapshot s = snapshots.get(c.id, notice.getLong("frame"));
-            if (s != null) c.best.offer(event, confidence, s.frame(), s.jpeg());
+            JsonObject b = d.getJsonObject("box");
+            if (s != null && b != null) {
+                c.best.offer(event, confidence, s.frame(), s.jpeg(), s.width(),
+                        new Box(b.getFloat("x"), b.getFloat("y"), b.getFloat("w"), b.getFloat("h")));
+            }
         }
     }
 
@@ -353,9 +370,12 @@ public final class EventsVerticle extends AbstractVerticle implements EventQueri
         });
     }
 
-    /** Asked by REST or, for a camera that runs here, by another node (cluster/NodeSnapshots). */
+    /**
+     * Asked by REST or, for a camera that runs here, by another node (cluster/NodeSnapshots). The box is drawn or the
+     * object cut out on a worker (decoding and encoding a JPEG takes milliseconds, too long for the event loop).
+     */
     @Override
-    public Future<byte[]> snapshot(String eventId) {
+    public Future<byte[]> picture(String eventId, EventPicture kind) {
         return ServiceCall.on(context, () -> {
             String id = Names.require("event id", eventId, Names.DERIVED_MAX);
             Camera c = cameras.get(ObjectEvent.cameraOf(id));
@@ -364,7 +384,11 @@ public final class EventsVerticle extends AbstractVerticle implements EventQueri
                 return Future.failedFuture(new RequestRefused(c == null ? 421 : 404, "no snapshot of event \"" + id + "\""
                         + (c == null ? " on this node (its camera runs elsewhere)" : " (none taken while it was seen, or forgotten)")));
             }
-            return Future.succeededFuture(b.jpeg());
+            return switch (kind) {
+                case CLEAN -> Future.succeededFuture(b.jpeg());
+                case SNAPSHOT -> vertx.executeBlocking(() -> EventPictures.withBox(b.jpeg(), b.frameWidth(), b.box()), false);
+                case CROP -> vertx.executeBlocking(() -> EventPictures.crop(b.jpeg(), b.frameWidth(), b.box()), false);
+            };
         });
     }
 

@@ -1,5 +1,7 @@
 package io.argus.pipeline.http;
 
+import io.argus.pipeline.recording.Recordings;
+
 import io.argus.pipeline.camera.Cameras;
 import io.argus.pipeline.cluster.ClusterCamerasVerticle;
 import io.argus.pipeline.events.EventQueries;
@@ -20,8 +22,9 @@ import java.util.List;
  */
 public record ApiServices(List<InferenceVerticle> models, Cameras cameras, ClusterCamerasVerticle clusterCameras,
                           EventQueries events, MqttOutputVerticle mqtt, DatasetService dataset, TrainingService training,
-                          ModelRegistryService registry) {
+                          ModelRegistryService registry, Recordings recordings) {
     public ApiServices {
         models = List.copyOf(models);
+        if (recordings == null) recordings = Recordings.OFF;
     }
 }

@@ -5,6 +5,7 @@ import static io.argus.pipeline.http.JsonReplies.answer;
 import static io.argus.pipeline.http.JsonReplies.error;
 import static io.argus.pipeline.http.JsonReplies.failure;
 
+import io.argus.pipeline.base.EventPicture;
 import io.argus.pipeline.base.RequestRefused;
 import io.argus.pipeline.cluster.SnapshotQuery;
 import io.argus.pipeline.config.Names;
@@ -60,7 +61,9 @@ final class EventRoutes {
             }
             answer(rc, events.events(query), WAIT_SECONDS, page -> page, 200);
         });
-        router.get("/api/events/:id/snapshot.jpg").handler(r::snapshot);
+        router.get("/api/events/:id/snapshot.jpg").handler(rc -> r.picture(rc, "false".equals(rc.queryParams().get("box"))
+                ? EventPicture.CLEAN : EventPicture.SNAPSHOT));
+        router.get("/api/events/:id/crop.jpg").handler(rc -> r.picture(rc, EventPicture.CROP));
         router.get("/api/events/:id").handler(rc -> {
             String id = PathIds.name(rc, "id", "event id", Names.DERIVED_MAX);
             if (id != null) answer(rc, events.event(id), WAIT_SECONDS, event -> event, 200);
@@ -89,8 +92,8 @@ final class EventRoutes {
         }
     }
 
-    /** An event's best snapshot: kept by the node that runs its camera (421 from this one: ask that node). */
-    private void snapshot(RoutingContext rc) {
+    /** A picture of an event's best snapshot: kept by the node that runs its camera (421 from this one: ask that node). */
+    private void picture(RoutingContext rc, EventPicture kind) {
         String id = PathIds.name(rc, "id", "event id", Names.DERIVED_MAX);
         if (id == null) return;
         String camera;
@@ -100,13 +103,13 @@ final class EventRoutes {
             error(rc, 400, e.getMessage());
             return;
         }
-        events.snapshot(id).timeout(WAIT_SECONDS, TimeUnit.SECONDS).onComplete(ar -> {
+        events.picture(id, kind).timeout(WAIT_SECONDS, TimeUnit.SECONDS).onComplete(ar -> {
             int status = ar.failed() ? RequestRefused.statusOf(ar.cause()) : 200;
             if (ar.succeeded()) {
                 rc.response().putHeader("content-type", "image/jpeg").putHeader("cache-control", "private, max-age=60")
                         .end(Buffer.buffer(ar.result()));
             } else if (owners != null && status == 421) {
-                owners.pass(rc, SnapshotQuery.event(camera, id), () -> error(rc, 404, ar.cause().getMessage()));
+                owners.pass(rc, SnapshotQuery.event(camera, id, kind), () -> error(rc, 404, ar.cause().getMessage()));
             } else if (status == 421) {
                 error(rc, 404, ar.cause().getMessage());
             } else {

@@ -155,6 +155,7 @@ public final class HttpVerticle extends VerticleBase {
                 WAIT_SECONDS, all -> new JsonArray(all.list()), 200));
         TrainingRoutes.mount(router, vertx, services.dataset(), services.training(), services.registry());
         EventRoutes.mount(router, services.events(), owners, services.mqtt());
+        RecordingRoutes.mount(router, services.recordings(), services.events());
         router.get("/api/clients").handler(rc -> json(rc, 200, gateway.clients()));
         router.route("/api/*").handler(rc -> json(rc, 404, new JsonObject().put("error", "no such endpoint: "
                 + rc.request().method() + " " + Names.quoted(rc.request().path()))));   // quoted and cut: never a 10 KB echo

@@ -22,12 +22,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The package rules of the developers' guide, checked on the product's classes as this test finds them on its class
- * path (gpu, detector, trainer, tracking and pipeline; tests left out):
+ * path (gpu, detector, trainer, tracking, recording and pipeline; tests left out):
  * <ul>
  * <li>no package cycle in {@code io.argus}: every package is a slice, so a cycle between two packages of one feature
  *     or of one module counts as one between two features or two modules;</li>
  * <li>no product class uses the tools ({@code io.argus.tools}, a jar apart) or the test kit;</li>
- * <li>{@code detector}, {@code trainer}, {@code tracking} and {@code gpu} are plain Java: neither Vert.x nor the
+ * <li>{@code detector}, {@code trainer}, {@code tracking}, {@code recording} and {@code gpu} are plain Java: neither Vert.x nor the
  *     pipeline; {@code detector} knows nothing of {@code trainer}, {@code gpu} nothing of either;</li>
  * <li>in the pipeline, {@code base} (what every feature shares) and {@code config} (the settings) import no feature,
  *     and nothing but the command line imports {@code app}, the composition root.</li>
@@ -40,7 +40,7 @@ class PackageRulesTest {
     private static final String[] PIPELINE_FEATURES = {"io.argus.pipeline.app..", "io.argus.pipeline.camera..",
             "io.argus.pipeline.cli..", "io.argus.pipeline.cluster..", "io.argus.pipeline.doctor..",
             "io.argus.pipeline.events..", "io.argus.pipeline.http..", "io.argus.pipeline.inference..",
-            "io.argus.pipeline.publish..", "io.argus.pipeline.training.."};
+            "io.argus.pipeline.publish..", "io.argus.pipeline.recording..", "io.argus.pipeline.training.."};
 
     private static JavaClasses product;
 
@@ -50,8 +50,8 @@ class PackageRulesTest {
      * every jar of the class path.
      */
     private static final Pattern MODULE = Pattern.compile(
-            ".*[/\\\\](gpu|detector|trainer|tracking|pipeline|testkit)[/\\\\]target[/\\\\]classes[/\\\\]?"
-                    + "|.*argus-(gpu|detector|trainer|tracking|pipeline|testkit)-[0-9][^/\\\\]*(?<!-tests)\\.jar");
+            ".*[/\\\\](gpu|detector|trainer|tracking|recording|pipeline|testkit)[/\\\\]target[/\\\\]classes[/\\\\]?"
+                    + "|.*argus-(gpu|detector|trainer|tracking|recording|pipeline|testkit)-[0-9][^/\\\\]*(?<!-tests)\\.jar");
 
     @BeforeAll
     static void importTheProduct() {
@@ -64,7 +64,7 @@ class PackageRulesTest {
             found.add(m.group(1) != null ? m.group(1) : m.group(2));
         }
         // without them every rule would pass on nothing
-        assertEquals(Set.of("gpu", "detector", "trainer", "tracking", "pipeline", "testkit"), found,
+        assertEquals(Set.of("gpu", "detector", "trainer", "tracking", "recording", "pipeline", "testkit"), found,
                 "the modules' classes on the class path: " + modules);
         product = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPaths(modules);
     }
@@ -83,7 +83,7 @@ class PackageRulesTest {
     @Test
     void thePlainJavaModulesKnowNeitherVertxNorThePipeline() {
         check(noClasses().that().resideInAnyPackage("io.argus.detector..", "io.argus.trainer..", "io.argus.tracking..",
-                        "io.argus.gpu..")
+                        "io.argus.recording..", "io.argus.gpu..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.vertx..", "io.netty..", "com.hazelcast..",
                         "io.argus.pipeline.."));
         check(noClasses().that().resideInAPackage("io.argus.detector..")

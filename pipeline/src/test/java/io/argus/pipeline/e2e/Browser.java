@@ -53,6 +53,15 @@ final class Browser implements AutoCloseable {
         return v[0];
     }
 
+    /** As {@link #waitFor(String, int, String)}, the value of {@code state} (an expression) in the failure's message. */
+    String waitFor(String expression, int seconds, String what, String state) throws Exception {
+        try {
+            return waitFor(expression, seconds, what);
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; page state: " + cdp.eval(state).getString("value"), e);
+        }
+    }
+
     void screenshot(String name) throws Exception {
         JsonObject shot = cdp.call("Page.captureScreenshot", new JsonObject().put("format", "png"));
         Files.write(TestMedia.dir().resolve(name), Base64.getDecoder().decode(shot.getString("data")));

@@ -15,12 +15,20 @@ import io.argus.gpu.TensorView;
 import io.argus.gpu.Transfers;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.video.nvdec.NvdecDecoder;
+import io.argus.recording.PacketSink;
+import io.argus.recording.Segment;
+import io.argus.recording.SegmentProbe;
+import io.argus.recording.SegmentWriter;
+import io.argus.recording.StorageLayout;
 import io.argus.testkit.Budget;
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.bytedeco.ffmpeg.avcodec.AVCodecParameters;
+import org.bytedeco.ffmpeg.avcodec.AVPacket;
+import org.bytedeco.ffmpeg.avutil.AVRational;
 import org.bytedeco.ffmpeg.global.avutil;
 import org.bytedeco.javacv.FFmpegFrameGrabber;
 import org.bytedeco.javacv.Frame;
@@ -34,7 +42,7 @@ import org.junit.jupiter.api.Test;
  * NVDEC does not take the stream (the refusal is printed).
  */
 @Tag("gpu")
-@Budget(seconds = 5)
+@Budget(seconds = 10)
 class GpuNvdecDecodeTest {
     static final int FRAMES = 8;
     static final int NET = 416;
@@ -110,6 +118,74 @@ class GpuNvdecDecodeTest {
             assertTrue(worst <= 40f / 255, "frame " + i + ": max difference " + worst);
         }
         assertEquals(FRAMES, gpu.size());
+    }
+
+    /**
+     * NVDEC's connection hands every video packet to the recorder before decoding it, with the stream's parameters
+     * first: segments written from them (stream copy) hold exactly the source's packets and start on a keyframe,
+     * while the same connection decodes every picture.
+     */
+    @Test
+    void everyPacketReachesTheRecorderAndItsSegmentsHoldTheSource() throws Exception {
+        assumeTrue(CudaRuntime.available(), () -> "no CUDA: " + CudaRuntime.problem());
+        Path video = TestMedia.shapes(25);
+        long sourcePackets = SegmentProbe.read(video).packets();
+        Path dir = java.nio.file.Files.createTempDirectory("argus-nvdec-recording");
+        StorageLayout layout = new StorageLayout(dir);
+        List<Segment> closed = new ArrayList<>();
+        SegmentWriter.Listener listener = new SegmentWriter.Listener() {
+            @Override public void opened(Segment s) {}
+
+            @Override public void closed(Segment s) { closed.add(s); }
+        };
+        SegmentWriter[] writer = {null};
+        long[] handed = {0};
+        PacketSink sink = new PacketSink() {
+            @Override public void streamStarted(AVCodecParameters parameters, AVRational timeBase) {
+                writer[0] = new SegmentWriter("nvdec", layout, parameters, timeBase, 2_000, listener);
+            }
+
+            @Override public void packet(AVPacket packet, long wallMs) {
+                handed[0]++;
+                try {
+                    writer[0].write(packet, wallMs);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+
+            @Override public void streamEnded() {}
+        };
+        NvdecDecoder decoder;
+        try {
+            decoder = NvdecDecoder.open("test", 0, video.toString(), null, sink);
+        } catch (NvdecRefusal e) {
+            assumeTrue(false, e.getMessage());
+            return;
+        }
+        long pictures = 0;
+        try (decoder) {
+            while (true) {
+                NvdecDecoder.HeldPicture got = decoder.next();
+                if (got == null) break;
+                got.close();
+                pictures++;
+            }
+            assertEquals(handed[0], decoder.videoPackets(), "every video packet read was handed on");
+        }
+        writer[0].close();
+        long written = 0;
+        for (Segment s : closed) {
+            SegmentProbe.Contents c = SegmentProbe.read(layout.file(s.name()));
+            assertTrue(c.startsWithKeyframe(), s.name() + " starts with a keyframe");
+            assertEquals(s.packets(), c.packets(), s.name());
+            written += c.packets();
+        }
+        System.out.printf("NVDEC: %d packets in the source, %d handed to the recorder, %d in %d segments, %d pictures decoded%n",
+                sourcePackets, handed[0], written, closed.size(), pictures);
+        assertEquals(sourcePackets, handed[0]);
+        assertEquals(sourcePackets, written);
+        assertEquals(sourcePackets, pictures, "one picture per packet");
     }
 
     /**

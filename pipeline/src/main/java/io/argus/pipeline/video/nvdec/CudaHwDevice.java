@@ -10,6 +10,7 @@ import static org.bytedeco.ffmpeg.global.avutil.av_hwdevice_ctx_init;
 import io.argus.gpu.DeviceContext;
 import io.argus.gpu.GpuStream;
 import io.argus.gpu.Status;
+import io.argus.recording.Ffmpeg;
 import org.bytedeco.cuda.cudart.CUctx_st;
 import org.bytedeco.ffmpeg.avutil.AVBufferRef;
 import org.bytedeco.ffmpeg.avutil.AVHWDeviceContext;

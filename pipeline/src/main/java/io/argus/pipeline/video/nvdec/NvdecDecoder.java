@@ -40,6 +40,8 @@ import io.argus.pipeline.video.Seekable;
 import io.argus.gpu.DeviceContext;
 import io.argus.gpu.GpuStream;
 import io.argus.gpu.Status;
+import io.argus.recording.PacketSink;
+import io.argus.recording.Ffmpeg;
 import org.bytedeco.cuda.cudart.CUevent_st;
 import org.bytedeco.cuda.global.cudart;
 import org.bytedeco.ffmpeg.avcodec.AVCodec;
@@ -104,6 +106,7 @@ public final class NvdecDecoder implements AutoCloseable {
     private final int streamIndex;
     private final double microsPerTick;
     private boolean draining;
+    private PacketSink packets = PacketSink.NONE;
     /** Video packets read so far (written by the reading thread, read by the camera's watchdog). */
     private volatile long videoPackets;
     /** NVDEC's session exists: FFmpeg creates it when the first picture's slices arrive (see {@link #SESSION_OPENINGS}). */
@@ -205,10 +208,20 @@ public final class NvdecDecoder implements AutoCloseable {
      * (timeouts, RTSP transport), may be null.
      */
     public static NvdecDecoder open(String camera, int deviceIndex, String url, AVDictionary options) throws NvdecRefusal {
+        return open(camera, deviceIndex, url, options, PacketSink.NONE);
+    }
+
+    /** As above, each video packet handed to {@code packets} (the camera's recorder) before NVDEC decodes it. */
+    public static NvdecDecoder open(String camera, int deviceIndex, String url, AVDictionary options, PacketSink packets)
+            throws NvdecRefusal {
         if (!CudaRuntime.available()) {
             throw new NvdecRefusal(camera, NvdecRefusal.Reason.NO_CUDA, CudaRuntime.problem());
         }
-        return new NvdecDecoder(camera, DeviceContext.of(deviceIndex), url, options);
+        NvdecDecoder d = new NvdecDecoder(camera, DeviceContext.of(deviceIndex), url, options);
+        d.packets = packets;
+        AVStream video = d.format.streams(d.streamIndex);
+        packets.streamStarted(video.codecpar(), video.time_base());
+        return d;
     }
 
     private static boolean hasCudaConfig(AVCodec decoder) {
@@ -268,6 +281,7 @@ public final class NvdecDecoder implements AutoCloseable {
             try {
                 if (packet.stream_index() == streamIndex) {
                     videoPackets++;
+                    packets.packet(packet, System.currentTimeMillis());
                     boolean gated = !sessionStarted;
                     if (gated) awaitSessionTurn();
                     sendingSince = System.nanoTime();
@@ -366,6 +380,7 @@ public final class NvdecDecoder implements AutoCloseable {
 
     @Override
     public void close() {
+        packets.streamEnded();
         av_frame_free(frame);
         av_packet_free(packet);
         release();

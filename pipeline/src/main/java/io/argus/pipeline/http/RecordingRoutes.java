@@ -1,0 +1,259 @@
+package io.argus.pipeline.http;
+
+import static io.argus.pipeline.http.JsonReplies.WAIT_SECONDS;
+import static io.argus.pipeline.http.JsonReplies.answer;
+import static io.argus.pipeline.http.JsonReplies.error;
+
+import io.argus.pipeline.config.Names;
+import io.argus.pipeline.events.EventQueries;
+import io.argus.pipeline.recording.Recordings;
+import io.argus.recording.Segment;
+import io.argus.recording.StorageLayout;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * REST for recordings (docs/recording.md): the storage's state ({@code GET /api/recordings}), a camera's segments in a
+ * time range ({@code GET /api/recordings/:camera?from=&to=&limit=}, epoch ms, the last hour by default), a segment's
+ * file ({@code GET /api/recordings/:camera/:day/:file}, with byte ranges, as a browser's video element asks), a time
+ * range as one MP4 ({@code GET /api/recordings/:camera/clip.mp4?from=&to=}) and an event's clip
+ * ({@code GET /api/events/:id/clip.mp4}: its camera's pre-roll before it, post-roll after it), and the boxes the
+ * detector saw in a range's frames ({@code GET /api/recordings/:camera/detections?from=&to=}, at most 10 min). A segment is named,
+ * never a path: the name is parsed and resolved under the storage directory ({@link StorageLayout#file}).
+ */
+final class RecordingRoutes {
+    private static final Pattern RANGE = Pattern.compile("bytes=(\\d{0,18})-(\\d{0,18})");
+    private static final long HOUR_MS = 3_600_000L;
+    /** Segments one list request returns at most (10 s segments: a day is 8,640); the rest by asking from the last. */
+    static final int LIST_LIMIT = 10_000;
+    /** The longest range of frames' boxes one request reads (10 min: 15,000 frames at 25 fps). */
+    static final long DETECTIONS_RANGE_MS = 600_000;
+    static final int DETECTIONS_LIMIT = 20_000;
+
+    private RecordingRoutes() {}
+
+    static void mount(Router router, Recordings recordings, EventQueries events) {
+        router.get("/api/recordings").handler(rc -> answer(rc, recordings.status(), WAIT_SECONDS, s -> s, 200));
+        router.get("/api/recordings/:camera/clip.mp4").handler(rc -> {
+            String camera = PathIds.name(rc, "camera", "camera id");
+            long[] range = camera == null ? null : requiredRange(rc, Recordings.MAX_CLIP_MS);
+            if (range != null) sendClip(rc, recordings.clip(camera, range[0], range[1]));
+        });
+        router.get("/api/recordings/:camera/detections").handler(rc -> {
+            String camera = PathIds.name(rc, "camera", "camera id");
+            long[] range = camera == null ? null : requiredRange(rc, DETECTIONS_RANGE_MS);
+            if (range == null) return;
+            long from = range[0];
+            long to = range[1];
+            answer(rc, recordings.detections(camera, from, to, DETECTIONS_LIMIT), WAIT_SECONDS, frames -> {
+                JsonArray out = new JsonArray();
+                for (var f : frames) {
+                    out.add(new JsonObject().put("t", f.timeMs()).put("width", f.width()).put("height", f.height())
+                            .put("boxes", new JsonArray(f.boxes())));
+                }
+                return new JsonObject().put("camera", camera).put("from", from).put("to", to).put("frames", out);
+            }, 200);
+        });
+        router.post("/api/exports").handler(rc -> {
+            JsonObject body;
+            List<String> cameras = new java.util.ArrayList<>();
+            long from;
+            long to;
+            try {
+                body = rc.body().asJsonObject();
+                if (body == null) throw new IllegalArgumentException("empty body");
+                for (Object c : body.getJsonArray("cameras", new JsonArray())) {
+                    if (!(c instanceof String s) || !Names.valid(s)) throw new IllegalArgumentException("cameras: expected camera ids, found " + c);
+                    cameras.add(s);
+                }
+                from = body.getLong("from", -1L);
+                to = body.getLong("to", -1L);
+            } catch (RuntimeException e) {
+                error(rc, 400, "body: expected {\"cameras\": [\"cam1\", ...], \"from\": <epoch ms>, \"to\": <epoch ms>} ("
+                        + e.getMessage() + ")");
+                return;
+            }
+            recordings.export(cameras, from, to).onComplete(ar -> {
+                if (ar.succeeded()) rc.response().setStatusCode(202).putHeader("content-type", "application/json").end(ar.result().encode());
+                else failed(rc, ar.cause());
+            });
+        });
+        router.get("/api/exports").handler(rc -> answer(rc, recordings.exports(), WAIT_SECONDS, list -> list, 200));
+        router.get("/api/exports/:id").handler(rc -> {
+            String id = PathIds.name(rc, "id", "export id");
+            if (id != null) recordings.export(id).onComplete(ar -> {
+                if (ar.succeeded()) rc.response().putHeader("content-type", "application/json").end(ar.result().encode());
+                else failed(rc, ar.cause());
+            });
+        });
+        router.get("/api/exports/:id/:file").handler(rc -> {
+            String id = PathIds.name(rc, "id", "export id");
+            String file = id == null ? null : PathIds.name(rc, "file", "export file");
+            if (file == null) return;
+            if (!file.endsWith(".mp4")) {
+                error(rc, 400, "export file: expected <camera>.mp4, found " + Names.quoted(file));
+                return;
+            }
+            recordings.exportFile(id, file.substring(0, file.length() - 4)).onComplete(ar -> {
+                if (ar.succeeded()) send(rc, ar.result());
+                else failed(rc, ar.cause());
+            });
+        });
+        router.get("/api/events/:id/clip.mp4").handler(rc -> {
+            String id = PathIds.name(rc, "id", "event id", Names.DERIVED_MAX);
+            if (id == null) return;
+            events.event(id).timeout(WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS).onComplete(ar -> {
+                if (ar.failed()) {
+                    error(rc, io.argus.pipeline.base.RequestRefused.statusOf(ar.cause()) == 404 ? 404 : 503, ar.cause().getMessage());
+                    return;
+                }
+                JsonObject e = ar.result();
+                Number end = (Number) e.getValue("end");
+                sendClip(rc, recordings.eventClip(e.getString("cameraId"), Math.round(e.getDouble("start")),
+                        end == null ? -1 : Math.round(end.doubleValue())));
+            });
+        });
+        router.get("/api/recordings/:camera").handler(rc -> {
+            String camera = PathIds.name(rc, "camera", "camera id");
+            if (camera == null) return;
+            long to;
+            long from;
+            try {
+                to = time(rc, "to", System.currentTimeMillis());
+                from = time(rc, "from", to - HOUR_MS);
+            } catch (IllegalArgumentException e) {
+                error(rc, 400, e.getMessage());
+                return;
+            }
+            if (from > to) {
+                error(rc, 400, "from (" + from + ") is after to (" + to + ")");
+                return;
+            }
+            int limit;
+            String l = rc.queryParams().get("limit");
+            if (l == null || l.isEmpty()) limit = LIST_LIMIT;
+            else if (l.matches("\\d{1,5}") && Integer.parseInt(l) >= 1 && Integer.parseInt(l) <= LIST_LIMIT) limit = Integer.parseInt(l);
+            else {
+                error(rc, 400, "limit: expected 1 to " + LIST_LIMIT + ", found " + Names.quoted(l));
+                return;
+            }
+            // one more than asked: whether there are more to ask for
+            answer(rc, recordings.segments(camera, from, to, limit + 1), WAIT_SECONDS,
+                    segments -> listed(camera, from, to, limit, segments), 200);
+        });
+        router.get("/api/recordings/:camera/:day/:file").handler(rc -> {
+            String name = rc.pathParam("camera") + "/" + rc.pathParam("day") + "/" + rc.pathParam("file");
+            if (!StorageLayout.isSegmentName(name)) {
+                error(rc, 400, "segment: expected /api/recordings/<camera>/<yyyy-MM-dd>/<start ms>.mp4");
+                return;
+            }
+            recordings.file(name).onComplete(ar -> {
+                if (ar.failed()) {
+                    error(rc, ar.cause() instanceof java.util.NoSuchElementException ? 404 : 400, ar.cause().getMessage());
+                    return;
+                }
+                send(rc, ar.result());
+            });
+        });
+    }
+
+    /** {@code ?from=&to=}, both given, from before to, at most {@code maxMs} apart; else null after answering 400. */
+    private static long[] requiredRange(RoutingContext rc, long maxMs) {
+        try {
+            long from = time(rc, "from", -1);
+            long to = time(rc, "to", -1);
+            if (from < 0 || to < 0) throw new IllegalArgumentException("from and to: expected epoch milliseconds, both");
+            if (to <= from || to - from > maxMs) {
+                throw new IllegalArgumentException("from, to: expected from < to, at most " + maxMs + " ms apart, found "
+                        + from + ", " + to);
+            }
+            return new long[]{from, to};
+        } catch (IllegalArgumentException e) {
+            error(rc, 400, e.getMessage());
+            return null;
+        }
+    }
+
+    private static long time(RoutingContext rc, String param, long def) {
+        String v = rc.queryParams().get(param);
+        if (v == null || v.isEmpty()) return def;
+        if (!v.matches("\\d{1,15}")) throw new IllegalArgumentException(param + ": expected epoch milliseconds, found " + io.argus.pipeline.config.Names.quoted(v));
+        return Long.parseLong(v);
+    }
+
+    /** {@code {"camera", "from", "to", "segments": [...], "more"}}: more when the limit cut the list. */
+    private static JsonObject listed(String camera, long from, long to, int limit, List<Segment> segments) {
+        JsonArray out = new JsonArray();
+        for (Segment s : segments.subList(0, Math.min(limit, segments.size()))) {
+            out.add(new JsonObject().put("name", s.name()).put("startMs", s.startMs()).put("endMs", s.endMs())
+                    .put("complete", s.complete()).put("bytes", s.bytes()).put("packets", s.packets())
+                    .put("url", "/api/recordings/" + s.name()));
+        }
+        return new JsonObject().put("camera", camera).put("from", from).put("to", to).put("segments", out)
+                .put("more", segments.size() > limit);
+    }
+
+    /** Why a recording request failed: 404 nothing of it, 400 a bad request, 503 busy, 500 anything else. */
+    private static void failed(RoutingContext rc, Throwable e) {
+        int status = e instanceof java.util.NoSuchElementException ? 404 : e instanceof IllegalArgumentException ? 400
+                : e instanceof IllegalStateException ? 503 : 500;
+        error(rc, status, e.getMessage());
+    }
+
+    /** The clip's file with byte ranges, or why there is none: 404 nothing recorded, 400 a bad range, 503 busy. */
+    private static void sendClip(RoutingContext rc, io.vertx.core.Future<Recordings.Clip> clip) {
+        clip.onComplete(ar -> {
+            if (ar.succeeded()) {
+                rc.response().putHeader("x-clip-from", Long.toString(ar.result().fromMs()))
+                        .putHeader("x-clip-to", Long.toString(ar.result().toMs()));
+                send(rc, ar.result().file());
+                return;
+            }
+            failed(rc, ar.cause());
+        });
+    }
+
+    /** The file whole (200) or the one byte range asked for (206); a range beyond its end: 416. */
+    private static void send(RoutingContext rc, java.nio.file.Path file) {
+        rc.vertx().fileSystem().props(file.toString()).onComplete(p -> {
+            if (p.failed()) {
+                error(rc, 404, "no file " + file.getFileName());
+                return;
+            }
+            long size = p.result().size();
+            var response = rc.response().putHeader("content-type", "video/mp4").putHeader("accept-ranges", "bytes");
+            String range = rc.request().getHeader("range");
+            if (range == null) {
+                response.sendFile(file.toString());
+                return;
+            }
+            Matcher m = RANGE.matcher(range.trim());
+            if (!m.matches() || (m.group(1).isEmpty() && m.group(2).isEmpty())) {
+                error(rc, 416, "range: expected bytes=<first>-<last>, found " + io.argus.pipeline.config.Names.quoted(range));
+                return;
+            }
+            long first;
+            long last;
+            if (m.group(1).isEmpty()) {   // the last n bytes
+                long n = Long.parseLong(m.group(2));
+                first = Math.max(0, size - n);
+                last = size - 1;
+            } else {
+                first = Long.parseLong(m.group(1));
+                last = m.group(2).isEmpty() ? size - 1 : Math.min(Long.parseLong(m.group(2)), size - 1);
+            }
+            if (first >= size || first > last) {
+                response.putHeader("content-range", "bytes */" + size);
+                error(rc, 416, "range " + first + "-" + last + " outside the " + size + " bytes of " + file.getFileName());
+                return;
+            }
+            response.setStatusCode(206).putHeader("content-range", "bytes " + first + "-" + last + "/" + size)
+                    .sendFile(file.toString(), first, last - first + 1);
+        });
+    }
+}
