@@ -61,9 +61,11 @@ class ClusterFailoverTest {
      * A frozen node is found only by missing heartbeats: maxNoHeartbeatMs plus a round. The nodes here allow 10 s of
      * silence, not the product's default 5 s: Hazelcast ignores a heartbeat older than half that allowance when it is
      * read, and beside a parallel build (load 6-7 on the 2-core machine, scripts/flaky-check.sh, 2026-11-29) heartbeats
-     * were read 4.1 s after they were sent, so the survivors of the freeze suspected each other too and split, in 2 of
-     * 20 runs. Measured with 5 s: 4.8-14.2 s (median 5.6) over 19 such runs. The nodes run the model at 64x64
-     * ({@link TestConfig#light}); the bound here only says the cameras do come back.
+     * were read 4.1 s after they were sent. Measured with 5 s: 4.8-14.2 s (median 5.6) over 19 such runs; with 10 s:
+     * 9.7-21.2 s (median 10.8) over 7. Neither removes the rarer failure of this step (2 of 20 runs at 5 s, 2 of 10 at
+     * 10 s): about one timeout after the freeze every survivor stops hearing the others at once and goes on alone
+     * (docs/cluster.md, "A frozen node under load"). The nodes run the model at 64x64 ({@link TestConfig#light}); the
+     * bound here only says the cameras do come back.
      */
     static final long FROZEN_LIMIT_MS = 45_000;
     static final int MAX_NO_HEARTBEAT_MS = 10_000;
