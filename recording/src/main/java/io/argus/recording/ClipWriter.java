@@ -50,6 +50,18 @@ public final class ClipWriter {
     /** A segment to read: its file and the wall-clock time of its first picture (from its name). */
     public record Part(Path file, long startMs) {}
 
+    /** Nothing of the asked range is recorded: no clip. */
+    public static final class NothingRecorded extends IOException {
+        NothingRecorded(long fromMs, long toMs) { super("nothing recorded between " + fromMs + " and " + toMs + " ms"); }
+    }
+
+    /** {@code camera}'s segments overlapping [fromMs, toMs) in {@code index}, as parts to read, oldest first. */
+    public static List<Part> partsOf(SegmentIndex index, String camera, long fromMs, long toMs) {
+        List<Part> parts = new java.util.ArrayList<>();
+        for (Segment s : index.segments(camera, fromMs, toMs)) parts.add(new Part(index.layout().file(s.name()), s.startMs()));
+        return parts;
+    }
+
     /** What went into the clip: wall-clock span of its pictures, packets, and why it ended early, if it did. */
     public record Written(long fromMs, long toMs, long packets, long bytes, String cutShort) {}
 
@@ -58,7 +70,7 @@ public final class ClipWriter {
     /**
      * Writes the packets of {@code parts} (oldest first) in [fromMs, toMs) to {@code out}.
      *
-     * @throws IOException when nothing of the range is recorded, or reading or writing fails
+     * @throws IOException ({@link NothingRecorded} when nothing of the range is recorded), or reading or writing failed
      */
     public static Written write(List<Part> parts, long fromMs, long toMs, Path out) throws IOException {
         if (toMs <= fromMs) throw new IllegalArgumentException("clip: expected from < to, found from " + fromMs + ", to " + toMs);
@@ -75,7 +87,7 @@ public final class ClipWriter {
                 }
                 copy(p, startKey, toMs, o);
             }
-            if (o.packets == 0) throw new IOException("nothing recorded between " + fromMs + " and " + toMs + " ms");
+            if (o.packets == 0) throw new NothingRecorded(fromMs, toMs);
             o.finish();
         } catch (IOException | RuntimeException e) {
             o.release();

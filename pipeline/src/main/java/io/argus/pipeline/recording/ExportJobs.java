@@ -2,7 +2,6 @@ package io.argus.pipeline.recording;
 
 import io.argus.pipeline.config.Names;
 import io.argus.recording.ClipWriter;
-import io.argus.recording.Segment;
 import io.argus.recording.SegmentIndex;
 import io.argus.recording.StorageLayout;
 import io.vertx.core.json.JsonArray;
@@ -145,12 +144,8 @@ final class ExportJobs {
         for (String camera : job.cameras) {
             JsonObject f = new JsonObject().put("camera", camera);
             try {
-                List<ClipWriter.Part> parts = new ArrayList<>();
-                for (Segment s : index.segments(camera, job.fromMs, job.toMs)) {
-                    parts.add(new ClipWriter.Part(index.layout().file(s.name()), s.startMs()));
-                }
-                if (parts.isEmpty()) throw new IOException("nothing recorded between " + job.fromMs + " and " + job.toMs);
-                ClipWriter.Written w = ClipWriter.write(parts, job.fromMs, job.toMs, out.resolve(camera + ".mp4"));
+                ClipWriter.Written w = ClipWriter.write(ClipWriter.partsOf(index, camera, job.fromMs, job.toMs), job.fromMs, job.toMs,
+                        out.resolve(camera + ".mp4"));
                 f.put("url", "/api/exports/" + job.id + "/" + camera + ".mp4").put("from", w.fromMs()).put("to", w.toMs())
                         .put("packets", w.packets()).put("bytes", w.bytes()).put("cutShort", w.cutShort());
                 written++;

@@ -214,17 +214,11 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
             if (Files.isRegularFile(file) && Files.getLastModifiedTime(file).toMillis() > toMs + SETTLE_MS) {
                 return new Clip(file, fromMs, toMs, -1, Files.size(file), null);
             }
-            List<ClipWriter.Part> parts = new java.util.ArrayList<>();
-            for (Segment s : i.segments(camera, fromMs, toMs)) parts.add(new ClipWriter.Part(i.layout().file(s.name()), s.startMs()));
-            if (parts.isEmpty()) throw new NoSuchElementException("camera " + camera + ": nothing recorded between " + fromMs + " and " + toMs);
             ClipWriter.Written w;
             try {
-                w = ClipWriter.write(parts, fromMs, toMs, file);
-            } catch (IOException e) {
-                if (e.getMessage() != null && e.getMessage().startsWith("nothing recorded")) {
-                    throw new NoSuchElementException("camera " + camera + ": " + e.getMessage());
-                }
-                throw e;
+                w = ClipWriter.write(ClipWriter.partsOf(i, camera, fromMs, toMs), fromMs, toMs, file);
+            } catch (ClipWriter.NothingRecorded e) {
+                throw new NoSuchElementException("camera " + camera + ": " + e.getMessage());
             }
             keepNewestClips(dir);
             return new Clip(file, w.fromMs(), w.toMs(), w.packets(), w.bytes(), w.cutShort());
