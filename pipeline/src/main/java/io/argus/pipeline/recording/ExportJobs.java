@@ -84,15 +84,20 @@ final class ExportJobs {
                     + " ms apart, found " + fromMs + ", " + toMs);
         }
         Job job;
+        List<String> forgotten;
         synchronized (jobs) {
             long waiting = jobs.values().stream().filter(j -> j.state.equals("queued")).count();
             if (waiting >= WAITING) throw new IllegalStateException("busy: " + waiting + " exports wait already; try again");
             String id = "export-" + System.currentTimeMillis() + "-" + sequence.incrementAndGet();
             job = new Job(id, List.copyOf(cameras), fromMs, toMs);
             jobs.put(id, job);
-            forgetOldest();
+            forgotten = forgetOldest();
         }
-        writer.execute(() -> run(job));
+        // files are deleted and written on the writer, never on the caller's thread (an event loop)
+        writer.execute(() -> {
+            forgotten.forEach(this::deleteFiles);
+            run(job);
+        });
         return job.toJson();
     }
 
@@ -160,18 +165,26 @@ final class ExportJobs {
         job.state = written > 0 ? "done" : "failed: nothing recorded of any camera in the range";
     }
 
-    /** Drops the oldest finished exports beyond {@link #KEPT}, with their files. Called holding {@code jobs}. */
-    private void forgetOldest() {
+    /** Drops the oldest finished exports beyond {@link #KEPT}; returns their ids. Called holding {@code jobs}. */
+    private List<String> forgetOldest() {
+        List<String> gone = new ArrayList<>();
         var it = jobs.values().iterator();
         while (jobs.size() > KEPT && it.hasNext()) {
             Job j = it.next();
             if (j.state.equals("queued") || j.state.equals("running")) continue;
             it.remove();
-            try (var files = Files.walk(dir.resolve(j.id))) {
-                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            } catch (IOException e) {
-                // gone already, or not there: nothing to keep
-            }
+            gone.add(j.id);
+        }
+        return gone;
+    }
+
+    private void deleteFiles(String id) {
+        Path files = dir.resolve(id);
+        if (!Files.exists(files)) return;
+        try (var walk = Files.walk(files)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // gone already: nothing to keep
         }
     }
 }
