@@ -7,6 +7,7 @@ import io.argus.pipeline.config.ArgusConfig.CameraSettings;
 import io.argus.pipeline.config.CameraConfig;
 import io.argus.pipeline.config.CameraUrl;
 import io.argus.pipeline.config.ModelConfig;
+import io.argus.pipeline.frames.FrameFate;
 import io.argus.pipeline.frames.FramePool;
 import io.argus.pipeline.frames.VideoFrame;
 import io.argus.pipeline.video.DecoderChoice;
@@ -58,6 +59,8 @@ final class CameraReader {
     private volatile FrameDecoder activeDecoder;
     private volatile Thread reader;
     private volatile long stallClockFrom;
+    /** A file analysed whole waits for the pipeline to take its last frame: not a stall of the camera. */
+    private volatile boolean waitingPipeline;
     /** A picture came since this connection opened: until then the wait is bounded by firstFrameTimeoutMs. */
     private volatile boolean pictured;
     private volatile boolean respawnPending;
@@ -131,8 +134,8 @@ final class CameraReader {
         long connectLimit = settings.connectTimeoutMs() * 1_000_000L + WATCHDOG_GRACE_NANOS;
         if (s == State.CONNECTING && now - attemptStartNanos > connectLimit) {
             abandon("connect did not return within " + (connectLimit / 1_000_000) + " ms");
-        } else if (s == State.STREAMING && waitingDecoder()) {
-            stallClockFrom = now;   // its turn for a shared decoder resource: not a stall
+        } else if (s == State.STREAMING && (waitingDecoder() || waitingPipeline)) {
+            stallClockFrom = now;   // its turn for a shared decoder resource, or the detector's pace: not a stall
         } else if (s == State.STREAMING) {
             // The first picture waits for a keyframe, which many cameras send only every 4-10 s: a longer bound than
             // a stall of a camera that streamed (NoPicture says why each matters)
@@ -409,6 +412,8 @@ final class CameraReader {
         boolean any = false;
         boolean sinceRewind = true;   // a picture came since the last rewind (else the file cannot be replayed)
         Pacer pacer = camera.realtime() && !source.live() ? new Pacer() : null;
+        boolean wholeFile = !camera.realtime() && !source.live();
+        HandOff previous = null;
         while (current(gen) && !paused) {
             int gpu = decodingOn;
             if (gpu >= 0 && !placement.serves(gpu)) {
@@ -444,7 +449,12 @@ final class CameraReader {
             stats.lastFrameNanos = t1;
             long pts = d.ptsMicros();
             if (pacer != null && !pacer.await(pts, gen)) break;
-            emit(d, pts, (t1 - t0) / 1e6);
+            if (wholeFile) {
+                if (previous != null && !previous.awaitLeft(gen)) break;
+                if (!awaitPoolRoom(gen)) break;
+                previous = new HandOff();
+            }
+            if (!emit(d, pts, (t1 - t0) / 1e6, previous)) previous = null;   // let go: nothing to wait for
             any = true;
         }
         return any ? Outcome.GOT_FRAMES : Outcome.FAILED;
@@ -461,20 +471,83 @@ final class CameraReader {
         stats.lastError = null;
     }
 
-    private void emit(FrameDecoder d, long ptsMicros, double decodeMs) {
+    /**
+     * A file analysed whole: up to the stall timeout for a pixel buffer to come back when all of the camera's are in
+     * flight (held by detection, the snapshot encoder or an event's picture), so that the frame is not let go for want
+     * of one; after that it is let go and counted, as a live camera's. False when the reader was stopped or paused.
+     */
+    private boolean awaitPoolRoom(int gen) throws InterruptedException {
+        long deadline = System.nanoTime() + settings.stallTimeoutMs() * 1_000_000L;
+        waitingPipeline = true;
+        try {
+            while (current(gen) && !paused && System.nanoTime() < deadline && !pool.awaitRoom(50)) {
+                // the pool's wait is short so that a stop or pause is seen here
+            }
+        } finally {
+            waitingPipeline = false;
+        }
+        return current(gen) && !paused;
+    }
+
+    /**
+     * The fate of a file's frame analysed whole: the reader sends the next frame only once the batcher took this one,
+     * so a slow detector slows the file down instead of dropping its frames. Should the frame not be taken within the
+     * stall timeout (no detector is running the camera's model), the reader goes on and the frame is superseded and
+     * counted as a live camera's would be: a missing consumer cannot hang the camera.
+     */
+    private final class HandOff implements FrameFate {
+        private boolean left;   // guarded by lock
+
+        @Override
+        public void superseded() {
+            stats.superseded();
+            leave();
+        }
+
+        @Override
+        public void taken() { leave(); }
+
+        private void leave() {
+            synchronized (lock) {
+                left = true;
+                lock.notifyAll();
+            }
+        }
+
+        /** Waits until the frame left the batcher's queue; false when the reader was stopped or paused meanwhile. */
+        boolean awaitLeft(int gen) throws InterruptedException {
+            long deadline = System.nanoTime() + settings.stallTimeoutMs() * 1_000_000L;
+            waitingPipeline = true;
+            try {
+                synchronized (lock) {
+                    long left;
+                    while (!this.left && current(gen) && !paused && (left = deadline - System.nanoTime()) > 0) {
+                        lock.wait(Math.max(1, left / 1_000_000L));
+                    }
+                }
+            } finally {
+                waitingPipeline = false;
+            }
+            return current(gen) && !paused;
+        }
+    }
+
+    /** Hands the decoded picture on as a frame; false when it was let go (every pixel buffer in flight). */
+    private boolean emit(FrameDecoder d, long ptsMicros, double decodeMs, FrameFate fate) {
         stats.width = d.width();
         stats.height = d.height();
         Instant now = Instant.now();
         double captureMs = now.getEpochSecond() * 1000.0 + now.getNano() / 1e6;
         VideoFrame frame = d.take(new FrameDecoder.FrameStamp(camera.id(), frameNumber.get(), ptsMicros / 1000.0,
-                captureMs, System.nanoTime(), decodeMs, stats::superseded));
+                captureMs, System.nanoTime(), decodeMs, fate != null ? fate : stats::superseded));
         if (frame == null) {
             stats.droppedPool.increment();
-            return;
+            return false;
         }
         frameNumber.incrementAndGet();
         stats.emitted.increment();
         sink.accept(frame);
+        return true;
     }
 
     /** Real-time pacing of a file: each frame leaves at its presentation time relative to the first. */

@@ -231,7 +231,7 @@ final class CpuFrameDecoder implements FrameDecoder {
             sws_scale(toBgr, picture.data(), picture.linesize(), 0, h, dst, dstStride);
         }
         return new VideoFrame(s.cameraId(), s.number(), s.ptsMs(), s.captureTimeMs(), s.captureNanos(), s.decodeMs(),
-                new BgrImage(w, h, stride, buf.slice(0, bytes)), pool, buf, s.onSuperseded());
+                new BgrImage(w, h, stride, buf.slice(0, bytes)), pool, buf, s.fate());
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.argus.pipeline.camera;
 
+import io.argus.pipeline.frames.FrameFate;
 import io.argus.pipeline.frames.VideoFrame;
 
 /**
@@ -52,5 +53,5 @@ interface FrameDecoder extends AutoCloseable {
 
     /** Who a frame belongs to and when it was captured. */
     record FrameStamp(String cameraId, long number, double ptsMs, double captureTimeMs, long captureNanos,
-                      double decodeMs, Runnable onSuperseded) {}
+                      double decodeMs, FrameFate fate) {}
 }

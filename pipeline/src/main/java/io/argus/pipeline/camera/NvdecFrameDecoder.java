@@ -99,7 +99,7 @@ final class NvdecFrameDecoder implements FrameDecoder {
                 p.surface(), device, () -> {
                     p.close();
                     pool.releaseHeld();
-                }, s.onSuperseded());
+                }, s.fate());
     }
 
     @Override

@@ -14,8 +14,8 @@ import java.util.Set;
  * @param source    the parsed, checked URL (its {@link CameraUrl#redacted()} form is the only one ever shown)
  * @param model     id of the model its frames go to
  * @param loop      file cameras: start again at the end
- * @param realtime  file cameras: pace frames at the file's frame rate (a live camera's behaviour); false decodes as
- *                  fast as possible
+ * @param realtime  file cameras: pace frames at the file's frame rate (a live camera's behaviour: a slow detector
+ *                  drops frames); false analyses the file whole, as fast as the detector takes its frames, none dropped
  * @param decoder   auto | cpu | nvdec: who decodes (docs/pipeline.md "Decoders")
  * @param decodeDevice the GPU NVDEC decodes on, one of the model's; -1: chosen (the model's GPU, or of several the
  *                  one decoding the fewest of its cameras: {@link io.argus.pipeline.video.NvdecPlacement})

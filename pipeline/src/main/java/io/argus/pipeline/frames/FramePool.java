@@ -6,7 +6,7 @@ import java.util.ArrayDeque;
 /**
  * A small, bounded set of off-heap pixel buffers owned by one camera. The camera takes a buffer per decoded frame and
  * whoever finishes with the frame last gives it back. When every buffer is in flight the camera drops the frame:
- * memory stays bounded however slow the consumers are. Pictures held elsewhere (NVDEC surfaces on the GPU) count
+ * memory stays bounded however slow the consumers are (a file analysed whole waits a while first: {@link #awaitRoom}). Pictures held elsewhere (NVDEC surfaces on the GPU) count
  * against the same bound through {@link #acquireHeld}.
  */
 public final class FramePool {
@@ -39,6 +39,20 @@ public final class FramePool {
     public synchronized void release(ByteBuffer buffer) {
         if (free.size() >= capacity) throw new IllegalStateException("buffer released twice");
         free.push(buffer);
+        notifyAll();
+    }
+
+    /**
+     * Waits up to {@code timeoutMs} until a frame could be taken (fewer than {@code capacity} in flight): for a camera
+     * that would rather wait than drop a frame (a file analysed whole). True when there is room.
+     */
+    public synchronized boolean awaitRoom(long timeoutMs) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        long left;
+        while (inUse() >= capacity && (left = deadline - System.nanoTime()) > 0) {
+            wait(Math.max(1, left / 1_000_000L));
+        }
+        return inUse() < capacity;
     }
 
     /** Room for one picture held outside this pool (a GPU surface); false when the camera's frames are at the bound. */
@@ -51,6 +65,7 @@ public final class FramePool {
     public synchronized void releaseHeld() {
         if (held == 0) throw new IllegalStateException("held picture released twice");
         held--;
+        notifyAll();
     }
 
     public int capacity() { return capacity; }

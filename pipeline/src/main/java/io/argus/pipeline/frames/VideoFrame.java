@@ -31,18 +31,18 @@ public final class VideoFrame {
     private final int device;            // the CUDA device a GPU picture lives on; -1 for host pixels
     private final Runnable free;         // gives the pixels back, once the last reference is released
     private final AtomicInteger refs = new AtomicInteger(1);
-    private final Runnable onSuperseded;
+    private final FrameFate fate;        // told when the frame is superseded or taken (may be null)
     private volatile BgrImage hostCopy;  // a GPU picture's host pixels, downloaded on first demand
 
     /** A frame of host BGR pixels in {@code buffer}, which goes back to {@code pool} (if any) at the last release. */
     public VideoFrame(String cameraId, long number, double ptsMs, double captureTimeMs, long captureNanos,
-                      double decodeMs, BgrImage image, FramePool pool, ByteBuffer buffer, Runnable onSuperseded) {
+                      double decodeMs, BgrImage image, FramePool pool, ByteBuffer buffer, FrameFate fate) {
         this(cameraId, number, ptsMs, captureTimeMs, captureNanos, decodeMs, image, -1,
-                pool != null ? () -> pool.release(buffer) : null, onSuperseded);
+                pool != null ? () -> pool.release(buffer) : null, fate);
     }
 
     private VideoFrame(String cameraId, long number, double ptsMs, double captureTimeMs, long captureNanos,
-                       double decodeMs, Picture picture, int device, Runnable free, Runnable onSuperseded) {
+                       double decodeMs, Picture picture, int device, Runnable free, FrameFate fate) {
         this.cameraId = cameraId;
         this.number = number;
         this.ptsMs = ptsMs;
@@ -52,15 +52,15 @@ public final class VideoFrame {
         this.picture = picture;
         this.device = device;
         this.free = free;
-        this.onSuperseded = onSuperseded;
+        this.fate = fate;
     }
 
     /** A frame whose pixels stay on CUDA device {@code device}; {@code free} gives the surface back to its decoder. */
     public static VideoFrame onGpu(String cameraId, long number, double ptsMs, double captureTimeMs, long captureNanos,
                                    double decodeMs, Nv12Surface surface, int device, Runnable free,
-                                   Runnable onSuperseded) {
+                                   FrameFate fate) {
         return new VideoFrame(cameraId, number, ptsMs, captureTimeMs, captureNanos, decodeMs, surface, device, free,
-                onSuperseded);
+                fate);
     }
 
     public String cameraId() { return cameraId; }
@@ -121,8 +121,13 @@ public final class VideoFrame {
 
     /** Dropped unprocessed because a newer frame of the same camera took its place (latest frame wins). */
     public void supersede() {
-        if (onSuperseded != null) onSuperseded.run();
+        if (fate != null) fate.superseded();
         release();
+    }
+
+    /** Taken out of the batcher's queue into a batch for detection. */
+    public void taken() {
+        if (fate != null) fate.taken();
     }
 
     public int references() { return refs.get(); }

@@ -70,6 +70,12 @@ public final class LatestFrames {
      * waits.
      */
     public Batch takeBatch() throws InterruptedException {
+        Batch batch = takeWaiting();
+        if (batch != null) batch.frames().forEach(VideoFrame::taken);   // outside the lock: a camera may wake on it
+        return batch;
+    }
+
+    private Batch takeWaiting() throws InterruptedException {
         lock.lock();
         try {
             while (!closed && waiting.isEmpty() && !woken) changed.await();

@@ -55,7 +55,9 @@ class TrackingEndToEndTest {
                 SEED, script.frames(), truth.getJsonArray("from"), truth.getJsonArray("to"), truth.getJsonObject("in"),
                 truth.getJsonObject("out"), stop[0], stop[1]);
 
-        JsonObject camera = TestConfig.camera("tv", video.toString()).put("loop", false).put("realtime", true)
+        // analysed whole (realtime: false): every frame detected in order however loaded the machine, so the counts can
+        // be held to the ground truth exactly; at real-time pace a busy CI machine drops frames (latest frame wins)
+        JsonObject camera = TestConfig.camera("tv", video.toString()).put("loop", false).put("realtime", false)
                 .put("lines", new JsonArray().add(new JsonObject().put("id", truth.getString("id"))
                         .put("from", truth.getJsonArray("from")).put("to", truth.getJsonArray("to"))))
                 .put("zones", new JsonArray().add(new JsonObject().put("id", "edge").put("polygon", new JsonArray()
@@ -75,7 +77,8 @@ class TrackingEndToEndTest {
                 JsonObject cam = app.camera("tv");
                 assertEquals("ended", cam.getString("state"), cam.encode());
                 assertEquals(script.frames(), cam.getLong("framesDecoded"), "every frame decoded: " + cam.encode());
-                assertEquals(cam.getLong("framesDecoded"), cam.getLong("framesEmitted"), "no frame superseded: " + cam.encode());
+                assertEquals(cam.getLong("framesDecoded"), cam.getLong("framesEmitted"), "no frame let go: " + cam.encode());
+                assertEquals(0L, cam.getJsonObject("dropped").getLong("superseded"), "no frame superseded: " + cam.encode());
                 // the last frames' messages: the line's counts reach the ground truth's total (judged class by class below)
                 long crossed = 0;
                 for (String cls : SyntheticScenes.CLASSES) {
