@@ -10,12 +10,14 @@
 #                  the load test and the kill -9 during writes)
 #     --out DIR    where the runs and summary.md go (default: a new /tmp/argus-flaky.XXXXXX)
 #     --no-load    no parallel build (to compare)
+#     -D K=V       a system property for the tests (repeatable), e.g. -D argus.cluster.frozenNode=true
 #     --summary-only   summarise the runs already in --out again
 # Needs root for ClusterPartitionTest's network namespaces (skipped otherwise, as in the suite) and what
 # scripts/test.sh installs. Exit 1 when any run failed.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 RUNS=20 OUT="" LOAD=1 SUMMARY_ONLY=0
+DEFINES=()
 TESTS="ClusterFailoverTest,ClusterPartitionTest,ClusterEventsTest,ClusterModelVersionTest,ClusterAdmitsOnlyItsOwnTest,WebSocketLoadTest,KillDuringWriteTest"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -23,8 +25,9 @@ while [ $# -gt 0 ]; do
     --tests) TESTS="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
     --no-load) LOAD=0; shift ;;
+    -D) DEFINES+=("-D$2"); shift 2 ;;
     --summary-only) SUMMARY_ONLY=1; shift ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "flaky-check.sh: unknown option $1 (--help)" >&2; exit 2 ;;
   esac
 done
@@ -103,7 +106,7 @@ for i in $(seq 1 "$RUNS"); do
   t0=$SECONDS
   rc=0
   rm -rf pipeline/target/failsafe-reports
-  mvn -B -o verify -pl pipeline -am -Dargus.unit.skip=true -Dit.test="$TESTS" > "$dir/mvn.log" 2>&1 || rc=$?
+  mvn -B -o verify -pl pipeline -am -Dargus.unit.skip=true -Dit.test="$TESTS" "${DEFINES[@]}" > "$dir/mvn.log" 2>&1 || rc=$?
   cp -r pipeline/target/failsafe-reports "$dir/" 2>/dev/null || true
   echo "$(date +%T) run $i: exit $rc, $((SECONDS - t0)) s, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/runs.log"
 done

@@ -11,6 +11,7 @@ import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.pipeline.testing.WsClient;
 import io.argus.testkit.Budget;
+import io.argus.testkit.Pace;
 import io.argus.testkit.Tiers;
 import io.argus.testkit.Waits;
 import io.vertx.core.Vertx;
@@ -199,6 +200,21 @@ class ClusterFailoverTest {
             Set<String> ofNode5 = camerasOf(n1, id5);
             long frozenAt = System.currentTimeMillis();
             n5.freeze();
+            // the survivors' threads while they should be hearing each other but have been seen not to (about one
+            // heartbeat allowance after the freeze): what a split's waits are made of, beside the nodes' logs
+            Thread dumps = new Thread(() -> {
+                try {
+                    for (long at : new long[] {MAX_NO_HEARTBEAT_MS + 2_000, MAX_NO_HEARTBEAT_MS + 6_000}) {
+                        Pace.until(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(frozenAt + at - System.currentTimeMillis()),
+                                "the moment of a thread dump after the freeze");
+                        for (ClusterNode n : List.of(n1, n2, n4)) n.threadDump(dir.resolve(n.name + "-threads-" + at + "ms.txt"));
+                    }
+                } catch (Exception e) {
+                    System.out.println("cluster: thread dumps after the freeze stopped: " + e);
+                }
+            }, "survivor-thread-dumps");
+            dumps.setDaemon(true);
+            dumps.start();
             await(() -> ofNode5.stream().allMatch(c -> firstAfter(c, frozenAt, id5) != null), FROZEN_LIMIT_MS + 15_000,
                     "node 5's cameras " + ofNode5 + " streaming from the others after it froze", n1, n2, n4);
             long silent = 0;
