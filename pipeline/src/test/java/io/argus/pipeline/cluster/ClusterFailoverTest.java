@@ -201,13 +201,13 @@ class ClusterFailoverTest {
             long frozenAt = System.currentTimeMillis();
             n5.freeze();
             // the survivors' threads while they should be hearing each other but have been seen not to (about one
-            // heartbeat allowance after the freeze): what a split's waits are made of, beside the nodes' logs
+            // heartbeat allowance after the freeze), into their logs: what a split's waits are made of
             Thread dumps = new Thread(() -> {
                 try {
                     for (long at : new long[] {MAX_NO_HEARTBEAT_MS + 2_000, MAX_NO_HEARTBEAT_MS + 6_000}) {
                         Pace.until(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(frozenAt + at - System.currentTimeMillis()),
                                 "the moment of a thread dump after the freeze");
-                        for (ClusterNode n : List.of(n1, n2, n4)) n.threadDump(dir.resolve(n.name + "-threads-" + at + "ms.txt"));
+                        for (ClusterNode n : List.of(n1, n2, n4)) n.threadDump();
                     }
                 } catch (Exception e) {
                     System.out.println("cluster: thread dumps after the freeze stopped: " + e);
