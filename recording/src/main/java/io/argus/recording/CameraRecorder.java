@@ -24,7 +24,8 @@ import org.bytedeco.ffmpeg.avutil.AVRational;
  * error ({@link Stats}).
  *
  * <p>A write error (a full disk) ends the segment; the writer then tries again at a keyframe no sooner than
- * {@link #RETRY_MS} later, so recording resumes by itself once retention has made room.
+ * {@link #RETRY_MS} later, so recording resumes by itself once retention has made room. The state stays failing until a
+ * fragment written after the error has reached the disk: an alert that does not flicker while the disk is still full.
  */
 public final class CameraRecorder implements PacketSink, AutoCloseable {
     static final long RETRY_MS = 5_000;
@@ -65,6 +66,12 @@ public final class CameraRecorder implements PacketSink, AutoCloseable {
     private volatile String lastError;
     /** After a write error: when the writer tries again (at the first keyframe from then on); 0 when not waiting. */
     private volatile long retryAt;
+    /**
+     * Writer thread only: after a write error, the writer's fragment count to pass before the camera counts as
+     * recording again (a packet's write reaches only the muxer's buffer, so on a full disk it succeeds until its
+     * fragment is written out); -1 when not failing.
+     */
+    private long recoveredPast = -1;
     private boolean hole;          // reader thread only: a packet was dropped since the last one queued
     private volatile boolean stopping;
 
@@ -189,10 +196,14 @@ public final class CameraRecorder implements PacketSink, AutoCloseable {
                                 if (writer.skippedBeforeKeyframe() > skippedBefore) skipped.incrementAndGet();
                                 else {
                                     written.incrementAndGet();
-                                    state = "recording";
+                                    if (recoveredPast < 0 || writer.fragmentsWritten() > recoveredPast) {
+                                        recoveredPast = -1;
+                                        state = "recording";
+                                    }
                                 }
                             } catch (IOException | RuntimeException e) {
                                 retryAt = System.currentTimeMillis() + retryMs;
+                                recoveredPast = writer.fragmentsWritten();
                                 failed(e.getMessage());
                                 finishQuietly(writer);
                                 lost.incrementAndGet();

@@ -79,6 +79,7 @@ public final class SegmentWriter implements AutoCloseable {
     private long firstPts;
     private long lastDuration;
     private long packets;
+    private long fragmentsWritten;
     private long bytes;
     private boolean anchored;
     private long anchorWallMs;
@@ -104,6 +105,13 @@ public final class SegmentWriter implements AutoCloseable {
 
     /** Packets dropped because no keyframe had started a segment yet. */
     public long skippedBeforeKeyframe() { return skippedBeforeKeyframe; }
+
+    /**
+     * Fragments handed to the OS without an error since this writer was made: what proves the disk takes this
+     * writer's bytes (a packet's write only fills the muxer's buffer; the fragment is written out when the next
+     * keyframe cuts it, or when the segment is finished).
+     */
+    public long fragmentsWritten() { return fragmentsWritten; }
 
     /** The segment being written, null between segments. */
     public Segment current() {
@@ -152,6 +160,7 @@ public final class SegmentWriter implements AutoCloseable {
             int size = copy.size();
             av_packet_rescale_ts(copy, timeBase, stream.time_base());
             Ffmpeg.check(av_write_frame(out, copy), "writing " + name);
+            if (key && packets > 0) fragmentsWritten++;   // this keyframe cut the fragment before it and wrote it out
             packets++;
             bytes += size;
         } finally {
@@ -168,6 +177,7 @@ public final class SegmentWriter implements AutoCloseable {
         long end = startMs + millis(lastPts + Math.max(lastDuration, 0) - firstPts);
         try {
             Ffmpeg.check(av_write_trailer(out), "closing " + finished);
+            fragmentsWritten++;
         } finally {
             release();
         }

@@ -367,7 +367,7 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
             synchronized (lastDeletions) {
                 deleted = new JsonArray(List.copyOf(lastDeletions));
             }
-            long free = freeBytes;
+            long free = free();   // asked now (one statfs): a disk that fills between retention rounds shows at once
             return new JsonObject().put("recording", i != null).put("error", openFailure).put("dir", settings.dir().toString())
                     .put("bytes", bytes.values().stream().mapToLong(Long::longValue).sum())
                     .put("maxBytes", settings.maxBytes()).put("freeBytes", free)
