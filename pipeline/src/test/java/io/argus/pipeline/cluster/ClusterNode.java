@@ -59,7 +59,11 @@ final class ClusterNode implements AutoCloseable {
         String java = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         List<String> command = new java.util.ArrayList<>(prefix);
         command.addAll(List.of(java, "-Xmx768m", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED",
-                "-Djava.awt.headless=true", "-cp", System.getProperty("java.class.path"),
+                "-Djava.awt.headless=true"));
+        // Hazelcast's own properties given to the test (-Dhazelcast.x=y) reach every node: for trying one out
+        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("hazelcast.")).sorted()
+                .forEach(k -> command.add("-D" + k + "=" + System.getProperty(k)));
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"),
                 "io.argus.pipeline.cli.ArgusCli", "run", "--config", yaml.toString()));
         ProcessBuilder pb = new ProcessBuilder(command)
                 .redirectErrorStream(true).redirectOutput(log.toFile());
