@@ -15,6 +15,6 @@ t0=$SECONDS
 rc=0
 mvn -B verify -pl pipeline -am -Dargus.unit.skip=true -Dargus.system.groups=long "$@" > /tmp/argus-long-faults.log 2>&1 \
   || rc=$?
-grep -E '^FAULT |Tests run:.*in io|FAIL' /tmp/argus-long-faults.log || true
+grep -E '^FAULT |^RECORDING |Tests run:.*in io|FAIL' /tmp/argus-long-faults.log || true
 echo "long faults: $((SECONDS - t0)) s$([ "$rc" = 0 ] || echo ", FAILED (exit $rc)"); log: /tmp/argus-long-faults.log"
 exit "$rc"
