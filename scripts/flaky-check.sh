@@ -10,7 +10,7 @@
 #                  the load test and the kill -9 during writes)
 #     --out DIR    where the runs and summary.md go (default: a new /tmp/argus-flaky.XXXXXX)
 #     --no-load    no parallel build (to compare)
-#     -D K=V       a system property for the tests (repeatable), e.g. -D argus.cluster.frozenNode=true
+#     -D K=V       a system property for the tests (repeatable), e.g. -D hazelcast.io.output.thread.count=8 (ClusterNode hands hazelcast.* to every node)
 #     --summary-only   summarise the runs already in --out again
 # Needs root for ClusterPartitionTest's network namespaces (skipped otherwise, as in the suite) and what
 # scripts/test.sh installs. Exit 1 when any run failed.

@@ -1,10 +1,11 @@
 package io.argus.pipeline.cluster;
 
+import com.hazelcast.config.AdvancedNetworkConfig;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JavaSerializationFilterConfig;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.MapConfig;
-import com.hazelcast.config.NetworkConfig;
+import com.hazelcast.config.ServerSocketEndpointConfig;
 import io.argus.pipeline.config.ClusterConfig;
 import io.vertx.spi.cluster.hazelcast.ConfigUtil;
 
@@ -30,9 +31,18 @@ public final class HazelcastSettings {
     public static Config of(ClusterConfig c, ClusterKeys keys) {
         Config config = ConfigUtil.loadConfig();
         config.setClusterName(keys.hazelcastName(c.name()));
-        NetworkConfig net = config.getNetworkConfig();
-        net.setPort(c.port()).setPortAutoIncrement(false);
-        if (c.publicHost() != null) net.setPublicAddress(c.publicHost() + ":" + c.port());
+        // A member endpoint of its own (Hazelcast's advanced network) rather than the unified one: on the unified
+        // endpoint a new connection to a member that hangs (SIGSTOP, a frozen VM) waits for that member's protocol
+        // with its first packets queued, and Hazelcast 5.3's outbound pipeline then re-runs itself on its IO thread
+        // without end (the encoder says clean, the queue is not empty); that thread never selects again, so the other
+        // connections it serves stop sending once their socket buffers fill: heartbeats included, and the survivors
+        // of a frozen member split. The member endpoint's encoder waits blocked instead (docs/cluster.md, "A frozen
+        // node").
+        AdvancedNetworkConfig net = config.getAdvancedNetworkConfig().setEnabled(true);
+        ServerSocketEndpointConfig members = new ServerSocketEndpointConfig();
+        members.setPort(c.port()).setPortAutoIncrement(false);
+        if (c.publicHost() != null) members.setPublicAddress(c.publicHost() + ":" + c.port());
+        net.setMemberEndpointConfig(members);
         JoinConfig join = net.getJoin();
         join.getMulticastConfig().setEnabled(false);
         join.getAutoDetectionConfig().setEnabled(false);

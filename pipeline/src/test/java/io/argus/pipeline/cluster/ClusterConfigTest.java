@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.config.Config;
+import com.hazelcast.config.ServerSocketEndpointConfig;
+import com.hazelcast.instance.EndpointQualifier;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.ClusterConfig;
 import io.argus.pipeline.config.ClusterSecret;
@@ -84,12 +86,15 @@ class ClusterConfigTest {
                 "the same secret gives the same name on every node");
         assertFalse(h.getClusterName().equals(HazelcastSettings.of(c, new ClusterKeys(new ClusterSecret(TestCluster.SECRET + "x", "other")))
                 .getClusterName()), "another secret, another name: its members never join");
-        assertFalse(h.getNetworkConfig().getJoin().getMulticastConfig().isEnabled());
-        assertFalse(h.getNetworkConfig().getJoin().getAutoDetectionConfig().isEnabled());
-        assertTrue(h.getNetworkConfig().getJoin().getTcpIpConfig().isEnabled());
-        assertEquals(List.of("127.0.0.1:5801", "127.0.0.1:5802"), h.getNetworkConfig().getJoin().getTcpIpConfig().getMembers());
-        assertEquals(5801, h.getNetworkConfig().getPort());
-        assertNull(h.getNetworkConfig().getPublicAddress());
+        assertTrue(h.getAdvancedNetworkConfig().isEnabled(), "a member endpoint of its own");
+        assertFalse(h.getAdvancedNetworkConfig().getJoin().getMulticastConfig().isEnabled());
+        assertFalse(h.getAdvancedNetworkConfig().getJoin().getAutoDetectionConfig().isEnabled());
+        assertTrue(h.getAdvancedNetworkConfig().getJoin().getTcpIpConfig().isEnabled());
+        assertEquals(List.of("127.0.0.1:5801", "127.0.0.1:5802"), h.getAdvancedNetworkConfig().getJoin().getTcpIpConfig().getMembers());
+        ServerSocketEndpointConfig member = (ServerSocketEndpointConfig) h.getAdvancedNetworkConfig().getEndpointConfigs()
+                .get(EndpointQualifier.MEMBER);
+        assertEquals(5801, member.getPort());
+        assertNull(member.getPublicAddress());
         assertEquals("2", h.getProperty("hazelcast.heartbeat.interval.seconds"), "whole seconds, rounded up");
         assertEquals("5", h.getProperty("hazelcast.max.no.heartbeat.seconds"));
         assertEquals("false", h.getProperty("hazelcast.shutdownhook.enabled"), "Argus leaves after releasing its leases");

@@ -193,10 +193,9 @@ class ClusterFailoverTest {
         }
 
         // SIGSTOP of node 5: a hung machine, connections open; only missing heartbeats tell (MAX_NO_HEARTBEAT_MS).
-        // Out of the test command until the survivors' split after a freeze is fixed (docs/cluster.md, "A frozen node
-        // under load": in 2 of 20 loaded runs, 2 of 10, and once in the fresh root every survivor went on alone);
-        // run it with -Dargus.cluster.frozenNode=true (docs/testing.md, "Long runs").
-        if (Boolean.getBoolean("argus.cluster.frozenNode")) {
+        // The survivors once split here (a Hazelcast IO thread spinning on a new connection to the frozen node:
+        // docs/cluster.md, "A frozen node"; FrozenPeerTest).
+        {
             Set<String> ofNode5 = camerasOf(n1, id5);
             long frozenAt = System.currentTimeMillis();
             n5.freeze();
