@@ -8,6 +8,10 @@ import static org.bytedeco.ffmpeg.global.avcodec.avcodec_parameters_free;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -26,14 +30,54 @@ import org.bytedeco.ffmpeg.avutil.AVRational;
  * <p>A write error (a full disk) ends the segment; the writer then tries again at a keyframe no sooner than
  * {@link #RETRY_MS} later, so recording resumes by itself once retention has made room. The state stays failing until a
  * fragment written after the error has reached the disk: an alert that does not flicker while the disk is still full.
+ *
+ * <p>In the events and motion modes only what is asked for is recorded: an event's span (or a moment of motion) with
+ * the camera's pre-roll before and post-roll after ({@link #around}). Until then the writer keeps the last seconds in
+ * memory ({@link PreRoll}, whole groups of pictures, bounded by the queue's bytes), so a recording that starts when an
+ * event is known can begin before it; each recording of an event ends its segment when nothing asks for more.
  */
 public final class CameraRecorder implements PacketSink, AutoCloseable {
     static final long RETRY_MS = 5_000;
 
-    /** Counts since this recorder started, and what it is doing. */
+    /**
+     * How long an event whose end never came keeps its recording going: the longest clip there is, then the recording
+     * stops for it (a tracker that lost an object without ending its event must not record forever).
+     */
+    static final long OPEN_EVENT_MS = 3_600_000L;
+    /**
+     * The pre-roll kept beyond the camera's own: an event is known a detection's latency after its first picture, and
+     * its recording must still reach back the whole pre-roll before that picture.
+     */
+    static final long LATENCY_ALLOWANCE_MS = 10_000;
+    /** Spans asked for at once at most (events of one camera, and motion): beyond it the one ending first goes. */
+    static final int HOLDS_MAX = 256;
+    /** The key of motion's span among the events'. */
+    static final String MOTION = "motion";
+
+    /** What is recorded: every packet, or only around events, or only around motion in the pictures. */
+    public enum Mode { CONTINUOUS, EVENTS, MOTION }
+
+    /**
+     * How a camera is recorded: its mode; the recording reaches {@code preRollMs} before and {@code postRollMs} after
+     * each event or moment of motion (events and motion modes); motion's grey-level threshold and area share
+     * ({@link MotionDetector}); the bytes the pre-roll may hold in memory at most (beyond them it is shorter).
+     */
+    public record Options(Mode mode, long preRollMs, long postRollMs, int motionThreshold, double motionArea,
+                          long preRollMaxBytes) {
+        public static final Options CONTINUOUS = new Options(Mode.CONTINUOUS, 0, 0, 25, 0.005, 0);
+    }
+
+    /**
+     * Counts since this recorder started, and what it is doing. Every packet received is written, dropped for the
+     * queue, skipped waiting for a keyframe, lost to an error, not recorded (no event or motion asked for it), held in
+     * the pre-roll, or still queued.
+     */
     public record Stats(long received, long written, long droppedQueueFull, long skippedWaitingKeyframe,
-                        long lostToErrors, long segments, long bytesWritten, long queuedBytes, String state,
-                        String lastError, long retryAtMs) {}
+                        long lostToErrors, long notRecorded, long preRollPackets, long segments, long bytesWritten,
+                        long queuedBytes, String state, String lastError, long retryAtMs) {}
+
+    /** A span to record, [fromMs, untilMs] of wall-clock time (rolls included). */
+    private record Hold(long fromMs, long untilMs, boolean open) {}
 
     private sealed interface Item permits Start, Packet, End, Stop {}
 
@@ -46,6 +90,9 @@ public final class CameraRecorder implements PacketSink, AutoCloseable {
     private record Stop() implements Item {}
 
     private final String camera;
+    private final Options options;
+    private final Map<String, Hold> holds = new ConcurrentHashMap<>();
+    private final MotionDetector motion;   // reader thread only; null unless in motion mode
     private final SegmentIndex index;
     private final long segmentMs;
     private final long queueLimitBytes;
@@ -60,6 +107,8 @@ public final class CameraRecorder implements PacketSink, AutoCloseable {
     private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong skipped = new AtomicLong();
     private final AtomicLong lost = new AtomicLong();
+    private final AtomicLong notRecorded = new AtomicLong();
+    private final AtomicLong preRollPackets = new AtomicLong();
     private final AtomicLong segments = new AtomicLong();
     private final AtomicLong bytesWritten = new AtomicLong();
     private volatile String state = "waiting for a stream";
@@ -76,11 +125,21 @@ public final class CameraRecorder implements PacketSink, AutoCloseable {
     private volatile boolean stopping;
 
     public CameraRecorder(String camera, SegmentIndex index, long segmentMs, long queueLimitBytes) {
-        this(camera, index, segmentMs, queueLimitBytes, RETRY_MS);
+        this(camera, index, segmentMs, queueLimitBytes, Options.CONTINUOUS, RETRY_MS);
+    }
+
+    public CameraRecorder(String camera, SegmentIndex index, long segmentMs, long queueLimitBytes, Options options) {
+        this(camera, index, segmentMs, queueLimitBytes, options, RETRY_MS);
     }
 
     CameraRecorder(String camera, SegmentIndex index, long segmentMs, long queueLimitBytes, long retryMs) {
+        this(camera, index, segmentMs, queueLimitBytes, Options.CONTINUOUS, retryMs);
+    }
+
+    CameraRecorder(String camera, SegmentIndex index, long segmentMs, long queueLimitBytes, Options options, long retryMs) {
         StorageLayout.requireCamera(camera);
+        this.options = options;
+        this.motion = options.mode() == Mode.MOTION ? new MotionDetector(options.motionThreshold(), options.motionArea()) : null;
         this.retryMs = retryMs;
         this.camera = camera;
         this.index = index;
@@ -127,13 +186,64 @@ public final class CameraRecorder implements PacketSink, AutoCloseable {
     @Override
     public void streamEnded() { queue.add(new End()); }
 
+    /** In motion mode the reader shows each decoded picture ({@link #picture}). */
+    @Override
+    public boolean wantsPictures() { return motion != null; }
+
+    /** A decoded picture (BGR, the reader's thread): motion in it asks for its moment to be recorded. */
+    @Override
+    public void picture(ByteBuffer bgr, int width, int height, int stride, long wallMs) {
+        if (motion != null && motion.moved(bgr, width, height, stride)) around(MOTION, wallMs, wallMs);
+    }
+
+    /**
+     * Asks for the span of an event (or motion) to be recorded, in the events and motion modes: from {@code startMs}
+     * less the pre-roll to {@code endMs} plus the post-roll ({@code endMs} -1: the event is still open, and recorded
+     * until its end is given, {@link #OPEN_EVENT_MS} at most). Asked again with the same key, the span is replaced;
+     * motion's span grows while the motion goes on. Any thread; returns at once.
+     */
+    public void around(String key, long startMs, long endMs) {
+        if (options.mode() == Mode.CONTINUOUS) return;
+        long from = startMs - options.preRollMs();
+        if (key.equals(MOTION)) {
+            Hold before = holds.get(MOTION);
+            if (before != null && before.untilMs() >= from) from = Math.min(from, before.fromMs());
+        }
+        Hold h = endMs < 0 ? new Hold(from, startMs + OPEN_EVENT_MS, true) : new Hold(from, endMs + options.postRollMs(), false);
+        holds.put(key, h);
+        if (holds.size() > HOLDS_MAX) {
+            holds.entrySet().stream().min(Map.Entry.comparingByValue(java.util.Comparator.comparingLong(Hold::untilMs)))
+                    .ifPresent(e -> holds.remove(e.getKey(), e.getValue()));
+        }
+    }
+
+    public Options options() { return options; }
+
     public Stats stats() {
-        return new Stats(received.get(), written.get(), dropped.get(), skipped.get(), lost.get(), segments.get(),
-                bytesWritten.get(), queuedBytes.get(), state, lastError, retryAt);
+        return new Stats(received.get(), written.get(), dropped.get(), skipped.get(), lost.get(), notRecorded.get(),
+                preRollPackets.get(), segments.get(), bytesWritten.get(), queuedBytes.get(), state, lastError, retryAt);
+    }
+
+    /**
+     * The earliest start of the spans asked for that cover {@code wallMs}, or {@link Long#MAX_VALUE} when none does;
+     * spans that ended before it go.
+     */
+    private long wantedFrom(long wallMs) {
+        long from = Long.MAX_VALUE;
+        for (Iterator<Hold> it = holds.values().iterator(); it.hasNext(); ) {
+            Hold h = it.next();
+            if (h.untilMs() < wallMs) it.remove();
+            else if (h.fromMs() <= wallMs) from = Math.min(from, h.fromMs());
+        }
+        return from;
     }
 
     private void writeLoop() {
         SegmentWriter writer = null;
+        PreRoll preRoll = options.mode() == Mode.CONTINUOUS ? null
+                : new PreRoll(options.preRollMs() + LATENCY_ALLOWANCE_MS, options.preRollMaxBytes());
+        boolean asked = false;   // the last packet was recorded for an event or motion
+        if (preRoll != null) state = standingBy();
         // Rows the index could not take (its disk full too): kept and written with the next change that it takes,
         // so a complete segment does not stay "being written" (out of retention's reach) until the next start
         java.util.List<Segment> unindexed = new java.util.ArrayList<>();
@@ -173,44 +283,56 @@ public final class CameraRecorder implements PacketSink, AutoCloseable {
                     case Stop stop -> throw new IllegalStateException("handled above");
                     case End e -> {
                         writer = closeQuietly(writer);
+                        if (preRoll != null) {
+                            preRoll.clear();   // the next connection's packets do not follow these
+                            notRecorded.set(preRoll.letGo());
+                            preRollPackets.set(0);
+                            asked = false;
+                        }
                         state = "waiting for a stream";
                     }
                     case Packet p -> {
-                        try {
-                            queuedBytes.addAndGet(-p.packet().size());
-                            if (writer == null) {
-                                lost.incrementAndGet();
-                                continue;
-                            }
-                            if (p.afterHole()) finishQuietly(writer);
-                            if (retryAt != 0) {
-                                if (System.currentTimeMillis() < retryAt) {
-                                    lost.incrementAndGet();
-                                    continue;
-                                }
-                                retryAt = 0;
-                            }
-                            long skippedBefore = writer.skippedBeforeKeyframe();
+                        queuedBytes.addAndGet(-p.packet().size());
+                        if (preRoll == null) {
                             try {
-                                writer.write(p.packet(), p.wallMs());
-                                if (writer.skippedBeforeKeyframe() > skippedBefore) skipped.incrementAndGet();
-                                else {
-                                    written.incrementAndGet();
-                                    if (recoveredPast < 0 || writer.fragmentsWritten() > recoveredPast) {
-                                        recoveredPast = -1;
-                                        state = "recording";
+                                record(writer, p.packet(), p.wallMs(), p.afterHole());
+                            } finally {
+                                av_packet_free(p.packet());
+                            }
+                            continue;
+                        }
+                        long from = wantedFrom(p.wallMs());
+                        if (from != Long.MAX_VALUE) {
+                            if (!asked) {
+                                // the recording opens at the keyframe at or before the span's start: this packet
+                                // may be that keyframe, or the pre-roll holds it
+                                asked = true;
+                                preRoll.add(new PreRoll.Held(p.packet(), p.wallMs(), p.afterHole()));
+                                for (PreRoll.Held h : preRoll.takeFrom(from)) {
+                                    try {
+                                        record(writer, h.packet(), h.wallMs(), h.afterHole());
+                                    } finally {
+                                        av_packet_free(h.packet());
                                     }
                                 }
-                            } catch (IOException | RuntimeException e) {
-                                retryAt = System.currentTimeMillis() + retryMs;
-                                recoveredPast = writer.fragmentsWritten();
-                                failed(e.getMessage());
-                                finishQuietly(writer);
-                                lost.incrementAndGet();
+                            } else {
+                                try {
+                                    record(writer, p.packet(), p.wallMs(), p.afterHole());
+                                } finally {
+                                    av_packet_free(p.packet());
+                                }
                             }
-                        } finally {
-                            av_packet_free(p.packet());
+                        } else {
+                            if (asked) {
+                                // nothing asks for more: the event's recording ends with its segment
+                                asked = false;
+                                if (writer != null) finishQuietly(writer);
+                            }
+                            if (retryAt == 0 && !state.startsWith("failing")) state = standingBy();
+                            preRoll.add(new PreRoll.Held(p.packet(), p.wallMs(), p.afterHole()));
                         }
+                        notRecorded.set(preRoll.letGo());
+                        preRollPackets.set(preRoll.size());
                     }
                 }
             }
@@ -218,8 +340,51 @@ public final class CameraRecorder implements PacketSink, AutoCloseable {
             Thread.currentThread().interrupt();
         } finally {
             closeQuietly(writer);
+            if (preRoll != null) {
+                preRoll.clear();
+                notRecorded.set(preRoll.letGo());
+                preRollPackets.set(0);
+            }
             drain();
             state = "stopped";
+        }
+    }
+
+    private String standingBy() {
+        return options.mode() == Mode.MOTION ? "waiting for motion" : "waiting for an event";
+    }
+
+    /** Writes one packet (the caller frees it), or counts why it was not. */
+    private void record(SegmentWriter writer, AVPacket packet, long wallMs, boolean afterHole) {
+        if (writer == null) {
+            lost.incrementAndGet();
+            return;
+        }
+        if (afterHole) finishQuietly(writer);
+        if (retryAt != 0) {
+            if (System.currentTimeMillis() < retryAt) {
+                lost.incrementAndGet();
+                return;
+            }
+            retryAt = 0;
+        }
+        long skippedBefore = writer.skippedBeforeKeyframe();
+        try {
+            writer.write(packet, wallMs);
+            if (writer.skippedBeforeKeyframe() > skippedBefore) skipped.incrementAndGet();
+            else {
+                written.incrementAndGet();
+                if (recoveredPast < 0 || writer.fragmentsWritten() > recoveredPast) {
+                    recoveredPast = -1;
+                    state = "recording";
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            retryAt = System.currentTimeMillis() + retryMs;
+            recoveredPast = writer.fragmentsWritten();
+            failed(e.getMessage());
+            finishQuietly(writer);
+            lost.incrementAndGet();
         }
     }
 

@@ -1,5 +1,6 @@
 package io.argus.recording;
 
+import java.nio.ByteBuffer;
 import org.bytedeco.ffmpeg.avcodec.AVCodecParameters;
 import org.bytedeco.ffmpeg.avcodec.AVPacket;
 import org.bytedeco.ffmpeg.avutil.AVRational;
@@ -17,6 +18,12 @@ public interface PacketSink {
 
     /** The connection ended (a reconnect follows, or the camera stopped). */
     void streamEnded();
+
+    /** Whether this sink looks at decoded pictures too (motion mode): only then does the reader call {@link #picture}. */
+    default boolean wantsPictures() { return false; }
+
+    /** A decoded picture, BGR with {@code stride} bytes a row, shown at {@code wallMs}; nothing of it may be kept. */
+    default void picture(ByteBuffer bgr, int width, int height, int stride, long wallMs) {}
 
     /** Takes nothing. */
     PacketSink NONE = new PacketSink() {

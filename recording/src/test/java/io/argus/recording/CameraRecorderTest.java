@@ -21,7 +21,8 @@ class CameraRecorderTest {
     Path dir;
 
     static void balanced(CameraRecorder.Stats s) {
-        assertEquals(s.received(), s.written() + s.droppedQueueFull() + s.skippedWaitingKeyframe() + s.lostToErrors(), s.toString());
+        assertEquals(s.received(), s.written() + s.droppedQueueFull() + s.skippedWaitingKeyframe() + s.lostToErrors()
+                + s.notRecorded() + s.preRollPackets(), s.toString());
     }
 
     @Test

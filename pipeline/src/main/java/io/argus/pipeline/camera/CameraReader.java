@@ -34,6 +34,8 @@ import org.bytedeco.ffmpeg.global.avutil;
  * abandons the stuck thread (which exits when FFmpeg finally returns) and starts a fresh one.
  */
 final class CameraReader {
+    /** Motion mode on a GPU-decoded camera: the least time between two pictures downloaded to look for motion. */
+    static final long GPU_MOTION_INTERVAL_MS = 200;
     /** Threads of one camera allowed to be alive at once (the current one plus abandoned ones still in FFmpeg). */
     private static final int MAX_THREADS = 4;
     private static final long WATCHDOG_GRACE_NANOS = 2_000_000_000L;
@@ -546,8 +548,31 @@ final class CameraReader {
         }
         frameNumber.incrementAndGet();
         stats.emitted.increment();
+        if (packets.wantsPictures()) showForMotion(frame, Math.round(captureMs));
         sink.accept(frame);
         return true;
+    }
+
+    /** When the last GPU picture was shown to the recorder (nanoTime); reader thread only. */
+    private long lastGpuMotionNanos;
+
+    /**
+     * Motion mode: the recorder looks at the picture before detection has it. A host picture costs a grid of reads; a
+     * picture on the GPU must come down first, so one in {@link #GPU_MOTION_INTERVAL_MS} is looked at.
+     */
+    private void showForMotion(VideoFrame frame, long wallMs) {
+        if (frame.onGpu()) {
+            long now = System.nanoTime();
+            if (now - lastGpuMotionNanos < GPU_MOTION_INTERVAL_MS * 1_000_000L) return;
+            lastGpuMotionNanos = now;
+        }
+        try {
+            io.argus.detector.BgrImage image = frame.image();
+            packets.picture(image.pixels(), image.width(), image.height(), image.stride(), wallMs);
+        } catch (RuntimeException e) {
+            // motion is the recording's business: a picture it cannot read must not stop detection
+            log.log(Level.DEBUG, "camera {0}: motion not looked for in frame {1}: {2}", camera.id(), frame.number(), e.getMessage());
+        }
     }
 
     /** Real-time pacing of a file: each frame leaves at its presentation time relative to the first. */

@@ -25,29 +25,35 @@ import java.util.Set;
 public record CameraConfig(String id, CameraUrl source, String model, boolean loop, boolean realtime,
                            DecoderMode decoder, int decodeDevice, SceneRules scene, Record record) {
     /**
-     * {@code record:} of a camera. mode: off, or continuous (every packet, in segments); retainDays: segments older
-     * than this are deleted (0: kept until a byte budget needs the room); maxBytes: this camera's budget (0: none);
-     * preRollSeconds, postRollSeconds: how much of the recording before an event's start and after its end its clip
-     * holds.
+     * {@code record:} of a camera. mode: off; continuous (every packet, in segments); events (only around the camera's
+     * events); motion (only around motion in its pictures). retainDays: segments older than this are deleted (0: kept
+     * until a byte budget needs the room); maxBytes: this camera's budget (0: none); preRollSeconds, postRollSeconds:
+     * how much before an event's start (or motion's) and after its end is recorded (events, motion) and in its clip;
+     * motionThreshold: grey levels a point of the picture must change by; motionArea: percent of the picture that must
+     * change for motion (docs/recording.md).
      */
-    public record Record(String mode, int retainDays, long maxBytes, int preRollSeconds, int postRollSeconds) {
-        public static final Record OFF = new Record("off", 0, 0, 5, 5);
+    public record Record(String mode, int retainDays, long maxBytes, int preRollSeconds, int postRollSeconds,
+                         int motionThreshold, double motionArea) {
+        public static final Record OFF = new Record("off", 0, 0, 5, 5, 25, 0.5);
 
         public boolean on() { return !mode.equals("off"); }
 
         static Record read(ConfigNode n) {
-            String mode = n.oneOf("mode", "off", "off", "continuous");
+            String mode = n.oneOf("mode", "off", "off", "continuous", "events", "motion");
             int days = n.integer("retainDays", 7, 0, 36_500);
             long bytes = n.longValue("maxBytes", 0, 0, Long.MAX_VALUE);
             int pre = n.integer("preRollSeconds", 5, 0, 300);
             int post = n.integer("postRollSeconds", 5, 0, 300);
+            int threshold = n.integer("motionThreshold", 25, 1, 255);
+            double area = n.number("motionArea", 0.5, 0.01, 100);
             n.finish();
-            return new Record(mode, days, bytes, pre, post);
+            return new Record(mode, days, bytes, pre, post, threshold, area);
         }
 
         JsonObject toJson() {
             return new JsonObject().put("mode", mode).put("retainDays", retainDays).put("maxBytes", maxBytes)
-                    .put("preRollSeconds", preRollSeconds).put("postRollSeconds", postRollSeconds);
+                    .put("preRollSeconds", preRollSeconds).put("postRollSeconds", postRollSeconds)
+                    .put("motionThreshold", motionThreshold).put("motionArea", motionArea);
         }
     }
 

@@ -58,6 +58,7 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
     private final Map<String, MessageConsumer<JsonObject>> detectionConsumers = new ConcurrentHashMap<>();
     private final Map<String, List<DetectionLog.Frame>> unwrittenFrames = new ConcurrentHashMap<>();
     private long flushTimer = -1;
+    private MessageConsumer<Object> eventConsumer;
     private volatile long freeBytes = -1;
     private volatile String openFailure;
     private long timer = -1;
@@ -112,6 +113,7 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
             rules.forEach((camera, r) -> {
                 if (r.on()) logDetectionsOf(camera);
             });
+            eventConsumer = vertx.eventBus().localConsumer(io.argus.pipeline.base.Addresses.EVENTS_LOCAL, m -> onEvent(m.body()));
         });
     }
 
@@ -121,6 +123,7 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
         if (flushTimer >= 0) vertx.cancelTimer(flushTimer);
         if (clipWriter != null) clipWriter.close();
         detectionConsumers.values().forEach(MessageConsumer::unregister);
+        if (eventConsumer != null) eventConsumer.unregister();
         return vertx.executeBlocking(() -> {
             writeDetections();
             if (detectionLog != null) detectionLog.close();
@@ -137,7 +140,34 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
         if (!camera.record().on() || index == null) return PacketSink.NONE;
         context.runOnContext(v -> logDetectionsOf(camera.id()));
         return recorders.computeIfAbsent(camera.id(), id -> new CameraRecorder(id, index, settings.segmentSeconds() * 1000L,
-                settings.queueBytes()));
+                settings.queueBytes(), options(camera.record())));
+    }
+
+    /** A camera's {@code record:} as its recorder takes it; the pre-roll held in memory within the queue's budget. */
+    private CameraRecorder.Options options(CameraConfig.Record r) {
+        CameraRecorder.Mode mode = switch (r.mode()) {
+            case "events" -> CameraRecorder.Mode.EVENTS;
+            case "motion" -> CameraRecorder.Mode.MOTION;
+            default -> CameraRecorder.Mode.CONTINUOUS;
+        };
+        return new CameraRecorder.Options(mode, r.preRollSeconds() * 1000L, r.postRollSeconds() * 1000L,
+                r.motionThreshold(), r.motionArea() / 100.0, settings.queueBytes());
+    }
+
+    /**
+     * An event of one of this node's cameras: a camera recorded in events mode records its span (the recorder adds the
+     * rolls). Events come from the tracker on this node, but are still checked: a message without a camera, an id or
+     * a start is ignored.
+     */
+    private void onEvent(Object body) {
+        if (!(body instanceof JsonObject e)) return;
+        String camera = e.getValue("cameraId") instanceof String c ? c : null;
+        String id = e.getValue("id") instanceof String i ? i : null;
+        if (camera == null || id == null || !(e.getValue("start") instanceof Number start)) return;
+        CameraRecorder r = recorders.get(camera);
+        if (r == null || r.options().mode() != CameraRecorder.Mode.EVENTS) return;
+        long end = e.getValue("end") instanceof Number n ? Math.round(n.doubleValue()) : -1;
+        r.around(id, Math.round(start.doubleValue()), end);
     }
 
     @Override
@@ -357,9 +387,11 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
             Map<String, Long> bytes = i != null ? i.bytesByCamera() : Map.of();
             recorders.forEach((id, r) -> {
                 CameraRecorder.Stats s = r.stats();
-                cameras.put(id, new JsonObject().put("state", s.state()).put("received", s.received())
+                cameras.put(id, new JsonObject().put("mode", r.options().mode().name().toLowerCase(java.util.Locale.ROOT))
+                        .put("state", s.state()).put("received", s.received())
                         .put("written", s.written()).put("droppedQueueFull", s.droppedQueueFull())
                         .put("skippedWaitingKeyframe", s.skippedWaitingKeyframe()).put("lostToErrors", s.lostToErrors())
+                        .put("notRecorded", s.notRecorded()).put("preRollPackets", s.preRollPackets())
                         .put("segments", s.segments()).put("lastError", s.lastError())
                         .put("bytesStored", bytes.getOrDefault(id, 0L)));
             });
