@@ -97,6 +97,14 @@ class ConfigTest {
         assertError(j -> j.getJsonArray("cameras").add(TestConfig.camera("c", "rtsp://h/s")).add(TestConfig.camera("c", "rtsp://h/t")),
                 "cameras[1].id", "duplicate camera id");
         assertError(j -> j.getJsonObject("camera").getJsonObject("reconnect").put("maxMs", 10), "camera.reconnect.maxMs", "must be >= initialMs");
+        assertError(j -> j.getJsonArray("cameras").add(TestConfig.camera("c", "rtsp://h/s").put("record",
+                new io.vertx.core.json.JsonObject().put("mode", "always"))), "cameras[0].record.mode",
+                "expected one of off, continuous, events, motion");
+        assertError(j -> j.getJsonArray("cameras").add(TestConfig.camera("c", "rtsp://h/s").put("record",
+                new io.vertx.core.json.JsonObject().put("mode", "motion").put("motionArea", 0))), "cameras[0].record.motionArea", "found 0");
+        assertError(j -> j.getJsonArray("cameras").add(TestConfig.camera("c", "rtsp://h/s").put("record",
+                new io.vertx.core.json.JsonObject().put("mode", "motion").put("motionThreshold", 256))),
+                "cameras[0].record.motionThreshold", "found 256");
         assertError(j -> j.getJsonArray("cameras").add(TestConfig.camera("bad id!", "rtsp://h/s")), "cameras[0].id", "expected a name of 1-64 letters");
     }
 

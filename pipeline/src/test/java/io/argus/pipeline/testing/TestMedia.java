@@ -51,6 +51,23 @@ public final class TestMedia {
         return out;
     }
 
+    /**
+     * {@code seconds} of a still grey picture at 25 fps, 320x240, keyframe each second, with a white square crossing
+     * it from second {@code moveFrom} to {@code moveTo}: motion at a known time, nothing moving otherwise.
+     */
+    public static synchronized Path stillWithMotion(int seconds, int moveFrom, int moveTo) throws IOException, InterruptedException {
+        Path out = dir().resolve("still-" + seconds + "s-motion-" + moveFrom + "-" + moveTo + ".mp4");
+        if (Files.isRegularFile(out) && Files.size(out) > 0) return out;
+        Path tmp = scratchFor(out, ".mp4");
+        run(List.of("ffmpeg", "-y", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=gray:s=320x240:r=25:d=" + seconds,
+                "-f", "lavfi", "-i", "color=c=white:s=60x60:r=25:d=" + seconds, "-filter_complex",
+                "[0][1]overlay=x='(t-" + moveFrom + ")*260/" + (moveTo - moveFrom) + "':y=90:enable='between(t," + moveFrom + ","
+                        + moveTo + ")'", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", "25",
+                "-keyint_min", "25", "-x264-params", "scenecut=0", "-bf", "0", tmp.toString()));
+        publish(tmp, out);
+        return out;
+    }
+
     /** The bundled sample video (synthetic shapes scenes, {@link SampleVideo}) at {@code fps}. */
     public static synchronized Path shapes(int fps) throws IOException {
         Path out = dir().resolve("shapes-" + SampleVideo.WIDTH + "-" + fps + "fps.mp4");

@@ -1,0 +1,122 @@
+package io.argus.pipeline.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.argus.pipeline.testing.RunningApp;
+import io.argus.pipeline.testing.TestConfig;
+import io.argus.pipeline.testing.TestMedia;
+import io.argus.testkit.Budget;
+import io.argus.testkit.Tiers;
+import io.argus.testkit.Waits;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The motion and events modes through the whole app: only what is asked for is recorded, with its rolls.
+ *
+ * <p>Motion: a camera looping an 8 s file that is still but for a white square crossing it from 4 s to 5 s, recorded
+ * with 1 s rolls: one recording per loop (8 s apart), from the keyframe at 3 s to a second after the motion (and its
+ * fading from the running average), a few seconds each; the square is in it; the rest is counted as not recorded.
+ * Events: the sample camera recorded only around its events: an event's clip is served from its pre-roll on.
+ *
+ * <p>Budget: 90 s (the app's start, two loops of the file and a second recording, an ended event of the sample: 41 s
+ * beside a parallel build).
+ */
+@Tag(Tiers.SYSTEM)
+@Budget(seconds = 90)
+class RecordingModesEndToEndTest {
+    static final long LOOP_MS = 8_000;
+
+    @Test
+    void onlyMotionAndEventsAreRecordedWithTheirRolls() throws Exception {
+        Path still = TestMedia.stillWithMotion(8, 4, 5);
+        JsonObject json = TestConfig.demo();
+        json.getJsonArray("cameras")
+                .add(TestConfig.camera("still", still.toString()).put("loop", true).put("record", new JsonObject()
+                        .put("mode", "motion").put("preRollSeconds", 1).put("postRollSeconds", 1)))
+                .add(TestConfig.camera("cam", "sample:").put("record", new JsonObject()
+                        .put("mode", "events").put("preRollSeconds", 1).put("postRollSeconds", 1)));
+        json.put("recording", new JsonObject().put("segmentSeconds", 10));
+        long started = System.currentTimeMillis();
+        try (RunningApp app = new RunningApp(TestConfig.read(json))) {
+            List<JsonObject> done = new ArrayList<>();
+            Waits.waitFor(() -> {
+                done.clear();
+                for (Object o : app.get("/api/recordings/still").json().getJsonArray("segments")) {
+                    if (((JsonObject) o).getBoolean("complete")) done.add((JsonObject) o);
+                }
+                return done.size() >= 2;
+            }, 60_000, 250, () -> "two recordings of motion, found " + done);
+            for (int i = 0; i < done.size(); i++) {
+                JsonObject s = done.get(i);
+                long duration = s.getLong("endMs") - s.getLong("startMs");
+                // 1 s pre-roll from the keyframe at 3 s, 1 s of motion, its fading, 1 s post-roll: about 3.4 s
+                assertTrue(duration >= 2_400 && duration <= 4_600, "a recording of the motion only: " + s.encode());
+                if (i > 0) {
+                    long apart = s.getLong("startMs") - done.get(i - 1).getLong("startMs");
+                    assertEquals(LOOP_MS, apart, 400, "one recording per loop of the file: " + done);
+                }
+                assertTrue(whitePixels(app, s) > 1_000, "the square is in the recording: " + s.encode());
+            }
+            JsonObject status = app.get("/api/recordings").json().getJsonObject("cameras").getJsonObject("still");
+            System.out.println("motion recordings: " + done.stream().map(s -> s.getLong("startMs") + "+" + (s.getLong("endMs")
+                    - s.getLong("startMs")) + " ms").toList() + "; recorder: " + status.encode());
+            assertEquals("motion", status.getString("mode"), status.encode());
+            assertTrue(status.getLong("notRecorded") > 0, "the still seconds were not recorded: " + status.encode());
+            long accounted = status.getLong("written") + status.getLong("droppedQueueFull") + status.getLong("skippedWaitingKeyframe")
+                    + status.getLong("lostToErrors") + status.getLong("notRecorded") + status.getLong("preRollPackets");
+            long received = status.getLong("received");
+            assertTrue(accounted <= received && received - accounted < 50, "the books balance up to the queue: " + status.encode());
+            assertEquals(0, status.getLong("droppedQueueFull") + status.getLong("lostToErrors"), status.encode());
+
+            // events: an event that began once the camera had run its pre-roll, ended with its post-roll on disk
+            JsonObject[] event = {null};
+            Waits.waitFor(() -> {
+                for (Object o : app.get("/api/events?camera=cam&limit=1000").json().getJsonArray("events")) {
+                    JsonObject e = (JsonObject) o;
+                    JsonObject clip = e.getJsonObject("clip");
+                    if (e.getValue("end") != null && clip != null && clip.getLong("from") > started + 3_000
+                            && clip.getLong("to") < System.currentTimeMillis() - 3_000) {
+                        event[0] = e;
+                        return true;
+                    }
+                }
+                return false;
+            }, 60_000, 250, () -> "an ended event of cam");
+            JsonObject ref = event[0].getJsonObject("clip");
+            RunningApp.Response clip = app.get(ref.getString("url"));
+            assertEquals(200, clip.status(), clip.body());
+            long from = Long.parseLong(clip.header("x-clip-from"));
+            assertTrue(from <= ref.getLong("from") && from > ref.getLong("from") - 1_000 - 40,
+                    "the event's recording starts at the keyframe at or before its pre-roll: " + from + " for " + ref.encode());
+            JsonObject cam = app.get("/api/recordings").json().getJsonObject("cameras").getJsonObject("cam");
+            assertEquals("events", cam.getString("mode"), cam.encode());
+        }
+    }
+
+    /** White pixels (grey level over 200) in the picture 1.5 s into segment {@code s}: the square at 4.5 s of the loop. */
+    static long whitePixels(RunningApp app, JsonObject s) throws Exception {
+        RunningApp.Response whole = app.get(s.getString("url"));
+        assertEquals(200, whole.status(), whole.body());
+        Path copy = Files.createTempFile("argus-segment", ".mp4");
+        try {
+            Files.write(copy, whole.raw().getBytes());
+            Process p = new ProcessBuilder("ffmpeg", "-v", "error", "-ss", "1.5", "-i", copy.toString(), "-frames:v", "1",
+                    "-f", "rawvideo", "-pix_fmt", "gray", "-").start();
+            byte[] grey = p.getInputStream().readAllBytes();
+            assertEquals(0, p.waitFor(), new String(p.getErrorStream().readAllBytes()));
+            long white = 0;
+            for (byte b : grey) if ((b & 0xff) > 200) white++;
+            return white;
+        } finally {
+            Files.deleteIfExists(copy);
+        }
+    }
+}
