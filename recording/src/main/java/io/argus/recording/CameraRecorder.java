@@ -34,7 +34,7 @@ import org.bytedeco.ffmpeg.avutil.AVRational;
  * <p>In the events and motion modes only what is asked for is recorded: an event's span (or a moment of motion) with
  * the camera's pre-roll before and post-roll after ({@link #around}). Until then the writer keeps the last seconds in
  * memory ({@link PreRoll}, whole groups of pictures, bounded by the queue's bytes), so a recording that starts when an
- * event is known can begin before it; each recording of an event ends its segment when nothing asks for more.
+ * event is known can begin before it; a recording ends its segment at the first keyframe after the spans it served.
  */
 public final class CameraRecorder implements PacketSink, AutoCloseable {
     static final long RETRY_MS = 5_000;
@@ -83,7 +83,9 @@ public final class CameraRecorder implements PacketSink, AutoCloseable {
 
     private record Start(AVCodecParameters parameters, AVRational timeBase) implements Item {}
 
-    private record Packet(AVPacket packet, long wallMs, boolean afterHole) implements Item {}
+    private record Packet(AVPacket packet, long wallMs, boolean afterHole) implements Item {
+        boolean keyframe() { return (packet.flags() & org.bytedeco.ffmpeg.global.avcodec.AV_PKT_FLAG_KEY) != 0; }
+    }
 
     private record End() implements Item {}
 
@@ -322,9 +324,16 @@ public final class CameraRecorder implements PacketSink, AutoCloseable {
                                     av_packet_free(p.packet());
                                 }
                             }
+                        } else if (asked && !p.keyframe()) {
+                            // nothing asks for more, but the recording ends at the next keyframe: a pre-roll must
+                            // start at one, so the next span finds its keyframe in memory however soon it begins
+                            try {
+                                record(writer, p.packet(), p.wallMs(), p.afterHole());
+                            } finally {
+                                av_packet_free(p.packet());
+                            }
                         } else {
                             if (asked) {
-                                // nothing asks for more: the event's recording ends with its segment
                                 asked = false;
                                 if (writer != null) finishQuietly(writer);
                             }

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The events and motion modes record only what is asked for, with its rolls: from the keyframe at or before an event's
- * start less the pre-roll (kept in memory until then) to its end plus the post-roll, a segment per span; what lies
+ * start less the pre-roll (kept in memory until then) to its end plus the post-roll and on to the next keyframe, a
+ * segment per span; what lies
  * between spans is not written but counted, so the books still balance.
  */
 @Budget(seconds = 20)
@@ -62,9 +63,10 @@ class RecordingModesTest {
             CameraRecorderTest.balanced(s);
             List<Segment> segments = index.segments("cam", 0, Long.MAX_VALUE);
             assertEquals(2, segments.size(), segments.toString());
-            // e1: 7.0 s (10 less the 3 s pre-roll, a keyframe) to 14.0 s (12 plus the 2 s post-roll)
+            // e1: 7.0 s (10 less the 3 s pre-roll, a keyframe) to 14.0 s (12 plus the 2 s post-roll), and on to the
+            // next keyframe (15 s), where a recording ends
             assertEquals(START + 7_000, segments.get(0).startMs(), segments.toString());
-            assertEquals(expectedPackets(all, START + 7_000, START + 14_000), segments.get(0).packets(), segments.toString());
+            assertEquals(expectedPackets(all, START + 7_000, START + 14_999), segments.get(0).packets(), segments.toString());
             // e2: from the keyframe at 15.0 s (18.5 less 3) to the end of the stream
             assertEquals(START + 15_000, segments.get(1).startMs(), segments.toString());
             assertEquals(expectedPackets(all, START + 15_500, Long.MAX_VALUE), segments.get(1).packets(), segments.toString());
@@ -95,7 +97,7 @@ class RecordingModesTest {
             List<Segment> segments = index.segments("cam", 0, Long.MAX_VALUE);
             assertEquals(1, segments.size(), segments.toString());
             assertEquals(START + 8_000, segments.get(0).startMs(), "8.2 s is in the group that starts at 8 s: " + segments);
-            assertEquals(expectedPackets(all, START + 8_200, START + 15_000), segments.get(0).packets(), segments.toString());
+            assertEquals(expectedPackets(all, START + 8_200, START + 15_999), segments.get(0).packets(), segments.toString());
             CameraRecorderTest.balanced(r.stats());
         }
     }
@@ -106,8 +108,8 @@ class RecordingModesTest {
         StorageLayout layout = new StorageLayout(dir.resolve("store"));
         try (SegmentIndex index = SegmentIndex.open(layout)) {
             long budget = 200_000;   // bytes: a few seconds of this source, less than the 60 s asked for
-            CameraRecorder r = new CameraRecorder("cam", index, 60_000, budget,
-                    new Options(Mode.EVENTS, 60_000, 0, 25, 0.005, 64 << 20));
+            CameraRecorder r = new CameraRecorder("cam", index, 60_000, 64 << 20,
+                    new Options(Mode.EVENTS, 60_000, 0, 25, 0.005, budget));
             Media.read(source, START, r::streamStarted, (p, wall) -> {
                 if (wall == START + 19_000) {
                     caughtUp(r);
@@ -146,11 +148,11 @@ class RecordingModesTest {
             List<Segment> segments = index.segments("cam", 0, Long.MAX_VALUE);
             assertEquals(1, segments.size(), segments.toString());
             // motion from 9.0 s to 10.0 s, and while the square's trail fades from the running average (under half a
-            // second at ALPHA): 7.0 s to 12.0-13.0 s with the rolls
+            // second at ALPHA): 7.0 s to 12.0-13.0 s with the rolls, then on to the next keyframe
             assertEquals(START + 7_000, segments.get(0).startMs(), segments.toString());
             long packets = segments.get(0).packets();
-            assertTrue(packets >= expectedPackets(all, START + 7_000, START + 11_900)
-                    && packets <= expectedPackets(all, START + 7_000, START + 13_000), packets + " packets: " + segments);
+            assertTrue(packets >= expectedPackets(all, START + 7_000, START + 11_999)
+                    && packets <= expectedPackets(all, START + 7_000, START + 13_999), packets + " packets: " + segments);
             CameraRecorderTest.balanced(r.stats());
         }
     }

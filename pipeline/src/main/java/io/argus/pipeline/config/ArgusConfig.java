@@ -21,26 +21,88 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
                           List<String> warnings) {
 
     /**
-     * Where and how cameras with {@code record:} on are recorded (docs/recording.md). dir: the storage directory (its
-     * segments and index.sqlite); segmentSeconds: a segment's length (cut at the next keyframe after it); queueBytes:
-     * per camera, what may wait for the disk before packets are dropped (counted); maxBytes: the directory's budget
-     * (0: none); keepFreeBytes: the oldest segments go while the disk has less free; warnFreeBytes: below this the
-     * status and /ready say the disk is filling.
+     * Where and how cameras with {@code record:} on are recorded (docs/recording.md). dir: the main storage directory
+     * (its segments and index.sqlite, and the detection log, clips and exports); segmentSeconds: a segment's length
+     * (cut at the next keyframe after it); queueBytes: per camera, what may wait for the disk before packets are
+     * dropped (counted), and what a pre-roll may hold; maxBytes: the directory's budget (0: none); keepFreeBytes: the
+     * oldest segments go while the disk has less free; warnFreeBytes: below this the status and /ready say the disk is
+     * filling. storage: further directories, each with its own name and budgets, that cameras choose with
+     * {@code record.storage} (the main one is {@value #MAIN_STORAGE}).
      */
     public record Recording(Path dir, int segmentSeconds, long queueBytes, long maxBytes, long keepFreeBytes,
-                            long warnFreeBytes) {
+                            long warnFreeBytes, List<Storage> more) {
+        public static final String MAIN_STORAGE = "main";
+        /** Directories at most, the main one included: each has an index open and a retention round. */
+        public static final int MAX_STORAGES = 16;
+
+        /** One storage directory: where its segments go and what it may hold. */
+        public record Storage(String name, Path dir, long maxBytes, long keepFreeBytes, long warnFreeBytes) {}
+
+        /** Every storage directory, the main one first. */
+        public List<Storage> storages() {
+            List<Storage> all = new ArrayList<>();
+            all.add(new Storage(MAIN_STORAGE, dir, maxBytes, keepFreeBytes, warnFreeBytes));
+            all.addAll(more);
+            return all;
+        }
+
         static Recording read(ConfigNode n, Path cache) {
             Path dir = n.path("dir", cache.resolve("recordings"), false);
             int segment = n.integer("segmentSeconds", 10, 2, 3600);
             long queue = n.longValue("queueBytes", 64L << 20, 1L << 20, 4L << 30);
+            long[] budgets = budgets(n);
+            List<Storage> more = new ArrayList<>();
+            List<Path> dirs = new ArrayList<>(List.of(dir.toAbsolutePath().normalize()));
+            List<String> names = new ArrayList<>(List.of(MAIN_STORAGE));
+            List<ConfigNode> listed = n.list("storage");
+            if (listed.size() + 1 > MAX_STORAGES) {
+                throw new ConfigException(n.key("storage"), "at most " + (MAX_STORAGES - 1) + " more directories, found " + listed.size());
+            }
+            for (ConfigNode s : listed) {
+                String name = s.requiredString("name");
+                if (!Names.valid(name)) throw new ConfigException(s.key("name"), Names.expectation(Names.MAX) + ", found " + Names.quoted(name));
+                if (names.contains(name)) throw new ConfigException(s.key("name"), "duplicate storage name " + Names.quoted(name));
+                Path d = s.path("dir", null, false);
+                if (d == null) throw new ConfigException(s.key("dir"), "a directory is needed");
+                Path abs = d.toAbsolutePath().normalize();
+                for (int i = 0; i < dirs.size(); i++) {
+                    // one directory inside another: the outer one's recovery would read the inner one's files as its own
+                    if (abs.startsWith(dirs.get(i)) || dirs.get(i).startsWith(abs)) {
+                        throw new ConfigException(s.key("dir"), "must not be, contain or lie inside the directory of storage "
+                                + Names.quoted(names.get(i)) + " (" + dirs.get(i) + "), found " + abs);
+                    }
+                }
+                long[] b = budgets(s);
+                s.finish();
+                more.add(new Storage(name, d, b[0], b[1], b[2]));
+                dirs.add(abs);
+                names.add(name);
+            }
+            n.finish();
+            return new Recording(dir, segment, queue, budgets[0], budgets[1], budgets[2], List.copyOf(more));
+        }
+
+        /** maxBytes, keepFreeBytes, warnFreeBytes of a directory, checked. */
+        private static long[] budgets(ConfigNode n) {
             long max = n.longValue("maxBytes", 0, 0, Long.MAX_VALUE);
             long keepFree = n.longValue("keepFreeBytes", 1L << 30, 0, Long.MAX_VALUE);
             long warnFree = n.longValue("warnFreeBytes", 5L << 30, 0, Long.MAX_VALUE);
             if (warnFree < keepFree) {
                 throw new ConfigException(n.key("warnFreeBytes"), "must be >= keepFreeBytes (" + keepFree + "), found " + warnFree);
             }
-            n.finish();
-            return new Recording(dir, segment, queue, max, keepFree, warnFree);
+            return new long[]{max, keepFree, warnFree};
+        }
+
+        /** Each camera's {@code record.storage} is one of the directories. */
+        void checkCameras(List<CameraConfig> cameras) {
+            List<String> names = storages().stream().map(Storage::name).toList();
+            for (int i = 0; i < cameras.size(); i++) {
+                String s = cameras.get(i).record().storage();
+                if (!names.contains(s)) {
+                    throw new ConfigException("cameras[" + i + "].record.storage", "expected one of " + String.join(", ", names)
+                            + " (recording.storage), found " + Names.quoted(s));
+                }
+            }
         }
     }
 
@@ -273,6 +335,7 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
         EventSettings events = EventSettings.read(root.child("events"));
         MqttSettings mqtt = MqttSettings.read(root.child("mqtt"));
         Recording recording = Recording.read(root.child("recording"), cache);
+        recording.checkCameras(cameras);
         root.finish();
         Set<String> unused = new TreeSet<>();
         for (String k : env.keySet()) {

@@ -30,11 +30,11 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
      * until a byte budget needs the room); maxBytes: this camera's budget (0: none); preRollSeconds, postRollSeconds:
      * how much before an event's start (or motion's) and after its end is recorded (events, motion) and in its clip;
      * motionThreshold: grey levels a point of the picture must change by; motionArea: percent of the picture that must
-     * change for motion (docs/recording.md).
+     * change for motion; storage: the name of the directory its segments go to (recording.storage; docs/recording.md).
      */
     public record Record(String mode, int retainDays, long maxBytes, int preRollSeconds, int postRollSeconds,
-                         int motionThreshold, double motionArea) {
-        public static final Record OFF = new Record("off", 0, 0, 5, 5, 25, 0.5);
+                         int motionThreshold, double motionArea, String storage) {
+        public static final Record OFF = new Record("off", 0, 0, 5, 5, 25, 0.5, ArgusConfig.Recording.MAIN_STORAGE);
 
         public boolean on() { return !mode.equals("off"); }
 
@@ -46,14 +46,15 @@ public record CameraConfig(String id, CameraUrl source, String model, boolean lo
             int post = n.integer("postRollSeconds", 5, 0, 300);
             int threshold = n.integer("motionThreshold", 25, 1, 255);
             double area = n.number("motionArea", 0.5, 0.01, 100);
+            String storage = n.string("storage", ArgusConfig.Recording.MAIN_STORAGE);   // checked against recording.storage
             n.finish();
-            return new Record(mode, days, bytes, pre, post, threshold, area);
+            return new Record(mode, days, bytes, pre, post, threshold, area, storage);
         }
 
         JsonObject toJson() {
             return new JsonObject().put("mode", mode).put("retainDays", retainDays).put("maxBytes", maxBytes)
                     .put("preRollSeconds", preRollSeconds).put("postRollSeconds", postRollSeconds)
-                    .put("motionThreshold", motionThreshold).put("motionArea", motionArea);
+                    .put("motionThreshold", motionThreshold).put("motionArea", motionArea).put("storage", storage);
         }
     }
 

@@ -10,6 +10,7 @@ import io.argus.recording.Retention;
 import io.argus.recording.Segment;
 import io.argus.recording.SegmentIndex;
 import io.argus.recording.StorageLayout;
+import io.argus.recording.Storages;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.WorkerExecutor;
@@ -52,7 +53,10 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
     private final Map<String, CameraRecorder> recorders = new ConcurrentHashMap<>();
     private final Deque<JsonObject> lastDeletions = new ArrayDeque<>();
     private final System.Logger log = System.getLogger("argus.recording");
+    /** The main directory's index (clips, exports and the detection log live beside it). */
     private volatile SegmentIndex index;
+    /** Every storage directory opened (the main one too); a camera records into the one its record.storage names. */
+    private volatile Storages storages;
     private volatile DetectionLog detectionLog;
     /** Per recorded camera: its detection messages' consumer and the frames not yet written. */
     private final Map<String, MessageConsumer<JsonObject>> detectionConsumers = new ConcurrentHashMap<>();
@@ -77,10 +81,17 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
         boolean wanted = rules.values().stream().anyMatch(CameraConfig.Record::on);
         return vertx.executeBlocking(() -> {
             try {
-                SegmentIndex opened = SegmentIndex.open(new StorageLayout(settings.dir()));
-                SegmentIndex.Recovery r = opened.recovery();
-                if (!r.clean()) log.log(Level.WARNING, "recordings in {0}: index brought in line with the files: {1}", settings.dir(), r);
-                for (String u : r.unreadable()) log.log(Level.WARNING, "recordings: unreadable segment kept out of the index: {0}", u);
+                Storages all = Storages.open(settings.storages().stream()
+                        .map(d -> new Storages.Dir(d.name(), d.dir())).toList());
+                all.indexes().forEach((name, opened) -> {
+                    SegmentIndex.Recovery r = opened.recovery();
+                    if (!r.clean()) log.log(Level.WARNING, "recordings in {0}: index brought in line with the files: {1}", opened.layout().root(), r);
+                    for (String u : r.unreadable()) log.log(Level.WARNING, "recordings: unreadable segment kept out of the index: {0}", u);
+                });
+                all.failures().forEach((name, why) -> log.log(wanted ? Level.ERROR : Level.WARNING, "recordings: storage {0}: {1}", name, why));
+                storages = all;
+                SegmentIndex opened = all.index(ArgusConfig.Recording.MAIN_STORAGE);
+                if (opened == null) throw new IOException(all.failures().get(ArgusConfig.Recording.MAIN_STORAGE));
                 index = opened;
                 try {
                     detectionLog = DetectionLog.open(settings.dir());
@@ -129,7 +140,7 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
             if (detectionLog != null) detectionLog.close();
             for (CameraRecorder r : recorders.values()) r.close();
             recorders.clear();
-            if (index != null) index.close();
+            if (storages != null) storages.close();
             return null;
         });
     }
@@ -138,9 +149,27 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
     public PacketSink sinkFor(CameraConfig camera) {
         rules.put(camera.id(), camera.record());
         if (!camera.record().on() || index == null) return PacketSink.NONE;
+        SegmentIndex into = storeOf(camera);
+        if (into == null) return PacketSink.NONE;   // its directory failed to open: the status says why
         context.runOnContext(v -> logDetectionsOf(camera.id()));
-        return recorders.computeIfAbsent(camera.id(), id -> new CameraRecorder(id, index, settings.segmentSeconds() * 1000L,
+        return recorders.computeIfAbsent(camera.id(), id -> new CameraRecorder(id, into, settings.segmentSeconds() * 1000L,
                 settings.queueBytes(), options(camera.record())));
+    }
+
+    /**
+     * The index of the directory {@code camera} records into: the one its {@code record.storage} names, or the main one
+     * when this node has no directory of that name (a camera that came from another node, or from a REST request,
+     * is still recorded); null when that directory failed to open.
+     */
+    private SegmentIndex storeOf(CameraConfig camera) {
+        String name = camera.record().storage();
+        boolean known = settings.storages().stream().anyMatch(d -> d.name().equals(name));
+        if (!known) {
+            log.log(Level.WARNING, "recordings: camera {0} asks for storage {1}, which this node does not have: recorded in {2}",
+                    camera.id(), name, ArgusConfig.Recording.MAIN_STORAGE);
+            return index;
+        }
+        return storages.index(name);
     }
 
     /** A camera's {@code record:} as its recorder takes it; the pre-roll held in memory within the queue's budget. */
@@ -185,9 +214,9 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
 
     @Override
     public Future<List<Segment>> segments(String camera, long fromMs, long toMs, int limit) {
-        SegmentIndex i = index;
-        if (i == null) return Future.succeededFuture(List.of());
-        return vertx.executeBlocking(() -> i.segments(camera, fromMs, toMs, limit));
+        Storages all = storages;
+        if (index == null) return Future.succeededFuture(List.of());
+        return vertx.executeBlocking(() -> all.segments(camera, fromMs, toMs, limit));
     }
 
     @Override
@@ -246,7 +275,7 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
             }
             ClipWriter.Written w;
             try {
-                w = ClipWriter.write(ClipWriter.partsOf(i, camera, fromMs, toMs), fromMs, toMs, file);
+                w = ClipWriter.write(storages.partsOf(camera, fromMs, toMs), fromMs, toMs, file);
             } catch (ClipWriter.NothingRecorded e) {
                 throw new NoSuchElementException("camera " + camera + ": " + e.getMessage());
             }
@@ -370,24 +399,22 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
 
     @Override
     public Future<Path> file(String name) {
-        SegmentIndex i = index;
-        if (i == null) return Future.failedFuture(new IllegalArgumentException("recordings are not open"));
-        return vertx.executeBlocking(() -> {
-            Path f = i.layout().file(name);
-            if (!Files.isRegularFile(f)) throw new java.util.NoSuchElementException("no segment " + name);
-            return f;
-        });
+        Storages all = storages;
+        if (index == null) return Future.failedFuture(new IllegalArgumentException("recordings are not open"));
+        return vertx.executeBlocking(() -> all.file(name));
     }
 
     @Override
     public Future<JsonObject> status() {
         SegmentIndex i = index;
+        Storages all = storages;
         return vertx.executeBlocking(() -> {
             JsonObject cameras = new JsonObject();
-            Map<String, Long> bytes = i != null ? i.bytesByCamera() : Map.of();
+            Map<String, Long> bytes = i != null ? all.bytesByCamera() : Map.of();
             recorders.forEach((id, r) -> {
                 CameraRecorder.Stats s = r.stats();
                 cameras.put(id, new JsonObject().put("mode", r.options().mode().name().toLowerCase(java.util.Locale.ROOT))
+                        .put("storage", rules.getOrDefault(id, CameraConfig.Record.OFF).storage())
                         .put("state", s.state()).put("received", s.received())
                         .put("written", s.written()).put("droppedQueueFull", s.droppedQueueFull())
                         .put("skippedWaitingKeyframe", s.skippedWaitingKeyframe()).put("lostToErrors", s.lostToErrors())
@@ -399,37 +426,64 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
             synchronized (lastDeletions) {
                 deleted = new JsonArray(List.copyOf(lastDeletions));
             }
-            long free = free();   // asked now (one statfs): a disk that fills between retention rounds shows at once
+            // each directory's free space asked now (one statfs each): a disk that fills between retention rounds shows
+            JsonArray dirs = new JsonArray();
+            boolean anyFilling = false;
+            for (ArgusConfig.Recording.Storage d : settings.storages()) {
+                SegmentIndex di = all == null ? null : all.index(d.name());
+                long free = free(d.dir());
+                boolean filling = free >= 0 && free < d.warnFreeBytes();
+                anyFilling |= filling && di != null;
+                String error = all == null ? openFailure : all.failures().get(d.name());
+                dirs.add(new JsonObject().put("name", d.name()).put("dir", d.dir().toString()).put("open", di != null)
+                        .put("error", error).put("bytes", di == null ? 0 : di.bytesByCamera().values().stream().mapToLong(Long::longValue).sum())
+                        .put("maxBytes", d.maxBytes()).put("freeBytes", free).put("diskFilling", filling));
+            }
+            long free = free(settings.dir());
             return new JsonObject().put("recording", i != null).put("error", openFailure).put("dir", settings.dir().toString())
                     .put("bytes", bytes.values().stream().mapToLong(Long::longValue).sum())
                     .put("maxBytes", settings.maxBytes()).put("freeBytes", free)
-                    .put("diskFilling", free >= 0 && free < settings.warnFreeBytes())
-                    .put("cameras", cameras).put("lastDeletions", deleted);
+                    .put("diskFilling", anyFilling || (free >= 0 && free < settings.warnFreeBytes()))
+                    .put("storage", dirs).put("cameras", cameras).put("lastDeletions", deleted);
         });
     }
 
-    private long free() {
+    private long free() { return free(settings.dir()); }
+
+    private static long free(Path dir) {
         try {
-            return Files.getFileStore(settings.dir()).getUsableSpace();
+            return Files.getFileStore(dir).getUsableSpace();
         } catch (IOException e) {
             return -1;
         }
     }
 
+    /** Each directory within its own budgets; every camera's age and size rules in each. */
     private void retention() {
         SegmentIndex i = index;
+        Storages all = storages;
         if (i == null) return;
         vertx.executeBlocking(() -> {
             Map<String, Retention.CameraRule> perCamera = new java.util.HashMap<>();
             rules.forEach((id, r) -> perCamera.put(id, new Retention.CameraRule(r.retainDays(), r.maxBytes())));
-            List<Retention.Deletion> gone = Retention.enforce(i, new Retention.Rules(settings.maxBytes(),
-                    settings.keepFreeBytes(), perCamera), System.currentTimeMillis(), this::free);
+            List<Retention.Deletion> gone = new java.util.ArrayList<>();
+            for (ArgusConfig.Recording.Storage d : settings.storages()) {
+                SegmentIndex di = all.index(d.name());
+                if (di == null) continue;
+                gone.addAll(Retention.enforce(di, new Retention.Rules(d.maxBytes(), d.keepFreeBytes(), perCamera),
+                        System.currentTimeMillis(), () -> free(d.dir())));
+                long left = free(d.dir());
+                if (left >= 0 && left < d.warnFreeBytes()) {
+                    log.log(Level.WARNING, "recordings: {0} bytes free in {1} (storage {2}), under warnFreeBytes {3}", left,
+                            d.dir(), d.name(), d.warnFreeBytes());
+                }
+            }
             freeBytes = free();
             DetectionLog boxes = detectionLog;
             if (boxes != null) {
                 // boxes live as long as the pictures they were seen in
                 for (String camera : boxes.cameras()) {
-                    List<Segment> oldest = i.segments(camera, Long.MIN_VALUE, Long.MAX_VALUE, 1);   // the one being written too
+                    List<Segment> oldest = all.segments(camera, Long.MIN_VALUE, Long.MAX_VALUE, 1);   // the one being written too
                     boxes.deleteBefore(camera, oldest.isEmpty() ? Long.MAX_VALUE : oldest.get(0).startMs());
                 }
             }
@@ -442,10 +496,6 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
                     lastDeletions.addFirst(new JsonObject().put("segment", d.segment().name()).put("reason", d.reason()));
                     while (lastDeletions.size() > DELETIONS_KEPT) lastDeletions.removeLast();
                 }
-            }
-            if (freeBytes >= 0 && freeBytes < settings.warnFreeBytes()) {
-                log.log(Level.WARNING, "recordings: {0} bytes free in {1}, under warnFreeBytes {2}", freeBytes,
-                        settings.dir(), settings.warnFreeBytes());
             }
             return null;
         }).onFailure(e -> log.log(Level.WARNING, "recordings: retention failed: " + e.getMessage()));

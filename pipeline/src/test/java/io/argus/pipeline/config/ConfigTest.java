@@ -105,6 +105,19 @@ class ConfigTest {
         assertError(j -> j.getJsonArray("cameras").add(TestConfig.camera("c", "rtsp://h/s").put("record",
                 new io.vertx.core.json.JsonObject().put("mode", "motion").put("motionThreshold", 256))),
                 "cameras[0].record.motionThreshold", "found 256");
+        assertError(j -> j.getJsonArray("cameras").add(TestConfig.camera("c", "rtsp://h/s").put("record",
+                new io.vertx.core.json.JsonObject().put("mode", "continuous").put("storage", "hdd"))), "cameras[0].record.storage",
+                "expected one of main (recording.storage), found \"hdd\"");
+        assertError(j -> j.put("recording", new io.vertx.core.json.JsonObject().put("dir", "/srv/rec").put("storage",
+                new JsonArray().add(new io.vertx.core.json.JsonObject().put("name", "hdd").put("dir", "/srv/rec/hdd")))),
+                "recording.storage[0].dir", "must not be, contain or lie inside the directory of storage \"main\"");
+        assertError(j -> j.put("recording", new io.vertx.core.json.JsonObject().put("dir", "/srv/rec").put("storage",
+                new JsonArray().add(new io.vertx.core.json.JsonObject().put("name", "hdd").put("dir", "/srv/a"))
+                        .add(new io.vertx.core.json.JsonObject().put("name", "hdd").put("dir", "/srv/b")))),
+                "recording.storage[1].name", "duplicate storage name \"hdd\"");
+        assertError(j -> j.put("recording", new io.vertx.core.json.JsonObject().put("storage",
+                new JsonArray().add(new io.vertx.core.json.JsonObject().put("name", "../x").put("dir", "/srv/a")))),
+                "recording.storage[0].name", "expected a name");
         assertError(j -> j.getJsonArray("cameras").add(TestConfig.camera("bad id!", "rtsp://h/s")), "cameras[0].id", "expected a name of 1-64 letters");
     }
 

@@ -17,14 +17,16 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The motion and events modes through the whole app: only what is asked for is recorded, with its rolls.
  *
  * <p>Motion: a camera looping an 8 s file that is still but for a white square crossing it from 4 s to 5 s, recorded
- * with 1 s rolls: one recording per loop (8 s apart), from the keyframe at 3 s to a second after the motion (and its
- * fading from the running average), a few seconds each; the square is in it; the rest is counted as not recorded.
- * Events: the sample camera recorded only around its events: an event's clip is served from its pre-roll on.
+ * with 1 s rolls: one recording per loop (8 s apart), from the keyframe at 3 s to the keyframe after a second after
+ * the motion (and its fading from the running average), 4 s each; the square is in it; the rest is counted as not recorded.
+ * Events: the sample camera recorded only around its events: an event's clip is served from its pre-roll on. The
+ * motion camera records into a second storage directory, listed and served as the main one's.
  *
  * <p>Budget: 90 s (the app's start, two loops of the file and a second recording, an ended event of the sample: 41 s
  * beside a parallel build).
@@ -34,16 +36,20 @@ import org.junit.jupiter.api.Test;
 class RecordingModesEndToEndTest {
     static final long LOOP_MS = 8_000;
 
+    @TempDir
+    Path second;
+
     @Test
     void onlyMotionAndEventsAreRecordedWithTheirRolls() throws Exception {
         Path still = TestMedia.stillWithMotion(8, 4, 5);
         JsonObject json = TestConfig.demo();
         json.getJsonArray("cameras")
                 .add(TestConfig.camera("still", still.toString()).put("loop", true).put("record", new JsonObject()
-                        .put("mode", "motion").put("preRollSeconds", 1).put("postRollSeconds", 1)))
+                        .put("mode", "motion").put("preRollSeconds", 1).put("postRollSeconds", 1).put("storage", "second")))
                 .add(TestConfig.camera("cam", "sample:").put("record", new JsonObject()
                         .put("mode", "events").put("preRollSeconds", 1).put("postRollSeconds", 1)));
-        json.put("recording", new JsonObject().put("segmentSeconds", 10));
+        json.put("recording", new JsonObject().put("segmentSeconds", 10).put("storage", new JsonArray()
+                .add(new JsonObject().put("name", "second").put("dir", second.toString()).put("keepFreeBytes", 0).put("warnFreeBytes", 0))));
         long started = System.currentTimeMillis();
         try (RunningApp app = new RunningApp(TestConfig.read(json))) {
             List<JsonObject> done = new ArrayList<>();
@@ -57,18 +63,23 @@ class RecordingModesEndToEndTest {
             for (int i = 0; i < done.size(); i++) {
                 JsonObject s = done.get(i);
                 long duration = s.getLong("endMs") - s.getLong("startMs");
-                // 1 s pre-roll from the keyframe at 3 s, 1 s of motion, its fading, 1 s post-roll: about 3.4 s
+                // 1 s pre-roll from the keyframe at 3 s, 1 s of motion, its fading, 1 s post-roll, to the keyframe at 7 s
                 assertTrue(duration >= 2_400 && duration <= 4_600, "a recording of the motion only: " + s.encode());
                 if (i > 0) {
                     long apart = s.getLong("startMs") - done.get(i - 1).getLong("startMs");
                     assertEquals(LOOP_MS, apart, 400, "one recording per loop of the file: " + done);
                 }
                 assertTrue(whitePixels(app, s) > 1_000, "the square is in the recording: " + s.encode());
+                assertTrue(Files.isRegularFile(second.resolve(s.getString("name"))), "in its camera's storage directory: " + s.encode());
             }
             JsonObject status = app.get("/api/recordings").json().getJsonObject("cameras").getJsonObject("still");
             System.out.println("motion recordings: " + done.stream().map(s -> s.getLong("startMs") + "+" + (s.getLong("endMs")
                     - s.getLong("startMs")) + " ms").toList() + "; recorder: " + status.encode());
             assertEquals("motion", status.getString("mode"), status.encode());
+            JsonArray storage = app.get("/api/recordings").json().getJsonArray("storage");
+            assertEquals("main", storage.getJsonObject(0).getString("name"), storage.encode());
+            assertEquals("second", storage.getJsonObject(1).getString("name"), storage.encode());
+            assertTrue(storage.getJsonObject(1).getBoolean("open") && storage.getJsonObject(1).getLong("bytes") > 0, storage.encode());
             assertTrue(status.getLong("notRecorded") > 0, "the still seconds were not recorded: " + status.encode());
             long accounted = status.getLong("written") + status.getLong("droppedQueueFull") + status.getLong("skippedWaitingKeyframe")
                     + status.getLong("lostToErrors") + status.getLong("notRecorded") + status.getLong("preRollPackets");
