@@ -23,7 +23,9 @@ import java.util.regex.Pattern;
  * file ({@code GET /api/recordings/:camera/:day/:file}, with byte ranges, as a browser's video element asks), a time
  * range as one MP4 ({@code GET /api/recordings/:camera/clip.mp4?from=&to=}) and an event's clip
  * ({@code GET /api/events/:id/clip.mp4}: its camera's pre-roll before it, post-roll after it), and the boxes the
- * detector saw in a range's frames ({@code GET /api/recordings/:camera/detections?from=&to=}, at most 10 min). A segment is named,
+ * detector saw in a range's frames ({@code GET /api/recordings/:camera/detections?from=&to=}, at most 10 min), and the
+ * camera's events kept with its recordings ({@code GET /api/recordings/:camera/events?from=&to=&limit=}, newest first,
+ * beyond what the event history holds in memory). A segment is named,
  * never a path: the name is parsed and resolved under the storage directory ({@link StorageLayout#file}).
  */
 final class RecordingRoutes {
@@ -34,6 +36,8 @@ final class RecordingRoutes {
     /** The longest range of frames' boxes one request reads (10 min: 15,000 frames at 25 fps). */
     static final long DETECTIONS_RANGE_MS = 600_000;
     static final int DETECTIONS_LIMIT = 20_000;
+    /** Stored events one request returns at most, newest first; older ones by asking with an earlier {@code to}. */
+    static final int STORED_EVENTS_LIMIT = 1_000;
 
     private RecordingRoutes() {}
 
@@ -57,6 +61,35 @@ final class RecordingRoutes {
                             .put("boxes", new JsonArray(f.boxes())));
                 }
                 return new JsonObject().put("camera", camera).put("from", from).put("to", to).put("frames", out);
+            }, 200);
+        });
+        router.get("/api/recordings/:camera/events").handler(rc -> {
+            String camera = PathIds.name(rc, "camera", "camera id");
+            if (camera == null) return;
+            long to;
+            long from;
+            int limit;
+            try {
+                to = time(rc, "to", System.currentTimeMillis());
+                from = time(rc, "from", to - HOUR_MS);
+                if (from > to) throw new IllegalArgumentException("from (" + from + ") is after to (" + to + ")");
+                String l = rc.queryParams().get("limit");
+                limit = l == null || l.isEmpty() ? STORED_EVENTS_LIMIT : -1;
+                if (limit < 0 && l.matches("\\d{1,5}") && Integer.parseInt(l) >= 1 && Integer.parseInt(l) <= STORED_EVENTS_LIMIT) {
+                    limit = Integer.parseInt(l);
+                }
+                if (limit < 0) throw new IllegalArgumentException("limit: expected 1 to " + STORED_EVENTS_LIMIT + ", found " + Names.quoted(l));
+            } catch (IllegalArgumentException e) {
+                error(rc, 400, e.getMessage());
+                return;
+            }
+            int asked = limit;
+            // one more than asked: whether there are more to ask for
+            answer(rc, recordings.storedEvents(camera, from, to, limit + 1), WAIT_SECONDS, stored -> {
+                JsonArray out = new JsonArray();
+                for (var e : stored.subList(0, Math.min(asked, stored.size()))) out.add(new JsonObject(e.json()));
+                return new JsonObject().put("camera", camera).put("from", from).put("to", to).put("events", out)
+                        .put("more", stored.size() > asked);
             }, 200);
         });
         router.post("/api/exports").handler(rc -> {

@@ -5,6 +5,7 @@ import io.argus.pipeline.config.CameraConfig;
 import io.argus.recording.CameraRecorder;
 import io.argus.recording.ClipWriter;
 import io.argus.recording.DetectionLog;
+import io.argus.recording.EventLog;
 import io.argus.recording.PacketSink;
 import io.argus.recording.Retention;
 import io.argus.recording.Segment;
@@ -47,6 +48,8 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
     static final long DETECTIONS_FLUSH_MS = 1_000;
     /** Frames buffered per camera at most between two writes (a stalled disk must not grow the heap). */
     static final int DETECTIONS_BUFFERED = 1_000;
+    /** Events buffered at most between two writes. */
+    static final int EVENTS_BUFFERED = 1_000;
 
     private final ArgusConfig.Recording settings;
     private final Map<String, CameraConfig.Record> rules = new ConcurrentHashMap<>();
@@ -58,6 +61,10 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
     /** Every storage directory opened (the main one too); a camera records into the one its record.storage names. */
     private volatile Storages storages;
     private volatile DetectionLog detectionLog;
+    /** The recorded cameras' events, kept as long as their segments (the timeline of the past). */
+    private volatile EventLog eventLog;
+    /** Events not yet written, by id (the latest state of each): written with the boxes, once a second. */
+    private final Map<String, EventLog.Event> unwrittenEvents = new java.util.LinkedHashMap<>();
     /** Per recorded camera: its detection messages' consumer and the frames not yet written. */
     private final Map<String, MessageConsumer<JsonObject>> detectionConsumers = new ConcurrentHashMap<>();
     private final Map<String, List<DetectionLog.Frame>> unwrittenFrames = new ConcurrentHashMap<>();
@@ -103,6 +110,16 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
                     // the recording goes on; playback shows no boxes
                     log.log(Level.WARNING, "recordings: no detection log in {0}: {1}", settings.dir(), e.getMessage());
                 }
+                try {
+                    eventLog = EventLog.open(settings.dir());
+                    if (eventLog.setAside() != null) {
+                        log.log(Level.WARNING, "recordings: the event log could not be read ({0}): set aside, started again",
+                                eventLog.setAside());
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // the recording goes on; the timeline shows only the events the history holds
+                    log.log(Level.WARNING, "recordings: no event log in {0}: {1}", settings.dir(), e.getMessage());
+                }
             } catch (IOException | RuntimeException e) {
                 // detection does not wait for the disk: the cameras run, unrecorded, and the status says why
                 openFailure = "cannot open the recordings in " + settings.dir() + ": " + e.getMessage();
@@ -138,6 +155,7 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
         return vertx.executeBlocking(() -> {
             writeDetections();
             if (detectionLog != null) detectionLog.close();
+            if (eventLog != null) eventLog.close();
             for (CameraRecorder r : recorders.values()) r.close();
             recorders.clear();
             if (storages != null) storages.close();
@@ -194,9 +212,12 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
         String id = e.getValue("id") instanceof String i ? i : null;
         if (camera == null || id == null || !(e.getValue("start") instanceof Number start)) return;
         CameraRecorder r = recorders.get(camera);
-        if (r == null || r.options().mode() != CameraRecorder.Mode.EVENTS) return;
+        if (r == null) return;
         long end = e.getValue("end") instanceof Number n ? Math.round(n.doubleValue()) : -1;
-        r.around(id, Math.round(start.doubleValue()), end);
+        if (r.options().mode() == CameraRecorder.Mode.EVENTS) r.around(id, Math.round(start.doubleValue()), end);
+        if (eventLog != null && (unwrittenEvents.containsKey(id) || unwrittenEvents.size() < EVENTS_BUFFERED)) {
+            unwrittenEvents.put(id, new EventLog.Event(id, camera, Math.round(start.doubleValue()), end, e.encode()));
+        }
     }
 
     @Override
@@ -356,6 +377,7 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
     }
 
     private void flushDetections() {
+        flushEvents();
         if (unwrittenFrames.values().stream().allMatch(List::isEmpty)) return;
         Map<String, List<DetectionLog.Frame>> batch = new java.util.HashMap<>();
         unwrittenFrames.forEach((camera, frames) -> {
@@ -369,8 +391,34 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
         }).onFailure(e -> log.log(Level.WARNING, "recordings: " + e.getMessage()));
     }
 
+    private void flushEvents() {
+        EventLog events = eventLog;
+        if (events == null || unwrittenEvents.isEmpty()) return;
+        List<EventLog.Event> batch = List.copyOf(unwrittenEvents.values());
+        unwrittenEvents.clear();
+        vertx.executeBlocking(() -> {
+            events.put(batch);
+            return null;
+        }).onFailure(e -> log.log(Level.WARNING, "recordings: " + e.getMessage()));
+    }
+
+    @Override
+    public Future<List<EventLog.Event>> storedEvents(String camera, long fromMs, long toMs, int limit) {
+        EventLog events = eventLog;
+        if (events == null) return Future.succeededFuture(List.of());
+        return vertx.executeBlocking(() -> events.between(camera, fromMs, toMs, limit));
+    }
+
     /** At stop: what is still buffered. */
     private void writeDetections() {
+        EventLog events = eventLog;
+        if (events != null) {
+            try {
+                events.put(List.copyOf(unwrittenEvents.values()));
+            } catch (RuntimeException e) {
+                log.log(Level.WARNING, "recordings: " + e.getMessage());
+            }
+        }
         DetectionLog d = detectionLog;
         if (d == null) return;
         unwrittenFrames.forEach((camera, frames) -> {
@@ -485,6 +533,14 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
                 for (String camera : boxes.cameras()) {
                     List<Segment> oldest = all.segments(camera, Long.MIN_VALUE, Long.MAX_VALUE, 1);   // the one being written too
                     boxes.deleteBefore(camera, oldest.isEmpty() ? Long.MAX_VALUE : oldest.get(0).startMs());
+                }
+            }
+            EventLog events = eventLog;
+            if (events != null) {
+                // events live as long as the recording they happened in
+                for (String camera : events.cameras()) {
+                    List<Segment> oldest = all.segments(camera, Long.MIN_VALUE, Long.MAX_VALUE, 1);
+                    events.deleteBefore(camera, oldest.isEmpty() ? Long.MAX_VALUE : oldest.get(0).startMs());
                 }
             }
             if (!gone.isEmpty()) {

@@ -64,6 +64,12 @@ public interface Recordings {
     Future<List<DetectionLog.Frame>> detections(String camera, long fromMs, long toMs, int limit);
 
     /**
+     * {@code camera}'s events kept with its recordings (the event log, which outlives the in-memory history) that
+     * overlap [fromMs, toMs), newest first, at most {@code limit}.
+     */
+    Future<List<io.argus.recording.EventLog.Event>> storedEvents(String camera, long fromMs, long toMs, int limit);
+
+    /**
      * Starts an export of [fromMs, toMs) of several cameras (an MP4 each, stream copy, in the background): its state,
      * polled with {@link #export(String)}. Fails with an {@link IllegalArgumentException} for a bad request, an
      * {@link IllegalStateException} when too many wait.
@@ -96,6 +102,10 @@ public interface Recordings {
         @Override public JsonObject clipReference(String camera, String eventId, long startMs, long endMs) { return null; }
 
         @Override public Future<List<DetectionLog.Frame>> detections(String camera, long fromMs, long toMs, int limit) {
+            return Future.succeededFuture(List.of());
+        }
+
+        @Override public Future<List<io.argus.recording.EventLog.Event>> storedEvents(String camera, long fromMs, long toMs, int limit) {
             return Future.succeededFuture(List.of());
         }
 

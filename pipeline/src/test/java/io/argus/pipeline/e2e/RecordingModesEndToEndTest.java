@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * with 1 s rolls: one recording per loop (8 s apart), from the keyframe at 3 s to the keyframe after a second after
  * the motion (and its fading from the running average), 4 s each; the square is in it; the rest is counted as not recorded.
  * Events: the sample camera recorded only around its events: an event's clip is served from its pre-roll on. The
- * motion camera records into a second storage directory, listed and served as the main one's.
+ * motion camera records into a second storage directory, listed and served as the main one's. The recorded cameras'
+ * events are kept with their recordings and listed newest first, bounded.
  *
  * <p>Budget: 90 s (the app's start, two loops of the file and a second recording, an ended event of the sample: 41 s
  * beside a parallel build).
@@ -109,6 +110,27 @@ class RecordingModesEndToEndTest {
                     "the event's recording starts at the keyframe at or before its pre-roll: " + from + " for " + ref.encode());
             JsonObject cam = app.get("/api/recordings").json().getJsonObject("cameras").getJsonObject("cam");
             assertEquals("events", cam.getString("mode"), cam.encode());
+
+            // the event is kept with the recording (the timeline of the past, beyond the in-memory history)
+            String id = event[0].getString("id");
+            String stored = "/api/recordings/cam/events?from=" + (ref.getLong("from") - 60_000) + "&to=" + System.currentTimeMillis();
+            JsonObject[] kept = {null};
+            Waits.waitFor(() -> (kept[0] = app.get(stored).json()).getJsonArray("events").stream()
+                    .anyMatch(o -> id.equals(((JsonObject) o).getString("id")) && ((JsonObject) o).getValue("end") != null),
+                    10_000, 100, () -> "event " + id + " ended in the event log: " + kept[0]);
+            JsonArray newestFirst = kept[0].getJsonArray("events");
+            for (int i = 1; i < newestFirst.size(); i++) {
+                assertTrue(newestFirst.getJsonObject(i - 1).getDouble("start") >= newestFirst.getJsonObject(i).getDouble("start"),
+                        "newest first: " + newestFirst.encode());
+            }
+            JsonObject one = app.get(stored + "&limit=1").json();
+            assertEquals(1, one.getJsonArray("events").size(), one.encode());
+            assertEquals(newestFirst.size() > 1, one.getBoolean("more"), one.encode());
+            assertEquals(400, app.get("/api/recordings/cam/events?limit=0").status());
+            assertEquals(400, app.get("/api/recordings/cam/events?limit=1001").status());
+            assertEquals(400, app.get("/api/recordings/cam/events?from=2&to=1").status());
+            assertEquals(400, app.get("/api/recordings/cam/events?from=yesterday").status());
+            assertEquals(400, app.get("/api/recordings/..%2Fetc/events").status());
         }
     }
 
