@@ -90,9 +90,9 @@ public final class BoxBurner {
     public static final String ENCODER = "libopenh264";
     /** How far from a picture's time a log frame may be for its boxes to be drawn on it. */
     public static final long NEAREST_MS = 250;
-    /** Log frames read at a time: the log of an hour's clip need not be held whole. */
-    static final long WINDOW_MS = 60_000;
-    static final int WINDOW_LIMIT = 100_000;
+    /** The log is read a minute at a time (at most so many frames of it): an hour's log need not be held whole. */
+    public static final long WINDOW_MS = 60_000;
+    public static final int WINDOW_LIMIT = 100_000;
 
     /** Where the work stands: pictures done of those expected, from 0 to 1, never less than before, 1 at the end. */
     @FunctionalInterface
