@@ -114,19 +114,21 @@ public final class BoxBurner {
     /** As {@link #burn(Path, long, Frames, Path, Progress)} with the log's frames given as a list, oldest first. */
     public static Burned burn(Path clip, long clipStartMs, List<DetectionLog.Frame> frames, Path out, Progress progress)
             throws IOException, InterruptedException {
-        return burn(clip, clipStartMs, (from, to) -> frames.stream().filter(f -> f.timeMs() >= from && f.timeMs() < to).toList(),
-                out, progress);
+        Frames log = (from, to) -> frames.stream().filter(f -> f.timeMs() >= from && f.timeMs() < to).toList();
+        return burn(clip, clipStartMs, log, out, progress);
     }
 
     /**
      * Writes {@code clip} with boxes to {@code out} (replacing it; {@code out} may be {@code clip} itself).
-     * {@code clipStartMs} is the wall-clock time of the clip's first packet (its decoding time: {@link ClipWriter.Written#fromMs}).
+     * {@code clipStartMs} is the wall-clock time of the clip's first packet (its decoding time:
+     * {@link ClipWriter.Written#fromMs}).
      *
      * @throws IOException the clip does not read or decode (the message names it), or writing failed; nothing is left at
      *     {@code out} then, nor beside it
      * @throws InterruptedException the thread was interrupted; nothing is left either
      */
-    public static Burned burn(Path clip, long clipStartMs, Frames log, Path out, Progress progress) throws IOException, InterruptedException {
+    public static Burned burn(Path clip, long clipStartMs, Frames log, Path out, Progress progress)
+            throws IOException, InterruptedException {
         long started = System.nanoTime();
         Path partial = out.resolveSibling(out.getFileName() + ".partial");
         Files.deleteIfExists(partial);
@@ -418,12 +420,7 @@ public final class BoxBurner {
                 c.fill(x0, Math.max(y0, y1 - thickness), x1, y1, rgb);
                 c.fill(x0, y0, Math.min(x1, x0 + thickness), y1, rgb);
                 c.fill(Math.max(x0, x1 - thickness), y0, x1, y1, rgb);
-                StringBuilder label = new StringBuilder();
-                if (b.size() > 6 && b.get(6) != null) label.append('#').append(b.get(6) instanceof Number n && n.doubleValue() == Math.rint(n.doubleValue())
-                        ? Long.toString(n.longValue()) : String.valueOf(b.get(6))).append(' ');
-                label.append(name);
-                if (b.get(1) instanceof Number conf) label.append(' ').append(String.format(java.util.Locale.ROOT, "%.2f", conf.doubleValue()));
-                c.label(label.toString(), x0, y0, scale, rgb);
+                c.label(label(name, b.get(1), b.size() > 6 ? b.get(6) : null), x0, y0, scale, rgb);
                 drawn++;
             }
             return drawn;
@@ -456,6 +453,16 @@ public final class BoxBurner {
                 ic = null;
             }
         }
+    }
+
+    /** What the dashboard writes beside a box: {@code #track class confidence}, each part when known. */
+    static String label(String name, Object confidence, Object track) {
+        StringBuilder out = new StringBuilder();
+        if (track instanceof Number n && n.doubleValue() == Math.rint(n.doubleValue())) out.append('#').append(n.longValue()).append(' ');
+        else if (track != null) out.append('#').append(track).append(' ');
+        out.append(name);
+        if (confidence instanceof Number c) out.append(' ').append(String.format(java.util.Locale.ROOT, "%.2f", c.doubleValue()));
+        return out.toString();
     }
 
     /** The outline's width: 2 px up to 640 wide, thicker on larger pictures; even, so that 4:2:0 chroma covers it whole. */

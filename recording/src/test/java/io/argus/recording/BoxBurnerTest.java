@@ -171,6 +171,10 @@ class BoxBurnerTest {
         assertEquals("t9", ((List<?>) rows.get(1)).get(6));
         assertThrows(IllegalArgumentException.class, () -> BoxBurner.Json.parseList("[[\"a\", 1"));
         assertThrows(IllegalArgumentException.class, () -> BoxBurner.Json.parseList("{\"a\": 1}"));
+        // the label as the dashboard writes it beside the box
+        assertEquals("#7 person 0.90", BoxBurner.label("person", 0.9, 7.0));
+        assertEquals("#t9 dog 1.00", BoxBurner.label("dog", 1.0, "t9"));
+        assertEquals("car", BoxBurner.label("car", null, null));
     }
 
     /** The class's colour as the dashboard draws it, hsl(h 70% 55%), in studio-range BT.601 Y, Cb, Cr. */
