@@ -107,11 +107,17 @@ final class RecordingRoutes {
                 from = body.getLong("from", -1L);
                 to = body.getLong("to", -1L);
             } catch (RuntimeException e) {
-                error(rc, 400, "body: expected {\"cameras\": [\"cam1\", ...], \"from\": <epoch ms>, \"to\": <epoch ms>} ("
-                        + e.getMessage() + ")");
+                error(rc, 400, "body: expected {\"cameras\": [\"cam1\", ...], \"from\": <epoch ms>, \"to\": <epoch ms>, "
+                        + "\"boxes\": false} (" + e.getMessage() + ")");
                 return;
             }
-            recordings.export(cameras, from, to).onComplete(ar -> {
+            // strictly a boolean: "true", 1 or null may mean either to whoever wrote them
+            Object askedBoxes = body.containsKey("boxes") ? body.getValue("boxes") : Boolean.FALSE;
+            if (!(askedBoxes instanceof Boolean b)) {
+                error(rc, 400, "boxes: expected true or false, found " + io.vertx.core.json.Json.encode(askedBoxes));
+                return;
+            }
+            recordings.export(cameras, from, to, b).onComplete(ar -> {
                 if (ar.succeeded()) rc.response().setStatusCode(202).putHeader("content-type", "application/json").end(ar.result().encode());
                 else failed(rc, ar.cause());
             });

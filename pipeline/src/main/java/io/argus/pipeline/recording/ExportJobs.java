@@ -1,8 +1,9 @@
 package io.argus.pipeline.recording;
 
 import io.argus.pipeline.config.Names;
+import io.argus.recording.BoxBurner;
 import io.argus.recording.ClipWriter;
-import io.argus.recording.SegmentIndex;
+import io.argus.recording.DetectionLog;
 import io.argus.recording.StorageLayout;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -23,6 +24,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * background with progress (cameras done of all) and kept for download under {@code <dir>/.exports/<id>/}. A job is
  * asked for, then polled; its files are served by name. At most {@link #KEPT} jobs are kept (the oldest goes with its
  * files) and {@link #WAITING} wait for the writer, so what a client asks for stays bounded. Thread-safe.
+ *
+ * <p>With boxes asked for, each camera's stream copy is then re-encoded with the detector's boxes drawn in
+ * ({@link BoxBurner}, from the {@link DetectionLog}); the copy is written under a name no camera's file can have
+ * ({@code .<camera>.copy.mp4}) and removed once the burned file is in place. Progress then counts within a camera too
+ * (its pictures done of those expected). A re-encode takes minutes where a copy takes seconds, so those jobs run on
+ * their own thread, never in front of the clips the dashboard asks for; an interrupted thread (the node stopping) ends
+ * the job, its partial file removed.
  */
 final class ExportJobs {
     static final int KEPT = 8;
@@ -35,45 +43,68 @@ final class ExportJobs {
         final List<String> cameras;
         final long fromMs;
         final long toMs;
+        final boolean boxes;
         final long askedAt = System.currentTimeMillis();
         volatile String state = "queued";
-        volatile int done;
+        int done;
+        /** How far the camera being burned is, 0 to 1 (guarded by the job). */
+        double current;
         final Map<String, JsonObject> files = new LinkedHashMap<>();
 
-        Job(String id, List<String> cameras, long fromMs, long toMs) {
+        Job(String id, List<String> cameras, long fromMs, long toMs, boolean boxes) {
             this.id = id;
             this.cameras = cameras;
             this.fromMs = fromMs;
             this.toMs = toMs;
+            this.boxes = boxes;
         }
 
         synchronized JsonObject toJson() {
             JsonArray out = new JsonArray();
             files.values().forEach(out::add);
+            double progress = cameras.isEmpty() ? 1.0 : Math.min(1.0, (done + current) / cameras.size());
             return new JsonObject().put("id", id).put("state", state).put("cameras", new JsonArray(cameras))
-                    .put("from", fromMs).put("to", toMs).put("progress", cameras.isEmpty() ? 1.0 : done / (double) cameras.size())
-                    .put("files", out);
+                    .put("from", fromMs).put("to", toMs).put("boxes", boxes).put("progress", progress).put("files", out);
+        }
+
+        synchronized void at(double fraction) { current = Math.max(current, fraction); }
+
+        synchronized void finished(String camera, JsonObject file) {
+            files.put(camera, file);
+            done++;
+            current = 0;
         }
     }
 
     private final Path dir;
-    private final SegmentIndex index;
+    private final Parts recorded;
     private final Executor writer;
+    private final DetectionLog detections;
+    private final Executor burner;
     private final AtomicLong sequence = new AtomicLong();
     private final Map<String, Job> jobs = new LinkedHashMap<>();
 
-    ExportJobs(Path recordingDir, SegmentIndex index, Executor writer) {
+    /** Exports without boxes on {@code writer}; with boxes, from {@code detections} (null: none kept), on {@code burner}. */
+    /** A camera's segments overlapping a range, as parts to read, oldest first (from every storage directory). */
+    @FunctionalInterface
+    interface Parts {
+        List<ClipWriter.Part> of(String camera, long fromMs, long toMs);
+    }
+
+    ExportJobs(Path recordingDir, Parts recorded, Executor writer, DetectionLog detections, Executor burner) {
         this.dir = recordingDir.resolve(".exports");
-        this.index = index;
+        this.recorded = recorded;
         this.writer = writer;
+        this.detections = detections;
+        this.burner = burner;
     }
 
     /**
      * Starts an export of [fromMs, toMs) of {@code cameras}; its state as {@link #status} gives it. Refused
      * ({@link IllegalArgumentException}) for a bad request, ({@link IllegalStateException}) when {@link #WAITING}
-     * exports wait already.
+     * exports wait already or boxes are asked for and no detection log is open.
      */
-    JsonObject start(List<String> cameras, long fromMs, long toMs) {
+    JsonObject start(List<String> cameras, long fromMs, long toMs, boolean boxes) {
         if (cameras.isEmpty() || cameras.size() > MAX_CAMERAS) {
             throw new IllegalArgumentException("cameras: expected 1 to " + MAX_CAMERAS + " camera ids, found " + cameras.size());
         }
@@ -83,18 +114,19 @@ final class ExportJobs {
             throw new IllegalArgumentException("from, to: expected from < to, at most " + Recordings.MAX_CLIP_MS
                     + " ms apart, found " + fromMs + ", " + toMs);
         }
+        if (boxes && detections == null) throw new IllegalStateException("boxes: no detection log is open on this node");
         Job job;
         List<String> forgotten;
         synchronized (jobs) {
             long waiting = jobs.values().stream().filter(j -> j.state.equals("queued")).count();
             if (waiting >= WAITING) throw new IllegalStateException("busy: " + waiting + " exports wait already; try again");
             String id = "export-" + System.currentTimeMillis() + "-" + sequence.incrementAndGet();
-            job = new Job(id, List.copyOf(cameras), fromMs, toMs);
+            job = new Job(id, List.copyOf(cameras), fromMs, toMs, boxes);
             jobs.put(id, job);
             forgotten = forgetOldest();
         }
         // files are deleted and written on the writer, never on the caller's thread (an event loop)
-        writer.execute(() -> {
+        (boxes ? burner : writer).execute(() -> {
             forgotten.forEach(this::deleteFiles);
             run(job);
         });
@@ -148,21 +180,45 @@ final class ExportJobs {
         int written = 0;
         for (String camera : job.cameras) {
             JsonObject f = new JsonObject().put("camera", camera);
+            Path file = out.resolve(camera + ".mp4");
+            // a name no camera's file has (they start with a letter or digit): never served half made
+            Path copy = job.boxes ? out.resolve("." + camera + ".copy.mp4") : file;
             try {
-                ClipWriter.Written w = ClipWriter.write(ClipWriter.partsOf(index, camera, job.fromMs, job.toMs), job.fromMs, job.toMs,
-                        out.resolve(camera + ".mp4"));
+                ClipWriter.Written w = ClipWriter.write(recorded.of(camera, job.fromMs, job.toMs), job.fromMs, job.toMs, copy);
                 f.put("url", "/api/exports/" + job.id + "/" + camera + ".mp4").put("from", w.fromMs()).put("to", w.toMs())
                         .put("packets", w.packets()).put("bytes", w.bytes()).put("cutShort", w.cutShort());
+                if (job.boxes) {
+                    BoxBurner.Burned b = BoxBurner.burn(copy, w.fromMs(),
+                            (from, to) -> detections.between(camera, from, to, BoxBurner.WINDOW_LIMIT), file, job::at);
+                    f.put("bytes", b.bytes()).put("pictures", b.pictures()).put("picturesWithBoxes", b.withBoxes())
+                            .put("encoder", b.encoder());
+                }
                 written++;
+            } catch (InterruptedException e) {
+                // the node is stopping: the job ends here, what it had not finished is not kept
+                Thread.currentThread().interrupt();
+                f.remove("url");
+                job.finished(camera, f.put("error", "cancelled: " + e.getMessage()));
+                job.state = "failed: cancelled";
+                return;
             } catch (IOException | RuntimeException e) {
-                f.put("error", e.getMessage());
+                f.remove("url");
+                f.put("error", (job.boxes && f.containsKey("from") ? "burning the boxes in: " : "") + e.getMessage());
+            } finally {
+                if (job.boxes) deleteQuietly(copy);
             }
-            synchronized (job) {
-                job.files.put(camera, f);
-                job.done++;
-            }
+            job.finished(camera, f);
         }
-        job.state = written > 0 ? "done" : "failed: nothing recorded of any camera in the range";
+        job.state = written > 0 ? "done" : job.boxes ? "failed: no camera's file could be made (each file says why)"
+                : "failed: nothing recorded of any camera in the range";
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            // in the export's folder, which goes with the export
+        }
     }
 
     /** Drops the oldest finished exports beyond {@link #KEPT}; returns their ids. Called holding {@code jobs}. */

@@ -130,8 +130,14 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
         }).onSuccess(v -> {
             clipWriter = vertx.createSharedWorkerExecutor("argus-clips", 1);
             if (index != null) {
-                // exports take turns with clips on the one clip writer
-                exportJobs = new ExportJobs(settings.dir(), index, work -> clipWriter.executeBlocking(() -> {
+                // exports take turns with clips on the one clip writer; those with boxes re-encode for minutes, so on
+                // a thread of their own (closed, and so interrupted, with this verticle's undeployment)
+                WorkerExecutor burnIn = vertx.createSharedWorkerExecutor("argus-exports-burn-in", 1);
+                Storages all = storages;
+                exportJobs = new ExportJobs(settings.dir(), all::partsOf, work -> clipWriter.executeBlocking(() -> {
+                    work.run();
+                    return null;
+                }), detectionLog, work -> burnIn.executeBlocking(() -> {
                     work.run();
                     return null;
                 }));
@@ -313,11 +319,11 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
     }
 
     @Override
-    public Future<JsonObject> export(List<String> cameras, long fromMs, long toMs) {
+    public Future<JsonObject> export(List<String> cameras, long fromMs, long toMs, boolean boxes) {
         ExportJobs e = exportJobs;
         if (e == null) return Future.failedFuture(new NoSuchElementException("recordings are not open: " + openFailure));
         try {
-            return Future.succeededFuture(e.start(cameras, fromMs, toMs));
+            return Future.succeededFuture(e.start(cameras, fromMs, toMs, boxes));
         } catch (RuntimeException refused) {
             return Future.failedFuture(refused);
         }

@@ -70,11 +70,12 @@ public interface Recordings {
     Future<List<io.argus.recording.EventLog.Event>> storedEvents(String camera, long fromMs, long toMs, int limit);
 
     /**
-     * Starts an export of [fromMs, toMs) of several cameras (an MP4 each, stream copy, in the background): its state,
-     * polled with {@link #export(String)}. Fails with an {@link IllegalArgumentException} for a bad request, an
-     * {@link IllegalStateException} when too many wait.
+     * Starts an export of [fromMs, toMs) of several cameras (an MP4 each, stream copy, in the background; with
+     * {@code boxes}, then re-encoded with the detector's boxes drawn in): its state, polled with {@link #export(String)}.
+     * Fails with an {@link IllegalArgumentException} for a bad request, an {@link IllegalStateException} when too many
+     * wait or boxes are asked for and no detection log is open.
      */
-    Future<JsonObject> export(List<String> cameras, long fromMs, long toMs);
+    Future<JsonObject> export(List<String> cameras, long fromMs, long toMs, boolean boxes);
 
     /** An export's state: queued, running, done or failed, progress (0 to 1), its files or why a camera has none. */
     Future<JsonObject> export(String id);
@@ -109,7 +110,7 @@ public interface Recordings {
             return Future.succeededFuture(List.of());
         }
 
-        @Override public Future<JsonObject> export(List<String> cameras, long fromMs, long toMs) {
+        @Override public Future<JsonObject> export(List<String> cameras, long fromMs, long toMs, boolean boxes) {
             return Future.failedFuture(new java.util.NoSuchElementException("nothing is recorded on this node"));
         }
 

@@ -29,8 +29,9 @@ import org.junit.jupiter.api.Test;
  * <p>Segments: the one connection that feeds detection also writes them; the REST API lists them (a list is bounded:
  * limit, more) and serves each file whole or by byte range; a served segment holds what the index says (ffprobe counts
  * its packets) and decodes on its own; a time range across segments comes as one MP4 by stream copy, from the keyframe
- * before its start, and an export of it (several cameras, in the background, with progress) gives the same file; the
- * recorder's books balance; a segment name that is not one is refused.
+ * before its start, and an export of it (several cameras, in the background, with progress) gives the same file, or
+ * with the detector's boxes burned in, an H.264 file of the same pictures; the recorder's books balance; a segment
+ * name that is not one is refused.
  *
  * <p>Events with evidence: an event's message refers to its clip (its start less the pre-roll, its end plus the
  * post-roll); the clip, made by stream copy when asked, starts at the keyframe at or before that start, ends with the
@@ -134,6 +135,45 @@ class RecordingEndToEndTest {
             assertEquals(200, exported.status(), exported.body());
             assertEquals(range.raw().length(), exported.raw().length(), "the same bytes as the range's clip");
             assertEquals(404, app.get("/api/exports/" + export + "/nope.mp4").status());
+
+            // the same range with the detector's boxes burned in: re-encoded, every picture kept, progress rising to 1
+            long boxesAsked = System.nanoTime();
+            RunningApp.Response askedBoxes = app.call(HttpMethod.POST, "/api/exports", new JsonObject()
+                    .put("cameras", new JsonArray().add("cam")).put("from", rangeFrom).put("to", rangeTo).put("boxes", true).encode());
+            assertEquals(202, askedBoxes.status(), askedBoxes.body());
+            assertTrue(askedBoxes.json().getBoolean("boxes"), askedBoxes.body());
+            String burnedExport = askedBoxes.json().getString("id");
+            List<Double> progress = new java.util.ArrayList<>();
+            Waits.waitFor(() -> {
+                status[0] = app.get("/api/exports/" + burnedExport).json();
+                progress.add(status[0].getDouble("progress"));
+                return "done".equals(status[0].getString("state"));
+            }, 30_000, 50, () -> "export " + burnedExport + " done: " + status[0]);
+            for (int i = 1; i < progress.size(); i++) assertTrue(progress.get(i) >= progress.get(i - 1), "progress: " + progress);
+            assertEquals(1.0, progress.get(progress.size() - 1));
+            assertTrue(status[0].getBoolean("boxes"), status[0].encode());
+            JsonObject burned = status[0].getJsonArray("files").getJsonObject(0);
+            assertEquals("libopenh264", burned.getString("encoder"), burned.encode());
+            assertEquals(burned.getLong("packets"), burned.getLong("pictures"), "every picture of the copy: " + burned.encode());
+            int logged = app.get("/api/recordings/cam/detections?from=" + clipFrom + "&to=" + clipTo).json().getJsonArray("frames").size();
+            assertTrue(logged == 0 || burned.getLong("picturesWithBoxes") > 0, "boxes drawn where the log has " + logged + " frames: "
+                    + burned.encode());
+            RunningApp.Response burnedMp4 = app.get(burned.getString("url"));
+            assertEquals(200, burnedMp4.status(), burnedMp4.body());
+            Path burnedCopy = Files.createTempFile("argus-export-boxes", ".mp4");
+            try {
+                Files.write(burnedCopy, burnedMp4.raw().getBytes());
+                assertEquals("h264," + burned.getLong("pictures"), run("ffprobe", "-v", "error", "-select_streams", "v:0", "-count_frames",
+                        "-show_entries", "stream=codec_name,nb_read_frames", "-of", "csv=p=0", burnedCopy.toString()).trim(), "it plays");
+            } finally {
+                Files.deleteIfExists(burnedCopy);
+            }
+            System.out.printf("export with boxes: %s, %d log frames in its range, %d progress readings, %d ms asked to checked%n",
+                    burned.encode(), logged, progress.size(), (System.nanoTime() - boxesAsked) / 1_000_000);
+            RunningApp.Response notBoolean = app.call(HttpMethod.POST, "/api/exports", new JsonObject().put("cameras", new JsonArray().add("cam"))
+                    .put("from", rangeFrom).put("to", rangeTo).put("boxes", "yes").encode());
+            assertEquals(400, notBoolean.status(), notBoolean.body());
+            assertEquals("boxes: expected true or false, found \"yes\"", notBoolean.json().getString("error"));
             assertEquals(400, app.call(HttpMethod.POST, "/api/exports", "{\"cameras\": [\"../etc\"], \"from\": 1, \"to\": 2}").status());
             assertEquals(400, app.call(HttpMethod.POST, "/api/exports", new JsonObject().put("cameras", new JsonArray().add("cam"))
                     .put("from", 1).put("to", 1 + 3_600_001L).encode()).status(), "longer than an hour");
