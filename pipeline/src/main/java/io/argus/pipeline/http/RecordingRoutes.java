@@ -130,6 +130,13 @@ final class RecordingRoutes {
                 else failed(rc, ar.cause());
             });
         });
+        router.delete("/api/exports/:id").handler(rc -> {
+            String id = PathIds.name(rc, "id", "export id");
+            if (id != null) recordings.cancelExport(id).onComplete(ar -> {
+                if (ar.succeeded()) rc.response().putHeader("content-type", "application/json").end(ar.result().encode());
+                else failed(rc, ar.cause());
+            });
+        });
         router.get("/api/exports/:id/:file").handler(rc -> {
             String id = PathIds.name(rc, "id", "export id");
             String file = id == null ? null : PathIds.name(rc, "file", "export file");

@@ -46,6 +46,10 @@ final class ExportJobs {
         final boolean boxes;
         final long askedAt = System.currentTimeMillis();
         volatile String state = "queued";
+        /** Asked to stop: a queued job does not start, a running one stops between cameras or (a burn-in) at once. */
+        volatile boolean cancelled;
+        /** The thread running the job, while it runs (guarded by the job): a burn-in stops when interrupted. */
+        Thread runner;
         int done;
         /** How far the camera being burned is, 0 to 1 (guarded by the job). */
         double current;
@@ -84,13 +88,13 @@ final class ExportJobs {
     private final AtomicLong sequence = new AtomicLong();
     private final Map<String, Job> jobs = new LinkedHashMap<>();
 
-    /** Exports without boxes on {@code writer}; with boxes, from {@code detections} (null: none kept), on {@code burner}. */
     /** A camera's segments overlapping a range, as parts to read, oldest first (from every storage directory). */
     @FunctionalInterface
     interface Parts {
         List<ClipWriter.Part> of(String camera, long fromMs, long toMs);
     }
 
+    /** Exports without boxes on {@code writer}; with boxes, from {@code detections} (null: none kept), on {@code burner}. */
     ExportJobs(Path recordingDir, Parts recorded, Executor writer, DetectionLog detections, Executor burner) {
         this.dir = recordingDir.resolve(".exports");
         this.recorded = recorded;
@@ -136,6 +140,23 @@ final class ExportJobs {
     /** An export's state and files. */
     JsonObject status(String id) { return job(id).toJson(); }
 
+    /**
+     * Stops export {@code id}: a queued one never starts, a running one stops (a stream copy after the camera it is
+     * on, a burn-in at its next picture) and keeps the files it finished; one that ended is left as it is. Its state.
+     */
+    JsonObject cancel(String id) {
+        Job j = job(id);
+        synchronized (j) {
+            if (j.state.equals("queued") || j.state.equals("running")) {
+                j.cancelled = true;
+                if (j.state.equals("queued")) j.state = "cancelled";
+                // only a burn-in's thread is the job's own; the clip writer's is shared with the dashboard's clips
+                if (j.runner != null && j.boxes) j.runner.interrupt();
+            }
+        }
+        return j.toJson();
+    }
+
     /** Every export kept, newest first. */
     JsonArray list() {
         JsonArray out = new JsonArray();
@@ -169,7 +190,23 @@ final class ExportJobs {
     }
 
     private void run(Job job) {
-        job.state = "running";
+        synchronized (job) {
+            if (job.cancelled) return;
+            job.state = "running";
+            job.runner = Thread.currentThread();
+        }
+        try {
+            runCameras(job);
+        } finally {
+            synchronized (job) {
+                job.runner = null;
+                if (job.cancelled && !job.state.startsWith("failed")) job.state = "cancelled";
+            }
+            Thread.interrupted();   // an interrupt meant for this job must not reach the executor's next task
+        }
+    }
+
+    private void runCameras(Job job) {
         Path out = dir.resolve(job.id);
         try {
             Files.createDirectories(out);
@@ -179,6 +216,7 @@ final class ExportJobs {
         }
         int written = 0;
         for (String camera : job.cameras) {
+            if (job.cancelled) return;
             JsonObject f = new JsonObject().put("camera", camera);
             Path file = out.resolve(camera + ".mp4");
             // a name no camera's file has (they start with a letter or digit): never served half made
@@ -199,7 +237,7 @@ final class ExportJobs {
                 Thread.currentThread().interrupt();
                 f.remove("url");
                 job.finished(camera, f.put("error", "cancelled: " + e.getMessage()));
-                job.state = "failed: cancelled";
+                job.state = job.cancelled ? "cancelled" : "failed: cancelled";
                 return;
             } catch (IOException | RuntimeException e) {
                 f.remove("url");
@@ -228,7 +266,7 @@ final class ExportJobs {
         while (jobs.size() > KEPT && it.hasNext()) {
             Job j = it.next();
             if (j.state.equals("queued") || j.state.equals("running")) continue;
-            it.remove();
+            it.remove();   // a cancelled one too: its files go
             gone.add(j.id);
         }
         return gone;

@@ -330,6 +330,17 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
     }
 
     @Override
+    public Future<JsonObject> cancelExport(String id) {
+        ExportJobs e = exportJobs;
+        if (e == null) return Future.failedFuture(new NoSuchElementException("no export " + id));
+        try {
+            return Future.succeededFuture(e.cancel(id));
+        } catch (RuntimeException refused) {
+            return Future.failedFuture(refused);
+        }
+    }
+
+    @Override
     public Future<JsonObject> export(String id) {
         ExportJobs e = exportJobs;
         if (e == null) return Future.failedFuture(new NoSuchElementException("no export " + id));

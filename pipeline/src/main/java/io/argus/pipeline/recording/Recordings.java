@@ -80,6 +80,9 @@ public interface Recordings {
     /** An export's state: queued, running, done or failed, progress (0 to 1), its files or why a camera has none. */
     Future<JsonObject> export(String id);
 
+    /** Stops export {@code id} (queued: it never starts; running: it stops and keeps what it finished): its state. */
+    Future<JsonObject> cancelExport(String id);
+
     /** The exports kept, newest first. */
     Future<io.vertx.core.json.JsonArray> exports();
 
@@ -115,6 +118,10 @@ public interface Recordings {
         }
 
         @Override public Future<JsonObject> export(String id) {
+            return Future.failedFuture(new java.util.NoSuchElementException("no export " + id));
+        }
+
+        @Override public Future<JsonObject> cancelExport(String id) {
             return Future.failedFuture(new java.util.NoSuchElementException("no export " + id));
         }
 

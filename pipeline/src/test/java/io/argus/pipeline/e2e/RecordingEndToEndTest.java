@@ -135,6 +135,13 @@ class RecordingEndToEndTest {
             assertEquals(200, exported.status(), exported.body());
             assertEquals(range.raw().length(), exported.raw().length(), "the same bytes as the range's clip");
             assertEquals(404, app.get("/api/exports/" + export + "/nope.mp4").status());
+            // cancelling: an ended export stays as it ended; bad ids refused; another site's page may not
+            RunningApp.Response cancel = app.send(HttpMethod.DELETE, "/api/exports/" + export, Map.of(), null);
+            assertEquals(200, cancel.status(), cancel.body());
+            assertEquals("done", cancel.json().getString("state"), cancel.body());
+            assertEquals(404, app.send(HttpMethod.DELETE, "/api/exports/export-0-0", Map.of(), null).status());
+            assertEquals(400, app.send(HttpMethod.DELETE, "/api/exports/..%2Fetc", Map.of(), null).status());
+            assertEquals(403, app.send(HttpMethod.DELETE, "/api/exports/" + export, Map.of("Origin", "https://evil.example"), null).status());
 
             // the same range with the detector's boxes burned in: re-encoded, every picture kept, progress rising to 1
             long boxesAsked = System.nanoTime();

@@ -109,6 +109,46 @@ class ExportJobsTest {
     }
 
     @Test
+    void aCancelledBurnInStopsAtOnceAndAQueuedExportNeverStarts() throws Exception {
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        // the stream copies wait behind a held writer: the second export is queued while the first burns
+        java.util.concurrent.ExecutorService burner = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            ExportJobs jobs = new ExportJobs(dir, (c, f, t) -> io.argus.recording.ClipWriter.partsOf(index, c, f, t),
+                    work -> Thread.ofPlatform().start(() -> {
+                        try {
+                            hold.await();
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                        work.run();
+                    }), log, burner);
+            String burning = jobs.start(List.of("cam"), START, START + 8_000, true).getString("id");
+            JsonObject[] status = {null};
+            Waits.waitFor(() -> (status[0] = jobs.status(burning)).getDouble("progress") > 0, 15_000, 5,
+                    () -> "the burn-in under way: " + status[0]);
+            long asked = System.nanoTime();
+            assertEquals(burning, jobs.cancel(burning).getString("id"));
+            Waits.waitFor(() -> "cancelled".equals((status[0] = jobs.status(burning)).getString("state")), 5_000, 5,
+                    () -> "the burn-in cancelled: " + status[0]);
+            assertTrue(System.nanoTime() - asked < 3_000_000_000L, "stopped at its next picture, not at its end");
+            assertThrows(NoSuchElementException.class, () -> jobs.file(burning, "cam"));
+
+            String queued = jobs.start(List.of("cam"), START, START + 8_000, false).getString("id");
+            assertEquals("cancelled", jobs.cancel(queued).getString("state"));
+            hold.countDown();
+            String after = jobs.start(List.of("cam"), START, START + 2_000, false).getString("id");
+            Waits.waitFor(() -> "done".equals(jobs.status(after).getString("state")), 15_000, 10, "a later export done");
+            assertEquals("cancelled", jobs.status(queued).getString("state"), "the cancelled one never ran");
+            assertEquals(List.of(), jobs.status(queued).getJsonArray("files").getList());
+            assertEquals("done", jobs.cancel(after).getString("state"), "an ended export stays as it ended");
+            assertThrows(NoSuchElementException.class, () -> jobs.cancel("export-0-0"));
+        } finally {
+            burner.shutdownNow();
+        }
+    }
+
+    @Test
     void boxesWithNoDetectionLogAreRefused() {
         ExportJobs jobs = new ExportJobs(dir, (c, f, t) -> io.argus.recording.ClipWriter.partsOf(index, c, f, t), Runnable::run, null, Runnable::run);
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> jobs.start(List.of("cam"), START, START + 1_000, true));
