@@ -7,7 +7,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -49,32 +48,19 @@ public final class DetectionLog implements AutoCloseable {
     /** Writes {@code frames} of {@code camera} in one transaction. */
     public synchronized void append(String camera, List<Frame> frames) {
         if (frames.isEmpty()) return;
-        try (PreparedStatement p = db.prepareStatement("INSERT INTO frames(camera, t_ms, width, height, boxes) VALUES (?, ?, ?, ?, ?)")) {
-            db.setAutoCommit(false);
-            for (Frame f : frames) {
-                p.setString(1, camera);
-                p.setLong(2, f.timeMs());
-                p.setInt(3, f.width());
-                p.setInt(4, f.height());
-                p.setString(5, f.boxes());
-                p.addBatch();
+        SqliteFile.transaction(db, "detection log: writing " + frames.size() + " frame(s) of " + camera, () -> {
+            try (PreparedStatement p = db.prepareStatement("INSERT INTO frames(camera, t_ms, width, height, boxes) VALUES (?, ?, ?, ?, ?)")) {
+                for (Frame f : frames) {
+                    p.setString(1, camera);
+                    p.setLong(2, f.timeMs());
+                    p.setInt(3, f.width());
+                    p.setInt(4, f.height());
+                    p.setString(5, f.boxes());
+                    p.addBatch();
+                }
+                p.executeBatch();
             }
-            p.executeBatch();
-            db.commit();
-        } catch (SQLException e) {
-            try {
-                db.rollback();
-            } catch (SQLException ignored) {
-                // the connection is gone: the next call says so
-            }
-            throw new IllegalStateException("detection log: writing " + frames.size() + " frame(s) of " + camera + ": " + e.getMessage(), e);
-        } finally {
-            try {
-                db.setAutoCommit(true);
-            } catch (SQLException ignored) {
-                // as above
-            }
-        }
+        });
     }
 
     /** {@code camera}'s frames in [fromMs, toMs), oldest first, at most {@code limit}. */
@@ -110,21 +96,11 @@ public final class DetectionLog implements AutoCloseable {
 
     /** The cameras with frames in the log. */
     public synchronized List<String> cameras() {
-        try (Statement s = db.createStatement(); ResultSet r = s.executeQuery("SELECT DISTINCT camera FROM frames")) {
-            List<String> out = new ArrayList<>();
-            while (r.next()) out.add(r.getString(1));
-            return out;
-        } catch (SQLException e) {
-            throw new IllegalStateException("detection log: " + e.getMessage(), e);
-        }
+        return SqliteFile.cameras(db, "frames", "detection log");
     }
 
     @Override
     public synchronized void close() {
-        try {
-            db.close();
-        } catch (SQLException e) {
-            // closing: nothing more to do with it
-        }
+        SqliteFile.close(db);
     }
 }

@@ -50,34 +50,21 @@ public final class EventLog implements AutoCloseable {
     /** Writes (or replaces, by id) {@code events} in one transaction; those over {@link #MAX_EVENT_CHARS} are left out. */
     public synchronized void put(List<Event> events) {
         if (events.isEmpty()) return;
-        try (PreparedStatement p = db.prepareStatement(
-                "INSERT OR REPLACE INTO events(id, camera, start_ms, end_ms, json) VALUES (?, ?, ?, ?, ?)")) {
-            db.setAutoCommit(false);
-            for (Event e : events) {
-                if (e.json().length() > MAX_EVENT_CHARS) continue;
-                p.setString(1, e.id());
-                p.setString(2, e.camera());
-                p.setLong(3, e.startMs());
-                p.setLong(4, e.endMs());
-                p.setString(5, e.json());
-                p.addBatch();
+        SqliteFile.transaction(db, "event log: writing " + events.size() + " event(s)", () -> {
+            try (PreparedStatement p = db.prepareStatement(
+                    "INSERT OR REPLACE INTO events(id, camera, start_ms, end_ms, json) VALUES (?, ?, ?, ?, ?)")) {
+                for (Event e : events) {
+                    if (e.json().length() > MAX_EVENT_CHARS) continue;
+                    p.setString(1, e.id());
+                    p.setString(2, e.camera());
+                    p.setLong(3, e.startMs());
+                    p.setLong(4, e.endMs());
+                    p.setString(5, e.json());
+                    p.addBatch();
+                }
+                p.executeBatch();
             }
-            p.executeBatch();
-            db.commit();
-        } catch (SQLException e) {
-            try {
-                db.rollback();
-            } catch (SQLException ignored) {
-                // the connection is gone: the next call says so
-            }
-            throw new IllegalStateException("event log: writing " + events.size() + " event(s): " + e.getMessage(), e);
-        } finally {
-            try {
-                db.setAutoCommit(true);
-            } catch (SQLException ignored) {
-                // as above
-            }
-        }
+        });
     }
 
     /**
@@ -116,21 +103,11 @@ public final class EventLog implements AutoCloseable {
 
     /** The cameras with events in the log. */
     public synchronized List<String> cameras() {
-        try (var s = db.createStatement(); ResultSet r = s.executeQuery("SELECT DISTINCT camera FROM events")) {
-            List<String> out = new ArrayList<>();
-            while (r.next()) out.add(r.getString(1));
-            return out;
-        } catch (SQLException e) {
-            throw new IllegalStateException("event log: " + e.getMessage(), e);
-        }
+        return SqliteFile.cameras(db, "events", "event log");
     }
 
     @Override
     public synchronized void close() {
-        try {
-            db.close();
-        } catch (SQLException e) {
-            // closing: nothing more to do with it
-        }
+        SqliteFile.close(db);
     }
 }

@@ -57,4 +57,52 @@ final class SqliteFile {
         }
         return c;
     }
+
+    /** Work on the database inside a transaction. */
+    @FunctionalInterface
+    interface Work {
+        void run() throws SQLException;
+    }
+
+    /** Runs {@code work} in one transaction, rolled back if it fails (then an IllegalStateException naming {@code what}). */
+    static void transaction(Connection db, String what, Work work) {
+        try {
+            db.setAutoCommit(false);
+            work.run();
+            db.commit();
+        } catch (SQLException e) {
+            try {
+                db.rollback();
+            } catch (SQLException ignored) {
+                // the connection is gone: the next call says so
+            }
+            throw new IllegalStateException(what + ": " + e.getMessage(), e);
+        } finally {
+            try {
+                db.setAutoCommit(true);
+            } catch (SQLException ignored) {
+                // as above
+            }
+        }
+    }
+
+    /** The distinct values of column {@code camera} in {@code table} (a name of ours, never a caller's). */
+    static java.util.List<String> cameras(Connection db, String table, String what) {
+        try (Statement s = db.createStatement(); ResultSet r = s.executeQuery("SELECT DISTINCT camera FROM " + table)) {
+            java.util.List<String> out = new java.util.ArrayList<>();
+            while (r.next()) out.add(r.getString(1));
+            return out;
+        } catch (SQLException e) {
+            throw new IllegalStateException(what + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Closes {@code db}; a failure to close leaves nothing more to do with it. */
+    static void close(Connection db) {
+        try {
+            db.close();
+        } catch (SQLException e) {
+            // closing: nothing more to do with it
+        }
+    }
 }
