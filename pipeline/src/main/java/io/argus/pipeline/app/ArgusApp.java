@@ -24,6 +24,7 @@ import io.argus.pipeline.config.SecretSetting;
 import io.argus.pipeline.cluster.InvalidValues;
 import io.argus.pipeline.cluster.HazelcastSettings;
 import io.argus.pipeline.cluster.HeldLeases;
+import io.argus.pipeline.cluster.NodeRecordings;
 import io.argus.pipeline.cluster.NodeSnapshots;
 import io.argus.pipeline.config.ArgusConfig;
 import io.argus.pipeline.config.ConfigLoader;
@@ -320,6 +321,9 @@ public final class ArgusApp {
                 .compose(v -> clustered() ? vertx.deployVerticle(clusterCameras) : Future.succeededFuture())
                 // the other nodes ask this one for its cameras' snapshots over the event bus, never over HTTP
                 .compose(v -> clustered() ? vertx.deployVerticle(new NodeSnapshots(cluster.getNodeId(), snapshots, events::picture))
+                        : Future.succeededFuture())
+                // and for the recordings this node made, of cameras it runs or ran (docs/recording.md)
+                .compose(v -> clustered() ? vertx.deployVerticle(new NodeRecordings(cluster.getNodeId(), NodeRecordings.Held.of(recordings)))
                         : Future.succeededFuture())
                 .compose(v -> {
                     http = new HttpVerticle(config, metrics, snapshots, new ApiServices(models, durable, clusterCameras,

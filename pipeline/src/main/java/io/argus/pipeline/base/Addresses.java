@@ -122,6 +122,14 @@ public final class Addresses {
     public static String nodeWeights(String node) { return "argus.node." + node + ".weights"; }
 
     /**
+     * A node's recordings, asked by the other nodes (clustered request; {@code cluster/RecordingQuery}, its JSON and its
+     * checked reading): a camera's segments in a time range, a chunk of at most 1 MiB of a segment or of a clip made
+     * for the asker (a {@code Buffer}, the file's size in the {@code size} header), a range's or an event's clip made
+     * there (see {@code cluster/NodeRecordings}).
+     */
+    public static String nodeRecordings(String node) { return "argus.node." + node + ".recordings"; }
+
+    /**
      * A version of a model promoted on a node (clustered publish; {@code cluster/VersionAnnouncement}, its JSON and its
      * checked reading): every node fetches and adopts it ({@code cluster/ModelVersionSync}).
      */

@@ -114,6 +114,12 @@ public final class ClusterCamerasVerticle extends VerticleBase implements Camera
         return ServiceCall.on(context, () -> onOwner(new NodeCameraRequest(NodeCameraRequest.Action.RESUME, id)));
     }
 
+    /** This node's id in the cluster. */
+    public String nodeId() { return node; }
+
+    /** The node ids of the cluster's members now, this node's included. */
+    public List<String> memberIds() { return members.get(); }
+
     /** The members, their addresses and the cameras each owns ({@code GET /api/nodes} in a cluster). */
     public Future<JsonArray> nodes() {
         return ServiceCall.on(context, this::members);

@@ -155,7 +155,10 @@ public final class HttpVerticle extends VerticleBase {
                 WAIT_SECONDS, all -> new JsonArray(all.list()), 200));
         TrainingRoutes.mount(router, vertx, services.dataset(), services.training(), services.registry());
         EventRoutes.mount(router, services.events(), owners, services.mqtt());
-        RecordingRoutes.mount(router, services.recordings(), services.events());
+        // in a cluster a camera's recordings are on the nodes that ran it: asked of each over the event bus
+        MemberRecordings memberRecordings = clustered ? new MemberRecordings(vertx, services.clusterCameras().nodeId(),
+                services.clusterCameras()::memberIds, services.recordings()) : null;
+        RecordingRoutes.mount(router, services.recordings(), services.events(), memberRecordings);
         router.get("/api/clients").handler(rc -> json(rc, 200, gateway.clients()));
         router.route("/api/*").handler(rc -> json(rc, 404, new JsonObject().put("error", "no such endpoint: "
                 + rc.request().method() + " " + Names.quoted(rc.request().path()))));   // quoted and cut: never a 10 KB echo

@@ -14,8 +14,6 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * REST for recordings (docs/recording.md): the storage's state ({@code GET /api/recordings}), a camera's segments in a
@@ -27,9 +25,11 @@ import java.util.regex.Pattern;
  * camera's events kept with its recordings ({@code GET /api/recordings/:camera/events?from=&to=&limit=}, newest first,
  * beyond what the event history holds in memory). A segment is named,
  * never a path: the name is parsed and resolved under the storage directory ({@link StorageLayout#file}).
+ *
+ * <p>In a cluster the list, the segments and the clips come from every member ({@link MemberRecordings}): a segment's
+ * URL names its node ({@code ?node=<id>}), and a clip is made by the node that holds most of its range.
  */
 final class RecordingRoutes {
-    private static final Pattern RANGE = Pattern.compile("bytes=(\\d{0,18})-(\\d{0,18})");
     private static final long HOUR_MS = 3_600_000L;
     /** Segments one list request returns at most (10 s segments: a day is 8,640); the rest by asking from the last. */
     static final int LIST_LIMIT = 10_000;
@@ -41,12 +41,16 @@ final class RecordingRoutes {
 
     private RecordingRoutes() {}
 
-    static void mount(Router router, Recordings recordings, EventQueries events) {
+    /** {@code members}: the cluster's recordings; null on a single node. */
+    static void mount(Router router, Recordings recordings, EventQueries events, MemberRecordings members) {
         router.get("/api/recordings").handler(rc -> answer(rc, recordings.status(), WAIT_SECONDS, s -> s, 200));
         router.get("/api/recordings/:camera/clip.mp4").handler(rc -> {
             String camera = PathIds.name(rc, "camera", "camera id");
             long[] range = camera == null ? null : requiredRange(rc, Recordings.MAX_CLIP_MS);
-            if (range != null) sendClip(rc, recordings.clip(camera, range[0], range[1]));
+            if (range == null) return;
+            Runnable here = () -> sendClip(rc, recordings.clip(camera, range[0], range[1]));
+            if (members == null) here.run();
+            else if (nodeChecked(rc)) members.sendClip(rc, camera, range[0], range[1], rc.queryParams().get("node"), here);
         });
         router.get("/api/recordings/:camera/detections").handler(rc -> {
             String camera = PathIds.name(rc, "camera", "camera id");
@@ -160,8 +164,12 @@ final class RecordingRoutes {
                 }
                 JsonObject e = ar.result();
                 Number end = (Number) e.getValue("end");
-                sendClip(rc, recordings.eventClip(e.getString("cameraId"), Math.round(e.getDouble("start")),
-                        end == null ? -1 : Math.round(end.doubleValue())));
+                String camera = e.getString("cameraId");
+                long start = Math.round(e.getDouble("start"));
+                long until = end == null ? -1 : Math.round(end.doubleValue());
+                Runnable here = () -> sendClip(rc, recordings.eventClip(camera, start, until));
+                if (members == null) here.run();
+                else members.sendEventClip(rc, camera, start, until, here);
             });
         });
         router.get("/api/recordings/:camera").handler(rc -> {
@@ -189,13 +197,20 @@ final class RecordingRoutes {
                 return;
             }
             // one more than asked: whether there are more to ask for
-            answer(rc, recordings.segments(camera, from, to, limit + 1), WAIT_SECONDS,
+            if (members != null) answer(rc, members.list(camera, from, to, limit), WAIT_SECONDS, list -> list, 200);
+            else answer(rc, recordings.segments(camera, from, to, limit + 1), WAIT_SECONDS,
                     segments -> listed(camera, from, to, limit, segments), 200);
         });
         router.get("/api/recordings/:camera/:day/:file").handler(rc -> {
             String name = rc.pathParam("camera") + "/" + rc.pathParam("day") + "/" + rc.pathParam("file");
             if (!StorageLayout.isSegmentName(name)) {
                 error(rc, 400, "segment: expected /api/recordings/<camera>/<yyyy-MM-dd>/<start ms>.mp4");
+                return;
+            }
+            if (members != null && !nodeChecked(rc)) return;
+            String node = members == null ? null : rc.queryParams().get("node");
+            if (node != null && !members.isSelf(node)) {
+                members.sendSegment(rc, node, name);
                 return;
             }
             recordings.file(name).onComplete(ar -> {
@@ -206,6 +221,14 @@ final class RecordingRoutes {
                 send(rc, ar.result());
             });
         });
+    }
+
+    /** Whether {@code ?node=} (the cluster member holding a segment or clip) is absent or a name; else answers 400. */
+    private static boolean nodeChecked(RoutingContext rc) {
+        String node = rc.queryParams().get("node");
+        if (node == null || Names.valid(node)) return true;
+        error(rc, 400, "node: " + Names.expectation(Names.MAX) + ", found " + Names.quoted(node));
+        return false;
     }
 
     /** {@code ?from=&to=}, both given, from before to, at most {@code maxMs} apart; else null after answering 400. */
@@ -278,26 +301,10 @@ final class RecordingRoutes {
                 response.sendFile(file.toString());
                 return;
             }
-            Matcher m = RANGE.matcher(range.trim());
-            if (!m.matches() || (m.group(1).isEmpty() && m.group(2).isEmpty())) {
-                error(rc, 416, "range: expected bytes=<first>-<last>, found " + io.argus.pipeline.config.Names.quoted(range));
-                return;
-            }
-            long first;
-            long last;
-            if (m.group(1).isEmpty()) {   // the last n bytes
-                long n = Long.parseLong(m.group(2));
-                first = Math.max(0, size - n);
-                last = size - 1;
-            } else {
-                first = Long.parseLong(m.group(1));
-                last = m.group(2).isEmpty() ? size - 1 : Math.min(Long.parseLong(m.group(2)), size - 1);
-            }
-            if (first >= size || first > last) {
-                response.putHeader("content-range", "bytes */" + size);
-                error(rc, 416, "range " + first + "-" + last + " outside the " + size + " bytes of " + file.getFileName());
-                return;
-            }
+            long[] asked = ByteRanges.asked(rc, range, size, String.valueOf(file.getFileName()));
+            if (asked == null) return;
+            long first = asked[0];
+            long last = asked[1];
             response.setStatusCode(206).putHeader("content-range", "bytes " + first + "-" + last + "/" + size)
                     .sendFile(file.toString(), first, last - first + 1);
         });

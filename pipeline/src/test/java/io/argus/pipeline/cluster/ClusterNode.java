@@ -91,6 +91,20 @@ final class ClusterNode implements AutoCloseable {
 
     Response get(String path) throws Exception { return call(HttpMethod.GET, path, null); }
 
+    /** A response's status, headers and body as bytes (a video file, a byte range of one). */
+    record Raw(int status, io.vertx.core.MultiMap headers, Buffer body) {
+        String header(String name) { return headers.get(name); }
+    }
+
+    /** A GET with {@code headers} (a {@code Range}), its body as the bytes it is. */
+    Raw fetch(String path, java.util.Map<String, String> headers) throws Exception {
+        var req = web.request(HttpMethod.GET, path).timeout(30_000);
+        if (token != null) req.bearerTokenAuthentication(token);
+        headers.forEach(req::putHeader);
+        HttpResponse<Buffer> r = req.send().toCompletionStage().toCompletableFuture().get(40, TimeUnit.SECONDS);
+        return new Raw(r.statusCode(), r.headers(), r.body() != null ? r.body() : Buffer.buffer());
+    }
+
     /** A POST of raw bytes ({@code application/octet-stream}): weights to adopt. */
     Response upload(String path, byte[] body) throws Exception {
         var req = web.request(HttpMethod.POST, path).timeout(30_000).putHeader("content-type", "application/octet-stream");

@@ -1,0 +1,180 @@
+package io.argus.pipeline.cluster;
+
+import io.argus.pipeline.config.Names;
+import io.argus.pipeline.recording.Recordings;
+import io.argus.recording.StorageLayout;
+import io.vertx.core.json.JsonObject;
+import java.util.regex.Pattern;
+
+/**
+ * What one node asks another about its recordings ({@link NodeRecordings}): a camera's segments in a time range, a
+ * chunk of a segment or of a clip made there for the asker, or a clip to make (a time range, or an event's span with
+ * the camera's rolls). The asking node builds it from a REST request; the answering node reads it back with
+ * {@link #from}, which checks every field, because a request from the cluster is as hostile as one from the network
+ * until checked: names only (a segment's {@code <camera>/<yyyy-MM-dd>/<ms>.mp4}, a clip's token), never a path;
+ * whole numbers in range; a chunk of at most {@link #CHUNK_BYTES}.
+ */
+public sealed interface RecordingQuery {
+    /** The most one chunk holds, asked or sent: every message stays small, and the receiver holds one at a time. */
+    int CHUNK_BYTES = 1 << 20;
+    /** The most segments one list request may ask for (the REST list's limit, plus one to tell whether there are more). */
+    int MAX_SEGMENTS = 10_001;
+    /** Epoch milliseconds and byte offsets: at most 15 digits, as the REST API takes them. */
+    long MAX_NUMBER = 999_999_999_999_999L;
+
+    JsonObject toJson();
+
+    /** For messages: what was asked. */
+    String describe();
+
+    /** {@code camera}'s segments overlapping [fromMs, toMs), oldest first, at most {@code limit}. */
+    record Segments(String camera, long fromMs, long toMs, int limit) implements RecordingQuery {
+        public Segments {
+            Names.require("camera id", camera);
+            number("from", fromMs);
+            number("to", toMs);
+            if (fromMs > toMs) throw new IllegalArgumentException("from (" + fromMs + ") is after to (" + toMs + ")");
+            if (limit < 1 || limit > MAX_SEGMENTS) {
+                throw new IllegalArgumentException("limit: expected 1 to " + MAX_SEGMENTS + ", found " + limit);
+            }
+        }
+
+        @Override public JsonObject toJson() {
+            return new JsonObject().put("action", "segments").put("camera", camera).put("from", fromMs).put("to", toMs)
+                    .put("limit", limit);
+        }
+
+        @Override public String describe() { return "segments of camera " + Names.quoted(camera); }
+    }
+
+    /**
+     * {@code length} bytes (0 to {@link #CHUNK_BYTES}; fewer at the file's end) from {@code offset} of a segment
+     * ({@code segment}, its name) or of a clip the node made for the asker ({@code clip}, the token it answered with):
+     * exactly one of the two.
+     */
+    record Read(String segment, String clip, long offset, int length) implements RecordingQuery {
+        private static final Pattern TOKEN = Pattern.compile("[0-9a-f]{32}");
+
+        public Read {
+            if ((segment == null) == (clip == null)) {
+                throw new IllegalArgumentException("expected either a segment or a clip to read, found "
+                        + (segment == null ? "neither" : "both"));
+            }
+            if (segment != null && !StorageLayout.isSegmentName(segment)) {
+                throw new IllegalArgumentException("segment: expected <camera>/<yyyy-MM-dd>/<start ms>.mp4, found " + Names.quoted(segment));
+            }
+            if (clip != null && !TOKEN.matcher(clip).matches()) {
+                throw new IllegalArgumentException("clip: expected the 32 hex digits of a clip's token, found " + Names.quoted(clip));
+            }
+            number("offset", offset);
+            if (length < 0 || length > CHUNK_BYTES) {
+                throw new IllegalArgumentException("length: expected 0 to " + CHUNK_BYTES + " bytes, found " + length);
+            }
+        }
+
+        public static Read segment(String name, long offset, int length) { return new Read(name, null, offset, length); }
+
+        public static Read clip(String token, long offset, int length) { return new Read(null, token, offset, length); }
+
+        @Override public JsonObject toJson() {
+            JsonObject j = new JsonObject().put("action", "read");
+            if (segment != null) j.put("segment", segment);
+            else j.put("clip", clip);
+            return j.put("offset", offset).put("length", length);
+        }
+
+        @Override public String describe() { return segment != null ? "segment " + segment : "clip " + clip; }
+    }
+
+    /** [fromMs, toMs) of {@code camera} as one MP4, made there; at most {@link Recordings#MAX_CLIP_MS}. */
+    record RangeClip(String camera, long fromMs, long toMs) implements RecordingQuery {
+        public RangeClip {
+            Names.require("camera id", camera);
+            number("from", fromMs);
+            number("to", toMs);
+            if (toMs <= fromMs || toMs - fromMs > Recordings.MAX_CLIP_MS) {
+                throw new IllegalArgumentException("from, to: expected from < to, at most " + Recordings.MAX_CLIP_MS
+                        + " ms apart, found " + fromMs + ", " + toMs);
+            }
+        }
+
+        @Override public JsonObject toJson() {
+            return new JsonObject().put("action", "clip").put("camera", camera).put("from", fromMs).put("to", toMs);
+        }
+
+        @Override public String describe() { return "a clip of camera " + Names.quoted(camera) + " from " + fromMs + " to " + toMs; }
+    }
+
+    /**
+     * The clip of an event of {@code camera} that started at {@code startMs} and ended at {@code endMs} (-1: still
+     * open), with the camera's rolls as the answering node knows them.
+     */
+    record EventClip(String camera, long startMs, long endMs) implements RecordingQuery {
+        public EventClip {
+            Names.require("camera id", camera);
+            number("start", startMs);
+            if (endMs != -1) number("end", endMs);
+            if (endMs != -1 && endMs < startMs) {
+                throw new IllegalArgumentException("end: expected -1 (open) or at least the start " + startMs + ", found " + endMs);
+            }
+        }
+
+        @Override public JsonObject toJson() {
+            return new JsonObject().put("action", "event-clip").put("camera", camera).put("start", startMs).put("end", endMs);
+        }
+
+        @Override public String describe() { return "the clip of an event of camera " + Names.quoted(camera) + " at " + startMs; }
+    }
+
+    /** A request from another node, every field checked; an {@link IllegalArgumentException} names the bad one. */
+    static RecordingQuery from(Object body) {
+        if (!(body instanceof JsonObject j)) {
+            throw new IllegalArgumentException("expected a JSON object {\"action\": \"segments\"|\"read\"|\"clip\"|\"event-clip\", ...}, found "
+                    + (body == null ? "nothing" : body.getClass().getSimpleName()));
+        }
+        Object action = j.getValue("action");
+        return switch (action instanceof String a ? a : "") {
+            case "segments" -> new Segments(text(j, "camera"), whole(j, "from"), whole(j, "to"), (int) bounded(j, "limit", MAX_SEGMENTS));
+            case "read" -> new Read(optionalText(j, "segment"), optionalText(j, "clip"), whole(j, "offset"),
+                    (int) bounded(j, "length", CHUNK_BYTES));
+            case "clip" -> new RangeClip(text(j, "camera"), whole(j, "from"), whole(j, "to"));
+            case "event-clip" -> new EventClip(text(j, "camera"), whole(j, "start"), whole(j, "end"));
+            default -> throw new IllegalArgumentException("action: expected segments, read, clip or event-clip, found "
+                    + Names.quoted(String.valueOf(action)));
+        };
+    }
+
+    private static String text(JsonObject j, String key) {
+        String s = optionalText(j, key);
+        if (s == null) throw new IllegalArgumentException(key + ": expected a string, found nothing");
+        return s;
+    }
+
+    private static String optionalText(JsonObject j, String key) {
+        Object v = j.getValue(key);
+        if (v == null || v instanceof String) return (String) v;
+        throw new IllegalArgumentException(key + ": expected a string, found " + Names.quoted(String.valueOf(v)));
+    }
+
+    /** A whole number (JSON integer); -1 or more (an open event's end is -1; the records check the rest). */
+    private static long whole(JsonObject j, String key) {
+        Object v = j.getValue(key);
+        if (!(v instanceof Integer || v instanceof Long)) {
+            throw new IllegalArgumentException(key + ": expected a whole number, found " + Names.quoted(String.valueOf(v)));
+        }
+        long n = ((Number) v).longValue();
+        if (n < -1 || n > MAX_NUMBER) throw new IllegalArgumentException(key + ": expected 0 to " + MAX_NUMBER + ", found " + n);
+        return n;
+    }
+
+    /** A whole number of at most {@code max} (checked before the cast to int: a huge one is refused, not wrapped). */
+    private static long bounded(JsonObject j, String key, long max) {
+        long n = whole(j, key);
+        if (n < 0 || n > max) throw new IllegalArgumentException(key + ": expected 0 to " + max + ", found " + n);
+        return n;
+    }
+
+    private static void number(String what, long n) {
+        if (n < 0 || n > MAX_NUMBER) throw new IllegalArgumentException(what + ": expected 0 to " + MAX_NUMBER + ", found " + n);
+    }
+}
