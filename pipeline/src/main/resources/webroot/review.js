@@ -13,8 +13,8 @@
 (() => {
   const MIN_SPAN = 60_000;
   const MAX_SPAN = 7 * 86_400_000;
-  const SEGMENT_LIMIT = 10_000;   // the most one list request returns (the API's own bound)
-  const EVENT_LIMIT = 1000;       // likewise for events
+  let segmentLimit = 10_000;   // the most one list request returns (the API's own bound)
+  let eventLimit = 1000;       // likewise for events
   const section = document.getElementById('review');
   const select = document.getElementById('review-camera');
   const canvas = document.getElementById('timeline');
@@ -90,8 +90,8 @@
     const c = encodeURIComponent(state.camera);
     state.lastFetch = Date.now();
     const [list, events] = await Promise.all([
-      json(`/api/recordings/${c}?from=${from}&to=${to}&limit=${SEGMENT_LIMIT}`),
-      json(`/api/events?camera=${c}&after=${from}&before=${to}&limit=${EVENT_LIMIT}`)]);
+      json(`/api/recordings/${c}?from=${from}&to=${to}&limit=${segmentLimit}`),
+      json(`/api/events?camera=${c}&after=${from}&before=${to}&limit=${eventLimit}`)]);
     if (gen !== viewGen) return;
     state.segments = list.segments;
     state.segmentsCut = !!list.more;
@@ -176,6 +176,15 @@
       else { flush(); run = [s.startMs, end]; }
     }
     flush();
+    // where a bounded list stopped: hatched, not to be read as nothing recorded (segments come oldest first, events
+    // newest first)
+    g.fillStyle = hatch(g);
+    if (state.segmentsCut && state.segments.length) {
+      const last = state.segments[state.segments.length - 1];
+      const from = x(last.endMs >= 0 ? last.endMs : last.startMs);
+      g.fillRect(from, 34, canvas.width - from, 14);
+    }
+    if (state.eventsTotal > state.events.length && state.events.length) g.fillRect(0, 8, x(state.events[0].start), 20);
     for (const e of state.events) {   // events by class; zone and line changes marked above them
       g.fillStyle = classColor(e.className);
       const end = e.end != null ? e.end : Date.now();
@@ -199,6 +208,22 @@
       g.fillText(state.labels[i], Math.min(x(t) + 2, canvas.width - g.measureText(state.labels[i]).width - 2), 63);
     });
     state.draws++;
+  }
+
+  let pattern = null;
+  function hatch(g) {
+    if (!pattern) {
+      const tile = document.createElement('canvas');
+      tile.width = tile.height = 6;
+      const t = tile.getContext('2d');
+      t.strokeStyle = '#6e7681';
+      t.beginPath();
+      t.moveTo(0, 6);
+      t.lineTo(6, 0);
+      t.stroke();
+      pattern = g.createPattern(tile, 'repeat');
+    }
+    return pattern;
   }
 
   function classColor(name) {
@@ -592,6 +617,7 @@
       player = mime ? new MsePlayer(camera, mime) : new FilePlayer(camera);
       if (mime) await player.open();
       if (gen !== playGen) { player.close(); return; }
+      if (state.player) state.player.close();   // one made meanwhile by a click before this one
       state.player = player;
     }
     if (!(await player.seek(t))) where.textContent = 'nothing recorded from there';
@@ -753,6 +779,7 @@
   window.reviewPlay = (t) => playAt(t);
   window.reviewUseMse = (on) => { useMse = !!on; };
   window.reviewKeepBehind = (seconds) => { keepBehindS = seconds; };
+  window.reviewLimits = (segments, events) => { segmentLimit = segments; eventLimit = events; };
 
   refreshCameras();
   setInterval(refreshCameras, 10_000);

@@ -33,7 +33,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Timeline: a span button, the wheel (about the pointer: the time under it stays; at the right edge it keeps following
  * the present), a drag (back in time, no longer following) and "now" each change the view, which is fetched again for
- * the new span and drawn with labels that fit it (times of day for 10 min and 1 min, days for 7 days).
+ * the new span and drawn with labels that fit it (times of day for 10 min and 1 min, days for 7 days); a list cut by its limit is drawn as far as it goes and the page
+ * says so.
  *
  * <p>Budget: 120 s (the app's start, 10 s of recording with the pause, about 25 s in the browser: TODO s beside a
  * parallel build).
@@ -94,6 +95,15 @@ class ReviewPlaybackEndToEndTest {
                         "times of day over 10 min: " + minuteLabels);
                 assertTrue(tenMinutes.getBoolean("follow"), tenMinutes.encode());
                 assertTrue(tenMinutes.getInteger("segments") >= done.size(), tenMinutes.encode());
+                assertFalse(tenMinutes.getBoolean("segmentsCut"), tenMinutes.encode());
+                // lists cut by their limit (made small here) are drawn as far as they go, and the page says so
+                browser.waitFor("window.reviewLimits(3, 2) || 'set'", 5, "small limits");
+                JsonObject cut = zoomTo(browser, 3_600_000L);
+                assertTrue(cut.getBoolean("segmentsCut") && cut.getInteger("segments") == 3, cut.encode());
+                assertTrue(cut.getInteger("events") <= 2, cut.encode());
+                assertTrue(cut.getString("note").contains("3 segments"), cut.encode());
+                browser.waitFor("window.reviewLimits(10000, 1000) || 'set'", 5, "the usual limits");
+                assertFalse(zoomTo(browser, 600_000L).getBoolean("segmentsCut"));
 
                 // the wheel zooms in about the pointer (a quarter of the way in from the left): that time stays put
                 JsonObject box = rect(browser);
