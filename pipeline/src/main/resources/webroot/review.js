@@ -38,7 +38,7 @@
 
   async function json(path) { return (await fetch(path).then(checkAccess)).json(); }
   const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-  function note_(what) {   // the last things that went wrong or changed, for people and tests (reviewState().log)
+  function remember(what) {   // the last things that went wrong or changed, for people and tests (reviewState().log)
     state.log.push(`${new Date().toISOString().slice(11, 23)} ${what}`);
     if (state.log.length > 30) state.log.shift();
   }
@@ -61,6 +61,9 @@
     if (state.player && state.player.camera !== camera) {
       state.player.close();
       state.player = null;
+      video.pause();
+      video.removeAttribute('src');
+      video.load();
     }
     state.camera = camera;
     select.value = camera;
@@ -120,7 +123,7 @@
     showView();
     draw();
     clearTimeout(refetch);
-    refetch = setTimeout(() => refreshTimeline().catch((e) => note_(`timeline: ${e}`)), 150);
+    refetch = setTimeout(() => refreshTimeline().catch((e) => remember(`timeline: ${e}`)), 150);
   }
 
   // refetched while following, less often the longer the span (a 7-day list is large)
@@ -278,6 +281,7 @@
       this.entries = [];      // appended segments, in order: {seg, bytes (appended so far), done, polled}
       this.upcoming = [];     // listed segments after the last appended
       this.listedAt = 0;
+      this.listedEmpty = 0;   // lists in a row with nothing after the last segment: asked less often (up to 10 s)
       this.gen = 0;           // a seek makes the work of the one before void
       this.target = null;     // wall-clock ms while a seek is on its way
       this.tail = Promise.resolve();
@@ -439,20 +443,21 @@
         if (gen === this.gen) await this.locked(() => (gen === this.gen ? this.trim(keepBehindS) : null));
       } catch (e) {
         state.error = `playback: ${e}`;
-        note_(state.error);
+        remember(state.error);
       } finally {
         this.pumping = false;
       }
     }
 
-    // the segment after `seg`, from the list or asked for (at most once a second when there is none yet)
+    // the segment after `seg`, from the list or asked for (once a second when there is none yet, less often after)
     async next(seg) {
       let next = this.upcoming.find((s) => s.startMs > seg.startMs);
-      if (!next && Date.now() - this.listedAt > 1000) {
+      if (!next && Date.now() - this.listedAt > Math.min(10_000, 1000 * (1 + this.listedEmpty))) {
         this.listedAt = Date.now();
         const list = await segmentsFrom(this.camera, seg.endMs >= 0 ? seg.endMs : seg.startMs, 20);
         this.upcoming = list.filter((s) => s.startMs > seg.startMs);
         next = this.upcoming[0];
+        this.listedEmpty = next ? 0 : this.listedEmpty + 1;
       }
       return next;
     }
@@ -504,7 +509,7 @@
         }
         // stalled at the end of a range (or between two) with more recorded later: on to it
         if (next >= 0 && (inside < 0 || (b.end(inside) - t < 0.12 && (video.readyState < 3 || b.end(inside) - t < 0.05)))) {
-          note_(`gap ${(b.start(next) - t).toFixed(3)} s jumped at ${t.toFixed(3)}`);
+          remember(`gap ${(b.start(next) - t).toFixed(3)} s jumped at ${t.toFixed(3)}`);
           this.jumps++;
           this.moveTo(b.start(next) + 0.001);
         }
@@ -523,7 +528,7 @@
       const m = video.currentTime;
       const b = video.buffered;
       for (let i = 0; i < b.length; i++) if (m >= b.start(i) && m < b.end(i)) return;
-      playAt(this.origin + m * 1000).catch((e) => note_(`playback: ${e}`));
+      playAt(this.origin + m * 1000).catch((e) => remember(`playback: ${e}`));
     }
 
     describe() {
@@ -542,7 +547,7 @@
       this.playing = null;
       this.appended = 0;
       this.gen = 0;
-      this.onEnded = () => this.advance().catch((e) => note_(`playback: ${e}`));
+      this.onEnded = () => this.advance().catch((e) => remember(`playback: ${e}`));
       video.addEventListener('ended', this.onEnded);
     }
 
@@ -609,13 +614,22 @@
           if (!mime) await wait(250);
         }
         if (mime && !MediaSource.isTypeSupported(mime)) {
-          note_(`${mime} not supported by MSE: one file at a time`);
+          remember(`${mime} not supported by MSE: one file at a time`);
           mime = null;
         }
       }
       if (gen !== playGen) return;
       player = mime ? new MsePlayer(camera, mime) : new FilePlayer(camera);
-      if (mime) await player.open();
+      if (mime) {
+        try {
+          await player.open();
+        } catch (e) {   // a SourceBuffer refused after all: one file at a time
+          remember(`MSE: ${e}`);
+          mseFailed.add(camera);
+          player.close();
+          player = new FilePlayer(camera);
+        }
+      }
       if (gen !== playGen) { player.close(); return; }
       if (state.player) state.player.close();   // one made meanwhile by a click before this one
       state.player = player;
@@ -633,12 +647,12 @@
   // a recording MSE cannot play (a decode error closes the MediaSource): on one file at a time from there
   video.addEventListener('error', () => {
     state.error = `video: ${video.error ? video.error.message || video.error.code : 'error'}`;
-    note_(state.error);
+    remember(state.error);
     const p = state.player;
     if (p instanceof MsePlayer && p.entries.length) {
       const t = p.playheadMs();
       mseFailed.add(p.camera);
-      playAt(t).catch((e) => note_(`playback: ${e}`));
+      playAt(t).catch((e) => remember(`playback: ${e}`));
     }
   });
   video.addEventListener('seeking', () => { if (state.player) state.player.seeking(); });
@@ -696,7 +710,7 @@
     clipLink.href = e.clip ? e.clip.url : '#';
     clipLink.hidden = !e.clip;
     clipLink.textContent = `clip of ${e.className} #${e.trackId}`;
-    playAt(from).catch((err) => note_(`playback: ${err}`));
+    playAt(from).catch((err) => remember(`playback: ${err}`));
   }
 
   // ---- the timeline's gestures: click plays, wheel zooms about the pointer, drag moves in time ----
@@ -728,7 +742,7 @@
     const t = state.from + f * (state.to - state.from);
     const hit = state.events.find((e) => Math.abs(x(e.start) - f * canvas.width) < 3);
     if (hit) showEvent(hit);
-    else playAt(t).catch((err) => note_(`playback: ${err}`));
+    else playAt(t).catch((err) => remember(`playback: ${err}`));
   });
   canvas.addEventListener('pointercancel', () => { drag = null; canvas.classList.remove('dragging'); });
   canvas.addEventListener('wheel', (ev) => {
