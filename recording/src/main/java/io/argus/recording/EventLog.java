@@ -88,6 +88,18 @@ public final class EventLog implements AutoCloseable {
         }
     }
 
+    /** The event {@code id}, or null when the log does not hold it. */
+    public synchronized Event event(String id) {
+        try (PreparedStatement p = db.prepareStatement("SELECT id, camera, start_ms, end_ms, json FROM events WHERE id = ?")) {
+            p.setString(1, id);
+            try (ResultSet r = p.executeQuery()) {
+                return r.next() ? new Event(r.getString(1), r.getString(2), r.getLong(3), r.getLong(4), r.getString(5)) : null;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("event log: reading event " + id + ": " + e.getMessage(), e);
+        }
+    }
+
     /** Deletes {@code camera}'s events that ended (or, open, started) before {@code ms}; returns how many. */
     public synchronized int deleteBefore(String camera, long ms) {
         try (PreparedStatement p = db.prepareStatement(

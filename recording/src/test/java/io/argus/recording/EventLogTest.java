@@ -34,6 +34,8 @@ class EventLogTest {
             List<EventLog.Event> cam = log.between("cam", 0, 10_000, 100);
             assertEquals(List.of("b", "a"), cam.stream().map(EventLog.Event::id).toList(), "newest first, the huge one left out");
             assertEquals("{\"id\":\"a\",\"type\":\"end\"}", cam.get(1).json(), "the latest state");
+            assertEquals(2_000, log.event("a").endMs());
+            assertEquals(null, log.event("nope"));
             assertEquals(List.of("a"), log.between("cam", 1_900, 4_000, 100).stream().map(EventLog.Event::id).toList());
             assertEquals(List.of(), log.between("cam", 2_001, 4_000, 100), "a ended at 2.0 s");
             assertEquals(1, log.between("cam", 0, 10_000, 1).size(), "bounded");

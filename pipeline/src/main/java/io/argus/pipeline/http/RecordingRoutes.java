@@ -157,7 +157,12 @@ final class RecordingRoutes {
         router.get("/api/events/:id/clip.mp4").handler(rc -> {
             String id = PathIds.name(rc, "id", "event id", Names.DERIVED_MAX);
             if (id == null) return;
-            events.event(id).timeout(WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS).onComplete(ar -> {
+            // the event history first (any node's recent events), then the event log (as old as the recording)
+            events.event(id).timeout(WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS).recover(notRecent -> {
+                if (io.argus.pipeline.base.RequestRefused.statusOf(notRecent) != 404) return io.vertx.core.Future.failedFuture(notRecent);
+                return recordings.storedEvent(id).map(kept -> new JsonObject(kept.json()))
+                        .recover(notKept -> io.vertx.core.Future.failedFuture(notRecent));
+            }).onComplete(ar -> {
                 if (ar.failed()) {
                     error(rc, io.argus.pipeline.base.RequestRefused.statusOf(ar.cause()) == 404 ? 404 : 503, ar.cause().getMessage());
                     return;

@@ -426,6 +426,17 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
         return vertx.executeBlocking(() -> events.between(camera, fromMs, toMs, limit));
     }
 
+    @Override
+    public Future<EventLog.Event> storedEvent(String id) {
+        EventLog events = eventLog;
+        if (events == null) return Future.failedFuture(new NoSuchElementException("no event log is open here"));
+        return vertx.executeBlocking(() -> {
+            EventLog.Event e = events.event(id);
+            if (e == null) throw new NoSuchElementException("no event " + id + " is kept with the recordings");
+            return e;
+        });
+    }
+
     /** At stop: what is still buffered. */
     private void writeDetections() {
         EventLog events = eventLog;

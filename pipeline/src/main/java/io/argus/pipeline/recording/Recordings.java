@@ -69,6 +69,9 @@ public interface Recordings {
      */
     Future<List<io.argus.recording.EventLog.Event>> storedEvents(String camera, long fromMs, long toMs, int limit);
 
+    /** Event {@code id} as kept with its recording; fails with a {@link java.util.NoSuchElementException} when not kept. */
+    Future<io.argus.recording.EventLog.Event> storedEvent(String id);
+
     /**
      * Starts an export of [fromMs, toMs) of several cameras (an MP4 each, stream copy, in the background; with
      * {@code boxes}, then re-encoded with the detector's boxes drawn in): its state, polled with {@link #export(String)}.
@@ -119,6 +122,10 @@ public interface Recordings {
 
         @Override public Future<JsonObject> export(String id) {
             return Future.failedFuture(new java.util.NoSuchElementException("no export " + id));
+        }
+
+        @Override public Future<io.argus.recording.EventLog.Event> storedEvent(String id) {
+            return Future.failedFuture(new java.util.NoSuchElementException("no event " + id + " is kept here"));
         }
 
         @Override public Future<JsonObject> cancelExport(String id) {

@@ -49,6 +49,8 @@ class RecordingModesEndToEndTest {
                         .put("mode", "motion").put("preRollSeconds", 1).put("postRollSeconds", 1).put("storage", "second")))
                 .add(TestConfig.camera("cam", "sample:").put("record", new JsonObject()
                         .put("mode", "events").put("preRollSeconds", 1).put("postRollSeconds", 1)));
+        // a history of 3 events: the older ones of the sample camera are only in the recording's event log
+        json.put("events", new JsonObject().put("history", 3));
         json.put("recording", new JsonObject().put("segmentSeconds", 10).put("storage", new JsonArray()
                 .add(new JsonObject().put("name", "second").put("dir", second.toString()).put("keepFreeBytes", 0).put("warnFreeBytes", 0))));
         try (RunningApp app = new RunningApp(TestConfig.read(json))) {
@@ -91,7 +93,8 @@ class RecordingModesEndToEndTest {
             // pictures: 1.5 s after that), ended with its post-roll on disk
             JsonObject[] event = {null};
             Waits.waitFor(() -> {
-                JsonArray all = app.get("/api/events?camera=cam&limit=1000").json().getJsonArray("events");
+                // from the recording's event log: the history keeps only the last 3
+                JsonArray all = app.get("/api/recordings/cam/events?from=0&limit=1000").json().getJsonArray("events");
                 double first = all.stream().mapToDouble(o -> ((JsonObject) o).getDouble("start")).min().orElse(Double.MAX_VALUE);
                 for (Object o : all) {
                     JsonObject e = (JsonObject) o;
@@ -128,6 +131,24 @@ class RecordingModesEndToEndTest {
             JsonObject one = app.get(stored + "&limit=1").json();
             assertEquals(1, one.getJsonArray("events").size(), one.encode());
             assertEquals(newestFirst.size() > 1, one.getBoolean("more"), one.encode());
+            // an event the history forgot (it keeps 3) is still on record, and its clip still served
+            JsonObject[] forgotten = {null};
+            Waits.waitFor(() -> {
+                java.util.Set<String> recent = new java.util.HashSet<>();
+                for (Object o : app.get("/api/events?limit=1000").json().getJsonArray("events")) recent.add(((JsonObject) o).getString("id"));
+                for (Object o : app.get(stored).json().getJsonArray("events")) {
+                    JsonObject e = (JsonObject) o;
+                    if (!recent.contains(e.getString("id")) && e.getValue("end") != null && e.getJsonObject("clip") != null
+                            && e.getJsonObject("clip").getLong("from") > ref.getLong("from") - 60_000) {
+                        forgotten[0] = e;
+                        return true;
+                    }
+                }
+                return false;
+            }, 30_000, 250, "an ended event the history no longer holds");
+            RunningApp.Response old = app.get(forgotten[0].getJsonObject("clip").getString("url"));
+            assertEquals(200, old.status(), "the clip of " + forgotten[0].getString("id") + ": " + old.body());
+            assertEquals(404, app.get("/api/events/cam-999999-1/clip.mp4").status(), "neither recent nor kept");
             assertEquals(400, app.get("/api/recordings/cam/events?limit=0").status());
             assertEquals(400, app.get("/api/recordings/cam/events?limit=1001").status());
             assertEquals(400, app.get("/api/recordings/cam/events?from=2&to=1").status());
