@@ -107,8 +107,10 @@
     for (const e of stored.events || []) byId.set(e.id, e);
     for (const e of events.events) byId.set(e.id, e);
     state.storedEvents = (stored.events || []).length;
-    state.events = [...byId.values()].sort((a, b) => a.start - b.start);
-    state.eventsTotal = Math.max(events.total != null ? events.total : events.events.length, state.events.length);
+    // the newest within the limit, as each list is: the page holds no more than one list's worth
+    const merged = [...byId.values()].sort((a, b) => b.start - a.start);
+    state.events = merged.slice(0, eventLimit).reverse();
+    state.eventsTotal = Math.max(events.total != null ? events.total : events.events.length, merged.length);
     state.storedCut = !!stored.more;
     state.loaded = { from, to, span };
     state.fetches++;
