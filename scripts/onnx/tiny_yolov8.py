@@ -4,7 +4,7 @@ names in the metadata), for the importer's tests (detector/src/test/resources/on
 The structure follows YOLOv8's published one at a tiny width: Conv = Conv2d + BatchNorm + SiLU; C2f (split, bottlenecks,
 concat); SPPF (three max-pools); a PAN neck with nearest upsampling; a decoupled anchor-free head per stride with DFL
 (softmax over 16 bins), boxes decoded against anchor points and strides, concatenated to [1, 4 + classes, anchors].
-Weights are random (seeded): the importer's tests check structure and shapes, not detections.
+Width 2 and 8-channel heads keep the file at about 160 KB. Weights are random (seeded): the importer's tests check structure and shapes, not detections.
 
     python3 scripts/onnx/tiny_yolov8.py OUT.onnx   (needs torch and onnx)
 """
@@ -79,7 +79,7 @@ class Detect(nn.Module):
     def __init__(self, nc, ch, strides):
         super().__init__()
         self.nc, self.reg_max, self.strides = nc, 16, strides
-        c2, c3 = max(16, ch[0] // 4, 64), max(ch[0], min(nc, 100))
+        c2, c3 = 8, 8  # Ultralytics: max(16, ch[0] // 4, 64), max(ch[0], min(nc, 100)); tiny to keep the file small
         self.cv2 = nn.ModuleList(nn.Sequential(Conv(x, c2, 3), Conv(c2, c2, 3), nn.Conv2d(c2, 4 * 16, 1)) for x in ch)
         self.cv3 = nn.ModuleList(nn.Sequential(Conv(x, c3, 3), Conv(c3, c3, 3), nn.Conv2d(c3, nc, 1)) for x in ch)
         self.dfl = DFL(16)
@@ -133,7 +133,7 @@ class TinyYolov8(nn.Module):
 
 def main(out):
     torch.manual_seed(0)
-    model = TinyYolov8().eval()
+    model = TinyYolov8(w=2).eval()
     x = torch.zeros(1, 3, 64, 64)
     torch.onnx.export(model, x, out, opset_version=17, input_names=["images"], output_names=["output0"],
                       do_constant_folding=True, dynamo=False)
