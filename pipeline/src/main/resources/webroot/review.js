@@ -95,14 +95,18 @@
     state.lastFetch = Date.now();
     // events from the node's history (recent, any node's) and from the recording's event log (as old as the
     // recording; the history forgets, a restart empties it): the same event in both is the history's, its latest
-    const [list, events, stored] = await Promise.all([
+    const [list, spans, events, stored] = await Promise.all([
       json(`/api/recordings/${c}?from=${from}&to=${to}&limit=${segmentLimit}`),
+      // the recorded time as joined spans: a week of segments in one short list
+      json(`/api/recordings/${c}/spans?from=${from}&to=${to}&limit=${segmentLimit}`).catch(() => null),
       json(`/api/events?camera=${c}&after=${from}&before=${to}&limit=${eventLimit}`),
       json(`/api/recordings/${c}/events?from=${from}&to=${to}&limit=${Math.min(eventLimit, 1000)}`)
         .catch(() => ({ events: [], more: false }))]);
     if (gen !== viewGen) return;
     state.segments = list.segments;
-    state.segmentsCut = !!list.more;
+    state.spans = spans ? spans.spans : null;
+    // what the timeline draws is cut only when its list of spans is (the segment list is for playback's start)
+    state.segmentsCut = spans ? !!spans.more : !!list.more;
     const byId = new Map();
     for (const e of stored.events || []) byId.set(e.id, e);
     for (const e of events.events) byId.set(e.id, e);
@@ -116,9 +120,9 @@
     state.fetches++;
     // lists are bounded: say what is missing (segments come oldest first, events newest first)
     const cut = [];
-    if (state.segmentsCut && state.segments.length) {
-      const last = state.segments[state.segments.length - 1];
-      cut.push(`recordings shown up to ${label(last.startMs, true)} (the list stops at ${state.segments.length} segments: zoom in for the rest)`);
+    if (state.segmentsCut && recorded().length) {
+      const last = recorded()[recorded().length - 1];
+      cut.push(`recordings shown up to ${label(last[0], true)} (the list stops at ${recorded().length} ${state.spans ? 'spans' : 'segments'}: zoom in for the rest)`);
     }
     if (state.eventsTotal > state.events.length) cut.push(`the newest ${state.events.length} of ${state.eventsTotal} events shown`);
     else if (state.storedCut) cut.push(`the newest ${state.events.length} events shown (zoom in for older ones)`);
@@ -176,6 +180,9 @@
     return withDay ? `${day} ${time}` : time;
   }
 
+  // the recorded time to draw, [start, end] pairs (end -1: being written): the joined spans, or the segments
+  const recorded = () => (state.spans ? state.spans : state.segments.map((s) => [s.startMs, s.endMs]));
+
   function draw() {
     setView();
     const g = canvas.getContext('2d');
@@ -186,18 +193,18 @@
     const px = (state.to - state.from) / canvas.width;
     let run = null;
     const flush = () => { if (run) g.fillRect(x(run[0]), 34, Math.max(1, x(run[1]) - x(run[0])), 14); };
-    for (const s of state.segments) {
-      const end = s.endMs >= 0 ? s.endMs : Date.now();
-      if (run && s.startMs - run[1] <= px) run[1] = Math.max(run[1], end);
-      else { flush(); run = [s.startMs, end]; }
+    for (const [start, until] of recorded()) {
+      const end = until >= 0 ? until : Date.now();
+      if (run && start - run[1] <= px) run[1] = Math.max(run[1], end);
+      else { flush(); run = [start, end]; }
     }
     flush();
-    // where a bounded list stopped: hatched, not to be read as nothing recorded (segments come oldest first, events
-    // newest first)
+    // where a bounded list stopped: hatched, not to be read as nothing recorded (spans and segments come oldest first,
+    // events newest first)
     g.fillStyle = hatch(g);
-    if (state.segmentsCut && state.segments.length) {
-      const last = state.segments[state.segments.length - 1];
-      const from = x(last.endMs >= 0 ? last.endMs : last.startMs);
+    if (state.segmentsCut && recorded().length) {
+      const last = recorded()[recorded().length - 1];
+      const from = x(last[1] >= 0 ? last[1] : last[0]);
       g.fillRect(from, 34, canvas.width - from, 14);
     }
     if (state.eventsTotal > state.events.length && state.events.length) g.fillRect(0, 8, x(state.events[0].start), 20);
@@ -795,7 +802,7 @@
     framesTo: state.framesTo, firstFrame: state.frames.length ? state.frames[0].t : null, error: state.error || null,
     ...(state.player ? state.player.describe() : { mse: null, appended: 0 }),
     span: state.span, from: state.from, to: state.to, follow: state.follow, loaded: state.loaded, fetches: state.fetches,
-    draws: state.draws, labels: state.labels, segments: state.segments.length, segmentsCut: state.segmentsCut,
+    draws: state.draws, labels: state.labels, segments: state.segments.length, spans: state.spans ? state.spans.length : null, segmentsCut: state.segmentsCut,
     events: state.events.length, eventsTotal: state.eventsTotal, storedEvents: state.storedEvents || 0,
     note: note.textContent, log: state.log });
   window.reviewEvent = async (id) => {

@@ -116,6 +116,48 @@ public final class SegmentIndex implements AutoCloseable {
         });
     }
 
+    /** A stretch of time recorded without a break: segments that meet within a tolerance (end -1: still being written). */
+    public record Span(long startMs, long endMs) {}
+
+    /**
+     * {@code camera}'s recorded time overlapping [fromMs, toMs): its segments joined where one starts within
+     * {@code gapMs} of the end of the one before, oldest first, at most {@code limit} spans. Read row by row, so a week
+     * of 10 s segments costs a scan, not a list of them.
+     */
+    public synchronized List<Span> spans(String camera, long fromMs, long toMs, long gapMs, int limit) {
+        List<Span> out = new java.util.ArrayList<>();
+        try (PreparedStatement p = db.prepareStatement("SELECT start_ms, end_ms FROM segments WHERE camera = ? AND start_ms < ? "
+                + "AND (end_ms < 0 OR end_ms > ?) ORDER BY start_ms")) {
+            p.setString(1, camera);
+            p.setLong(2, toMs);
+            p.setLong(3, fromMs);
+            long start = 0;
+            long end = 0;
+            boolean any = false;
+            try (ResultSet r = p.executeQuery()) {
+                while (r.next()) {
+                    long s = r.getLong(1);
+                    long e = r.getLong(2);
+                    if (any && end >= 0 && s - end <= gapMs) {
+                        end = e < 0 ? -1 : Math.max(end, e);
+                        continue;
+                    }
+                    if (any) {
+                        out.add(new Span(start, end));
+                        if (out.size() >= limit) return out;
+                    }
+                    start = s;
+                    end = e;
+                    any = true;
+                }
+            }
+            if (any) out.add(new Span(start, end));
+            return out;
+        } catch (SQLException e) {
+            throw failed("reading the spans of " + camera, e);
+        }
+    }
+
     /** Bytes recorded per camera. */
     public synchronized Map<String, Long> bytesByCamera() {
         Map<String, Long> out = new HashMap<>();

@@ -81,6 +81,28 @@ public final class Storages implements AutoCloseable {
         throw new NoSuchElementException(opened.isEmpty() ? "no storage directory is open" : "no segment " + name);
     }
 
+    /**
+     * {@code camera}'s recorded time in [fromMs, toMs) in every directory, as {@link SegmentIndex#spans}, joined across
+     * directories too, at most {@code limit} spans (the list holds one more when there are more).
+     */
+    public List<SegmentIndex.Span> spans(String camera, long fromMs, long toMs, long gapMs, int limit) {
+        List<SegmentIndex.Span> all = new ArrayList<>();
+        for (SegmentIndex i : opened.values()) all.addAll(i.spans(camera, fromMs, toMs, gapMs, limit + 1));
+        all.sort(Comparator.comparingLong(SegmentIndex.Span::startMs));
+        List<SegmentIndex.Span> joined = new ArrayList<>();
+        for (SegmentIndex.Span s : all) {
+            SegmentIndex.Span last = joined.isEmpty() ? null : joined.get(joined.size() - 1);
+            if (last != null && (last.endMs() < 0 || s.startMs() - last.endMs() <= gapMs)) {
+                long end = last.endMs() < 0 || s.endMs() < 0 ? -1 : Math.max(last.endMs(), s.endMs());
+                joined.set(joined.size() - 1, new SegmentIndex.Span(last.startMs(), end));
+            } else {
+                if (joined.size() > limit) break;
+                joined.add(s);
+            }
+        }
+        return joined.size() > limit + 1 ? List.copyOf(joined.subList(0, limit + 1)) : joined;
+    }
+
     /** Bytes stored per camera, all directories together. */
     public Map<String, Long> bytesByCamera() {
         Map<String, Long> sum = new HashMap<>();

@@ -48,6 +48,23 @@ class StoragesTest {
             assertEquals(2, parts.size(), parts.toString());
             assertTrue(parts.get(0).file().startsWith(dir.resolve("ssd")) && parts.get(1).file().startsWith(dir.resolve("hdd")), parts.toString());
 
+            // the timeline's view: the 8 segments in two directories are one stretch of recorded time
+            List<SegmentIndex.Span> spans = all.spans("cam", 0, Long.MAX_VALUE, 1_000, 100);
+            assertEquals(1, spans.size(), spans.toString());
+            assertEquals(cam.get(0).startMs(), spans.get(0).startMs());
+            assertEquals(cam.get(7).endMs(), spans.get(0).endMs());
+            // with no tolerance at the move (the second recording starts where the first's last picture ends, not
+            // where its packets stopped) the two directories' stretches may stay apart: never more than two
+            assertTrue(all.spans("cam", 0, Long.MAX_VALUE, 0, 100).size() <= 2);
+            // a gap: other's recording starts 8 s before cam's second, and is a span of its own
+            record(all.index("main"), "gappy", source, SegmentWriterTest.START);
+            record(all.index("hdd"), "gappy", source, SegmentWriterTest.START + 20_000);
+            List<SegmentIndex.Span> two = all.spans("gappy", 0, Long.MAX_VALUE, 1_000, 100);
+            assertEquals(2, two.size(), two.toString());
+            assertEquals(SegmentWriterTest.START + 20_000, two.get(1).startMs(), two.toString());
+            assertEquals(2, all.spans("gappy", 0, Long.MAX_VALUE, 1_000, 1).size(), "one more than the limit says there are more");
+            assertEquals(1, all.spans("gappy", SegmentWriterTest.START + 19_000, Long.MAX_VALUE, 1_000, 100).size(), "within the range");
+
             Segment onHdd = cam.get(5);
             assertEquals(all.index("hdd").layout().file(onHdd.name()), all.file(onHdd.name()));
             assertTrue(all.file(cam.get(0).name()).startsWith(dir.resolve("ssd")));

@@ -67,6 +67,28 @@ final class RecordingRoutes {
                 return new JsonObject().put("camera", camera).put("from", from).put("to", to).put("frames", out);
             }, 200);
         });
+        router.get("/api/recordings/:camera/spans").handler(rc -> {
+            String camera = PathIds.name(rc, "camera", "camera id");
+            if (camera == null) return;
+            long to;
+            long from;
+            int limit;
+            try {
+                to = time(rc, "to", System.currentTimeMillis());
+                from = time(rc, "from", to - HOUR_MS);
+                if (from > to) throw new IllegalArgumentException("from (" + from + ") is after to (" + to + ")");
+                limit = limit(rc, LIST_LIMIT);
+            } catch (IllegalArgumentException e) {
+                error(rc, 400, e.getMessage());
+                return;
+            }
+            answer(rc, recordings.spans(camera, from, to, limit), WAIT_SECONDS, spans -> {
+                JsonArray out = new JsonArray();
+                for (var s : spans.subList(0, Math.min(limit, spans.size()))) out.add(new JsonArray().add(s.startMs()).add(s.endMs()));
+                return new JsonObject().put("camera", camera).put("from", from).put("to", to).put("spans", out)
+                        .put("more", spans.size() > limit);
+            }, 200);
+        });
         router.get("/api/recordings/:camera/events").handler(rc -> {
             String camera = PathIds.name(rc, "camera", "camera id");
             if (camera == null) return;
@@ -77,12 +99,7 @@ final class RecordingRoutes {
                 to = time(rc, "to", System.currentTimeMillis());
                 from = time(rc, "from", to - HOUR_MS);
                 if (from > to) throw new IllegalArgumentException("from (" + from + ") is after to (" + to + ")");
-                String l = rc.queryParams().get("limit");
-                limit = l == null || l.isEmpty() ? STORED_EVENTS_LIMIT : -1;
-                if (limit < 0 && l.matches("\\d{1,5}") && Integer.parseInt(l) >= 1 && Integer.parseInt(l) <= STORED_EVENTS_LIMIT) {
-                    limit = Integer.parseInt(l);
-                }
-                if (limit < 0) throw new IllegalArgumentException("limit: expected 1 to " + STORED_EVENTS_LIMIT + ", found " + Names.quoted(l));
+                limit = limit(rc, STORED_EVENTS_LIMIT);
             } catch (IllegalArgumentException e) {
                 error(rc, 400, e.getMessage());
                 return;
@@ -251,6 +268,14 @@ final class RecordingRoutes {
             error(rc, 400, e.getMessage());
             return null;
         }
+    }
+
+    /** {@code ?limit=}: 1 to {@code max}, {@code max} when not given; else an IllegalArgumentException naming it. */
+    private static int limit(RoutingContext rc, int max) {
+        String l = rc.queryParams().get("limit");
+        if (l == null || l.isEmpty()) return max;
+        if (l.matches("\\d{1,9}") && Integer.parseInt(l) >= 1 && Integer.parseInt(l) <= max) return Integer.parseInt(l);
+        throw new IllegalArgumentException("limit: expected 1 to " + max + ", found " + Names.quoted(l));
     }
 
     private static long time(RoutingContext rc, String param, long def) {

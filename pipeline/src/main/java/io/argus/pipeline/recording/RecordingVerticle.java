@@ -246,6 +246,16 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
         return vertx.executeBlocking(() -> all.segments(camera, fromMs, toMs, limit));
     }
 
+    /** Segments closer than this are one span on the timeline (consecutive ones meet within a millisecond). */
+    static final long SPAN_GAP_MS = 1_000;
+
+    @Override
+    public Future<List<SegmentIndex.Span>> spans(String camera, long fromMs, long toMs, int limit) {
+        Storages all = storages;
+        if (index == null) return Future.succeededFuture(List.of());
+        return vertx.executeBlocking(() -> all.spans(camera, fromMs, toMs, SPAN_GAP_MS, limit));
+    }
+
     @Override
     public boolean records(String camera) {
         CameraConfig.Record r = rules.get(camera);

@@ -29,6 +29,12 @@ public interface Recordings {
     /** {@code camera}'s segments overlapping [fromMs, toMs), oldest first, at most {@code limit}. */
     Future<List<Segment>> segments(String camera, long fromMs, long toMs, int limit);
 
+    /**
+     * {@code camera}'s recorded time overlapping [fromMs, toMs), its segments joined where they meet within a second,
+     * oldest first, at most {@code limit} (one more in the list when there are more): a week on one timeline.
+     */
+    Future<List<io.argus.recording.SegmentIndex.Span>> spans(String camera, long fromMs, long toMs, int limit);
+
     /** Whether {@code camera}'s packets are recorded here (its {@code record:} is on and the storage opened). */
     boolean records(String camera);
 
@@ -101,6 +107,10 @@ public interface Recordings {
         @Override public Future<List<Segment>> segments(String camera, long fromMs, long toMs, int limit) { return Future.succeededFuture(List.of()); }
 
         @Override public boolean records(String camera) { return false; }
+
+        @Override public Future<List<io.argus.recording.SegmentIndex.Span>> spans(String camera, long fromMs, long toMs, int limit) {
+            return Future.succeededFuture(List.of());
+        }
 
         @Override public Future<Clip> clip(String camera, long fromMs, long toMs) { return notRecorded(camera); }
 

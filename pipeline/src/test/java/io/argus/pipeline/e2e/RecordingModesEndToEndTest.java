@@ -74,6 +74,17 @@ class RecordingModesEndToEndTest {
                 assertTrue(whitePixels(app, s) > 1_000, "the square is in the recording: " + s.encode());
                 assertTrue(Files.isRegularFile(second.resolve(s.getString("name"))), "in its camera's storage directory: " + s.encode());
             }
+            // the timeline's view of it: one span per recording (4 s apart from the next), the one being written last
+            JsonArray spans = app.get("/api/recordings/still/spans?from=0").json().getJsonArray("spans");
+            assertTrue(spans.size() >= done.size(), spans.encode());
+            for (int i = 0; i < done.size(); i++) {
+                assertEquals(done.get(i).getLong("startMs"), spans.getJsonArray(i).getLong(0), spans.encode());
+                assertEquals(done.get(i).getLong("endMs"), spans.getJsonArray(i).getLong(1), spans.encode());
+            }
+            assertTrue(app.get("/api/recordings/still/spans?from=0&limit=1").json().getBoolean("more"));
+            assertEquals(400, app.get("/api/recordings/still/spans?limit=0").status());
+            assertEquals(400, app.get("/api/recordings/still/spans?from=2&to=1").status());
+            assertEquals(400, app.get("/api/recordings/..%2Fx/spans").status());
             JsonObject status = app.get("/api/recordings").json().getJsonObject("cameras").getJsonObject("still");
             System.out.println("motion recordings: " + done.stream().map(s -> s.getLong("startMs") + "+" + (s.getLong("endMs")
                     - s.getLong("startMs")) + " ms").toList() + "; recorder: " + status.encode());
