@@ -39,10 +39,13 @@ import org.junit.jupiter.api.io.TempDir;
  * generates its sample video of synthetic shapes and serves the demo model, whose boxes in the dashboard (headless
  * Chromium over the DevTools protocol) match what the scene generator drew. Then a user labels a collected frame in
  * the dashboard's annotator: accepts the proposals, deletes one, draws a new box of another class, saves; the labels
- * land in the dataset store.
+ * land in the dataset store. The sample camera is recorded continuously: an event's clip is served and the review
+ * section plays it over its timeline.
+ *
+ * <p>Budget: 70 s (the first complete 10 s segment comes some 12 s after the first picture).
  */
 @Tag(Tiers.SYSTEM)
-@Budget(seconds = 50)
+@Budget(seconds = 70)
 class DefaultConfigTest {
     @TempDir
     Path cache;
@@ -71,6 +74,7 @@ class DefaultConfigTest {
             try (Browser browser = Browser.open(client, "http://127.0.0.1:" + app.httpPort() + "/")) {
                 realDetectionsAreDrawn(browser, ws, ptsOfFrame);
                 aCollectedFrameIsLabelledInTheAnnotator(browser, app.httpPort());
+                theSampleIsRecordedAndReviewed(browser, app.httpPort());
             }
         } finally {
             app.closeAndWait();
@@ -232,6 +236,40 @@ class DefaultConfigTest {
     static void mouse(DashboardTest.Cdp cdp, String type, double x, double y, int buttons) throws Exception {
         cdp.call("Input.dispatchMouseEvent", new JsonObject().put("type", type).put("x", x).put("y", y)
                 .put("button", "left").put("buttons", buttons).put("clickCount", 1));
+    }
+
+    /**
+     * The bundled config records the sample camera continuously: a complete segment listed, an ended event's clip
+     * served; the dashboard's review section shows the recorded span and the events on its timeline and plays the
+     * event (screenshot dashboard-demo-review.png).
+     */
+    static void theSampleIsRecordedAndReviewed(Browser browser, int port) throws Exception {
+        JsonObject[] event = {null};
+        waitFor(() -> {
+            JsonObject status = get(port, "/api/recordings").getJsonObject("cameras").getJsonObject("sample");
+            if (status == null || !"continuous".equals(status.getString("mode"))) return false;
+            boolean complete = get(port, "/api/recordings/sample?from=0").getJsonArray("segments").stream()
+                    .anyMatch(o -> ((JsonObject) o).getBoolean("complete"));
+            for (Object o : get(port, "/api/events?camera=sample&limit=1000").getJsonArray("events")) {
+                JsonObject e = (JsonObject) o;
+                if (complete && e.getValue("end") != null && e.getJsonObject("clip") != null
+                        && e.getJsonObject("clip").getLong("to") < System.currentTimeMillis() - 2_000) {
+                    event[0] = e;
+                    return true;
+                }
+            }
+            return false;
+        }, 40_000, 250, () -> "a complete segment of sample and an ended event with its post-roll recorded");
+        HttpResponse<byte[]> clip = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                + event[0].getJsonObject("clip").getString("url"))).build(), HttpResponse.BodyHandlers.ofByteArray());
+        assertEquals(200, clip.statusCode());
+        assertEquals("video/mp4", clip.headers().firstValue("content-type").orElse(""));
+        browser.waitFor("window.reviewState && reviewState().segments > 0 && reviewState().events > 0 ? 'yes' : ''", 30,
+                "the review section's timeline with the recording and the events");
+        browser.cdp.eval("window.reviewEvent('" + event[0].getString("id") + "')");
+        browser.waitFor("window.reviewPlayhead() > 0 ? 'yes' : ''", 20, "the event playing in the review section");
+        browser.cdp.eval("document.getElementById('review').scrollIntoView()");
+        browser.screenshot("dashboard-demo-review.png");
     }
 
     static JsonObject get(int port, String path) throws Exception {
