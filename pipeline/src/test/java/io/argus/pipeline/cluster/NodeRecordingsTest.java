@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
  * more, a list that would outgrow {@link RecordingQuery#ANSWER_BYTES} cut short of it) and the storage status, as
  * encoded JSON.
  *
- * <p>Budget: 10 s (2.9 s here: 1.6 s of it the 8 MiB answer cut short).
+ * <p>Budget: 10 s (0.5 s alone, 2.9 s beside another test class here; most of it the 8 MiB answer cut short).
  */
 @Budget(seconds = 10)
 class NodeRecordingsTest {
