@@ -44,11 +44,12 @@
     if (state.log.length > 30) state.log.shift();
   }
 
-  // the cameras that record: the review section shows only when there is one
+  // the cameras that record, here or (in a cluster) on any member: the review section shows only when there is one
   async function refreshCameras() {
     try {
       const status = await json('/api/recordings');
-      const ids = Object.keys(status.cameras || {}).sort();
+      const all = [status, ...Object.values(status.members || {})];
+      const ids = [...new Set(all.flatMap((s) => Object.keys((s && s.cameras) || {})))].sort();
       section.hidden = ids.length === 0;
       const known = [...select.options].map((o) => o.value);
       if (ids.join() !== known.join()) {

@@ -3,7 +3,10 @@ package io.argus.pipeline.cluster;
 import io.argus.pipeline.base.Addresses;
 import io.argus.pipeline.base.RequestRefused;
 import io.argus.pipeline.recording.Recordings;
+import io.argus.recording.DetectionLog;
+import io.argus.recording.EventLog;
 import io.argus.recording.Segment;
+import io.argus.recording.SegmentIndex;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
@@ -37,6 +40,11 @@ import java.util.NoSuchElementException;
  * here 404; a busy clip writer 503. Names only, never paths: a segment is resolved under the storage directory by
  * {@link Recordings#file}, a clip by its token to the file this node made. The request travels on the clustered event
  * bus, whose members proved the cluster secret; a node's HTTP address and its API token play no part.
+ *
+ * <p>The lists kept with the recording ({@link RecordingQuery.Detections}, {@link RecordingQuery.StoredEvents},
+ * {@link RecordingQuery.Spans}) and the storage status ({@link RecordingQuery.Status}) are answered as a {@link Buffer}
+ * of encoded JSON of at most {@link RecordingQuery#ANSWER_BYTES}: a list stops short of it and says {@code "more"},
+ * so the asker can refuse anything larger before reading it.
  */
 public final class NodeRecordings extends VerticleBase {
     /** Reply header: the size of the whole file a chunk is of. */
@@ -58,6 +66,14 @@ public final class NodeRecordings extends VerticleBase {
 
         Future<Recordings.Clip> eventClip(String camera, long startMs, long endMs);
 
+        Future<List<DetectionLog.Frame>> detections(String camera, long fromMs, long toMs, int limit);
+
+        Future<List<EventLog.Event>> storedEvents(String camera, long fromMs, long toMs, int limit);
+
+        Future<List<SegmentIndex.Span>> spans(String camera, long fromMs, long toMs, int limit);
+
+        Future<JsonObject> status();
+
         static Held of(Recordings r) {
             return new Held() {
                 @Override public Future<List<Segment>> segments(String camera, long fromMs, long toMs, int limit) {
@@ -71,6 +87,20 @@ public final class NodeRecordings extends VerticleBase {
                 @Override public Future<Recordings.Clip> eventClip(String camera, long startMs, long endMs) {
                     return r.eventClip(camera, startMs, endMs);
                 }
+
+                @Override public Future<List<DetectionLog.Frame>> detections(String camera, long fromMs, long toMs, int limit) {
+                    return r.detections(camera, fromMs, toMs, limit);
+                }
+
+                @Override public Future<List<EventLog.Event>> storedEvents(String camera, long fromMs, long toMs, int limit) {
+                    return r.storedEvents(camera, fromMs, toMs, limit);
+                }
+
+                @Override public Future<List<SegmentIndex.Span>> spans(String camera, long fromMs, long toMs, int limit) {
+                    return r.spans(camera, fromMs, toMs, limit);
+                }
+
+                @Override public Future<JsonObject> status() { return r.status(); }
             };
         }
     }
@@ -123,6 +153,21 @@ public final class NodeRecordings extends VerticleBase {
                 m.reply(reply);
                 return null;
             });
+            // one more than asked: whether there are more
+            case RecordingQuery.Detections d -> held.detections(d.camera(), d.fromMs(), d.toMs(), d.limit() + 1)
+                    .map(frames -> replied(m, frames(frames, d.limit())));
+            case RecordingQuery.StoredEvents e -> held.storedEvents(e.camera(), e.fromMs(), e.toMs(), e.limit() + 1)
+                    .map(events -> replied(m, events(events, e.limit())));
+            case RecordingQuery.Spans s -> held.spans(s.camera(), s.fromMs(), s.toMs(), s.limit())
+                    .map(spans -> replied(m, spans(spans, s.limit())));
+            case RecordingQuery.Status s -> held.status().map(status -> {
+                Buffer encoded = status.toBuffer();
+                if (encoded.length() > RecordingQuery.ANSWER_BYTES) {
+                    throw new IllegalStateException("the status is " + encoded.length() + " bytes, over " + RecordingQuery.ANSWER_BYTES);
+                }
+                m.reply(encoded);
+                return null;
+            });
         };
         answered.onFailure(e -> m.fail(status(e), bounded(q.describe() + " on node " + node + ": " + e.getMessage())));
     }
@@ -134,6 +179,59 @@ public final class NodeRecordings extends VerticleBase {
                     .put("bytes", s.bytes()).put("packets", s.packets()));
         }
         return new JsonObject().put("segments", out);
+    }
+
+    private static Void replied(Message<Object> m, JsonObject answer) {
+        m.reply(answer.toBuffer());
+        return null;
+    }
+
+    /** Room left for the items of a list answer (its other fields are a few dozen bytes). */
+    private static final int ITEMS_BYTES = RecordingQuery.ANSWER_BYTES - 1024;
+
+    /**
+     * {@code {"frames": [{"t", "width", "height", "boxes"}], "more"}}: the first {@code limit} frames (fewer when the
+     * answer would outgrow {@link RecordingQuery#ANSWER_BYTES}), more when there were more.
+     */
+    public static JsonObject frames(List<DetectionLog.Frame> frames, int limit) {
+        JsonArray out = new JsonArray();
+        long bytes = 0;
+        boolean more = frames.size() > limit;
+        for (DetectionLog.Frame f : frames.subList(0, Math.min(limit, frames.size()))) {
+            JsonObject item = new JsonObject().put("t", f.timeMs()).put("width", f.width()).put("height", f.height())
+                    .put("boxes", new JsonArray(f.boxes()));
+            bytes += item.toBuffer().length() + 1;
+            if (bytes > ITEMS_BYTES) {
+                more = true;
+                break;
+            }
+            out.add(item);
+        }
+        return new JsonObject().put("frames", out).put("more", more);
+    }
+
+    /** {@code {"events": [event], "more"}}: the first {@code limit} events, newest first, within the answer's size. */
+    public static JsonObject events(List<EventLog.Event> events, int limit) {
+        JsonArray out = new JsonArray();
+        long bytes = 0;
+        boolean more = events.size() > limit;
+        for (EventLog.Event e : events.subList(0, Math.min(limit, events.size()))) {
+            JsonObject item = new JsonObject(e.json());
+            bytes += item.toBuffer().length() + 1;
+            if (bytes > ITEMS_BYTES) {
+                more = true;
+                break;
+            }
+            out.add(item);
+        }
+        return new JsonObject().put("events", out).put("more", more);
+    }
+
+    /** {@code {"spans": [[start, end or -1]], "more"}}: the first {@code limit} spans (a span is at most 33 bytes). */
+    public static JsonObject spans(List<SegmentIndex.Span> spans, int limit) {
+        JsonArray out = new JsonArray();
+        for (SegmentIndex.Span s : spans.subList(0, Math.min(limit, spans.size()))) out.add(new JsonArray().add(s.startMs()).add(s.endMs()));
+        return new JsonObject().put("spans", out).put("more", spans.size() > limit);
     }
 
     private record Chunk(long size, Buffer bytes) {}

@@ -12,7 +12,9 @@ import java.util.regex.Pattern;
  * the camera's rolls). The asking node builds it from a REST request; the answering node reads it back with
  * {@link #from}, which checks every field, because a request from the cluster is as hostile as one from the network
  * until checked: names only (a segment's {@code <camera>/<yyyy-MM-dd>/<ms>.mp4}, a clip's token), never a path;
- * whole numbers in range; a chunk of at most {@link #CHUNK_BYTES}.
+ * whole numbers in range; a chunk of at most {@link #CHUNK_BYTES}. The lists kept with the recording (a range's
+ * detections, its stored events, its recorded spans) and the node's storage status are answered as encoded JSON of at
+ * most {@link #ANSWER_BYTES}, so the asker can refuse a larger one before reading it.
  */
 public sealed interface RecordingQuery {
     /** The most one chunk holds, asked or sent: every message stays small, and the receiver holds one at a time. */
@@ -21,6 +23,19 @@ public sealed interface RecordingQuery {
     int MAX_SEGMENTS = 10_001;
     /** Epoch milliseconds and byte offsets: at most 15 digits, as the REST API takes them. */
     long MAX_NUMBER = 999_999_999_999_999L;
+    /** The longest range of detections one request reads (10 min: 15,000 frames at 25 fps), as the REST API does. */
+    long DETECTIONS_MS = 600_000;
+    /** The most frames of detections one request may ask for. */
+    int MAX_FRAMES = 20_000;
+    /** The most stored events one request may ask for (newest first). */
+    int MAX_EVENTS = 1_000;
+    /** The most spans of recorded time one request may ask for. */
+    int MAX_SPANS = 10_000;
+    /**
+     * The most one answer of detections, events, spans or status holds, encoded: the answering node stops its list
+     * short of it (and says there is more), the asking node refuses a larger one unread.
+     */
+    int ANSWER_BYTES = 8 << 20;
 
     JsonObject toJson();
 
@@ -126,10 +141,71 @@ public sealed interface RecordingQuery {
         @Override public String describe() { return "the clip of an event of camera " + Names.quoted(camera) + " at " + startMs; }
     }
 
+    /**
+     * What the detector saw in {@code camera}'s frames in [fromMs, toMs) (at most {@link #DETECTIONS_MS} long), oldest
+     * first, at most {@code limit}: {@code {"frames": [{"t", "width", "height", "boxes"}], "more"}}.
+     */
+    record Detections(String camera, long fromMs, long toMs, int limit) implements RecordingQuery {
+        public Detections {
+            Names.require("camera id", camera);
+            number("from", fromMs);
+            number("to", toMs);
+            if (toMs <= fromMs || toMs - fromMs > DETECTIONS_MS) {
+                throw new IllegalArgumentException("from, to: expected from < to, at most " + DETECTIONS_MS + " ms apart, found "
+                        + fromMs + ", " + toMs);
+            }
+            requireLimit(limit, MAX_FRAMES);
+        }
+
+        @Override public JsonObject toJson() { return listJson("detections", camera, fromMs, toMs, limit); }
+
+        @Override public String describe() { return "detections of camera " + Names.quoted(camera); }
+    }
+
+    /**
+     * {@code camera}'s events kept with its recording overlapping [fromMs, toMs), newest first, at most {@code limit}:
+     * {@code {"events": [event], "more"}}.
+     */
+    record StoredEvents(String camera, long fromMs, long toMs, int limit) implements RecordingQuery {
+        public StoredEvents {
+            Names.require("camera id", camera);
+            range(fromMs, toMs);
+            requireLimit(limit, MAX_EVENTS);
+        }
+
+        @Override public JsonObject toJson() { return listJson("events", camera, fromMs, toMs, limit); }
+
+        @Override public String describe() { return "stored events of camera " + Names.quoted(camera); }
+    }
+
+    /**
+     * {@code camera}'s recorded time overlapping [fromMs, toMs) as joined spans, oldest first, at most {@code limit}:
+     * {@code {"spans": [[start, end or -1]], "more"}}.
+     */
+    record Spans(String camera, long fromMs, long toMs, int limit) implements RecordingQuery {
+        public Spans {
+            Names.require("camera id", camera);
+            range(fromMs, toMs);
+            requireLimit(limit, MAX_SPANS);
+        }
+
+        @Override public JsonObject toJson() { return listJson("spans", camera, fromMs, toMs, limit); }
+
+        @Override public String describe() { return "spans of camera " + Names.quoted(camera); }
+    }
+
+    /** The node's storage status, as its {@code GET /api/recordings} answers it. */
+    record Status() implements RecordingQuery {
+        @Override public JsonObject toJson() { return new JsonObject().put("action", "status"); }
+
+        @Override public String describe() { return "the recording status"; }
+    }
+
     /** A request from another node, every field checked; an {@link IllegalArgumentException} names the bad one. */
     static RecordingQuery from(Object body) {
         if (!(body instanceof JsonObject j)) {
-            throw new IllegalArgumentException("expected a JSON object {\"action\": \"segments\"|\"read\"|\"clip\"|\"event-clip\", ...}, found "
+            throw new IllegalArgumentException("expected a JSON object {\"action\": \"segments\"|\"read\"|\"clip\"|\"event-clip\"|"
+                    + "\"detections\"|\"events\"|\"spans\"|\"status\", ...}, found "
                     + (body == null ? "nothing" : body.getClass().getSimpleName()));
         }
         Object action = j.getValue("action");
@@ -139,7 +215,12 @@ public sealed interface RecordingQuery {
                     (int) bounded(j, "length", CHUNK_BYTES));
             case "clip" -> new RangeClip(text(j, "camera"), whole(j, "from"), whole(j, "to"));
             case "event-clip" -> new EventClip(text(j, "camera"), whole(j, "start"), whole(j, "end"));
-            default -> throw new IllegalArgumentException("action: expected segments, read, clip or event-clip, found "
+            case "detections" -> new Detections(text(j, "camera"), whole(j, "from"), whole(j, "to"), (int) bounded(j, "limit", MAX_FRAMES));
+            case "events" -> new StoredEvents(text(j, "camera"), whole(j, "from"), whole(j, "to"), (int) bounded(j, "limit", MAX_EVENTS));
+            case "spans" -> new Spans(text(j, "camera"), whole(j, "from"), whole(j, "to"), (int) bounded(j, "limit", MAX_SPANS));
+            case "status" -> new Status();
+            default -> throw new IllegalArgumentException("action: expected segments, read, clip, event-clip, detections, events, "
+                    + "spans or status, found "
                     + Names.quoted(String.valueOf(action)));
         };
     }
@@ -176,5 +257,19 @@ public sealed interface RecordingQuery {
 
     private static void number(String what, long n) {
         if (n < 0 || n > MAX_NUMBER) throw new IllegalArgumentException(what + ": expected 0 to " + MAX_NUMBER + ", found " + n);
+    }
+
+    private static void range(long fromMs, long toMs) {
+        number("from", fromMs);
+        number("to", toMs);
+        if (fromMs > toMs) throw new IllegalArgumentException("from (" + fromMs + ") is after to (" + toMs + ")");
+    }
+
+    private static void requireLimit(int n, int max) {
+        if (n < 1 || n > max) throw new IllegalArgumentException("limit: expected 1 to " + max + ", found " + n);
+    }
+
+    private static JsonObject listJson(String action, String camera, long fromMs, long toMs, int limit) {
+        return new JsonObject().put("action", action).put("camera", camera).put("from", fromMs).put("to", toMs).put("limit", limit);
     }
 }

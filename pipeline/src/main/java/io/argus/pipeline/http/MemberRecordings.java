@@ -4,6 +4,7 @@ import io.argus.pipeline.base.Addresses;
 import io.argus.pipeline.cluster.NodeRecordings;
 import io.argus.pipeline.cluster.RecordingQuery;
 import io.argus.pipeline.config.Names;
+import io.argus.pipeline.recording.RecordingVerticle;
 import io.argus.pipeline.recording.Recordings;
 import io.argus.recording.Segment;
 import io.argus.recording.StorageLayout;
@@ -108,6 +109,207 @@ final class MemberRecordings {
             return new JsonObject().put("camera", camera).put("from", from).put("to", to).put("segments", out)
                     .put("more", merged.size() > limit).put("unreachable", new JsonArray(unreachable));
         });
+    }
+
+    /** One member's answer to a list kept with the recording, its items checked, or why there is none (failure). */
+    private record Part(String node, List<Object> items, boolean more, String failure) {}
+
+    /** Checks one item of a member's list and gives it as it is passed on; an IllegalArgumentException when wrong. */
+    private interface ItemCheck {
+        Object checked(Object item);
+    }
+
+    /**
+     * {@code {"camera", "from", "to", "frames": [...], "more", "unreachable"}}: what the detector saw in every member's
+     * recorded frames of [from, to), oldest first, one frame per time, at most {@code limit}.
+     */
+    Future<JsonObject> detections(String camera, long from, long to, int limit) {
+        RecordingQuery q = new RecordingQuery.Detections(camera, from, to, limit);
+        ItemCheck check = o -> {
+            if (!(o instanceof JsonObject f) || !(f.getValue("boxes") instanceof JsonArray boxes)) {
+                throw new IllegalArgumentException("expected a frame {\"t\", \"width\", \"height\", \"boxes\": [...]}");
+            }
+            long t = whole(f, "t", from);
+            if (t >= to) throw new IllegalArgumentException("a frame at " + t + ", after the range asked");
+            return new JsonObject().put("t", t).put("width", whole(f, "width", 0)).put("height", whole(f, "height", 0)).put("boxes", boxes);
+        };
+        return gather(q, "frames", local.detections(camera, from, to, limit + 1).map(f -> NodeRecordings.frames(f, limit)), check)
+                .map(parts -> {
+                    long horizon = Long.MAX_VALUE;   // past the last frame of a member whose list was cut, others' are not all
+                    for (Part p : parts) if (p.more()) horizon = Math.min(horizon, p.items().isEmpty() ? from - 1 : t(p.items().getLast()));
+                    java.util.TreeMap<Long, JsonObject> byTime = new java.util.TreeMap<>();
+                    for (Part p : parts) for (Object o : p.items()) if (t(o) <= horizon) byTime.putIfAbsent(t(o), (JsonObject) o);
+                    JsonArray out = new JsonArray();
+                    for (JsonObject f : byTime.values()) {
+                        if (out.size() == limit) break;
+                        out.add(f);
+                    }
+                    boolean more = horizon != Long.MAX_VALUE || byTime.size() > limit;
+                    return listed(camera, from, to, "frames", out, more, parts);
+                });
+    }
+
+    private static long t(Object frame) { return ((JsonObject) frame).getLong("t"); }
+
+    /**
+     * {@code {"camera", "from", "to", "events": [...], "more", "unreachable"}}: every member's events kept with its
+     * recording overlapping [from, to), newest first, each id once, at most {@code limit}.
+     */
+    Future<JsonObject> storedEvents(String camera, long from, long to, int limit) {
+        // a range's default start (an hour before its end) may lie before 1970; nothing is recorded there
+        RecordingQuery q = new RecordingQuery.StoredEvents(camera, Math.max(0, from), to, limit);
+        ItemCheck check = o -> {
+            if (!(o instanceof JsonObject e) || !(e.getValue("id") instanceof String id) || !Names.valid(id, Names.DERIVED_MAX)
+                    || !camera.equals(e.getValue("cameraId")) || !(e.getValue("start") instanceof Number start)
+                    || !Double.isFinite(start.doubleValue()) || !(e.getValue("end") == null || e.getValue("end") instanceof Number)) {
+                throw new IllegalArgumentException("expected events of camera " + camera + " {\"id\", \"cameraId\", \"start\", \"end\"}");
+            }
+            return e;
+        };
+        return gather(q, "events", local.storedEvents(camera, from, to, limit + 1).map(e -> NodeRecordings.events(e, limit)), check)
+                .map(parts -> {
+                    double horizon = -Double.MAX_VALUE;   // before the oldest event of a member whose list was cut, others' are not all
+                    for (Part p : parts) if (p.more()) horizon = Math.max(horizon, p.items().isEmpty() ? Double.MAX_VALUE : start(p.items().getLast()));
+                    List<JsonObject> all = new ArrayList<>();
+                    for (Part p : parts) for (Object o : p.items()) if (start(o) >= horizon) all.add((JsonObject) o);
+                    all.sort(Comparator.<JsonObject>comparingDouble(MemberRecordings::start).reversed()
+                            .thenComparing((JsonObject e) -> e.getValue("end") == null ? 1 : 0)   // an ended copy before an open one
+                            .thenComparing((JsonObject e) -> e.getString("id")));
+                    JsonArray out = new JsonArray();
+                    java.util.Set<String> seen = new java.util.HashSet<>();
+                    int kept = 0;
+                    for (JsonObject e : all) {
+                        if (!seen.add(e.getString("id"))) continue;
+                        if (kept++ < limit) out.add(e);
+                    }
+                    return listed(camera, from, to, "events", out, horizon != -Double.MAX_VALUE || kept > limit, parts);
+                });
+    }
+
+    private static double start(Object event) { return ((Number) ((JsonObject) event).getValue("start")).doubleValue(); }
+
+    /**
+     * {@code {"camera", "from", "to", "spans": [[start, end or -1]], "more", "unreachable"}}: every member's recorded
+     * time overlapping [from, to), joined where spans meet within {@link RecordingVerticle#SPAN_GAP_MS}, oldest first, at
+     * most {@code limit}.
+     */
+    Future<JsonObject> spans(String camera, long from, long to, int limit) {
+        RecordingQuery q = new RecordingQuery.Spans(camera, Math.max(0, from), to, limit);
+        ItemCheck check = o -> {
+            if (!(o instanceof JsonArray a) || a.size() != 2 || !(a.getValue(0) instanceof Number s) || !(a.getValue(1) instanceof Number e)
+                    || s instanceof Double || e instanceof Double || s instanceof Float || e instanceof Float
+                    || s.longValue() < 0 || s.longValue() > RecordingQuery.MAX_NUMBER
+                    || (e.longValue() != -1 && (e.longValue() < s.longValue() || e.longValue() > RecordingQuery.MAX_NUMBER))) {
+                throw new IllegalArgumentException("expected spans [start, end or -1], found " + Names.quoted(String.valueOf(o)));
+            }
+            return new long[]{s.longValue(), e.longValue()};
+        };
+        return gather(q, "spans", local.spans(camera, from, to, limit).map(s -> NodeRecordings.spans(s, limit)), check)
+                .map(parts -> {
+                    long horizon = Long.MAX_VALUE;   // past the last span of a member whose list was cut, others' are not all
+                    List<long[]> all = new ArrayList<>();
+                    for (Part p : parts) {
+                        if (p.more()) {
+                            long[] last = p.items().isEmpty() ? new long[]{from, from} : (long[]) p.items().getLast();
+                            horizon = Math.min(horizon, last[1] < 0 ? last[0] : last[1]);
+                        }
+                        for (Object o : p.items()) all.add((long[]) o);
+                    }
+                    all.sort(Comparator.comparingLong((long[] s) -> s[0]));
+                    List<long[]> joined = new ArrayList<>();
+                    for (long[] s : all) {
+                        long[] last = joined.isEmpty() ? null : joined.getLast();
+                        if (last != null && (last[1] < 0 || s[0] - last[1] <= RecordingVerticle.SPAN_GAP_MS)) {
+                            last[1] = last[1] < 0 || s[1] < 0 ? -1 : Math.max(last[1], s[1]);
+                        } else if (s[0] <= horizon) {
+                            joined.add(new long[]{s[0], s[1]});
+                        }
+                    }
+                    JsonArray out = new JsonArray();
+                    for (long[] s : joined.subList(0, Math.min(limit, joined.size()))) out.add(new JsonArray().add(s[0]).add(s[1]));
+                    return listed(camera, from, to, "spans", out, horizon != Long.MAX_VALUE || joined.size() > limit, parts);
+                });
+    }
+
+    /**
+     * This node's storage status ({@code local}, its fields where they are) with every other member's under
+     * {@code "members": {"<node id>": {...}}} and those that did not answer in time in {@code "unreachable"}: the
+     * cameras recorded anywhere in the cluster.
+     */
+    Future<JsonObject> status(JsonObject local) {
+        List<Future<Part>> asked = new ArrayList<>();
+        for (String node : others()) {
+            asked.add(ask(node, new RecordingQuery.Status(), LIST_TIMEOUT_MS).map(reply -> {
+                JsonObject status = answerIn(reply.body());
+                Object cameras = status.getValue("cameras");
+                if (cameras != null && !(cameras instanceof JsonObject c && c.fieldNames().stream().allMatch(Names::valid))) {
+                    throw new IllegalArgumentException("cameras: expected {\"<camera id>\": {...}}");
+                }
+                return new Part(node, List.of(status), false, null);
+            }).otherwise(e -> unheard(node, "status", e)));
+        }
+        return Future.all(asked).map(all -> {
+            JsonObject members = new JsonObject();
+            List<String> unreachable = new ArrayList<>();
+            for (int i = 0; i < all.size(); i++) {
+                Part p = all.resultAt(i);
+                if (p.failure() != null) unreachable.add(p.node());
+                else members.put(p.node(), p.items().getFirst());
+            }
+            return local.copy().put("members", members).put("unreachable", new JsonArray(unreachable));
+        });
+    }
+
+    /** This node's part (its failure fails the whole) and every other member's, each checked. */
+    private Future<List<Part>> gather(RecordingQuery q, String key, Future<JsonObject> own, ItemCheck check) {
+        List<Future<Part>> asked = new ArrayList<>();
+        asked.add(own.map(a -> part(self, a, key, check)));
+        for (String node : others()) {
+            asked.add(ask(node, q, LIST_TIMEOUT_MS).map(reply -> part(node, answerIn(reply.body()), key, check))
+                    .otherwise(e -> unheard(node, q.describe(), e)));
+        }
+        return Future.all(asked).map(all -> {
+            List<Part> parts = new ArrayList<>();
+            for (int i = 0; i < all.size(); i++) parts.add(all.resultAt(i));
+            return parts;
+        });
+    }
+
+    private static Part unheard(String node, String what, Throwable e) {
+        LOG.log(Level.DEBUG, "recordings: node {0} did not answer {1}: {2}", node, what, e.getMessage());
+        return new Part(node, List.of(), false, String.valueOf(e.getMessage()));
+    }
+
+    /** A member's answer: encoded JSON of at most {@link RecordingQuery#ANSWER_BYTES}, refused unread when larger. */
+    private static JsonObject answerIn(Object body) {
+        if (!(body instanceof Buffer b)) throw new IllegalArgumentException("expected encoded JSON, found " + (body == null ? "nothing" : "another kind"));
+        if (b.length() > RecordingQuery.ANSWER_BYTES) {
+            throw new IllegalArgumentException("an answer of " + b.length() + " bytes, over " + RecordingQuery.ANSWER_BYTES);
+        }
+        try {
+            return new JsonObject(b);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("expected a JSON object: " + bounded(e.getMessage()));
+        }
+    }
+
+    /** {@code {"<key>": [...], "more"}}: at most as many items as were asked, each checked. */
+    private static Part part(String node, JsonObject answer, String key, ItemCheck check) {
+        if (!(answer.getValue(key) instanceof JsonArray items) || !(answer.getValue("more") instanceof Boolean more)) {
+            throw new IllegalArgumentException("expected {\"" + key + "\": [...], \"more\": true|false}");
+        }
+        List<Object> out = new ArrayList<>(items.size());
+        for (Object o : items) out.add(check.checked(o));
+        return new Part(node, out, more, null);
+    }
+
+    /** The merged list with its cut and the members not heard from, sorted. */
+    private static JsonObject listed(String camera, long from, long to, String key, JsonArray items, boolean more, List<Part> parts) {
+        List<String> unreachable = new ArrayList<>();
+        for (Part p : parts) if (p.failure() != null) unreachable.add(p.node());
+        unreachable.sort(null);
+        return new JsonObject().put("camera", camera).put("from", from).put("to", to).put(key, items).put("more", more)
+                .put("unreachable", new JsonArray(unreachable));
     }
 
     /** The other members that can be asked (their ids are names: anything else names no address). */

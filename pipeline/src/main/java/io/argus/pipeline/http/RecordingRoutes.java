@@ -4,6 +4,7 @@ import static io.argus.pipeline.http.JsonReplies.WAIT_SECONDS;
 import static io.argus.pipeline.http.JsonReplies.answer;
 import static io.argus.pipeline.http.JsonReplies.error;
 
+import io.argus.pipeline.cluster.RecordingQuery;
 import io.argus.pipeline.config.Names;
 import io.argus.pipeline.events.EventQueries;
 import io.argus.pipeline.recording.Recordings;
@@ -26,24 +27,27 @@ import java.util.List;
  * beyond what the event history holds in memory). A segment is named,
  * never a path: the name is parsed and resolved under the storage directory ({@link StorageLayout#file}).
  *
- * <p>In a cluster the list, the segments and the clips come from every member ({@link MemberRecordings}): a segment's
- * URL names its node ({@code ?node=<id>}), and a clip is made by the node that holds most of its range.
+ * <p>In a cluster the list, the segments, the clips, the detections, the stored events and the spans come from every
+ * member ({@link MemberRecordings}): a segment's URL names its node ({@code ?node=<id>}), a clip is made by the node
+ * that holds most of its range, the lists are merged (each naming the members not heard from in {@code "unreachable"}),
+ * and the storage status adds every other member's under {@code "members"}.
  */
 final class RecordingRoutes {
     private static final long HOUR_MS = 3_600_000L;
     /** Segments one list request returns at most (10 s segments: a day is 8,640); the rest by asking from the last. */
     static final int LIST_LIMIT = 10_000;
     /** The longest range of frames' boxes one request reads (10 min: 15,000 frames at 25 fps). */
-    static final long DETECTIONS_RANGE_MS = 600_000;
-    static final int DETECTIONS_LIMIT = 20_000;
+    static final long DETECTIONS_RANGE_MS = RecordingQuery.DETECTIONS_MS;
+    static final int DETECTIONS_LIMIT = RecordingQuery.MAX_FRAMES;
     /** Stored events one request returns at most, newest first; older ones by asking with an earlier {@code to}. */
-    static final int STORED_EVENTS_LIMIT = 1_000;
+    static final int STORED_EVENTS_LIMIT = RecordingQuery.MAX_EVENTS;
 
     private RecordingRoutes() {}
 
     /** {@code members}: the cluster's recordings; null on a single node. */
     static void mount(Router router, Recordings recordings, EventQueries events, MemberRecordings members) {
-        router.get("/api/recordings").handler(rc -> answer(rc, recordings.status(), WAIT_SECONDS, s -> s, 200));
+        router.get("/api/recordings").handler(rc -> answer(rc, members == null ? recordings.status()
+                : recordings.status().compose(members::status), WAIT_SECONDS, s -> s, 200));
         router.get("/api/recordings/:camera/clip.mp4").handler(rc -> {
             String camera = PathIds.name(rc, "camera", "camera id");
             long[] range = camera == null ? null : requiredRange(rc, Recordings.MAX_CLIP_MS);
@@ -58,6 +62,10 @@ final class RecordingRoutes {
             if (range == null) return;
             long from = range[0];
             long to = range[1];
+            if (members != null) {
+                answer(rc, members.detections(camera, from, to, DETECTIONS_LIMIT), WAIT_SECONDS, list -> list, 200);
+                return;
+            }
             answer(rc, recordings.detections(camera, from, to, DETECTIONS_LIMIT), WAIT_SECONDS, frames -> {
                 JsonArray out = new JsonArray();
                 for (var f : frames) {
@@ -82,6 +90,10 @@ final class RecordingRoutes {
                 error(rc, 400, e.getMessage());
                 return;
             }
+            if (members != null) {
+                answer(rc, members.spans(camera, from, to, limit), WAIT_SECONDS, list -> list, 200);
+                return;
+            }
             answer(rc, recordings.spans(camera, from, to, limit), WAIT_SECONDS, spans -> {
                 JsonArray out = new JsonArray();
                 for (var s : spans.subList(0, Math.min(limit, spans.size()))) out.add(new JsonArray().add(s.startMs()).add(s.endMs()));
@@ -102,6 +114,10 @@ final class RecordingRoutes {
                 limit = limit(rc, STORED_EVENTS_LIMIT);
             } catch (IllegalArgumentException e) {
                 error(rc, 400, e.getMessage());
+                return;
+            }
+            if (members != null) {
+                answer(rc, members.storedEvents(camera, from, to, limit), WAIT_SECONDS, list -> list, 200);
                 return;
             }
             int asked = limit;

@@ -247,7 +247,7 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
     }
 
     /** Segments closer than this are one span on the timeline (consecutive ones meet within a millisecond). */
-    static final long SPAN_GAP_MS = 1_000;
+    public static final long SPAN_GAP_MS = 1_000;
 
     @Override
     public Future<List<SegmentIndex.Span>> spans(String camera, long fromMs, long toMs, int limit) {

@@ -1,7 +1,10 @@
 package io.argus.pipeline.cluster;
 
 import io.argus.pipeline.recording.Recordings;
+import io.argus.recording.DetectionLog;
+import io.argus.recording.EventLog;
 import io.argus.recording.Segment;
+import io.argus.recording.SegmentIndex;
 import io.argus.recording.StorageLayout;
 import io.vertx.core.Future;
 import java.io.IOException;
@@ -30,6 +33,22 @@ public final class HeldFiles implements NodeRecordings.Held {
     public final Path clip;
     public final byte[] clipBytes;
     public final AtomicInteger calls = new AtomicInteger();
+    /** The camera's frames with detections, oldest first (a test may replace them). */
+    public volatile List<DetectionLog.Frame> frames = List.of(frame(START_MS + 40), frame(START_MS + 80), frame(START_MS + 1_200));
+    /** The camera's stored events, newest first. */
+    public volatile List<EventLog.Event> events = List.of(event("cam-1-1", START_MS + 1_500, -1), event("cam-1-0", START_MS + 100, START_MS + 900));
+    /** The camera's recorded spans, oldest first. */
+    public volatile List<SegmentIndex.Span> spans = List.of(new SegmentIndex.Span(START_MS, START_MS + 2_000));
+
+    public static DetectionLog.Frame frame(long t) {
+        return new DetectionLog.Frame(t, 640, 360, "[[\"person\",0.9,10,20,30,40,1]]");
+    }
+
+    public static EventLog.Event event(String id, long start, long end) {
+        io.vertx.core.json.JsonObject e = new io.vertx.core.json.JsonObject().put("id", id).put("cameraId", CAMERA).put("start", start)
+                .put("end", end < 0 ? null : end).put("className", "person");
+        return new EventLog.Event(id, CAMERA, start, end, e.encode());
+    }
 
     public HeldFiles(Path dir) throws IOException {
         layout = new StorageLayout(dir.resolve("recordings"));
@@ -73,6 +92,35 @@ public final class HeldFiles implements NodeRecordings.Held {
         calls.incrementAndGet();
         if (!CAMERA.equals(camera)) return Future.failedFuture(new NoSuchElementException("nothing recorded of " + camera));
         return Future.succeededFuture(new Recordings.Clip(clip, fromMs, toMs - 1, 10, clipBytes.length, null));
+    }
+
+    @Override
+    public Future<List<DetectionLog.Frame>> detections(String camera, long fromMs, long toMs, int limit) {
+        calls.incrementAndGet();
+        return Future.succeededFuture(!CAMERA.equals(camera) ? List.of()
+                : frames.stream().filter(f -> f.timeMs() >= fromMs && f.timeMs() < toMs).limit(limit).toList());
+    }
+
+    @Override
+    public Future<List<EventLog.Event>> storedEvents(String camera, long fromMs, long toMs, int limit) {
+        calls.incrementAndGet();
+        return Future.succeededFuture(!CAMERA.equals(camera) ? List.of()
+                : events.stream().filter(e -> e.startMs() < toMs && (e.endMs() < 0 || e.endMs() >= fromMs)).limit(limit).toList());
+    }
+
+    /** As the storage answers: at most {@code limit}, one more when there are more. */
+    @Override
+    public Future<List<SegmentIndex.Span>> spans(String camera, long fromMs, long toMs, int limit) {
+        calls.incrementAndGet();
+        return Future.succeededFuture(!CAMERA.equals(camera) ? List.of()
+                : spans.stream().filter(s -> s.startMs() < toMs && (s.endMs() < 0 || s.endMs() > fromMs)).limit(limit + 1L).toList());
+    }
+
+    @Override
+    public Future<io.vertx.core.json.JsonObject> status() {
+        calls.incrementAndGet();
+        return Future.succeededFuture(new io.vertx.core.json.JsonObject().put("recording", true)
+                .put("cameras", new io.vertx.core.json.JsonObject().put(CAMERA, new io.vertx.core.json.JsonObject().put("mode", "continuous"))));
     }
 
     @Override

@@ -31,11 +31,13 @@ import org.junit.jupiter.api.Test;
  * huge, a length over a chunk, a range backwards or over an hour) gets 400 and reaches nothing of the recordings;
  * an offset past the end gets 400; a segment or clip token not there 404. What is asked rightly comes back exactly:
  * a list, chunks of at most 1 MiB with the file's size, a clip by its token, which stops working once the clip is
- * made again.
+ * made again; the detections, stored events and spans of a range (at most as many as asked, more said when there were
+ * more, a list that would outgrow {@link RecordingQuery#ANSWER_BYTES} cut short of it) and the storage status, as
+ * encoded JSON.
  *
- * <p>Budget: 5 s (about 0.5 s).
+ * <p>Budget: 10 s (0.5 s alone, 2.9 s beside another test class here; most of it the 8 MiB answer cut short).
  */
-@Budget(seconds = 5)
+@Budget(seconds = 10)
 class NodeRecordingsTest {
     static Vertx vertx;
     static HeldFiles held;
@@ -80,7 +82,15 @@ class NodeRecordingsTest {
                 new JsonObject().put("action", "clip").put("camera", "../cam").put("from", 0).put("to", 10),
                 new JsonObject().put("action", "event-clip").put("camera", "cam").put("start", 10).put("end", 5),
                 new JsonObject().put("action", "event-clip").put("camera", "cam").put("start", -1).put("end", -1),
-                new JsonObject().put("action", "event-clip").put("camera", "cam").put("start", 10));
+                new JsonObject().put("action", "event-clip").put("camera", "cam").put("start", 10),
+                // the lists kept with the recording: ranges backwards, too long, limits out of bounds, names that are paths
+                list("detections", "cam", 10, 5, 5), list("detections", "cam", 10, 10, 5), list("detections", "cam", 0, 600_001, 5),
+                list("detections", "cam", 0, 10, 0), list("detections", "cam", 0, 10, 20_001), list("detections", "../cam", 0, 10, 5),
+                list("events", "cam", 10, 5, 5), list("events", "cam", 0, 10, 1_001), list("events", "cam", -5, 10, 5),
+                list("events", "cam/..", 0, 10, 5), list("events", "cam", 0, 10, 5).put("limit", "5"),
+                list("spans", "cam", 10, 5, 5), list("spans", "cam", 0, 10, 10_001), list("spans", "cam", 0, 10, 0),
+                list("spans", "cam", 0, 10, 5).put("to", 1.5), list("spans", "cam", 0, 10, 5).put("limit", 4_294_967_297L),
+                list("spans", "cam", 0, 10, 5).putNull("camera"));
         int before = held.calls.get();
         for (Object body : bad) {
             assertEquals(400, failure(body).failureCode(), "400 for " + body);
@@ -149,6 +159,47 @@ class NodeRecordingsTest {
         ReplyException gone = failure(read);
         assertEquals(404, gone.failureCode());
         assertTrue(gone.getMessage().contains("made again"), gone.getMessage());
+    }
+
+    @Test
+    void theListsKeptWithTheRecordingAndTheStatusComeAsBoundedJson() throws Exception {
+        long t0 = HeldFiles.START_MS;
+        JsonObject frames = answer(list("detections", "cam", t0, t0 + 2_000, 2));
+        assertEquals(List.of(t0 + 40, t0 + 80), frames.getJsonArray("frames").stream().map(o -> ((JsonObject) o).getLong("t")).toList());
+        assertEquals(new JsonArray().add(new JsonArray().add("person").add(0.9).add(10).add(20).add(30).add(40).add(1)),
+                frames.getJsonArray("frames").getJsonObject(0).getJsonArray("boxes"));
+        assertTrue(frames.getBoolean("more"), "a third frame was left out: " + frames.encode());
+        assertEquals(false, answer(list("detections", "cam", t0, t0 + 2_000, 3)).getBoolean("more"));
+
+        JsonObject events = answer(list("events", "cam", 0, t0 + 2_000, 1));
+        assertEquals("cam-1-1", events.getJsonArray("events").getJsonObject(0).getString("id"), "newest first");
+        assertTrue(events.getBoolean("more"));
+        JsonObject spans = answer(list("spans", "cam", 0, t0 + 2_000, 5));
+        assertEquals(new JsonArray().add(new JsonArray().add(t0).add(t0 + 2_000)), spans.getJsonArray("spans"));
+        assertEquals(false, spans.getBoolean("more"));
+        assertEquals(new JsonObject().put("mode", "continuous"), answer(new JsonObject().put("action", "status")).getJsonObject("cameras").getJsonObject("cam"));
+
+        // a list that would outgrow the answer's bound stops short of it and says there is more
+        List<io.argus.recording.DetectionLog.Frame> before = held.frames;
+        String box = new JsonArray().add("x".repeat(1_000)).encode();
+        held.frames = java.util.stream.IntStream.range(0, 20_000).mapToObj(i -> new io.argus.recording.DetectionLog.Frame(t0 + i, 1, 1, "[" + box + "]")).toList();
+        try {
+            Message<Object> big = ask(list("detections", "cam", t0, t0 + 600_000, 20_000));
+            assertTrue(((Buffer) big.body()).length() <= RecordingQuery.ANSWER_BYTES, "answer of " + ((Buffer) big.body()).length());
+            JsonObject cut = new JsonObject((Buffer) big.body());
+            assertTrue(cut.getBoolean("more"));
+            assertTrue(cut.getJsonArray("frames").size() > 7_000 && cut.getJsonArray("frames").size() < 20_000, "" + cut.getJsonArray("frames").size());
+        } finally {
+            held.frames = before;
+        }
+    }
+
+    private static JsonObject list(String action, String camera, long from, long to, long limit) {
+        return new JsonObject().put("action", action).put("camera", camera).put("from", from).put("to", to).put("limit", limit);
+    }
+
+    private static JsonObject answer(JsonObject q) throws Exception {
+        return new JsonObject((Buffer) ask(q).body());
     }
 
     private static JsonObject segments(String camera, long from, long to, long limit) {
