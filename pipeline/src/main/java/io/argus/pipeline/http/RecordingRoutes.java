@@ -76,57 +76,30 @@ final class RecordingRoutes {
             }, 200);
         });
         router.get("/api/recordings/:camera/spans").handler(rc -> {
-            String camera = PathIds.name(rc, "camera", "camera id");
-            if (camera == null) return;
-            long to;
-            long from;
-            int limit;
-            try {
-                to = time(rc, "to", System.currentTimeMillis());
-                from = time(rc, "from", to - HOUR_MS);
-                if (from > to) throw new IllegalArgumentException("from (" + from + ") is after to (" + to + ")");
-                limit = limit(rc, LIST_LIMIT);
-            } catch (IllegalArgumentException e) {
-                error(rc, 400, e.getMessage());
-                return;
-            }
+            ListQuery q = listQuery(rc, LIST_LIMIT);
+            if (q == null) return;
             if (members != null) {
-                answer(rc, members.spans(camera, from, to, limit), WAIT_SECONDS, list -> list, 200);
+                answer(rc, members.spans(q.camera(), q.from(), q.to(), q.limit()), WAIT_SECONDS, list -> list, 200);
                 return;
             }
-            answer(rc, recordings.spans(camera, from, to, limit), WAIT_SECONDS, spans -> {
+            answer(rc, recordings.spans(q.camera(), q.from(), q.to(), q.limit()), WAIT_SECONDS, spans -> {
                 JsonArray out = new JsonArray();
-                for (var s : spans.subList(0, Math.min(limit, spans.size()))) out.add(new JsonArray().add(s.startMs()).add(s.endMs()));
-                return new JsonObject().put("camera", camera).put("from", from).put("to", to).put("spans", out)
-                        .put("more", spans.size() > limit);
+                for (var s : spans.subList(0, Math.min(q.limit(), spans.size()))) out.add(new JsonArray().add(s.startMs()).add(s.endMs()));
+                return q.answer("spans", out, spans.size() > q.limit());
             }, 200);
         });
         router.get("/api/recordings/:camera/events").handler(rc -> {
-            String camera = PathIds.name(rc, "camera", "camera id");
-            if (camera == null) return;
-            long to;
-            long from;
-            int limit;
-            try {
-                to = time(rc, "to", System.currentTimeMillis());
-                from = time(rc, "from", to - HOUR_MS);
-                if (from > to) throw new IllegalArgumentException("from (" + from + ") is after to (" + to + ")");
-                limit = limit(rc, STORED_EVENTS_LIMIT);
-            } catch (IllegalArgumentException e) {
-                error(rc, 400, e.getMessage());
-                return;
-            }
+            ListQuery q = listQuery(rc, STORED_EVENTS_LIMIT);
+            if (q == null) return;
             if (members != null) {
-                answer(rc, members.storedEvents(camera, from, to, limit), WAIT_SECONDS, list -> list, 200);
+                answer(rc, members.storedEvents(q.camera(), q.from(), q.to(), q.limit()), WAIT_SECONDS, list -> list, 200);
                 return;
             }
-            int asked = limit;
             // one more than asked: whether there are more to ask for
-            answer(rc, recordings.storedEvents(camera, from, to, limit + 1), WAIT_SECONDS, stored -> {
+            answer(rc, recordings.storedEvents(q.camera(), q.from(), q.to(), q.limit() + 1), WAIT_SECONDS, stored -> {
                 JsonArray out = new JsonArray();
-                for (var e : stored.subList(0, Math.min(asked, stored.size()))) out.add(new JsonObject(e.json()));
-                return new JsonObject().put("camera", camera).put("from", from).put("to", to).put("events", out)
-                        .put("more", stored.size() > asked);
+                for (var e : stored.subList(0, Math.min(q.limit(), stored.size()))) out.add(new JsonObject(e.json()));
+                return q.answer("events", out, stored.size() > q.limit());
             }, 200);
         });
         router.post("/api/exports").handler(rc -> {
@@ -211,33 +184,12 @@ final class RecordingRoutes {
             });
         });
         router.get("/api/recordings/:camera").handler(rc -> {
-            String camera = PathIds.name(rc, "camera", "camera id");
-            if (camera == null) return;
-            long to;
-            long from;
-            try {
-                to = time(rc, "to", System.currentTimeMillis());
-                from = time(rc, "from", to - HOUR_MS);
-            } catch (IllegalArgumentException e) {
-                error(rc, 400, e.getMessage());
-                return;
-            }
-            if (from > to) {
-                error(rc, 400, "from (" + from + ") is after to (" + to + ")");
-                return;
-            }
-            int limit;
-            String l = rc.queryParams().get("limit");
-            if (l == null || l.isEmpty()) limit = LIST_LIMIT;
-            else if (l.matches("\\d{1,5}") && Integer.parseInt(l) >= 1 && Integer.parseInt(l) <= LIST_LIMIT) limit = Integer.parseInt(l);
-            else {
-                error(rc, 400, "limit: expected 1 to " + LIST_LIMIT + ", found " + Names.quoted(l));
-                return;
-            }
+            ListQuery q = listQuery(rc, LIST_LIMIT);
+            if (q == null) return;
             // one more than asked: whether there are more to ask for
-            if (members != null) answer(rc, members.list(camera, from, to, limit), WAIT_SECONDS, list -> list, 200);
-            else answer(rc, recordings.segments(camera, from, to, limit + 1), WAIT_SECONDS,
-                    segments -> listed(camera, from, to, limit, segments), 200);
+            if (members != null) answer(rc, members.list(q.camera(), q.from(), q.to(), q.limit()), WAIT_SECONDS, list -> list, 200);
+            else answer(rc, recordings.segments(q.camera(), q.from(), q.to(), q.limit() + 1), WAIT_SECONDS,
+                    segments -> listed(q.camera(), q.from(), q.to(), q.limit(), segments), 200);
         });
         router.get("/api/recordings/:camera/:day/:file").handler(rc -> {
             String name = rc.pathParam("camera") + "/" + rc.pathParam("day") + "/" + rc.pathParam("file");
@@ -280,6 +232,29 @@ final class RecordingRoutes {
                         + from + ", " + to);
             }
             return new long[]{from, to};
+        } catch (IllegalArgumentException e) {
+            error(rc, 400, e.getMessage());
+            return null;
+        }
+    }
+
+    /** A camera's list in a time range: {@code ?from=&to=} (the last hour by default) and {@code ?limit=}. */
+    private record ListQuery(String camera, long from, long to, int limit) {
+        /** {@code {"camera", "from", "to", <name>: items, "more"}}. */
+        JsonObject answer(String name, JsonArray items, boolean more) {
+            return new JsonObject().put("camera", camera).put("from", from).put("to", to).put(name, items).put("more", more);
+        }
+    }
+
+    /** The camera, range and limit of a list request, checked; null after answering 400. */
+    private static ListQuery listQuery(RoutingContext rc, int maxLimit) {
+        String camera = PathIds.name(rc, "camera", "camera id");
+        if (camera == null) return null;
+        try {
+            long to = time(rc, "to", System.currentTimeMillis());
+            long from = time(rc, "from", to - HOUR_MS);
+            if (from > to) throw new IllegalArgumentException("from (" + from + ") is after to (" + to + ")");
+            return new ListQuery(camera, from, to, limit(rc, maxLimit));
         } catch (IllegalArgumentException e) {
             error(rc, 400, e.getMessage());
             return null;

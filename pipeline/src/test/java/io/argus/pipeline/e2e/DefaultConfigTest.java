@@ -268,6 +268,9 @@ class DefaultConfigTest {
                 "the review section's timeline with the recording and the events");
         browser.cdp.eval("window.reviewEvent('" + event[0].getString("id") + "')");
         browser.waitFor("window.reviewPlayhead() > 0 ? 'yes' : ''", 20, "the event playing in the review section");
+        // the 10 min view, where a minute of recording is wide enough to see
+        browser.cdp.eval("document.querySelector('#review [data-span=\"600000\"]').click()");
+        browser.waitFor("reviewState().loaded && reviewState().loaded.span === 600000 ? 'yes' : ''", 10, "the 10 min view");
         browser.cdp.eval("document.getElementById('review').scrollIntoView()");
         browser.screenshot("dashboard-demo-review.png");
     }
