@@ -78,6 +78,9 @@ class RetentionTest {
             long oldestKept = index.oldestFirst(null, 1).get(0).startMs();
             assertTrue(newestDeleted <= oldestKept, newestDeleted + " deleted, " + oldestKept + " kept");
             assertTrue(Retention.enforce(index, rules, NOW, () -> Long.MAX_VALUE).isEmpty(), "a second pass has nothing to do");
+            long directory = gone.stream().filter(d -> d.reason().startsWith("directory")).count();
+            System.out.println("retention: " + old.size() + " segments by age, " + b.size() + " by b's budget, " + directory
+                    + " by the directory's 20,000 bytes (oldest first); left " + total + " bytes " + left);
         }
     }
 
@@ -94,6 +97,8 @@ class RetentionTest {
             long freed = gone.stream().mapToLong(d -> d.segment().bytes()).sum();
             assertTrue(freed >= 5_000 && freed < 5_000 + 2_000, freed + " bytes freed by " + gone);
             assertTrue(gone.stream().allMatch(d -> d.segment().camera().equals("old")), "the oldest are old's: " + gone);
+            System.out.println("retention: free space 5,000 bytes under its floor: " + gone.size() + " oldest segments deleted, "
+                    + freed + " bytes freed");
         }
     }
 }
