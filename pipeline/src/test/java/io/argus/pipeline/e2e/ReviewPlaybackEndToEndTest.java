@@ -183,8 +183,11 @@ class ReviewPlaybackEndToEndTest {
                         played.getString("mime"), played.getInteger("appended"), played.getInteger("jumps"), samples.size(), p.maxHeldMs);
 
                 // the present: the segment being written is followed by byte ranges, in the same MediaSource
-                JsonObject open = segments(app).stream().map(o -> (JsonObject) o).filter(s -> !s.getBoolean("complete"))
-                        .findFirst().orElseThrow(() -> new AssertionError("a segment being written"));
+                // (between one segment's close and the next one's open, at a keyframe, none is: asked until one is)
+                JsonObject[] writing = {null};
+                Waits.waitFor(() -> (writing[0] = segments(app).stream().map(o -> (JsonObject) o)
+                        .filter(s -> !s.getBoolean("complete")).findFirst().orElse(null)) != null, 10_000, 50, "a segment being written");
+                JsonObject open = writing[0];
                 long live = Math.max(open.getLong("startMs"), System.currentTimeMillis() - 1_000);
                 browser.waitFor("window.reviewPlay(%d) && 'asked'".formatted(live), 5, "playback of the present asked for");
                 JsonObject followed = settled(browser, "s.followed > 0 && window.reviewPlayhead() > " + (open.getLong("startMs") + 2_300),
