@@ -264,6 +264,9 @@ class ReviewPlaybackEndToEndTest {
                 JsonArray s = (JsonArray) o;
                 double playhead = s.getDouble(1);
                 if (times.isEmpty() && Math.abs(playhead - from) > 1_000) continue;   // before playback began
+                // 0: no picture to show at that moment (the element waits for data, a loaded machine's fetch behind):
+                // a stall, counted as the playhead held until it moves on, not a jump back
+                if (playhead <= 0) continue;
                 times.add(new double[]{s.getDouble(0), playhead});
                 if (!sources.contains(s.getString(2))) sources.add(s.getString(2));
             }
