@@ -612,95 +612,40 @@ public final class BoxBurner {
         }
     }
 
-    /** Just enough JSON for the log's rows: lists of strings, numbers, booleans and null. */
+    /** The log's rows read with jackson-core's streaming parser: lists of strings, numbers (as doubles), booleans, null. */
     static final class Json {
-        private final String s;
-        private int i;
+        private static final com.fasterxml.jackson.core.JsonFactory FACTORY = new com.fasterxml.jackson.core.JsonFactory();
 
-        private Json(String s) { this.s = s; }
+        private Json() {}
 
         /** The list {@code text} holds; {@link IllegalArgumentException} when it is not one. */
         static List<Object> parseList(String text) {
-            Json p = new Json(text == null ? "" : text);
-            Object v = p.value();
-            p.space();
-            if (!(v instanceof List<?>) || p.i != p.s.length()) throw new IllegalArgumentException("not a JSON list: " + text);
-            @SuppressWarnings("unchecked")
-            List<Object> list = (List<Object>) v;
-            return list;
+            try (com.fasterxml.jackson.core.JsonParser p = FACTORY.createParser(text == null ? "" : text)) {
+                if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_ARRAY) throw new IllegalArgumentException("not a JSON list: " + text);
+                List<Object> list = list(p);
+                if (p.nextToken() != null) throw new IllegalArgumentException("not a JSON list: " + text);
+                return list;
+            } catch (java.io.IOException e) {
+                throw new IllegalArgumentException("not a JSON list: " + text + " (" + e.getMessage() + ")", e);
+            }
         }
 
-        private void space() {
-            while (i < s.length() && Character.isWhitespace(s.charAt(i))) i++;
-        }
-
-        private Object value() {
-            space();
-            if (i >= s.length()) throw new IllegalArgumentException("JSON ends early");
-            char c = s.charAt(i);
-            if (c == '[') {
-                i++;
-                List<Object> out = new ArrayList<>();
-                space();
-                if (i < s.length() && s.charAt(i) == ']') {
-                    i++;
-                    return out;
-                }
-                while (true) {
-                    out.add(value());
-                    space();
-                    if (i >= s.length()) throw new IllegalArgumentException("JSON list not closed");
-                    char d = s.charAt(i++);
-                    if (d == ']') return out;
-                    if (d != ',') throw new IllegalArgumentException("JSON: expected ',' or ']' at " + (i - 1));
-                }
+        /** The list whose START_ARRAY the parser is on, to its END_ARRAY. */
+        private static List<Object> list(com.fasterxml.jackson.core.JsonParser p) throws java.io.IOException {
+            List<Object> out = new java.util.ArrayList<>();
+            for (com.fasterxml.jackson.core.JsonToken t = p.nextToken(); t != com.fasterxml.jackson.core.JsonToken.END_ARRAY; t = p.nextToken()) {
+                if (t == null) throw new java.io.IOException("the list is not closed");
+                out.add(switch (t) {
+                    case START_ARRAY -> list(p);
+                    case VALUE_STRING -> p.getText();
+                    case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> p.getValueAsDouble();
+                    case VALUE_TRUE -> Boolean.TRUE;
+                    case VALUE_FALSE -> Boolean.FALSE;
+                    case VALUE_NULL -> null;
+                    default -> throw new java.io.IOException("expected a list, a string, a number, a boolean or null, found " + t);
+                });
             }
-            if (c == '"') return string();
-            if (s.startsWith("null", i)) {
-                i += 4;
-                return null;
-            }
-            if (s.startsWith("true", i)) {
-                i += 4;
-                return Boolean.TRUE;
-            }
-            if (s.startsWith("false", i)) {
-                i += 5;
-                return Boolean.FALSE;
-            }
-            int start = i;
-            while (i < s.length() && "+-0123456789.eE".indexOf(s.charAt(i)) >= 0) i++;
-            if (start == i) throw new IllegalArgumentException("JSON: unexpected '" + c + "' at " + i);
-            return Double.parseDouble(s.substring(start, i));
-        }
-
-        private String string() {
-            StringBuilder b = new StringBuilder();
-            i++;
-            while (i < s.length()) {
-                char c = s.charAt(i++);
-                if (c == '"') return b.toString();
-                if (c != '\\') {
-                    b.append(c);
-                    continue;
-                }
-                if (i >= s.length()) break;
-                char e = s.charAt(i++);
-                switch (e) {
-                    case 'n' -> b.append('\n');
-                    case 't' -> b.append('\t');
-                    case 'r' -> b.append('\r');
-                    case 'b' -> b.append('\b');
-                    case 'f' -> b.append('\f');
-                    case 'u' -> {
-                        if (i + 4 > s.length()) throw new IllegalArgumentException("JSON: a short \\u escape");
-                        b.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
-                        i += 4;
-                    }
-                    default -> b.append(e);
-                }
-            }
-            throw new IllegalArgumentException("JSON string not closed");
+            return out;
         }
     }
 }

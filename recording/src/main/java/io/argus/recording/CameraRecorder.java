@@ -83,9 +83,7 @@ public final class CameraRecorder implements PacketSink, AutoCloseable {
 
     private record Start(AVCodecParameters parameters, AVRational timeBase) implements Item {}
 
-    private record Packet(AVPacket packet, long wallMs, boolean afterHole) implements Item {
-        boolean keyframe() { return (packet.flags() & org.bytedeco.ffmpeg.global.avcodec.AV_PKT_FLAG_KEY) != 0; }
-    }
+    private record Packet(AVPacket packet, long wallMs, boolean afterHole) implements Item {}
 
     private record End() implements Item {}
 
@@ -295,50 +293,29 @@ public final class CameraRecorder implements PacketSink, AutoCloseable {
                     }
                     case Packet p -> {
                         queuedBytes.addAndGet(-p.packet().size());
+                        PreRoll.Held h = new PreRoll.Held(p.packet(), p.wallMs(), p.afterHole());
                         if (preRoll == null) {
-                            try {
-                                record(writer, p.packet(), p.wallMs(), p.afterHole());
-                            } finally {
-                                av_packet_free(p.packet());
-                            }
+                            recordAndFree(writer, h);
                             continue;
                         }
                         long from = wantedFrom(p.wallMs());
-                        if (from != Long.MAX_VALUE) {
-                            if (!asked) {
-                                // the recording opens at the keyframe at or before the span's start: this packet
-                                // may be that keyframe, or the pre-roll holds it
-                                asked = true;
-                                preRoll.add(new PreRoll.Held(p.packet(), p.wallMs(), p.afterHole()));
-                                for (PreRoll.Held h : preRoll.takeFrom(from)) {
-                                    try {
-                                        record(writer, h.packet(), h.wallMs(), h.afterHole());
-                                    } finally {
-                                        av_packet_free(h.packet());
-                                    }
-                                }
-                            } else {
-                                try {
-                                    record(writer, p.packet(), p.wallMs(), p.afterHole());
-                                } finally {
-                                    av_packet_free(p.packet());
-                                }
-                            }
-                        } else if (asked && !p.keyframe()) {
-                            // nothing asks for more, but the recording ends at the next keyframe: a pre-roll must
-                            // start at one, so the next span finds its keyframe in memory however soon it begins
-                            try {
-                                record(writer, p.packet(), p.wallMs(), p.afterHole());
-                            } finally {
-                                av_packet_free(p.packet());
-                            }
+                        if (from != Long.MAX_VALUE && !asked) {
+                            // the recording opens at the keyframe at or before the span's start: this packet may be
+                            // that keyframe, or the pre-roll holds it
+                            asked = true;
+                            preRoll.add(h);
+                            for (PreRoll.Held kept : preRoll.takeFrom(from)) recordAndFree(writer, kept);
+                        } else if (from != Long.MAX_VALUE || (asked && !h.keyframe())) {
+                            // asked for; or nothing asks for more but the recording ends at the next keyframe: a
+                            // pre-roll must start at one, so the next span finds its keyframe in memory however soon
+                            recordAndFree(writer, h);
                         } else {
                             if (asked) {
                                 asked = false;
                                 if (writer != null) finishQuietly(writer);
                             }
                             if (retryAt == 0 && !state.startsWith("failing")) state = standingBy();
-                            preRoll.add(new PreRoll.Held(p.packet(), p.wallMs(), p.afterHole()));
+                            preRoll.add(h);
                         }
                         notRecorded.set(preRoll.letGo());
                         preRollPackets.set(preRoll.size());
@@ -361,6 +338,15 @@ public final class CameraRecorder implements PacketSink, AutoCloseable {
 
     private String standingBy() {
         return options.mode() == Mode.MOTION ? "waiting for motion" : "waiting for an event";
+    }
+
+    /** Writes one packet, or counts why it was not, and frees it. */
+    private void recordAndFree(SegmentWriter writer, PreRoll.Held h) {
+        try {
+            record(writer, h.packet(), h.wallMs(), h.afterHole());
+        } finally {
+            av_packet_free(h.packet());
+        }
     }
 
     /** Writes one packet (the caller frees it), or counts why it was not. */

@@ -70,7 +70,6 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
     private final Map<String, List<DetectionLog.Frame>> unwrittenFrames = new ConcurrentHashMap<>();
     private long flushTimer = -1;
     private MessageConsumer<Object> eventConsumer;
-    private volatile long freeBytes = -1;
     private volatile String openFailure;
     private long timer = -1;
     /** One clip written at a time, beside (not in the way of) the index's own requests. */
@@ -125,7 +124,6 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
                 openFailure = "cannot open the recordings in " + settings.dir() + ": " + e.getMessage();
                 log.log(wanted ? Level.ERROR : Level.WARNING, openFailure);
             }
-            freeBytes = free();
             return null;
         }).onSuccess(v -> {
             clipWriter = vertx.createSharedWorkerExecutor("argus-clips", 1);
@@ -495,8 +493,26 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
         SegmentIndex i = index;
         Storages all = storages;
         return vertx.executeBlocking(() -> {
+            // each directory read once: its bytes per camera (one query) and its free space asked now (one statfs: a
+            // disk that fills between retention rounds shows at once)
+            Map<String, Long> bytes = new java.util.HashMap<>();
+            JsonArray dirs = new JsonArray();
+            boolean anyFilling = false;
+            long mainFree = -1;
+            for (ArgusConfig.Recording.Storage d : settings.storages()) {
+                SegmentIndex di = all == null ? null : all.index(d.name());
+                Map<String, Long> held = di == null ? Map.of() : di.bytesByCamera();
+                held.forEach((camera, b) -> bytes.merge(camera, b, Long::sum));
+                long free = free(d.dir());
+                if (d.name().equals(ArgusConfig.Recording.MAIN_STORAGE)) mainFree = free;
+                boolean filling = free >= 0 && free < d.warnFreeBytes();
+                anyFilling |= filling && di != null;
+                String error = all == null ? openFailure : all.failures().get(d.name());
+                dirs.add(new JsonObject().put("name", d.name()).put("dir", d.dir().toString()).put("open", di != null)
+                        .put("error", error).put("bytes", held.values().stream().mapToLong(Long::longValue).sum())
+                        .put("maxBytes", d.maxBytes()).put("freeBytes", free).put("diskFilling", filling));
+            }
             JsonObject cameras = new JsonObject();
-            Map<String, Long> bytes = i != null ? all.bytesByCamera() : Map.of();
             recorders.forEach((id, r) -> {
                 CameraRecorder.Stats s = r.stats();
                 cameras.put(id, new JsonObject().put("mode", r.options().mode().name().toLowerCase(java.util.Locale.ROOT))
@@ -512,29 +528,13 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
             synchronized (lastDeletions) {
                 deleted = new JsonArray(List.copyOf(lastDeletions));
             }
-            // each directory's free space asked now (one statfs each): a disk that fills between retention rounds shows
-            JsonArray dirs = new JsonArray();
-            boolean anyFilling = false;
-            for (ArgusConfig.Recording.Storage d : settings.storages()) {
-                SegmentIndex di = all == null ? null : all.index(d.name());
-                long free = free(d.dir());
-                boolean filling = free >= 0 && free < d.warnFreeBytes();
-                anyFilling |= filling && di != null;
-                String error = all == null ? openFailure : all.failures().get(d.name());
-                dirs.add(new JsonObject().put("name", d.name()).put("dir", d.dir().toString()).put("open", di != null)
-                        .put("error", error).put("bytes", di == null ? 0 : di.bytesByCamera().values().stream().mapToLong(Long::longValue).sum())
-                        .put("maxBytes", d.maxBytes()).put("freeBytes", free).put("diskFilling", filling));
-            }
-            long free = free(settings.dir());
             return new JsonObject().put("recording", i != null).put("error", openFailure).put("dir", settings.dir().toString())
                     .put("bytes", bytes.values().stream().mapToLong(Long::longValue).sum())
-                    .put("maxBytes", settings.maxBytes()).put("freeBytes", free)
-                    .put("diskFilling", anyFilling || (free >= 0 && free < settings.warnFreeBytes()))
+                    .put("maxBytes", settings.maxBytes()).put("freeBytes", mainFree)
+                    .put("diskFilling", anyFilling || (mainFree >= 0 && mainFree < settings.warnFreeBytes()))
                     .put("storage", dirs).put("cameras", cameras).put("lastDeletions", deleted);
         });
     }
-
-    private long free() { return free(settings.dir()); }
 
     private static long free(Path dir) {
         try {
@@ -564,7 +564,6 @@ public final class RecordingVerticle extends VerticleBase implements Recordings 
                             d.dir(), d.name(), d.warnFreeBytes());
                 }
             }
-            freeBytes = free();
             DetectionLog boxes = detectionLog;
             if (boxes != null) {
                 // boxes live as long as the pictures they were seen in
