@@ -8,6 +8,9 @@ import io.argus.detector.Picture;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.YoloSpec;
 import io.argus.detector.nn.InferenceBackend;
+import io.argus.detector.onnx.OnnxHead;
+import io.argus.detector.onnx.OnnxInput;
+import io.argus.detector.onnx.OnnxInterpreter;
 import io.argus.detector.post.Candidate;
 import io.argus.detector.post.Detections;
 import io.argus.detector.post.InputGeometry;
@@ -27,6 +30,10 @@ public final class CpuBackend implements InferenceBackend {
     private final Preprocess preprocess = new Preprocess();
     private final List<YoloSpec> heads;
     private final InputGeometry[] geometry;
+    private final OnnxInput onnxInput;                   // imported models: their family's input
+    private final OnnxInput.Geometry[] onnxGeometry;
+    private final float[][] tailInputs;
+    private final List<List<OnnxInterpreter.Tensor>> lastOutputs = new ArrayList<>();
     private int lastBatch;
 
     public CpuBackend(Model model, int maxBatch) {
@@ -42,6 +49,10 @@ public final class CpuBackend implements InferenceBackend {
         this.network = new CpuNetwork(model.spec(), model.weights(), maxBatch, options, calibration);
         this.heads = model.spec().yoloLayers();
         this.geometry = new InputGeometry[maxBatch];
+        OnnxHead onnx = model.onnx();
+        this.onnxInput = onnx == null ? null : new OnnxInput(onnx.convention());
+        this.onnxGeometry = new OnnxInput.Geometry[maxBatch];
+        this.tailInputs = onnx == null ? new float[0][] : tailScratch(model);
     }
 
     @Override
@@ -58,6 +69,7 @@ public final class CpuBackend implements InferenceBackend {
         int n = images.size();
         if (n == 0) return List.of();
         if (n > maxBatch()) throw new IllegalArgumentException(n + " images, max batch " + maxBatch());
+        if (model.onnx() != null) return detectImported(images, params);
         NetworkSpec spec = model.spec();
         int w = spec.net().width();
         int h = spec.net().height();
@@ -80,9 +92,56 @@ public final class CpuBackend implements InferenceBackend {
         return result;
     }
 
+    /** An imported model: its family's input, the layers, the graph's tail per image, the family's decoding. */
+    private List<List<Detection>> detectImported(List<BgrImage> images, DetectParams params) {
+        int n = images.size();
+        NetworkSpec spec = model.spec();
+        int w = spec.net().width(), h = spec.net().height(), inputSize = spec.inputShape().size();
+        for (int i = 0; i < n; i++) onnxGeometry[i] = onnxInput.write(images.get(i), w, h, network.input(), i * inputSize);
+        network.forward(n);
+        lastBatch = n;
+        OnnxHead head = model.onnx();
+        List<List<OnnxInterpreter.Tensor>> outputs = tailOutputs(network, head, n, tailInputs);
+        lastOutputs.clear();
+        lastOutputs.addAll(outputs);
+        List<List<Detection>> result = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            result.add(head.detections(outputs.get(i).get(0), onnxGeometry[i], model.names(), params.threshold(),
+                    params.nms()));
+        }
+        return result;
+    }
+
+    /**
+     * An imported graph's outputs for the {@code n} images of {@code network}'s last forward: its tail run per image on
+     * the layers' outputs. {@code scratch}: one array per tail input, of its layer's output size (reused).
+     */
+    public static List<List<OnnxInterpreter.Tensor>> tailOutputs(CpuNetwork network, OnnxHead head, int n,
+                                                                float[][] scratch) {
+        int[] tailLayers = head.tail().inputLayers();
+        FloatBuffer[] layerOutputs = new FloatBuffer[tailLayers.length];
+        for (int k = 0; k < tailLayers.length; k++) layerOutputs[k] = network.outputNchw(tailLayers[k]);
+        List<List<OnnxInterpreter.Tensor>> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            for (int k = 0; k < tailLayers.length; k++) layerOutputs[k].get(i * scratch[k].length, scratch[k]);
+            out.add(head.tail().run(scratch));
+        }
+        return out;
+    }
+
+    /** Scratch arrays for {@link #tailOutputs}: one per tail input, of its layer's output size. */
+    public static float[][] tailScratch(Model model) {
+        int[] tailLayers = model.onnx().tail().inputLayers();
+        float[][] s = new float[tailLayers.length][];
+        for (int i = 0; i < tailLayers.length; i++) s[i] = new float[model.spec().layers().get(tailLayers[i]).output().size()];
+        return s;
+    }
+
+    /** For an imported model, graph output {@code head} of image {@code image} of the last call, row-major. */
     @Override
     public float[] headOutput(int head, int image) {
         if (image < 0 || image >= lastBatch) throw new IndexOutOfBoundsException("image " + image + " of " + lastBatch);
+        if (model.onnx() != null) return lastOutputs.get(image).get(head).data().clone();
         YoloSpec y = heads.get(head);
         float[] out = new float[y.output().size()];
         FloatBuffer buf = network.output(y.index());

@@ -6,6 +6,7 @@ import static org.bytedeco.dnnl.global.dnnl.dnnl_s8;
 import static org.bytedeco.dnnl.global.dnnl.dnnl_u8;
 
 import io.argus.detector.darknet.ConvolutionalSpec;
+import io.argus.detector.darknet.HostOpsSpec;
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.MaxPoolSpec;
 import io.argus.detector.darknet.ModelWeights;
@@ -47,6 +48,8 @@ public final class CpuNetwork implements AutoCloseable {
     private final List<LayerOutput> outputs = new ArrayList<>();
     private final List<CpuLayer> layers = new ArrayList<>();
     private final Dnnl.Primitive[] inputReorders;
+    private final java.util.Map<Integer, NativeFloats> nchwCopies = new java.util.HashMap<>();
+    private final java.util.Map<Integer, Dnnl.Primitive[]> nchwReorders = new java.util.HashMap<>();
     private int lastBatch;
 
     public CpuNetwork(NetworkSpec spec, ModelWeights weights, int maxBatch) {
@@ -118,6 +121,9 @@ public final class CpuNetwork implements AutoCloseable {
                 yield LayerOutput.quantized(l.output(), maxBatch, dnnl_s8, scale);
             }
             case ShortcutSpec s -> LayerOutput.quantized(l.output(), maxBatch, dnnl_s8, scaleOf(calibration.absMax(l.index())));
+            case HostOpsSpec h -> readByLayers
+                    ? LayerOutput.quantized(l.output(), maxBatch, dnnl_s8, scaleOf(calibration.absMax(l.index())))
+                    : LayerOutput.quantized(l.output(), maxBatch, dnnl_f32, 1f);
             case YoloSpec y -> throw new IllegalStateException("[yolo] has no output buffer");
         };
     }
@@ -151,6 +157,11 @@ public final class CpuNetwork implements AutoCloseable {
             }
             case ShortcutSpec s -> new ShortcutLayer(s, out(l.index() - 1, l), out(s.from(), l), mine, maxBatch, context);
             case UpsampleSpec u -> new UpsampleLayer(u, out(l.index() - 1, l), mine, maxBatch, context);
+            case HostOpsSpec h -> {
+                LayerOutput[] ins = new LayerOutput[h.layers().length];
+                for (int i = 0; i < ins.length; i++) ins[i] = out(h.layers()[i], l);
+                yield new HostOpsLayer(h, ins, mine, maxBatch, context);
+            }
             case YoloSpec y -> new YoloLayer(y, out(l.index() - 1, l), maxBatch, context);
         };
     }
@@ -235,6 +246,29 @@ public final class CpuNetwork implements AutoCloseable {
     }
 
     /**
+     * Layer {@code index}'s output for the images of the last forward pass, FP32 in NCHW order (image i at i x the layer's
+     * output size), whatever the network's layout and precision: for what runs after the layers on the host (an
+     * imported graph's tail). The buffer and its reorder are made on first use and reused.
+     */
+    public FloatBuffer outputNchw(int index) {
+        if (lastBatch == 0) throw new IllegalStateException("no forward pass yet");
+        LayerOutput o = outputs.get(index);
+        if (o == null) return output(index);
+        NativeFloats copy = nchwCopies.computeIfAbsent(index, k -> new NativeFloats((long) maxBatch * o.shape().size()));
+        Dnnl.Primitive[] perBatch = nchwReorders.computeIfAbsent(index, k -> new Dnnl.Primitive[maxBatch + 1]);
+        Dnnl.Primitive p = perBatch[lastBatch];
+        if (p == null) {
+            var s = o.shape();
+            p = perBatch[lastBatch] = resources.reorder(o.desc(resources, lastBatch), o.pointer(), o.scale(),
+                    resources.desc(new long[] {lastBatch, s.channels(), s.height(), s.width()}, dnnl_f32, dnnl_nchw),
+                    copy.pointer(), 1f, scratch);
+        }
+        p.execute(context.stream());
+        Dnnl.check(dnnl.dnnl_stream_wait(context.stream()), "stream_wait");
+        return copy.buffer();
+    }
+
+    /**
      * Adds the last forward's first image to {@code absMax}: per layer, the largest |value| so far (FP32 networks
      * only; for {@link Int8Calibration}).
      */
@@ -294,6 +328,7 @@ public final class CpuNetwork implements AutoCloseable {
         for (CpuLayer l : layers) l.close();
         for (LayerOutput o : outputs) if (o != null) o.close();
         inputActivations.close();
+        for (NativeFloats f : nchwCopies.values()) f.close();
         input.close();
         winograd.close();
         scratch.close();

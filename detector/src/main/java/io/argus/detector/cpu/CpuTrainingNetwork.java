@@ -5,6 +5,7 @@ import static org.bytedeco.dnnl.global.dnnl.dnnl_nchw;
 import static org.bytedeco.dnnl.global.dnnl.dnnl_stream_wait;
 
 import io.argus.detector.darknet.ConvolutionalSpec;
+import io.argus.detector.darknet.HostOpsSpec;
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.MaxPoolSpec;
 import io.argus.detector.darknet.NetworkSpec;
@@ -150,6 +151,8 @@ public final class CpuTrainingNetwork implements AutoCloseable {
             case UpsampleSpec u -> new UpsampleLayer(u, out(i - 1), mine, grad, sinks[0], gradientScratch, maxBatch,
                     context);
             case YoloSpec y -> new YoloLayer(y, out(i - 1), true, sinks[0], maxBatch, context);
+            case HostOpsSpec h -> throw new IllegalArgumentException(spec.file() + ": layer " + i + " runs "
+                    + h.ops().describe() + " on the host, which has no backward pass: imported graphs are for inference");
         };
     }
 

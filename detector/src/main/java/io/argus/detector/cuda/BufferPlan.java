@@ -59,7 +59,7 @@ public final class BufferPlan {
 
     /** A route that builds a new tensor: several inputs without groups. */
     static boolean isConcat(RouteSpec r) {
-        return r.layers().length > 1 && r.groups() == 1;
+        return r.layers().length > 1 && r.whole();
     }
 
     /** A route that is a view of its single input (whole, or a group slice): no kernel, no buffer. */
@@ -70,7 +70,7 @@ public final class BufferPlan {
     /** Follows single-input, group-free routes to the layer whose output they name. */
     static int aliasTarget(NetworkSpec spec, int layer) {
         int t = layer;
-        while (t >= 0 && spec.layers().get(t) instanceof RouteSpec r && r.layers().length == 1 && r.groups() == 1) {
+        while (t >= 0 && spec.layers().get(t) instanceof RouteSpec r && r.layers().length == 1 && r.whole()) {
             t = r.layers()[0];
         }
         return t;

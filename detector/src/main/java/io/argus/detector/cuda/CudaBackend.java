@@ -58,6 +58,10 @@ public final class CudaBackend implements InferenceBackend {
 
     /** Opens the model on a GPU; throws {@link CudaUnavailableException} naming what is missing when CUDA is not usable. */
     public static CudaBackend open(Model model, int maxBatch, CudaOptions options) {
+        if (model.onnx() != null) {
+            throw new IllegalArgumentException(model.spec().file() + ": the CUDA backend does not run imported ONNX "
+                    + "models yet; use backend cpu");
+        }
         CudaRuntime.require();
         return new CudaBackend(model, maxBatch, options);
     }

@@ -18,6 +18,7 @@ import io.argus.detector.cuda.layers.Shortcut;
 import io.argus.detector.cuda.layers.Upsample;
 import io.argus.detector.cuda.layers.Yolo;
 import io.argus.detector.darknet.ConvolutionalSpec;
+import io.argus.detector.darknet.HostOpsSpec;
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.MaxPoolSpec;
 import io.argus.detector.darknet.ModelWeights;
@@ -194,6 +195,8 @@ public final class CudaNetwork implements AutoCloseable {
                 TensorView out = BufferPlan.isView(r) ? Route.viewOf(r, ins[0]) : routeViews.get(i);
                 yield new Route(r, ins, out, ctx);
             }
+            case HostOpsSpec h -> throw new IllegalArgumentException(spec.file() + ": layer " + i + " ("
+                    + h.ops().describe() + ") runs on the host, which the CUDA backend does not do yet: use the CPU");
             case YoloSpec y -> {
                 Yolo h = new Yolo(y, viewOf(i - 1, l), maxBatch, ctx);
                 heads.add(h);

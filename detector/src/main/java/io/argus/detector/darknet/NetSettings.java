@@ -63,6 +63,15 @@ public record NetSettings(int width, int height, int channels, int batch, int su
         return new NetSettings(width, height, channels, batch, subdivisions, letterBox, t);
     }
 
+    /**
+     * An input of this size with Darknet's defaults for everything else, for networks that come without a [net]
+     * section (imported ONNX graphs): the defaults are those a cfg's [net] gets, read by the same code.
+     */
+    public static NetSettings ofInput(int width, int height, int channels) {
+        String text = "[net]\nwidth=" + width + "\nheight=" + height + "\nchannels=" + channels + "\n";
+        return from(CfgFile.parse(java.nio.file.Path.of("[net]"), text).get(0));
+    }
+
     public NetSettings withInput(int newWidth, int newHeight) {
         return new NetSettings(newWidth, newHeight, channels, batch, subdivisions, letterBox, training);
     }

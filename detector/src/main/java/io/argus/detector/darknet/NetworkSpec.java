@@ -37,6 +37,25 @@ public final class NetworkSpec {
         return build(name, CfgFile.parse(name, text), width, height);
     }
 
+    /**
+     * A network built from layers rather than a cfg (an imported ONNX graph): {@code file} names it in messages. Each
+     * layer's inputs must be earlier layers (or -1, the input) and its index its position.
+     */
+    public static NetworkSpec of(Path file, NetSettings net, List<LayerSpec> layers) {
+        for (int i = 0; i < layers.size(); i++) {
+            LayerSpec l = layers.get(i);
+            if (l.index() != i) throw new IllegalArgumentException(file + ": layer at " + i + " has index " + l.index());
+            for (int from : l.inputs()) {
+                if (from < -1 || from >= i) {
+                    throw new IllegalArgumentException(file + ": layer " + i + " (" + l.kind() + ") reads layer " + from
+                            + ", expected -1.." + (i - 1));
+                }
+            }
+        }
+        if (layers.isEmpty()) throw new IllegalArgumentException(file + ": no layers");
+        return new NetworkSpec(file, net, layers, List.of());
+    }
+
     public Path file() { return file; }
 
     public NetSettings net() { return net; }
@@ -75,6 +94,7 @@ public final class NetworkSpec {
     /** Cfg file name without directory and extension, e.g. "yolov4-tiny". */
     public String name() {
         String n = file == null ? "network" : file.getFileName().toString();
+        if (n.endsWith(".onnx")) return n.substring(0, n.length() - 5);
         return n.endsWith(".cfg") ? n.substring(0, n.length() - 4) : n;
     }
 

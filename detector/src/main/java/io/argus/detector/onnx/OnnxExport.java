@@ -3,6 +3,7 @@ package io.argus.detector.onnx;
 import io.argus.detector.darknet.Activation;
 import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ConvolutionalSpec;
+import io.argus.detector.darknet.HostOpsSpec;
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.MaxPoolSpec;
 import io.argus.detector.darknet.ModelWeights;
@@ -94,6 +95,8 @@ public final class OnnxExport {
                 case RouteSpec r -> route(r);
                 case ShortcutSpec s -> shortcut(s, previous);
                 case UpsampleSpec u -> upsample(u, previous);
+                case HostOpsSpec h -> throw new IllegalArgumentException(spec.file() + ": layer " + h.index()
+                        + " runs " + h.ops().describe() + " on the host: an imported graph is exported already");
                 case YoloSpec y -> {
                     String head = "head" + heads.size();
                     graph.node("Identity", List.of(previous), head);
@@ -219,7 +222,7 @@ public final class OnnxExport {
         List<String> parts = new ArrayList<>();
         for (int i = 0; i < r.layers().length; i++) {
             String source = outputs[r.layers()[i]];
-            if (r.groups() == 1) {
+            if (r.whole()) {
                 parts.add(source);
                 continue;
             }

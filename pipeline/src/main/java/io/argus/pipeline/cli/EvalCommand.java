@@ -5,6 +5,7 @@ import io.argus.detector.cpu.CpuOptions;
 import io.argus.detector.cpu.CpuPrecision;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
+import io.argus.detector.onnx.OnnxImport;
 import io.argus.trainer.data.DataFile;
 import io.argus.trainer.data.Dataset;
 import io.argus.trainer.eval.Evaluator;
@@ -36,7 +37,7 @@ final class EvalCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--cfg", description = "Darknet cfg file")
+    @Option(names = "--cfg", description = "Darknet cfg file, or an ONNX model (.onnx) of a YOLO family")
     Path cfg;
 
     @Option(names = "--weights", description = "Darknet .weights file")
@@ -59,26 +60,17 @@ final class EvalCommand implements Callable<Integer> {
     public Integer call() {
         List<String> missing = new ArrayList<>();
         if (cfg == null) missing.add("'--cfg=<cfg>'");
-        if (weights == null) missing.add("'--weights=<weights>'");
+        boolean onnx = cfg != null && OnnxImport.isOnnx(cfg);
+        if (weights == null && !onnx) missing.add("'--weights=<weights>'");
         if (data == null) missing.add("'--data=<data>'");
         if (!missing.isEmpty()) {
             throw new ParameterException(spec.commandLine(), "Missing required option" + (missing.size() > 1 ? "s: " : ": ")
                     + String.join(", ", missing));
         }
-        if (!Files.isRegularFile(weights)) throw new IllegalArgumentException("--weights: no such file " + weights);
-        NetworkSpec spec = NetworkSpec.load(cfg);
-        for (String w : spec.warnings()) System.err.println("warning: " + w);
+        if (onnx && weights != null) throw new IllegalArgumentException("--weights: an ONNX model holds its weights (" + cfg + ")");
+        Model model = onnx ? onnxModel() : darknetModel();
         DataFile d = DataFile.read(data);
-        if (d.classes() != spec.classes()) {
-            throw new IllegalArgumentException(data + ": classes=" + d.classes() + ", but the cfg " + cfg
-                    + " has classes=" + spec.classes() + " in its [yolo] layers");
-        }
-        List<String> names = d.names() != null ? Model.readNames(d.names()) : Model.genericNames(spec.classes());
-        if (names.size() != spec.classes()) {
-            throw new IllegalArgumentException(d.names() + ": " + names.size() + " class names, expected "
-                    + spec.classes());
-        }
-        Model model = new Model(spec, WeightsFile.read(weights, spec), names);
+        List<String> names = model.names();
         Dataset valid = Dataset.open(d.requireValid(), d.classes());
         CpuPrecision p = CpuPrecision.parse(precision);
         CpuOptions options = CpuOptions.DEFAULTS;
@@ -94,5 +86,33 @@ final class EvalCommand implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "mAP@0.5:0.95 = %.4f%n", r.map50to95());
         System.out.printf(Locale.ROOT, "mAP@0.5 = %.4f%n", r.map50());
         return 0;
+    }
+
+    /** An imported ONNX model, its class names from the .data file's names (else its metadata). */
+    private Model onnxModel() {
+        DataFile d = DataFile.read(data);
+        Model m = OnnxImport.load(cfg, d.names(), null);
+        if (d.classes() != m.names().size()) {
+            throw new IllegalArgumentException(data + ": classes=" + d.classes() + ", but the model " + cfg + " has "
+                    + m.names().size() + " classes");
+        }
+        return m;
+    }
+
+    private Model darknetModel() {
+        if (!Files.isRegularFile(weights)) throw new IllegalArgumentException("--weights: no such file " + weights);
+        NetworkSpec spec = NetworkSpec.load(cfg);
+        for (String w : spec.warnings()) System.err.println("warning: " + w);
+        DataFile d = DataFile.read(data);
+        if (d.classes() != spec.classes()) {
+            throw new IllegalArgumentException(data + ": classes=" + d.classes() + ", but the cfg " + cfg
+                    + " has classes=" + spec.classes() + " in its [yolo] layers");
+        }
+        List<String> names = d.names() != null ? Model.readNames(d.names()) : Model.genericNames(spec.classes());
+        if (names.size() != spec.classes()) {
+            throw new IllegalArgumentException(d.names() + ": " + names.size() + " class names, expected "
+                    + spec.classes());
+        }
+        return new Model(spec, WeightsFile.read(weights, spec), names);
     }
 }

@@ -5,13 +5,19 @@ import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.darknet.WeightsInit;
+import io.argus.detector.onnx.OnnxHead;
+import io.argus.detector.onnx.OnnxImport;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
 /** --cfg/--weights/--names/--width/--height, shared by the commands that load a model. */
 public final class ModelOptions {
-    @Option(names = "--cfg", required = true, description = "Darknet cfg file")
+    @Option(names = "--cfg", required = true, description = "Darknet cfg file, or an ONNX model (.onnx) of a YOLO family")
     public Path cfg;
+
+    @Option(names = "--head", defaultValue = "auto",
+            description = "an ONNX model's head: auto (from the graph's output), yolov5, yolov8, yolox or nms")
+    public String head;
 
     @Option(names = "--weights", description = "Darknet .weights file (bench: random weights when absent)")
     public Path weights;
@@ -34,7 +40,18 @@ public final class ModelOptions {
         return spec;
     }
 
+    /** Whether --cfg names an ONNX model. */
+    public boolean onnx() { return OnnxImport.isOnnx(cfg); }
+
     public Model load(boolean weightsRequired) {
+        if (onnx()) {
+            if (weights != null) throw new IllegalArgumentException("--weights: an ONNX model holds its weights (" + cfg + ")");
+            if (width != 0 || height != 0) {
+                throw new IllegalArgumentException("--width/--height: an ONNX model's input size is fixed in its graph ("
+                        + cfg + ")");
+            }
+            return OnnxImport.load(cfg, names, OnnxHead.Family.parse(head));
+        }
         NetworkSpec spec = spec();
         if (weights == null && weightsRequired) throw new IllegalArgumentException("--weights is required");
         ModelWeights w = weights != null ? WeightsFile.read(weights, spec) : WeightsInit.darknet(spec, seed);

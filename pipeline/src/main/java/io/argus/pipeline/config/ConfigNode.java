@@ -91,6 +91,11 @@ public final class ConfigNode {
         return json.getValue(name);
     }
 
+    /** Whether the key is set (in the file or the environment), without reading it. */
+    public boolean has(String name) {
+        return raw(name) != null;
+    }
+
     public String string(String name, String def) {
         return noted(name, stringRead(name, def));
     }

@@ -4,13 +4,19 @@ import io.argus.detector.DetectParams;
 import io.argus.detector.backends.Detector;
 import io.argus.detector.cpu.CpuOptions;
 import io.argus.detector.cuda.CudaOptions;
+import io.argus.detector.onnx.OnnxHead;
 import java.nio.file.Path;
 import java.util.Locale;
 
 /**
  * One model the pipeline runs: a Darknet cfg, its weights and class names, the input size, and how frames are
- * batched for it. Swapping in another model (e.g. the trained demo model) changes only these keys.
+ * batched for it; or an ONNX file of a YOLO family ({@code format: onnx}, {@code model: yolov8n.onnx}, {@code head:
+ * auto|yolov5|yolov8|yolox|nms}), whose graph holds its layers, weights and input size. Swapping in another model
+ * (e.g. the trained demo model) changes only these keys.
  *
+ * @param cfg     the model's description: the Darknet .cfg, or the .onnx file ({@code model:}) with format onnx
+ * @param format  {@code darknet} or {@code onnx}
+ * @param head    an ONNX model's head family; null: recognised from the graph's output
  * @param weights null: weights generated at start with Darknet's initialisation from {@code seed} (a demo without a
  *                trained model; boxes are meaningless but the pipeline runs end to end)
  * @param names   null: generic names class0..classN-1
@@ -24,14 +30,37 @@ import java.util.Locale;
  */
 public record ModelConfig(String id, Path cfg, Path weights, Path names, int width, int height, long seed,
                           String version, Detector.Backend backend, int maxBatch, int maxWaitMs, float threshold,
-                          float nms, int maxDetections, CudaOptions cuda, CpuOptions cpu, CudaDevices cudaDevices) {
+                          float nms, int maxDetections, CudaOptions cuda, CpuOptions cpu, CudaDevices cudaDevices,
+                          String format, OnnxHead.Family head) {
+    public static final String DARKNET = "darknet", ONNX = "onnx";
+
     /** {@code cacheDir}: the default home of the model's caches (CPU tuning, cuDNN plans). */
     static ModelConfig read(ConfigNode n, Path cacheDir) {
         String id = n.requiredString("id");
         // a model id appears in URL paths, event-bus addresses and metrics: a name, never a path
         if (!Names.valid(id)) throw new ConfigException(n.key("id"), Names.expectation(Names.MAX) + ", found " + Names.quoted(id));
-        Path cfg = n.path("cfg", null, true);
-        if (cfg == null) throw new ConfigException(n.key("cfg"), "missing (required): the Darknet .cfg file");
+        String format = n.oneOf("format", n.has("model") ? ONNX : DARKNET, DARKNET, ONNX);
+        OnnxHead.Family head = null;
+        Path cfg;
+        if (format.equals(ONNX)) {
+            for (String darknetOnly : new String[] {"cfg", "weights", "width", "height", "seed"}) {
+                if (n.has(darknetOnly)) {
+                    throw new ConfigException(n.key(darknetOnly), "not used with format onnx: the graph holds its layers, "
+                            + "weights and input size");
+                }
+            }
+            cfg = n.path("model", null, true);
+            if (cfg == null) throw new ConfigException(n.key("model"), "missing (required with format onnx): the .onnx file");
+            String h = n.oneOf("head", "auto", "auto", "yolov5", "yolov8", "yolox", "nms");
+            head = OnnxHead.Family.parse(h);
+        } else {
+            if (n.has("model") || n.has("head")) {
+                String key = n.has("model") ? "model" : "head";
+                throw new ConfigException(n.key(key), "only with format onnx (a Darknet model is cfg + weights)");
+            }
+            cfg = n.path("cfg", null, true);
+            if (cfg == null) throw new ConfigException(n.key("cfg"), "missing (required): the Darknet .cfg file");
+        }
         Path weights = n.path("weights", null, true);
         Path names = n.path("names", null, true);
         int width = n.integer("width", 0, 0, 4096);
@@ -50,7 +79,8 @@ public record ModelConfig(String id, Path cfg, Path weights, Path names, int wid
         CpuOptions cpu = CpuSection.read(n.child("cpu"), cacheDir);
         n.finish();
         return new ModelConfig(id, cfg, weights, names, width, height, seed, version == null || version.isBlank() ? null : version,
-                Detector.Backend.valueOf(backend.toUpperCase(Locale.ROOT)), maxBatch, maxWaitMs, (float) threshold, (float) nms, maxDetections, cuda.options(), cpu, cuda.devices());
+                Detector.Backend.valueOf(backend.toUpperCase(Locale.ROOT)), maxBatch, maxWaitMs, (float) threshold, (float) nms, maxDetections, cuda.options(), cpu, cuda.devices(),
+                format, head);
     }
 
     /** On the one GPU of {@code cuda.device()} (or the CPU). */
@@ -60,6 +90,17 @@ public record ModelConfig(String id, Path cfg, Path weights, Path names, int wid
         this(id, cfg, weights, names, width, height, seed, version, backend, maxBatch, maxWaitMs, threshold, nms,
                 maxDetections, cuda, cpu, CudaDevices.of(cuda.device()));
     }
+
+    /** A Darknet model on the GPUs of {@code cudaDevices}. */
+    public ModelConfig(String id, Path cfg, Path weights, Path names, int width, int height, long seed, String version,
+                       Detector.Backend backend, int maxBatch, int maxWaitMs, float threshold, float nms,
+                       int maxDetections, CudaOptions cuda, CpuOptions cpu, CudaDevices cudaDevices) {
+        this(id, cfg, weights, names, width, height, seed, version, backend, maxBatch, maxWaitMs, threshold, nms,
+                maxDetections, cuda, cpu, cudaDevices, DARKNET, null);
+    }
+
+    /** Whether the model is an imported ONNX graph. */
+    public boolean onnx() { return ONNX.equals(format); }
 
     /** How this model's detector is opened (at start and for every hot swap): backend, batch, thresholds, GPU. */
     public Detector.Options detectorOptions() {

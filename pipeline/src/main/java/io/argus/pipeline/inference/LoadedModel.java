@@ -5,6 +5,7 @@ import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.darknet.WeightsInit;
+import io.argus.detector.onnx.OnnxImport;
 import io.argus.pipeline.config.ModelConfig;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -35,6 +36,14 @@ public record LoadedModel(ModelConfig config, Model model, String version, Path 
      */
     public static LoadedModel load(ModelConfig c, Path weightsFile, String version) {
         try {
+            if (c.onnx()) {
+                if (weightsFile != null && weightsFile != c.weights()) {
+                    throw new IllegalArgumentException("an imported ONNX model has no other weights versions: " + weightsFile);
+                }
+                Model m = OnnxImport.load(c.cfg(), c.names(), c.head());
+                String v = version != null ? version : c.version() != null ? c.version() : fileVersion(c.cfg());
+                return new LoadedModel(c, m, v, null);
+            }
             NetworkSpec spec = NetworkSpec.load(c.cfg(), c.width(), c.height());
             ModelWeights weights = weightsFile != null ? WeightsFile.read(weightsFile, spec) : WeightsInit.darknet(spec, c.seed());
             List<String> names = c.names() != null ? Model.readNames(c.names()) : Model.genericNames(spec.classes());
@@ -56,7 +65,8 @@ public record LoadedModel(ModelConfig config, Model model, String version, Path 
     public JsonObject toJson() {
         var net = model.spec().net();
         return new JsonObject().put("id", id()).put("version", version)
-                .put("cfg", config.cfg().toString())
+                .put("format", config.format())
+                .put(config.onnx() ? "model" : "cfg", config.cfg().toString())
                 .put("weights", weightsFile != null ? weightsFile.toString() : null)
                 .put("input", new JsonObject().put("width", net.width()).put("height", net.height()))
                 .put("classes", model.names().size())

@@ -223,7 +223,7 @@ final class GpuTrainNetwork implements AutoCloseable {
 
     /** A [route] of one input without groups: the input's own tensors. */
     static boolean isAlias(RouteSpec r) {
-        return r.layers().length == 1 && r.groups() == 1;
+        return r.layers().length == 1 && r.whole();
     }
 
     private static void validate(NetworkSpec spec) {
