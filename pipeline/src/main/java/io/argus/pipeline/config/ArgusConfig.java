@@ -330,6 +330,10 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
         }
         SnapshotSettings snapshots = SnapshotSettings.read(root.child("snapshots"));
         TrainingConfig training = TrainingConfig.read(root.child("training"), modelIds, cache);
+        if (training.enabled() && models.get(modelIds.indexOf(training.model())).onnx()) {
+            throw new ConfigException("training.model", "\"" + training.model() + "\" is an imported ONNX model, which "
+                    + "online training cannot fine-tune (it trains Darknet models); name a Darknet model or disable training");
+        }
         ClusterConfig cluster = ClusterConfig.read(root.child("cluster"));
         Tracking tracking = Tracking.read(root.child("tracking"));
         EventSettings events = EventSettings.read(root.child("events"));

@@ -121,6 +121,35 @@ class ConfigTest {
         assertError(j -> j.getJsonArray("cameras").add(TestConfig.camera("bad id!", "rtsp://h/s")), "cameras[0].id", "expected a name of 1-64 letters");
     }
 
+    @Test
+    void anOnnxModelIsNamedByModelWithItsHeadAndNoDarknetKeys() throws Exception {
+        Path onnx = tmp.resolve("yolov8n.onnx");
+        java.nio.file.Files.write(onnx, new byte[] {8});          // the config checks that it exists; start reads it
+        java.util.function.Consumer<JsonObject> asOnnx = j -> {
+            JsonObject m = j.getJsonArray("models").getJsonObject(0);
+            for (String k : new String[] {"cfg", "width", "height", "seed"}) m.remove(k);
+            m.put("model", onnx.toString()).put("head", "yolov8");
+        };
+        JsonObject json = TestConfig.base();
+        asOnnx.accept(json);
+        ModelConfig m = ArgusConfig.read(tmp.resolve("x.yaml"), json, Map.of()).models().get(0);
+        assertEquals(ModelConfig.ONNX, m.format(), "format follows from model:");
+        assertEquals(onnx, m.cfg());
+        assertEquals(io.argus.detector.onnx.OnnxHead.Family.YOLOV8, m.head());
+        assertError(asOnnx.andThen(j -> j.getJsonArray("models").getJsonObject(0).put("width", 640)), "models[0].width",
+                "not used with format onnx: the graph holds its layers, weights and input size");
+        assertError(asOnnx.andThen(j -> j.getJsonArray("models").getJsonObject(0).put("head", "yolov7")), "models[0].head",
+                "expected one of auto, yolov5, yolov8, yolox, nms, found \"yolov7\"");
+        assertError(asOnnx.andThen(j -> j.getJsonArray("models").getJsonObject(0).put("model", "/nope.onnx")),
+                "models[0].model", "no such file");
+        assertError(asOnnx.andThen(j -> j.getJsonArray("models").getJsonObject(0).put("format", "darknet")),
+                "models[0].model", "only with format onnx (a Darknet model is cfg + weights)");
+        assertError(j -> j.getJsonArray("models").getJsonObject(0).put("head", "yolov8"), "models[0].head",
+                "only with format onnx");
+        assertError(asOnnx.andThen(j -> j.put("training", new JsonObject().put("enabled", true))), "training.model",
+                "\"tiny\" is an imported ONNX model, which online training cannot fine-tune");
+    }
+
     private void assertError(java.util.function.Consumer<JsonObject> edit, String key, String reason) throws Exception {
         JsonObject json = TestConfig.base();
         edit.accept(json);
