@@ -29,7 +29,8 @@ cd "$(dirname "$0")/.."
 #   mosquitto mosquitto-clients the MQTT broker and a real subscriber (mosquitto_sub) for the MQTT output tests
 #   wrk                        REST at a steady rate (Lua delay hook) in the 500-WebSocket-client load test (WebSocketLoadTest)
 #   nodejs npm                 ONNX Runtime (onnxruntime-node from npm, scripts/onnxruntime): the peer that runs our
-#                              ONNX export (only when no node/npm is on the PATH: another Node.js install will do)
+#                              ONNX export (only when no node/npm is on the PATH: another Node.js install will do);
+#                              OpenVINO (openvino-node, scripts/openvino) where its runtime can be downloaded
 #   gnuplot-nox curl           the soak's verdict (scripts/soak-judge-test.sh plots its made-up series with
 #                              scripts/soak.sh); scraping /metrics in the soak itself
 #   + config/system-packages.txt: what `argus run` itself needs (FFmpeg's libavdevice links libpulse0, ...)
@@ -76,6 +77,20 @@ if [ ! -d scripts/onnxruntime/node_modules/onnxruntime-node ]; then
   t0=$SECONDS
   npm ci --prefix scripts/onnxruntime --onnxruntime-node-install=skip --no-audit --no-fund >/dev/null
   echo "test.sh: onnxruntime-node installed in $((SECONDS - t0)) s" >&2
+fi
+
+# OpenVINO for its test (OpenVinoNodeTest) and `argus bench --vs openvino`. openvino-node from npm is JavaScript only:
+# its install step downloads OpenVINO's runtime from OpenVINO's own server, not from npm. Where that server cannot be
+# reached (machines that reach only the package registries) npm rolls the install back, this says so and the test
+# skips, naming why; it is tried again on the next run.
+if [ ! -e scripts/openvino/node_modules/openvino-node/bin/ov_node_addon.node ]; then
+  t0=$SECONDS
+  if timeout 600 npm ci --prefix scripts/openvino --no-audit --no-fund >/dev/null 2>&1; then
+    echo "test.sh: openvino-node installed in $((SECONDS - t0)) s" >&2
+  else
+    echo "test.sh: openvino-node not installed ($((SECONDS - t0)) s): its install step could not download OpenVINO's" \
+      "runtime; OpenVinoNodeTest skips" >&2
+  fi
 fi
 
 # CUDA kernels: compile every one for Jetson Orin (sm_87) and Hopper (sm_90) when nvcc is present.

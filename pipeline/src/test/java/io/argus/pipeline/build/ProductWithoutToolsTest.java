@@ -41,7 +41,7 @@ class ProductWithoutToolsTest {
             "PipelineBenchmark", "DecodeCeiling", "DeviceSampler", "LiveRunProbe", "ThreadCpu", "ThreadStates",
             "ClusterBenchmark", "ClusterSoak", "DetectionTap", "NodeProcess", "PublisherCheck",
             // the peers
-            "Peer", "OpenCvPeer", "OnnxRuntimePeer", "DarknetPeer",
+            "Peer", "OpenCvPeer", "OnnxRuntimePeer", "OpenVinoPeer", "DarknetPeer",
             // tracking evaluation and the synthetic tracking video
             "ClearMot", "Hota", "Idf1", "LineCounts", "MaxScoreAssignment", "MotDataset", "MotFile", "MotRow",
             "MotSequence", "SceneFile", "ScriptedObject", "ScriptedPath", "TrackEval", "TrackingScores",

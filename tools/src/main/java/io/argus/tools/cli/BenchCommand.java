@@ -19,12 +19,14 @@ import io.argus.detector.cuda.CudaBackend;
 import io.argus.detector.cuda.CudaOptions;
 import io.argus.detector.cuda.GpuWorkers;
 import io.argus.detector.darknet.WeightsFile;
+import io.argus.detector.onnx.OpenVinoNode;
 import io.argus.detector.post.Preprocess;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.MemoryMode;
 import io.argus.tools.peers.DarknetPeer;
 import io.argus.tools.peers.OnnxRuntimePeer;
 import io.argus.tools.peers.OpenCvPeer;
+import io.argus.tools.peers.OpenVinoPeer;
 import io.argus.tools.peers.Peer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,7 +61,10 @@ final class BenchCommand implements Callable<Integer> {
     int[] batches;
 
     @Option(names = "--vs", split = ",", description = "peers timed in the same run: opencv, onnxruntime (our exported "
-            + "model in onnxruntime-node, scripts/onnxruntime), darknet; several: opencv,onnxruntime")
+            + "model in onnxruntime-node, scripts/onnxruntime), openvino (the same model in openvino-node's CPU plugin, "
+            + "scripts/openvino, FP32: INFERENCE_PRECISION_HINT f32), openvino-best (the same at the CPU plugin's "
+            + "default precision: bf16 where the CPU has AVX512_BF16 or AMX, else f32), darknet; several: "
+            + "opencv,onnxruntime,openvino")
     List<String> vs;
 
     @Option(names = "--precision", defaultValue = "fp32", split = ",",
@@ -125,8 +130,9 @@ final class BenchCommand implements Callable<Integer> {
         List<CpuPrecision> kinds = precisions.stream().map(CpuPrecision::parse).toList();
         List<String> peers = vs == null ? List.of() : vs.stream().map(v -> v.strip().toLowerCase(Locale.ROOT)).toList();
         for (String p : peers) {
-            if (!List.of("opencv", "onnxruntime", "darknet").contains(p)) {
-                throw new IllegalArgumentException("--vs " + p + ": expected opencv, onnxruntime or darknet");
+            if (!List.of("opencv", "onnxruntime", "openvino", "openvino-best", "darknet").contains(p)) {
+                throw new IllegalArgumentException("--vs " + p + ": expected opencv, onnxruntime, openvino, "
+                        + "openvino-best or darknet");
             }
         }
         CpuInfo cpu = CpuInfo.current();
@@ -191,6 +197,7 @@ final class BenchCommand implements Callable<Integer> {
                         double theirs = switch (peer) {
                             case DarknetPeer d -> timeDarknet(d, batch);
                             case OnnxRuntimePeer o -> timeOnnxRuntime(o, batch);
+                            case OpenVinoPeer o -> timeOpenVino(o, batch);
                             default -> time(peer.name(), batch, peer::forward);
                         };
                         for (var e : ours.entrySet()) {
@@ -341,7 +348,10 @@ final class BenchCommand implements Callable<Integer> {
                     s.width(), true);
             case "darknet" -> new DarknetPeer(m.spec().file(), s.width(), s.height(), weights, net.input());
             case "onnxruntime" -> new OnnxRuntimePeer(ProjectPaths.home().resolve("scripts/onnxruntime"), m, net.input());
-            default -> throw new IllegalArgumentException("--vs " + name + ": expected opencv, onnxruntime or darknet");
+            case "openvino", "openvino-best" -> OpenVinoPeer.ofExport(ProjectPaths.home().resolve("scripts/openvino"), m,
+                    net.input(), name.equals("openvino") ? OpenVinoNode.Precision.F32 : OpenVinoNode.Precision.BEST);
+            default -> throw new IllegalArgumentException("--vs " + name + ": expected opencv, onnxruntime, openvino, "
+                    + "openvino-best or darknet");
         };
     }
 
@@ -409,6 +419,23 @@ final class BenchCommand implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "%-10s batch %3d: %8.2f ms/batch  %8.2f ms/image  %7.1f images/s  (%d runs, "
                 + "its own timing of session.run)%n", "onnxrt", batch, median, median / batch, 1000.0 * batch / median,
                 ms.size());
+        return median / batch;
+    }
+
+    /**
+     * OpenVINO compiles the model once per call and times its own infer calls in its process, for as many runs as
+     * our side took or {@code --seconds} needs at its first run's pace: median ms per image. Prints the precision the
+     * CPU plugin compiled for and the CPU it names.
+     */
+    private double timeOpenVino(OpenVinoPeer o, int batch) {
+        OpenVinoNode.Result probe = o.run(batch, 1, warmup);
+        int runs = Math.max(minIterations, (int) Math.ceil(seconds * 1000 / Math.max(probe.ms().get(0), 1e-3)));
+        OpenVinoNode.Result r = o.run(batch, runs, warmup);
+        double median = median(r.ms());
+        System.out.printf(Locale.ROOT, "%-10s batch %3d: %8.2f ms/batch  %8.2f ms/image  %7.1f images/s  (%d runs, "
+                + "its own timing of infer; OpenVINO %s, precision %s, %d threads, %s)%n", o.name(), batch, median,
+                median / batch, 1000.0 * batch / median, r.ms().size(), r.version(), r.precision(), r.threads(),
+                r.device());
         return median / batch;
     }
 
