@@ -8,6 +8,7 @@ import io.argus.pipeline.cli.ModelOptions;
 import io.argus.pipeline.cli.ProjectPaths;
 import io.argus.tools.detector.CudaBench;
 import io.argus.tools.detector.GpuScalingBench;
+import io.argus.detector.cpu.CpuBackend;
 import io.argus.detector.cpu.CpuInfo;
 import io.argus.detector.cpu.CpuNetwork;
 import io.argus.detector.cpu.CpuOptions;
@@ -19,6 +20,7 @@ import io.argus.detector.cuda.CudaBackend;
 import io.argus.detector.cuda.CudaOptions;
 import io.argus.detector.cuda.GpuWorkers;
 import io.argus.detector.darknet.WeightsFile;
+import io.argus.detector.onnx.OnnxInput;
 import io.argus.detector.onnx.OpenVinoNode;
 import io.argus.detector.post.Preprocess;
 import io.argus.gpu.CudaRuntime;
@@ -140,7 +142,7 @@ final class BenchCommand implements Callable<Integer> {
                 + String.join(" ", cpu.relevantFlags()) + "; " + OneDnnInfo.describe());
         System.out.println("model: " + m.spec() + (model.weights == null ? ", random weights (seed " + model.seed + ")" : ""));
         Path weightsFile = model.weights;
-        if (!peers.isEmpty() && weightsFile == null) {
+        if (!peers.isEmpty() && weightsFile == null && m.onnx() == null) {
             weightsFile = Files.createTempFile("argus-bench", ".weights");
             weightsFile.toFile().deleteOnExit();
             WeightsFile.write(weightsFile, m.spec(), m.weights());
@@ -168,7 +170,7 @@ final class BenchCommand implements Callable<Integer> {
                         fill(nets.getLast(), m, picture, batch);
                     }
                     if (nets.size() == 1) {
-                        ours.put(precision.toString(), time("argus-" + precision, batch, nets.get(0)::forward));
+                        ours.put(precision.toString(), time("argus-" + precision, batch, forward(nets.get(0), m)));
                     } else {
                         List<String> labels = variants.stream().map(w -> precision + " winograd " + w.label()).toList();
                         double[] ms = timeInTurns(labels, batch, nets);
@@ -194,6 +196,7 @@ final class BenchCommand implements Callable<Integer> {
                 fill(net, m, picture, batch);
                 for (String name : peers) {
                     try (Peer peer = peer(name, m, weightsFile, img, net, batch)) {
+                        if (peer instanceof OnnxRuntimePeer o && m.onnx() != null) compare(o, net, m, batch);
                         double theirs = switch (peer) {
                             case DarknetPeer d -> timeDarknet(d, batch);
                             case OnnxRuntimePeer o -> timeOnnxRuntime(o, batch);
@@ -214,7 +217,55 @@ final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * One timed pass: the network's forward, and for an imported model its tail too (the graph's decoding after the
+     * layers, which the peers' session runs include).
+     */
+    private static IntConsumer forward(CpuNetwork net, Model m) {
+        if (m.onnx() == null) return net::forward;
+        float[][] scratch = CpuBackend.tailScratch(m);
+        return n -> {
+            net.forward(n);
+            CpuBackend.tailOutputs(net, m.onnx(), n, scratch);
+        };
+    }
+
+    /**
+     * An imported model's outputs against ONNX Runtime's on the same input tensor: relative L2 per output and image,
+     * printed before the timings (a fast wrong answer is no result).
+     */
+    private static void compare(OnnxRuntimePeer o, CpuNetwork net, Model m, int batch) {
+        net.forward(batch);
+        List<List<io.argus.detector.onnx.OnnxInterpreter.Tensor>> ours = CpuBackend.tailOutputs(net, m.onnx(), batch,
+                CpuBackend.tailScratch(m));
+        var theirs = o.outputs(batch);
+        List<String> names = m.onnx().tail().outputs();
+        for (int k = 0; k < names.size(); k++) {
+            float[] all = theirs.outputs().get(names.get(k));
+            for (int i = 0; i < batch; i++) {
+                float[] mine = ours.get(i).get(k).data();
+                float[] their = Arrays.copyOfRange(all, i * mine.length, (i + 1) * mine.length);
+                double num = 0, den = 0;
+                for (int j = 0; j < mine.length; j++) {
+                    double d = (double) mine[j] - their[j];
+                    num += d * d;
+                    den += (double) their[j] * their[j];
+                }
+                System.out.printf(Locale.ROOT, "agreement: %s image %d, ours vs onnxruntime: relative L2 %.2e%n",
+                        names.get(k), i, Math.sqrt(num / Math.max(den, 1e-30)));
+            }
+        }
+    }
+
     private static void fill(CpuNetwork net, Model m, BgrImage picture, int batch) {
+        int inputSize = m.spec().inputShape().size();
+        if (m.onnx() != null) {
+            OnnxInput input = new OnnxInput(m.onnx().convention());
+            for (int i = 0; i < batch; i++) {
+                input.write(picture, m.spec().net().width(), m.spec().net().height(), net.input(), i * inputSize);
+            }
+            return;
+        }
         Preprocess pre = new Preprocess();
         int size = m.spec().inputShape().size();
         for (int i = 0; i < batch; i++) {
@@ -343,12 +394,22 @@ final class BenchCommand implements Callable<Integer> {
 
     private Peer peer(String name, Model m, Path weights, Path img, CpuNetwork net, int batch) {
         var s = m.spec().inputShape();
+        if (m.onnx() != null && (name.equals("opencv") || name.equals("darknet"))) {
+            throw new IllegalArgumentException("--vs " + name + ": runs Darknet cfgs; an ONNX model's peers are onnxruntime "
+                    + "and openvino");
+        }
         return switch (name.toLowerCase(Locale.ROOT)) {
             case "opencv" -> new OpenCvPeer(m.spec().file(), weights, net.input(), batch, s.channels(), s.height(),
                     s.width(), true);
             case "darknet" -> new DarknetPeer(m.spec().file(), s.width(), s.height(), weights, net.input());
-            case "onnxruntime" -> new OnnxRuntimePeer(ProjectPaths.home().resolve("scripts/onnxruntime"), m, net.input());
-            case "openvino", "openvino-best" -> OpenVinoPeer.ofExport(ProjectPaths.home().resolve("scripts/openvino"), m,
+            case "onnxruntime" -> m.onnx() != null
+                    ? new OnnxRuntimePeer(ProjectPaths.home().resolve("scripts/onnxruntime"), m.spec().file(), m, net.input())
+                    : new OnnxRuntimePeer(ProjectPaths.home().resolve("scripts/onnxruntime"), m, net.input());
+            case "openvino", "openvino-best" -> m.onnx() != null
+                    ? new OpenVinoPeer(ProjectPaths.home().resolve("scripts/openvino"), m.spec().file(), net.input(),
+                            s.channels(), s.height(), s.width(),
+                            name.equals("openvino") ? OpenVinoNode.Precision.F32 : OpenVinoNode.Precision.BEST)
+                    : OpenVinoPeer.ofExport(ProjectPaths.home().resolve("scripts/openvino"), m,
                     net.input(), name.equals("openvino") ? OpenVinoNode.Precision.F32 : OpenVinoNode.Precision.BEST);
             default -> throw new IllegalArgumentException("--vs " + name + ": expected opencv, onnxruntime, openvino, "
                     + "openvino-best or darknet");

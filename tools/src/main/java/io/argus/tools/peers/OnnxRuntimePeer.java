@@ -18,8 +18,23 @@ import java.util.List;
 public final class OnnxRuntimePeer implements Peer {
     private final OnnxRuntimeNode runtime;
     private final Path model;
+    private final boolean temporary;
     private final FloatBuffer tensor;
     private final int channels, height, width;
+
+    /** An ONNX model as it is (a user's imported model): the very file our side runs. */
+    public OnnxRuntimePeer(Path toolDir, Path onnx, Model m, FloatBuffer tensor) {
+        this.runtime = new OnnxRuntimeNode(toolDir);
+        String why = runtime.unavailable();
+        if (why != null) throw new IllegalStateException("--vs onnxruntime: " + why);
+        var in = m.spec().inputShape();
+        this.channels = in.channels();
+        this.height = in.height();
+        this.width = in.width();
+        this.tensor = tensor;
+        this.model = onnx;
+        this.temporary = false;
+    }
 
     public OnnxRuntimePeer(Path toolDir, Model m, FloatBuffer tensor) {
         this.runtime = new OnnxRuntimeNode(toolDir);
@@ -30,6 +45,7 @@ public final class OnnxRuntimePeer implements Peer {
         this.height = in.height();
         this.width = in.width();
         this.tensor = tensor;
+        this.temporary = true;
         try {
             model = Files.createTempFile("argus-bench", ".onnx");
             Files.write(model, OnnxExport.export(m.spec(), m.weights(), "bench"));
@@ -47,6 +63,18 @@ public final class OnnxRuntimePeer implements Peer {
         times(n, 1, 0);
     }
 
+    /** One run's outputs by name (dims and values), for comparing with ours on the same input. */
+    public OnnxRuntimeNode.Result outputs(int n) {
+        try {
+            return runtime.run(model, tensor, n, channels, height, width, 1, 0);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
     /** Wall time of each of {@code runs} batches of {@code n} after {@code warmup} untimed ones, ms. */
     public List<Double> times(int n, int runs, int warmup) {
         try {
@@ -61,6 +89,7 @@ public final class OnnxRuntimePeer implements Peer {
 
     @Override
     public void close() {
+        if (!temporary) return;
         try {
             Files.deleteIfExists(model);
         } catch (IOException ignored) {
