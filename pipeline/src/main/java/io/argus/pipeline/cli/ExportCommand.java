@@ -48,6 +48,10 @@ final class ExportCommand {
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("--nms: " + e.getMessage());
             }
+            if (model.onnx()) {
+                throw new IllegalArgumentException("--cfg " + model.cfg + ": already an ONNX model (export onnx writes "
+                        + "Darknet models as ONNX graphs; run this one as it is)");
+            }
             Model m = model.load(false);
             byte[] onnx = OnnxExport.export(m.spec(), m.weights(), "0.1.0", decode);
             Path parent = out.toAbsolutePath().getParent();
