@@ -43,7 +43,7 @@ public final class CpuBackend implements InferenceBackend {
     public CpuBackend(Model model, int maxBatch, CpuOptions options) {
         this.model = model;
         Int8Calibration calibration = options.precision() == CpuPrecision.INT8
-                ? Int8Calibration.measure(model.spec(), model.weights(),
+                ? Int8Calibration.measure(model,
                         Int8Calibration.readImages(options.calibration(), CpuOptions.CALIBRATION_FRAMES), options)
                 : null;
         this.network = new CpuNetwork(model.spec(), model.weights(), maxBatch, options, calibration);

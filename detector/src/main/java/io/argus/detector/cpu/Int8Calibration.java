@@ -1,8 +1,10 @@
 package io.argus.detector.cpu;
 
 import io.argus.detector.BgrImage;
+import io.argus.detector.Model;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
+import io.argus.detector.onnx.OnnxInput;
 import io.argus.detector.post.Preprocess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -48,14 +50,36 @@ public final class Int8Calibration {
      * output's largest magnitude.
      */
     public static Int8Calibration measure(NetworkSpec spec, ModelWeights weights, List<BgrImage> images, CpuOptions options) {
+        Preprocess preprocess = new Preprocess();
+        return measure(spec, weights, images, options, (image, input) -> preprocess.into(image, spec.net().width(),
+                spec.net().height(), spec.net().letterBox(), input, 0));
+    }
+
+    /**
+     * A model's calibration, its frames prepared as detection prepares them (an imported model by its family's
+     * {@link OnnxInput}). An imported model whose input is not in 0..1 (YOLOX: pixel values 0..255) is refused: the
+     * INT8 network's input is unsigned bytes of 1/255.
+     */
+    public static Int8Calibration measure(Model model, List<BgrImage> images, CpuOptions options) {
+        if (model.onnx() == null) return measure(model.spec(), model.weights(), images, options);
+        if (model.onnx().convention() != OnnxInput.Convention.ULTRALYTICS) {
+            throw new IllegalArgumentException("CPU precision int8: " + model.spec().file() + " takes pixel values 0..255 ("
+                    + model.onnx().family().configName() + " input), which the INT8 input (unsigned bytes of 1/255) does not "
+                    + "hold; use fp32 or bf16");
+        }
+        OnnxInput onnxInput = new OnnxInput(model.onnx().convention());
+        NetworkSpec spec = model.spec();
+        return measure(spec, model.weights(), images, options, (image, input) -> onnxInput.write(image, spec.net().width(),
+                spec.net().height(), input, 0));
+    }
+
+    private static Int8Calibration measure(NetworkSpec spec, ModelWeights weights, List<BgrImage> images,
+                                           CpuOptions options, java.util.function.BiConsumer<BgrImage, java.nio.FloatBuffer> prepare) {
         if (images.isEmpty()) throw new IllegalArgumentException("INT8 calibration needs at least one image");
         float[] absMax = new float[spec.layers().size()];
-        Preprocess preprocess = new Preprocess();
-        int w = spec.net().width();
-        int h = spec.net().height();
         try (CpuNetwork fp32 = new CpuNetwork(spec, weights, 1, options.withPrecision(CpuPrecision.FP32))) {
             for (BgrImage image : images) {
-                preprocess.into(image, w, h, spec.net().letterBox(), fp32.input(), 0);
+                prepare.accept(image, fp32.input());
                 fp32.forward(1);
                 fp32.absMaxInto(absMax);
             }

@@ -154,7 +154,7 @@ final class BenchCommand implements Callable<Integer> {
         Int8Calibration int8 = null;
         Path from = calibration != null ? calibration : ProjectPaths.sample("dog.jpg").getParent();
         if (kinds.contains(CpuPrecision.INT8)) {
-            int8 = Int8Calibration.measure(m.spec(), m.weights(),
+            int8 = Int8Calibration.measure(m,
                     Int8Calibration.readImages(from, CpuOptions.CALIBRATION_FRAMES), new CpuOptions(CpuPrecision.FP32, !noTune, tuning));
             System.out.println("int8: activation ranges from " + int8.samples() + " frames of " + from);
         }
