@@ -14,6 +14,7 @@ if [ ${#FUZZERS[@]} -eq 0 ]; then
     detector:DarknetFilesFuzzTest#weights
     detector:DarknetFilesFuzzTest#weightsBody
     detector:DarknetFilesFuzzTest#names
+    detector:OnnxFilesFuzzTest#model
     trainer:DatasetFilesFuzzTest#labels
     trainer:DatasetFilesFuzzTest#dataFile
     pipeline:OutsideInputFuzzTest#config

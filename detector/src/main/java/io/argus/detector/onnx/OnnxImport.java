@@ -15,7 +15,16 @@ public final class OnnxImport {
     /** {@code names} and {@code head} may be null (metadata; auto). */
     public static Model load(Path file, Path names, OnnxHead.Family head) {
         OnnxModel model = OnnxModel.read(file);
-        OnnxLowering.Lowered lowered = OnnxLowering.lower(model);
+        OnnxLowering.Lowered lowered;
+        try {
+            lowered = OnnxLowering.lower(model);
+        } catch (OnnxModelException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // a graph whose nodes passed the checks but do not fit together as layers (a broken or hostile file)
+            throw new OnnxModelException(file, "cannot be lowered into layers: " + e.getClass().getSimpleName() + ": "
+                    + e.getMessage(), e);
+        }
         OnnxHead h = OnnxHead.of(model, lowered.tail(), head);
         List<String> classNames;
         if (names != null) {

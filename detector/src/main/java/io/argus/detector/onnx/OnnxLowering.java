@@ -80,6 +80,13 @@ public final class OnnxLowering {
             for (String out : n.outputs()) if (!out.isEmpty()) producer.put(out, n);
         }
         for (OnnxValue o : model.outputs()) graphOutputs.add(o.name());
+        for (OnnxValue v : model.values().values()) {
+            // every tensor is held in a Java array or one native buffer per image: at most 2^31 - 1 values
+            if (!fitsAnArray(v.shape())) {
+                throw new OnnxModelException(model.file(), "tensor '" + v.name() + "' " + Arrays.toString(v.shape())
+                        + " holds more than 2^31 - 1 values per image");
+            }
+        }
         if (model.inputs().size() != 1 || model.inputs().get(0).rank() != 4 || model.inputs().get(0).shape()[0] != 1) {
             throw new OnnxModelException(model.file(), "expected one image input [batch, channels, height, width], found "
                     + model.inputs());
@@ -516,6 +523,17 @@ public final class OnnxLowering {
         float[] out = new float[b.remaining()];
         b.get(out);
         return out;
+    }
+
+    /** Whether a tensor of this shape has at most 2^31 - 1 values (computed without overflowing). */
+    static boolean fitsAnArray(long[] shape) {
+        long n = 1;
+        for (long d : shape) {
+            if (d < 0) return false;
+            if (d != 0 && n > Integer.MAX_VALUE / d) return false;
+            n *= d;
+        }
+        return true;
     }
 
     private static String opsOf(List<OnnxNode> nodes) {

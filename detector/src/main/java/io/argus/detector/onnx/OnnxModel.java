@@ -86,7 +86,15 @@ public final class OnnxModel {
             throw new OnnxModelException(file, "not a readable ONNX model (" + bytes.length + " bytes): protobuf says: "
                     + e.getMessage(), e);
         }
-        return new Reader(file, model, batch).read();
+        try {
+            return new Reader(file, model, batch).read();
+        } catch (OnnxModelException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // a message of a form no check expects (a hostile or broken file): refused, named, never a crash
+            throw new OnnxModelException(file, "malformed model (" + e.getClass().getSimpleName() + ": " + e.getMessage()
+                    + ")", e);
+        }
     }
 
     /** The file it was read from. */
@@ -190,6 +198,10 @@ public final class OnnxModel {
                     inference.infer(n);
                 } catch (OnnxShapeInference.Refusal e) {
                     throw refuse("node '" + n.name() + "' (" + n.op() + "): cannot infer its output shapes: " + e.getMessage());
+                } catch (RuntimeException e) {
+                    // attributes or inputs of a form no rule expects (a hostile or broken file): named, not a crash
+                    throw refuse("node '" + n.name() + "' (" + n.op() + "): cannot infer its output shapes: malformed ("
+                            + e.getClass().getSimpleName() + ": " + e.getMessage() + ")");
                 }
             }
 

@@ -688,6 +688,15 @@ final class OnnxShapeInference {
             throw new Refusal("input " + Arrays.toString(x) + " and kernel " + Arrays.toString(kernel) + " do not match");
         }
         long[] strides = node.intsAttribute("strides"), pads = node.intsAttribute("pads"), dilations = node.intsAttribute("dilations");
+        if (strides != null && strides.length != spatial || dilations != null && dilations.length != spatial
+                || pads != null && pads.length != 2 * spatial) {
+            throw new Refusal("strides " + Arrays.toString(strides) + ", dilations " + Arrays.toString(dilations) + " and pads "
+                    + Arrays.toString(pads) + " do not fit " + spatial + " spatial axes");
+        }
+        for (long[] a : new long[][] {strides, dilations}) {
+            if (a != null) for (long v : a) if (v < 1) throw new Refusal("strides and dilations must be positive, found " + v);
+        }
+        if (pads != null) for (long v : pads) if (v < 0) throw new Refusal("pads must not be negative, found " + v);
         String autoPad = node.stringAttribute("auto_pad", "NOTSET");
         boolean ceil = node.intAttribute("ceil_mode", 0) != 0;
         long[] out = new long[x.length];

@@ -91,9 +91,12 @@ public final class OnnxTensor {
         long count = 1;
         for (long d : shape) {
             if (d < 0) throw new IllegalArgumentException("tensor '" + name + "' has dims " + Arrays.toString(shape));
-            count = Math.multiplyExact(count, d);
+            if (d != 0 && count > Integer.MAX_VALUE / d) {
+                throw new IllegalArgumentException("tensor '" + name + "' has dims " + Arrays.toString(shape)
+                        + ": more than 2^31 - 1 elements");
+            }
+            count *= d;
         }
-        if (count > Integer.MAX_VALUE) throw new IllegalArgumentException("tensor '" + name + "' has " + count + " elements");
         int n = (int) count;
         if (!t.getRawData().isEmpty()) {
             ByteBuffer raw = t.getRawData().asReadOnlyByteBuffer().order(ByteOrder.LITTLE_ENDIAN);

@@ -32,7 +32,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 @Budget(seconds = 30)
 class OnnxImportTest {
     @ParameterizedTest(name = "{0}")
-    @CsvSource({"tiny-yolov8, YOLOV8, 3"})
+    @CsvSource({"tiny-yolov8, YOLOV8, 3", "tiny-yolov5, YOLOV5, 3", "tiny-yolo11, YOLOV8, 3", "tiny-yolox, YOLOX, 3",
+            "tiny-yolov9, YOLOV8, 3"})
     void theGraphsOutputAndDetectionsEqualOnnxRuntimes(String name, OnnxHead.Family family, int classes)
             throws Exception {
         Path file = Path.of(getClass().getResource("/onnx/" + name + ".onnx").toURI());
