@@ -63,6 +63,27 @@ class DetectCommandTest {
     }
 
     @Test
+    void anOnnxModelDetectsWithItsMetadatasNamesAndRefusesDarknetOptions() throws Exception {
+        Path onnx = ProjectFiles.root().resolve("detector/src/test/resources/onnx/tiny-yolov5.onnx");
+        Path dog = ProjectFiles.sampleImages().get(0);
+        Result r = argus("detect", "--cfg", onnx.toString(), "--backend", "cpu", "--thresh", "0.3", dog.toString());
+        assertEquals(0, r.code(), r.err());
+        JsonObject first = new JsonObject(r.out().strip());
+        assertFalse(first.getJsonArray("detections").isEmpty(), r.out());
+        for (Object o : first.getJsonArray("detections")) {
+            assertTrue(List.of("person", "bicycle", "car").contains(((JsonObject) o).getString("className")), r.out());
+        }
+        Result width = argus("detect", "--cfg", onnx.toString(), "--width", "320", dog.toString());
+        assertEquals(2, width.code());
+        assertEquals("argus detect: --width/--height: an ONNX model's input size is fixed in its graph (" + onnx + ")",
+                width.err().strip());
+        Result head = argus("detect", "--cfg", onnx.toString(), "--head", "yolox", dog.toString());
+        assertEquals(2, head.code());
+        assertTrue(head.err().strip().startsWith("argus detect: " + onnx + ": head yolox does not fit output [1, 252, 8]"),
+                head.err());
+    }
+
+    @Test
     void brokenCfgIsOneClearLine() throws Exception {
         Path cfg = tmp.resolve("broken.cfg");
         Files.writeString(cfg, "[net]\nwidth=64\nheight=64\nchannels=3\n[convolutional]\nfilters=x\n");
