@@ -16,8 +16,8 @@ import java.util.Locale;
  * <ul>
  * <li>{@code yolov8} (YOLOv8, YOLO11, YOLOv9: anchor-free, DFL decoded in the graph): [1, 4 + classes, anchors], per
  * anchor centre x, y, width, height in input pixels and one sigmoid score per class;</li>
- * <li>{@code yolov5} (anchors and objectness, decoded in the graph; also a YOLOX exported with decoding): [1, anchors,
- * 5 + classes], per anchor the box in input pixels, objectness and class probabilities;</li>
+ * <li>{@code yolov5} (anchors and objectness, decoded in the graph; also a YOLOX exported with decoding, which keeps
+ * YOLOX's input): [1, anchors, 5 + classes], per anchor the box in input pixels, objectness and class probabilities;</li>
  * <li>{@code yolox} (YOLOX's export without decoding, its exporter's default): [1, anchors, 5 + classes] with the box
  * relative to its grid cell (x, y offsets; log width and height in strides), sigmoid objectness and classes, anchors
  * the cells of strides 8, 16 and 32 in order;</li>
@@ -91,7 +91,9 @@ public record OnnxHead(OnnxTail tail, Family family, int classes, OnnxInput.Conv
             throw new OnnxModelException(model.file(), "head " + family.configName() + " does not fit output "
                     + Arrays.toString(s) + (family == Family.NMS ? " with " + classes + " class names" : ""));
         }
-        OnnxInput.Convention convention = family == Family.YOLOX ? OnnxInput.Convention.YOLOX
+        // YOLOX's output has one box per cell (YOLOv5's three), decoded in the graph or not: its input is YOLOX's
+        boolean yoloxLayout = family != Family.YOLOV8 && family != Family.NMS && s[1] == cells;
+        OnnxInput.Convention convention = family == Family.YOLOX || yoloxLayout ? OnnxInput.Convention.YOLOX
                 : OnnxInput.Convention.ULTRALYTICS;
         return new OnnxHead(tail, family, classes, convention, (int) in[3], (int) in[2]);
     }

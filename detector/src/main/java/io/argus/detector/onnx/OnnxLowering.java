@@ -346,10 +346,11 @@ public final class OnnxLowering {
     private boolean split(OnnxNode n) {
         Resident x = resident.get(n.input(0));
         if (x == null || !channelAxis(n.intAttribute("axis", 0), n.input(0))) return false;
+        if (n.outputs().contains("")) return false;         // an output left out: its size is not known here
         int offset = x.offset();
         for (String out : n.outputs()) {
             int count = (int) model.value(out).shape()[1];
-            if (!out.isEmpty()) resident.put(out, new Resident(x.layer(), offset, count, x.layerShape()));
+            resident.put(out, new Resident(x.layer(), offset, count, x.layerShape()));
             offset += count;
         }
         return true;
