@@ -33,7 +33,6 @@ public final class CpuBackend implements InferenceBackend {
     private final OnnxInput onnxInput;                   // imported models: their family's input
     private final OnnxInput.Geometry[] onnxGeometry;
     private final float[][] tailInputs;
-    private final List<List<OnnxInterpreter.Tensor>> lastOutputs = new ArrayList<>();
     private int lastBatch;
 
     public CpuBackend(Model model, int maxBatch) {
@@ -101,13 +100,24 @@ public final class CpuBackend implements InferenceBackend {
         network.forward(n);
         lastBatch = n;
         OnnxHead head = model.onnx();
-        List<List<OnnxInterpreter.Tensor>> outputs = tailOutputs(network, head, n, tailInputs);
-        lastOutputs.clear();
-        lastOutputs.addAll(outputs);
         List<List<Detection>> result = new ArrayList<>(n);
+        if (head.decoder() == null) {
+            List<List<OnnxInterpreter.Tensor>> outputs = tailOutputs(network, head, n, tailInputs);
+            for (int i = 0; i < n; i++) {
+                result.add(head.detections(outputs.get(i).get(0), onnxGeometry[i], model.names(), params.threshold(),
+                        params.nms()));
+            }
+            return result;
+        }
+        // the family's decoding off the head layers: only anchors above the threshold pay for it
+        int[] tailLayers = head.tail().inputLayers();
+        FloatBuffer[] layerOutputs = new FloatBuffer[tailLayers.length];
+        for (int k = 0; k < tailLayers.length; k++) layerOutputs[k] = network.outputNchw(tailLayers[k]);
         for (int i = 0; i < n; i++) {
-            result.add(head.detections(outputs.get(i).get(0), onnxGeometry[i], model.names(), params.threshold(),
-                    params.nms()));
+            for (int k = 0; k < tailLayers.length; k++) layerOutputs[k].get(i * tailInputs[k].length, tailInputs[k]);
+            List<Candidate> candidates = new ArrayList<>();
+            head.decoder().candidates(tailInputs, params.threshold(), onnxGeometry[i], candidates);
+            result.add(head.finish(candidates, onnxGeometry[i], model.names(), params.threshold(), params.nms()));
         }
         return result;
     }
@@ -141,7 +151,10 @@ public final class CpuBackend implements InferenceBackend {
     @Override
     public float[] headOutput(int head, int image) {
         if (image < 0 || image >= lastBatch) throw new IndexOutOfBoundsException("image " + image + " of " + lastBatch);
-        if (model.onnx() != null) return lastOutputs.get(image).get(head).data().clone();
+        if (model.onnx() != null) {
+            // computed when asked: detection decodes off the layers without the graph's outputs
+            return tailOutputs(network, model.onnx(), lastBatch, tailScratch(model)).get(image).get(head).data();
+        }
         YoloSpec y = heads.get(head);
         float[] out = new float[y.output().size()];
         FloatBuffer buf = network.output(y.index());

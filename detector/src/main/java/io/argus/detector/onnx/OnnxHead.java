@@ -28,7 +28,7 @@ import java.util.Locale;
  * threshold is a candidate, then per-class NMS as for Darknet models.
  */
 public record OnnxHead(OnnxTail tail, Family family, int classes, OnnxInput.Convention convention, int inputWidth,
-                       int inputHeight) {
+                       int inputHeight, HeadDecoder decoder) {
     /** The families; {@code auto} in the config picks one from the graph's output ({@link #detect}). */
     public enum Family {
         YOLOV5, YOLOV8, YOLOX, NMS;
@@ -95,7 +95,12 @@ public record OnnxHead(OnnxTail tail, Family family, int classes, OnnxInput.Conv
         boolean yoloxLayout = family != Family.YOLOV8 && family != Family.NMS && s[1] == cells;
         OnnxInput.Convention convention = family == Family.YOLOX || yoloxLayout ? OnnxInput.Convention.YOLOX
                 : OnnxInput.Convention.ULTRALYTICS;
-        return new OnnxHead(tail, family, classes, convention, (int) in[3], (int) in[2]);
+        return new OnnxHead(tail, family, classes, convention, (int) in[3], (int) in[2], null);
+    }
+
+    /** The same head, decoding with {@code d} ({@link HeadDecoder#probe}; null: the tail's output). */
+    public OnnxHead withDecoder(HeadDecoder d) {
+        return new OnnxHead(tail, family, classes, convention, inputWidth, inputHeight, d);
     }
 
     /** Detections of one image from the graph's output (one image's values, row-major [1, a, b]). */
@@ -166,6 +171,12 @@ public record OnnxHead(OnnxTail tail, Family family, int classes, OnnxInput.Conv
                 return out;
             }
         }
+        return finish(candidates, g, names, threshold, nms);
+    }
+
+    /** Candidates after per-class NMS as detections in source pixels, the most confident first. */
+    public List<Detection> finish(List<Candidate> candidates, OnnxInput.Geometry g, List<String> names, float threshold,
+                                  float nms) {
         Nms.apply(candidates, classes, nms, NmsKind.DEFAULT, 0.6f);
         List<Detection> out = new ArrayList<>();
         for (Candidate c : candidates) {

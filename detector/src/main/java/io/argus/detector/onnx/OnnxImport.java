@@ -26,6 +26,9 @@ public final class OnnxImport {
                     + e.getMessage(), e);
         }
         OnnxHead h = OnnxHead.of(model, lowered.tail(), head);
+        List<io.argus.detector.darknet.Shape> tailInputs = new java.util.ArrayList<>();
+        for (int layer : lowered.tail().inputLayers()) tailInputs.add(lowered.spec().layers().get(layer).output());
+        h = h.withDecoder(HeadDecoder.probe(h, tailInputs));
         List<String> classNames;
         if (names != null) {
             classNames = Model.readNames(names);

@@ -486,7 +486,10 @@ public final class OnnxLowering {
         }
         List<OnnxNode> nodes = new ArrayList<>();
         for (int pos : picked) nodes.add(model.nodes().get(pos - 1));
-        return new Slice(nodes, new ArrayList<>(inputs));
+        // inputs in graph order (the heads' levels in the order the graph computes them), the image input first
+        List<String> ordered = new ArrayList<>(inputs);
+        ordered.sort(java.util.Comparator.comparingInt(t -> producer.containsKey(t) ? position.get(producer.get(t)) : 0));
+        return new Slice(nodes, ordered);
     }
 
     private List<long[]> inputShapes(List<String> names) {

@@ -1,0 +1,61 @@
+package io.argus.detector.onnx;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.argus.detector.Model;
+import io.argus.detector.darknet.Shape;
+import io.argus.testkit.Budget;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The families' decoding off the head layers stands in for the graph's tail only where it computes the same: found for
+ * the YOLOv5 and YOLOv8-style exports, not for YOLOX's (whose tail is a concatenation), and refused when asked to read
+ * a graph as a family it is not.
+ */
+@Budget(seconds = 5)
+class HeadDecoderTest {
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"tiny-yolov8, Yolov8", "tiny-yolo11, Yolov8", "tiny-yolov9, Yolov8", "tiny-yolov5, Yolov5",
+            "tiny-yolox, none"})
+    void aFamilysDecodingReplacesTheTailOnlyWhereItComputesTheSame(String name, String decoder) throws Exception {
+        Model m = OnnxImport.load(Path.of(getClass().getResource("/onnx/" + name + ".onnx").toURI()), null, null);
+        HeadDecoder d = m.onnx().decoder();
+        assertEquals(decoder, d == null ? "none" : d.getClass().getSimpleName());
+        if (d == null) return;
+        // on other random head values than the probe's: the whole output equal to the tail's
+        List<Shape> shapes = new ArrayList<>();
+        for (int layer : m.onnx().tail().inputLayers()) shapes.add(m.spec().layers().get(layer).output());
+        Random random = new Random(42);
+        float[][] heads = new float[shapes.size()][];
+        for (int i = 0; i < heads.length; i++) {
+            heads[i] = new float[shapes.get(i).size()];
+            for (int k = 0; k < heads[i].length; k++) heads[i][k] = (float) (random.nextGaussian() * 3);
+        }
+        float[] tail = m.onnx().tail().run(heads).get(0).data();
+        float[] ours = d.fullOutput(heads);
+        double num = 0, den = 0;
+        for (int k = 0; k < tail.length; k++) {
+            num += (ours[k] - tail[k]) * (double) (ours[k] - tail[k]);
+            den += tail[k] * (double) tail[k];
+        }
+        assertTrue(Math.sqrt(num / den) <= 1e-5, name + ": relative L2 " + Math.sqrt(num / den));
+    }
+
+    @ParameterizedTest(name = "{0} read as {1}")
+    @CsvSource({"tiny-yolov8, YOLOV5", "tiny-yolov5, YOLOV8"})
+    void aGraphReadAsAnotherFamilyGetsNoDecoder(String name, OnnxHead.Family family) throws Exception {
+        Model m = OnnxImport.load(Path.of(getClass().getResource("/onnx/" + name + ".onnx").toURI()), null, null);
+        OnnxHead other = new OnnxHead(m.onnx().tail(), family, m.onnx().classes(), m.onnx().convention(),
+                m.onnx().inputWidth(), m.onnx().inputHeight(), null);
+        List<Shape> shapes = new ArrayList<>();
+        for (int layer : m.onnx().tail().inputLayers()) shapes.add(m.spec().layers().get(layer).output());
+        assertNull(HeadDecoder.probe(other, shapes));
+    }
+}
