@@ -8,6 +8,7 @@ import io.argus.detector.Picture;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.YoloSpec;
 import io.argus.detector.nn.InferenceBackend;
+import io.argus.detector.onnx.HeadDecoder;
 import io.argus.detector.onnx.OnnxHead;
 import io.argus.detector.onnx.OnnxInput;
 import io.argus.detector.onnx.OnnxInterpreter;
@@ -132,9 +133,17 @@ public final class CpuBackend implements InferenceBackend {
         FloatBuffer[] layerOutputs = new FloatBuffer[tailLayers.length];
         for (int k = 0; k < tailLayers.length; k++) layerOutputs[k] = network.outputNchw(tailLayers[k]);
         List<List<OnnxInterpreter.Tensor>> out = new ArrayList<>(n);
+        HeadDecoder decoder = head.decoder();
         for (int i = 0; i < n; i++) {
             for (int k = 0; k < tailLayers.length; k++) layerOutputs[k].get(i * scratch[k].length, scratch[k]);
-            out.add(head.tail().run(scratch));
+            if (decoder == null) {
+                out.add(head.tail().run(scratch));
+                continue;
+            }
+            // the family's decoding computes the very output (HeadDecoder.probe checked it), on every core
+            float[] values = new float[decoder.outputSize()];
+            network.forRange(decoder.anchors(), (from, to) -> decoder.fullOutput(scratch, values, from, to));
+            out.add(List.of(new OnnxInterpreter.Tensor(head.outputShape(), values)));
         }
         return out;
     }

@@ -245,6 +245,20 @@ public final class CpuNetwork implements AutoCloseable {
         return out;
     }
 
+    /** A loop body over {@code [from, to)} for {@link #forRange}. */
+    @FunctionalInterface
+    public interface Range {
+        void run(int from, int to);
+    }
+
+    /**
+     * Runs {@code body} over {@code [0, count)} in one contiguous range per thread of the engine (the threads oneDNN
+     * runs the layers on sleep meanwhile): for host work between forward passes, such as an imported graph's decoding.
+     */
+    public void forRange(int count, Range body) {
+        winograd.threads().forRange(count, (worker, from, to) -> body.run(from, to));
+    }
+
     /**
      * Layer {@code index}'s output for the images of the last forward pass, FP32 in NCHW order (image i at i x the layer's
      * output size), whatever the network's layout and precision: for what runs after the layers on the host (an

@@ -98,6 +98,11 @@ public record OnnxHead(OnnxTail tail, Family family, int classes, OnnxInput.Conv
         return new OnnxHead(tail, family, classes, convention, (int) in[3], (int) in[2], null);
     }
 
+    /** The shape of the graph's (one) output for one image: [1, a, b]. */
+    public long[] outputShape() {
+        return tail.outputShape(0);
+    }
+
     /** The same head, decoding with {@code d} ({@link HeadDecoder#probe}; null: the tail's output). */
     public OnnxHead withDecoder(HeadDecoder d) {
         return new OnnxHead(tail, family, classes, convention, inputWidth, inputHeight, d);

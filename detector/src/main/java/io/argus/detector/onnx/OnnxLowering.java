@@ -123,7 +123,7 @@ public final class OnnxLowering {
         int[] inputLayers = new int[tailSlice.inputs.size()];
         for (int i = 0; i < inputLayers.length; i++) inputLayers[i] = wholeLayer(tailSlice.inputs.get(i), -1);
         OnnxTail tail = new OnnxTail(interpreter, tailSlice.nodes, tailSlice.inputs, inputLayers, inputShapes(tailSlice.inputs),
-                outputs);
+                outputs, inputShapes(outputs));
         if (layers.isEmpty()) {
             throw new OnnxModelException(model.file(), "no convolution, pool or other layer to run: the graph is "
                     + model.nodes().size() + " nodes of " + opsOf(model.nodes()));

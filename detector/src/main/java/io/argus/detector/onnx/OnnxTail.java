@@ -17,15 +17,17 @@ public final class OnnxTail {
     private final int[] inputLayers;
     private final List<long[]> inputShapes;
     private final List<String> outputs;
+    private final List<long[]> outputShapes;
 
     OnnxTail(OnnxInterpreter interpreter, List<OnnxNode> nodes, List<String> inputs, int[] inputLayers,
-             List<long[]> inputShapes, List<String> outputs) {
+             List<long[]> inputShapes, List<String> outputs, List<long[]> outputShapes) {
         this.interpreter = interpreter;
         this.nodes = List.copyOf(nodes);
         this.inputs = List.copyOf(inputs);
         this.inputLayers = inputLayers.clone();
         this.inputShapes = List.copyOf(inputShapes);
         this.outputs = List.copyOf(outputs);
+        this.outputShapes = List.copyOf(outputShapes);
     }
 
     /** The layers whose outputs the tail reads, in the order {@link #run} takes them. */
@@ -33,6 +35,9 @@ public final class OnnxTail {
 
     /** The graph's output names, in the order {@link #run} returns them. */
     public List<String> outputs() { return outputs; }
+
+    /** The static shape of output {@code i} for one image. */
+    public long[] outputShape(int i) { return outputShapes.get(i).clone(); }
 
     /** The nodes run per image. */
     public List<OnnxNode> nodes() { return nodes; }
