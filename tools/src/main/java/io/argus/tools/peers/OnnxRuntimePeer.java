@@ -24,31 +24,33 @@ public final class OnnxRuntimePeer implements Peer {
 
     /** An ONNX model as it is (a user's imported model): the very file our side runs. */
     public OnnxRuntimePeer(Path toolDir, Path onnx, Model m, FloatBuffer tensor) {
+        this(toolDir, onnx, false, m, tensor);
+    }
+
+    /** Our model exported ({@code argus export onnx}) to a temporary file, deleted on close. */
+    public OnnxRuntimePeer(Path toolDir, Model m, FloatBuffer tensor) {
+        this(toolDir, exported(toolDir, m), true, m, tensor);
+    }
+
+    private OnnxRuntimePeer(Path toolDir, Path onnx, boolean temporary, Model m, FloatBuffer tensor) {
         this.runtime = new OnnxRuntimeNode(toolDir);
-        String why = runtime.unavailable();
-        if (why != null) throw new IllegalStateException("--vs onnxruntime: " + why);
         var in = m.spec().inputShape();
         this.channels = in.channels();
         this.height = in.height();
         this.width = in.width();
         this.tensor = tensor;
         this.model = onnx;
-        this.temporary = false;
+        this.temporary = temporary;
     }
 
-    public OnnxRuntimePeer(Path toolDir, Model m, FloatBuffer tensor) {
-        this.runtime = new OnnxRuntimeNode(toolDir);
-        String why = runtime.unavailable();
+    /** Checks the peer can run (before exporting: fail at once, saying how to install), then writes the export. */
+    private static Path exported(Path toolDir, Model m) {
+        String why = new OnnxRuntimeNode(toolDir).unavailable();
         if (why != null) throw new IllegalStateException("--vs onnxruntime: " + why);
-        var in = m.spec().inputShape();
-        this.channels = in.channels();
-        this.height = in.height();
-        this.width = in.width();
-        this.tensor = tensor;
-        this.temporary = true;
         try {
-            model = Files.createTempFile("argus-bench", ".onnx");
+            Path model = Files.createTempFile("argus-bench", ".onnx");
             Files.write(model, OnnxExport.export(m.spec(), m.weights(), "bench"));
+            return model;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the exported model: " + e.getMessage(), e);
         }
