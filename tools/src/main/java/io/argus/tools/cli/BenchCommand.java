@@ -140,7 +140,8 @@ final class BenchCommand implements Callable<Integer> {
         CpuInfo cpu = CpuInfo.current();
         System.out.println("cpu: " + cpu.describe() + ", " + Runtime.getRuntime().availableProcessors() + " threads; ISA "
                 + String.join(" ", cpu.relevantFlags()) + "; " + OneDnnInfo.describe());
-        System.out.println("model: " + m.spec() + (model.weights == null ? ", random weights (seed " + model.seed + ")" : ""));
+        System.out.println("model: " + m.spec() + (m.onnx() != null ? ", " + m.onnx().family().configName() + " head"
+                : model.weights == null ? ", random weights (seed " + model.seed + ")" : ""));
         Path weightsFile = model.weights;
         if (!peers.isEmpty() && weightsFile == null && m.onnx() == null) {
             weightsFile = Files.createTempFile("argus-bench", ".weights");
