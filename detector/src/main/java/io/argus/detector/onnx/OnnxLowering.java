@@ -34,7 +34,7 @@ import java.util.TreeSet;
  * <li>Conv (square kernel, equal pads, no dilation) becomes [convolutional], taking with it a BatchNormalization that
  * alone reads it (folded into weights and bias) and the activation that follows: Sigmoid and Mul(x, Sigmoid(x)) is
  * swish (SiLU), Sigmoid alone logistic, Relu, LeakyRelu(0.1) leaky, x * Tanh(Softplus(x)) mish;</li>
- * <li>MaxPool becomes [maxpool], Resize by an integer factor that repeats pixels [upsample], Concat on channels and
+ * <li>MaxPool becomes [maxpool], AveragePool a depthwise [convolutional] of weights 1 / (k x k), Resize by an integer factor that repeats pixels [upsample], Concat on channels and
  * Split or Slice on channels a [route] (a channel range of each input, so splitting costs nothing until a layer needs
  * the range by itself), Add of two equal feature maps [shortcut];</li>
  * <li>anything else (the heads' decoding, a stem that slices pixels, attention) runs on the host. Where a convolution
@@ -107,6 +107,7 @@ public final class OnnxLowering {
             boolean lowered = switch (n.op()) {
                 case "Conv" -> conv(n);
                 case "MaxPool" -> maxPool(n);
+                case "AveragePool" -> averagePool(n);
                 case "Resize" -> resize(n);
                 case "Concat" -> concat(n);
                 case "Split" -> split(n);
@@ -266,6 +267,39 @@ public final class OnnxLowering {
         Shape out = new Shape(in.channels(), (int) ys[2], (int) ys[3]);
         layers.add(new MaxPoolSpec(index, position.get(n), in, out, size, sx, sy, 2 * pad));
         resident.put(n.outputs().get(0), new Resident(index, 0, out.channels(), out));
+        return true;
+    }
+
+    /**
+     * AveragePool as what it computes: a depthwise convolution whose weights are all 1 / (k x k), so that it runs as a
+     * [convolutional] layer on every backend. Exact where every window counts k x k taps: no padding, or padding
+     * counted (count_include_pad); otherwise it stays on the host.
+     */
+    private boolean averagePool(OnnxNode n) {
+        Resident x = resident.get(n.input(0));
+        long[] kernel = n.intsAttribute("kernel_shape");
+        long[] strides = n.intsAttribute("strides");
+        long[] pads = n.intsAttribute("pads");
+        long[] dil = n.intsAttribute("dilations");
+        if (x == null || kernel == null || kernel.length != 2 || kernel[0] != kernel[1]) return false;
+        if (!n.stringAttribute("auto_pad", "NOTSET").equals("NOTSET") || n.intAttribute("ceil_mode", 0) != 0) return false;
+        if (dil != null) for (long d : dil) if (d != 1) return false;
+        int pad = pads == null ? 0 : (int) pads[0];
+        if (pads != null) for (long p : pads) if (p != pad) return false;
+        if (pad > 0 && n.intAttribute("count_include_pad", 0) == 0) return false;
+        int k = (int) kernel[0];
+        int sy = strides == null ? 1 : (int) strides[0], sx = strides == null ? 1 : (int) strides[1];
+        Shape in = shapeOf(n.input(0));
+        long[] ys = model.value(n.outputs().get(0)).shape();
+        if ((in.width() + 2 * pad - k) / sx + 1 != ys[3] || (in.height() + 2 * pad - k) / sy + 1 != ys[2]) return false;
+        asPrevious(x);
+        int index = layers.size(), c = in.channels();
+        Shape out = new Shape(c, (int) ys[2], (int) ys[3]);
+        layers.add(new ConvolutionalSpec(index, position.get(n), in, out, c, k, sx, sy, pad, c, Activation.LINEAR, false));
+        float[] weights = new float[c * k * k];
+        java.util.Arrays.fill(weights, 1f / (k * k));
+        conv.put(index, new ConvWeights(new float[c], null, null, null, weights));
+        resident.put(n.outputs().get(0), new Resident(index, 0, c, out));
         return true;
     }
 
