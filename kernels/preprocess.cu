@@ -1,7 +1,13 @@
-// (a) Frames to the network input in one pass: uint8 BGR of any size -> Darknet's resize (plain or letterbox on
-// 0.5 grey) -> RGB / 255 -> FP16 NHWC with 8 channels (3 used, 5 zero) straight into the batch tensor.
-// The float arithmetic follows Darknet's two-pass resize_image (and io.argus.detector.post.Preprocess), with
-// rounding pinned (__fmul_rn etc.) so no multiply-add contraction changes the result.
+// (a) Frames to the network input in one pass: uint8 BGR of any size -> resize -> FP16 NHWC with 8 channels (3 used,
+// 5 zero) straight into the batch tensor. Two conventions, chosen per network:
+//  - Darknet's (convention 0): its two-pass resize_image, plain or letterboxed on 0.5 grey, RGB / 255, as
+//    io.argus.detector.post.Preprocess;
+//  - an imported model's (io.argus.detector.onnx.OnnxInput): letterboxed on a grey of 114 (where it lands is the
+//    host's choice: centred with Ultralytics' rounding, or top-left for YOLOX), bilinear with pixel centres
+//    (cv2.resize INTER_LINEAR in floating point), then RGB x scale (convention 1, scale 1/255) or BGR as is
+//    (convention 2, scale 1).
+// The float arithmetic is the CPU reference's with rounding pinned (__fmul_rn etc.), so no multiply-add contraction
+// changes the result and the tensor equals the reference's bit for bit.
 #include "common.cuh"
 
 // Where image b's bytes lie in the frame area and where it lands in the input; written by FrameInput.java
@@ -29,13 +35,55 @@ __device__ __forceinline__ float horizontal(const unsigned char* im, int stride,
                      __fmul_rn(dx, byte_at(im, stride, row, ix1, bgr)));
 }
 
+#define CONVENTION_DARKNET 0
+#define CONVENTION_RGB 1
+#define CONVENTION_BGR 2
+
+// OnnxInput.write's value of channel `bgr` (0 B, 1 G, 2 R) at resized pixel (c, r): source sample at
+// (c + 0.5) * imW / w - 0.5, clamped at 0, the far neighbour clamped to the last pixel.
+__device__ __forceinline__ float bilinear_centres(const unsigned char* im, int stride, int imW, int imH, float fx,
+                                                  float fy, int c, int r, int bgr, float scale) {
+    float sy = fmaxf(0.f, __fsub_rn(__fmul_rn(__fadd_rn((float) r, 0.5f), fy), 0.5f));
+    int y0 = min((int) sy, imH - 1), y1 = min(y0 + 1, imH - 1);
+    float dy = fminf(__fsub_rn(sy, (float) y0), 1.f);
+    float sx = fmaxf(0.f, __fsub_rn(__fmul_rn(__fadd_rn((float) c, 0.5f), fx), 0.5f));
+    int x0 = min((int) sx, imW - 1), x1 = min(x0 + 1, imW - 1);
+    float dx = fminf(__fsub_rn(sx, (float) x0), 1.f);
+    float p00 = (float) im[(long long) y0 * stride + 3 * x0 + bgr];
+    float p01 = (float) im[(long long) y0 * stride + 3 * x1 + bgr];
+    float p10 = (float) im[(long long) y1 * stride + 3 * x0 + bgr];
+    float p11 = (float) im[(long long) y1 * stride + 3 * x1 + bgr];
+    float ndx = __fsub_rn(1.f, dx);
+    float top = __fadd_rn(__fmul_rn(p00, ndx), __fmul_rn(p01, dx));
+    float bottom = __fadd_rn(__fmul_rn(p10, ndx), __fmul_rn(p11, dx));
+    return __fmul_rn(__fadd_rn(__fmul_rn(top, __fsub_rn(1.f, dy)), __fmul_rn(bottom, dy)), scale);
+}
+
+// convention: CONVENTION_*; scale and grey (the canvas, already scaled) are the imported conventions' and are
+// computed on the host as the CPU reference computes them (1f / 255 and 114f * that).
 extern "C" __global__ void letterbox_rgb_fp16(const unsigned char* frames, const FrameInfo* info, half_t* out,
-                                              long long outImage, int netW, int netH, int n) {
+                                              long long outImage, int netW, int netH, int n, int convention,
+                                              float scale, float grey) {
     int b = blockIdx.y;
     if (b >= n) return;
     FrameInfo f = info[b];
     const unsigned char* im = frames + f.offset;
     int imW = f.width, imH = f.height, w = f.resizedW, h = f.resizedH;
+    if (convention != CONVENTION_DARKNET) {
+        float fx = __fdiv_rn((float) imW, (float) w), fy = __fdiv_rn((float) imH, (float) h);
+        bool rgb = convention == CONVENTION_RGB;
+        FOR_EACH(p, netW * netH) {
+            int c = p % netW - f.dx, r = p / netW - f.dy;
+            float v[8] = {grey, grey, grey, 0.f, 0.f, 0.f, 0.f, 0.f};
+            if (c >= 0 && r >= 0 && c < w && r < h) {
+                for (int k = 0; k < 3; k++) {
+                    v[k] = bilinear_centres(im, f.stride, imW, imH, fx, fy, c, r, rgb ? 2 - k : k, scale);
+                }
+            }
+            store8(out + b * outImage + (long long) p * 8, v);
+        }
+        return;
+    }
     float wScale = (float) (imW - 1) / (float) (w - 1);
     float hScale = (float) (imH - 1) / (float) (h - 1);
     FOR_EACH(p, netW * netH) {

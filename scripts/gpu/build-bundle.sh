@@ -11,6 +11,7 @@
 # jars, the JUnit console, and this directory's runners: on the GPU host, from the repository root,
 #   OUT_DIR/run-gpu.sh [PHASES]     (tests: all of them; bench, torch, pipeline-train, ...)
 #   OUT_DIR/run-train.sh [PHASES]   (the trainer's tests, bench train, its PyTorch peer, loss curves)
+#   OUT_DIR/run-onnx.sh [PHASES]    (imported ONNX models: their GPU tests, argus bench, ONNX Runtime and PyTorch)
 #   scripts/gpu/run-multi.sh OUT_DIR [PHASES]   (several GPUs)
 # BUNDLE=train: the same bundle (the trainer's runner is in every bundle; the name is kept for older commands).
 # BUNDLE=live: the live pipeline's bundle (default .bundle-live): `argus run`, `argus bench pipeline [--fine-tune]`
@@ -83,6 +84,11 @@ pack_classpath() {
   [ -z "${classes_dir:-}" ] || cp -r "$classes_dir" "$stage/classpath/argus-pipeline-tests"
   rm -f "$stage"/classpath/ffmpeg-*-linux-x86_64/org/bytedeco/ffmpeg/linux-x86_64/{ffmpeg,ffprobe}
   rm -rf "$stage"/classpath/dnnl-*-linux-x86_64/org/bytedeco/dnnl/linux-x86_64/include
+  # SQLite's JDBC driver carries natives for every platform: a GPU host is x86-64 Linux (glibc)
+  find "$stage"/classpath/sqlite-jdbc-*/org/sqlite/native -mindepth 1 -maxdepth 1 ! -name Linux -exec rm -rf {} + \
+    2>/dev/null || true
+  find "$stage"/classpath/sqlite-jdbc-*/org/sqlite/native/Linux -mindepth 1 -maxdepth 1 ! -name x86_64 \
+    -exec rm -rf {} + 2>/dev/null || true
   # of the CUDA bindings' JNI libraries argus loads cudart, cuDNN and NVRTC, and cuBLAS because JavaCPP initializes
   # the presets cuDNN inherits (NPP, cuSOLVER, cuSPARSE, ... are 26 of their 32 MB)
   find "$stage"/classpath/cuda-*-linux-x86_64/org/bytedeco/cuda/linux-x86_64 -name 'libjni*.so' \
@@ -127,9 +133,12 @@ else
   jars+=("$(ls "$ROOT"/testkit/target/argus-testkit-*.jar)" "$console")   # the tests' waits and budgets
   vertx_test_jars
   pack_classpath
-  cp scripts/gpu/run-gpu.sh scripts/gpu/run-train.sh scripts/gpu/preamble.sh scripts/gpu/junit_summary.py \
-    scripts/gpu/torch_peer.py scripts/gpu/summarize.py scripts/gpu/torch_train_peer.py scripts/gpu/train_summary.py "$OUT/"
-  chmod +x "$OUT/run-gpu.sh" "$OUT/run-train.sh"
+  cp scripts/gpu/run-gpu.sh scripts/gpu/run-train.sh scripts/gpu/run-onnx.sh scripts/gpu/preamble.sh \
+    scripts/gpu/junit_summary.py scripts/gpu/torch_peer.py scripts/gpu/onnx_peers.py scripts/gpu/summarize.py \
+    scripts/gpu/torch_train_peer.py scripts/gpu/train_summary.py "$OUT/"
+  # the imported models' runner writes its models with the families' script (the repository's, if the bundle lacks it)
+  [ ! -f scripts/onnx/yolo_models.py ] || cp scripts/onnx/yolo_models.py "$OUT/"
+  chmod +x "$OUT/run-gpu.sh" "$OUT/run-train.sh" "$OUT/run-onnx.sh"
 fi
 
 # a Java runtime with only the modules these jars use

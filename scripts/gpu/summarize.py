@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Reads the logs of run-gpu.sh (argus bench --backend cuda and torch_peer.py, with '### model NAME' markers) and
-prints one markdown table: images/s per model, batch and mode, ours against PyTorch's."""
+"""Reads the logs of run-gpu.sh or run-onnx.sh (argus bench --backend cuda and torch_peer.py or onnx_peers.py, with
+'### model NAME' markers) and prints one markdown table: images/s per model, batch and mode, ours against PyTorch's
+(and ONNX Runtime's, when the logs have it)."""
 import os
 import re
 import sys
@@ -21,6 +22,8 @@ def key(name, what):
         if "unified memory" in what:
             return "ours detect unified"
         return "ours " + what
+    if name.startswith("onnxrt"):
+        return "onnxrt"
     return {"torch-eager": "torch eager", "torch-graph": "torch graph", "torch-compile": "torch compile"}.get(name, name)
 
 
@@ -43,10 +46,12 @@ def main(paths):
             if k not in rows:
                 order.append(k)
             rows[k][key(name, what)] = (float(ips), float(ms), float(tflops))
-    cols = ["ours graph", "ours no-graph", "ours detect device", "ours detect unified", "torch eager", "torch graph",
-            "torch compile"]
-    header = ["model", "batch"] + [c + " img/s" for c in cols] + ["ours ms/batch", "ours TFLOP/s", "ours/eager",
-                                                                     "ours/graph", "ours/compile"]
+    peers = ["torch eager", "torch graph", "torch compile"]
+    if any("onnxrt" in r for r in rows.values()):
+        peers.append("onnxrt")
+    cols = ["ours graph", "ours no-graph", "ours detect device", "ours detect unified"] + peers
+    header = ["model", "batch"] + [c + " img/s" for c in cols] + ["ours ms/batch", "ours TFLOP/s"] + [
+        "ours/" + c.split()[-1] for c in peers]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     models = []
@@ -59,7 +64,7 @@ def main(paths):
             ours = r.get("ours graph")
             cells = [model, str(batch)] + [f"{r[c][0]:.0f}" if c in r else "" for c in cols]
             cells += [f"{ours[1]:.3f}" if ours else "", f"{ours[2]:.0f}" if ours else ""]
-            for c in ("torch eager", "torch graph", "torch compile"):
+            for c in peers:
                 cells.append(f"{ours[0] / r[c][0]:.2f}" if ours and c in r else "")
             print("| " + " | ".join(cells) + " |")
 

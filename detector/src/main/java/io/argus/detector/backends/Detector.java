@@ -126,8 +126,7 @@ public final class Detector implements AutoCloseable {
                 case CPU -> new CpuBackend(model, maxBatch, options.cpu());
                 case CUDA -> CudaBackend.open(model, maxBatch, options.cuda());
                 case AUTO -> {
-                    String problem = model.onnx() != null ? "the CUDA backend does not run imported ONNX models yet"
-                            : CudaRuntime.problem();
+                    String problem = CudaRuntime.problem();
                     if (problem == null) {
                         try {
                             yield CudaBackend.open(model, maxBatch, options.cuda());

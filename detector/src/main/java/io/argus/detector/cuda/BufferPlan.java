@@ -12,7 +12,8 @@ import java.util.Map;
 
 /**
  * Which layers write their output straight into its place inside a concatenating [route] (so the route copies
- * nothing). Routes are visited from the last to the first, so a route's own place is known before its inputs are
+ * nothing); an imported graph's route that takes a layer as consecutive channel ranges (Split, then Concat) counts as
+ * taking it whole. Routes are visited from the last to the first, so a route's own place is known before its inputs are
  * placed inside it; a layer goes into at most one route (a later route wins), other uses read it where it is.
  * A single-input route without groups is a plain reference: its source is placed instead. Placement needs whole
  * 8-channel groups (16-byte alignment for cuDNN and the vector kernels); anything else is copied by the route.
@@ -33,16 +34,29 @@ public final class BufferPlan {
         if (!inPlace) return new BufferPlan(slots);
         var layers = spec.layers();
         for (int r = layers.size() - 1; r >= 0; r--) {
-            if (!(layers.get(r) instanceof RouteSpec route) || !isConcat(route)) continue;
+            if (!(layers.get(r) instanceof RouteSpec route) || isView(route)) continue;
             int offset = 0;
-            for (int i = 0; i < route.layers().length; i++) {
-                int count = route.channelCount(i);
-                int target = aliasTarget(spec, route.layers()[i]);
-                if (target >= 0 && count % 8 == 0 && offset % 8 == 0 && !slots.containsKey(target) && target != r
-                        && ownsBuffer(layers.get(target)) && layers.get(target).output().channels() == count) {
+            int n = route.layers().length;
+            for (int i = 0; i < n; ) {
+                // a run of inputs taking consecutive channel ranges of one layer from its channel 0 (an imported
+                // graph's Split then Concat, or a whole input) places that layer when the run covers all of it
+                int layer = route.layers()[i];
+                int j = i, covered = 0;
+                while (j < n && route.layers()[j] == layer && route.channelOffset(j) == covered) {
+                    covered += route.channelCount(j);
+                    j++;
+                }
+                if (j == i) j = i + 1;
+                int count = 0;
+                for (int k = i; k < j; k++) count += route.channelCount(k);
+                int target = aliasTarget(spec, layer);
+                if (target >= 0 && covered == count && count % 8 == 0 && offset % 8 == 0 && !slots.containsKey(target)
+                        && target != r && ownsBuffer(layers.get(target)) && layers.get(target).output().channels() == count
+                        && (layer == target || layers.get(layer).output().channels() == count)) {
                     slots.put(target, new Slot(r, offset));
                 }
                 offset += count;
+                i = j;
             }
         }
         return new BufferPlan(slots);
@@ -57,14 +71,13 @@ public final class BufferPlan {
         return slots.size();
     }
 
-    /** A route that builds a new tensor: several inputs without groups. */
-    static boolean isConcat(RouteSpec r) {
-        return r.layers().length > 1 && r.whole();
-    }
-
-    /** A route that is a view of its single input (whole, or a group slice): no kernel, no buffer. */
+    /**
+     * A route that is a view of its single input (whole, or a channel range starting on an 8-channel boundary): no
+     * kernel, no buffer. A range starting elsewhere is copied into a buffer of its own, since convolutions read
+     * 16-byte aligned inputs only.
+     */
     static boolean isView(RouteSpec r) {
-        return r.layers().length == 1;
+        return r.layers().length == 1 && (r.whole() || r.channelOffset(0) % 8 == 0);
     }
 
     /** Follows single-input, group-free routes to the layer whose output they name. */

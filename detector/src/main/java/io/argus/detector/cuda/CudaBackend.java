@@ -7,6 +7,8 @@ import io.argus.detector.Model;
 import io.argus.detector.Picture;
 import io.argus.detector.nn.InferenceBackend;
 import io.argus.detector.nn.StageTimes;
+import io.argus.detector.onnx.OnnxHead;
+import io.argus.detector.onnx.OnnxInput;
 import io.argus.detector.post.InputGeometry;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.EventMarks;
@@ -24,6 +26,11 @@ import java.util.List;
  * NVDEC left on this GPU (one conversion kernel per slot: {@link Nv12Input}); host images take the first slots, and
  * the detections are handed back in the caller's order. CUDA events around the stages time what the device ran
  * ({@link #lastStageTimes}).
+ *
+ * <p>An imported ONNX model ({@link Model#onnx()}) runs the same way with its family's conventions: the preprocess
+ * kernel letterboxes by {@link OnnxInput}'s rules, the network runs its layers and then its graph's tail as one kernel
+ * ({@link OnnxTailKernel}, checked against the graph at open; else on the host), and {@link OnnxPostprocess} decodes
+ * and suppresses as {@link OnnxHead#detections} does. It reads host BGR images only (no NV12 surfaces yet).
  */
 public final class CudaBackend implements InferenceBackend {
     private final Model model;
@@ -31,7 +38,8 @@ public final class CudaBackend implements InferenceBackend {
     private final MemoryMode memory;
     private final CudaNetwork network;
     private final FrameInput frames;
-    private final GpuPostprocess post;
+    private final GpuPostprocess post;            // a Darknet model's
+    private final OnnxPostprocess importedPost;   // an imported model's
     private final EventMarks marks;
     private Nv12Input nv12;   // made on the first NV12 picture: a model fed only host frames never compiles nv12.cu
     private int lastBatch;
@@ -40,28 +48,33 @@ public final class CudaBackend implements InferenceBackend {
     private CudaBackend(Model model, int maxBatch, CudaOptions options) {
         this.model = model;
         this.options = options;
-        CudaNetwork net = new CudaNetwork(model.spec(), model.weights(), maxBatch, options);
+        OnnxHead head = model.onnx();
+        CudaNetwork net = new CudaNetwork(model.spec(), model.weights(), maxBatch, options, head);
         FrameInput in = null;
+        GpuPostprocess darknet = null;
+        OnnxPostprocess imported = null;
         try {
             this.memory = options.memory().resolve(net.device());
-            in = new FrameInput(net.context(), memory, maxBatch, model.spec(), net.input());
-            this.post = new GpuPostprocess(net.context(), memory, net.heads(), maxBatch);
+            in = new FrameInput(net.context(), memory, maxBatch, model.spec(), net.input(),
+                    head == null ? null : head.convention());
+            if (head == null) darknet = new GpuPostprocess(net.context(), memory, net.heads(), maxBatch);
+            else imported = new OnnxPostprocess(net.context(), memory, head, net, maxBatch);
             this.marks = new EventMarks(4);
         } catch (RuntimeException e) {
+            if (darknet != null) darknet.close();
+            if (imported != null) imported.close();
             if (in != null) in.close();
             net.close();
             throw e;
         }
+        this.post = darknet;
+        this.importedPost = imported;
         this.network = net;
         this.frames = in;
     }
 
     /** Opens the model on a GPU; throws {@link CudaUnavailableException} naming what is missing when CUDA is not usable. */
     public static CudaBackend open(Model model, int maxBatch, CudaOptions options) {
-        if (model.onnx() != null) {
-            throw new IllegalArgumentException(model.spec().file() + ": the CUDA backend does not run imported ONNX "
-                    + "models yet; use backend cpu");
-        }
         CudaRuntime.require();
         return new CudaBackend(model, maxBatch, options);
     }
@@ -84,6 +97,7 @@ public final class CudaBackend implements InferenceBackend {
         if (n == 0) return List.of();
         if (n > maxBatch()) throw new IllegalArgumentException(n + " images, max batch " + maxBatch());
         network.device().makeCurrent();
+        if (importedPost != null) return detectImported(pictures, params);
         // slots: host images first (one upload and one resize kernel for all of them), then the GPU surfaces
         List<BgrImage> host = new ArrayList<>(n);
         List<Nv12Surface> surfaces = new ArrayList<>();
@@ -120,6 +134,29 @@ public final class CudaBackend implements InferenceBackend {
         return ordered;
     }
 
+    /** An imported model: its convention's preprocess, the layers and the tail, its family's decoding. */
+    private List<List<Detection>> detectImported(List<? extends Picture> pictures, DetectParams params) {
+        int n = pictures.size();
+        List<BgrImage> images = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            if (!(pictures.get(i) instanceof BgrImage im)) {
+                throw new IllegalArgumentException("picture " + i + ": an imported ONNX model on the CUDA backend reads "
+                        + "host BGR images only, not " + pictures.get(i).getClass().getSimpleName());
+            }
+            images.add(im);
+        }
+        marks.mark(0, network.stream());
+        OnnxInput.Geometry[] geometry = frames.stageImported(images, network.stream());
+        marks.mark(1, network.stream());
+        network.forward(n);
+        marks.mark(2, network.stream());
+        lastBatch = n;
+        List<List<Detection>> out = importedPost.run(n, geometry, params, model.names(), network);
+        marks.mark(3, network.stream());
+        lastStages = new StageTimes(marks.millisBetween(0, 1), marks.millisBetween(1, 2), marks.millisBetween(2, 3));
+        return out;
+    }
+
     private Nv12Input nv12() {
         if (nv12 == null) nv12 = new Nv12Input(network.context(), network.input(), model.spec().net().letterBox());
         return nv12;
@@ -139,21 +176,27 @@ public final class CudaBackend implements InferenceBackend {
     }
 
     /** Anchors over the threshold in all images of the last detect call (before NMS). */
-    public int lastCandidates() { return post.lastCandidates(); }
+    public int lastCandidates() { return post != null ? post.lastCandidates() : importedPost.lastCandidates(); }
 
     /** Images of the last detect call post-processed on the CPU (more candidates than the GPU buffers hold). */
-    public int lastCpuFallbacks() { return post.lastFallbacks(); }
+    public int lastCpuFallbacks() { return post != null ? post.lastFallbacks() : importedPost.lastFallbacks(); }
 
+    /** For an imported model, graph output {@code head} (only 0) of image {@code image} of the last call, row-major. */
     @Override
     public float[] headOutput(int head, int image) {
         if (image < 0 || image >= lastBatch) throw new IndexOutOfBoundsException("image " + image + " of " + lastBatch);
+        if (importedPost != null) {
+            if (head != 0) throw new IndexOutOfBoundsException("output " + head + ": the detection output is output 0");
+            return importedPost.output(image, network).data().clone();
+        }
         return network.headOutput(head, image);
     }
 
     @Override
     public void close() {
         marks.close();
-        post.close();
+        if (post != null) post.close();
+        if (importedPost != null) importedPost.close();
         frames.close();
         network.close();
     }

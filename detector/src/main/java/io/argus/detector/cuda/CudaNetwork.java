@@ -12,6 +12,7 @@ import static org.bytedeco.cuda.global.cudart.cudaStreamEndCapture;
 import io.argus.detector.cuda.layers.Convolutional;
 import io.argus.detector.cuda.layers.Convolutional.Epilogue;
 import io.argus.detector.cuda.layers.GpuLayer;
+import io.argus.detector.cuda.layers.HostOpsLayer;
 import io.argus.detector.cuda.layers.MaxPool;
 import io.argus.detector.cuda.layers.Route;
 import io.argus.detector.cuda.layers.Shortcut;
@@ -28,6 +29,7 @@ import io.argus.detector.darknet.Shape;
 import io.argus.detector.darknet.ShortcutSpec;
 import io.argus.detector.darknet.UpsampleSpec;
 import io.argus.detector.darknet.YoloSpec;
+import io.argus.detector.onnx.OnnxHead;
 import io.argus.gpu.CudaException;
 import io.argus.gpu.CudaLog;
 import io.argus.gpu.DeviceContext;
@@ -55,6 +57,11 @@ import org.bytedeco.cuda.cudart.CUgraph_st;
  * bucket's forward is captured here too: nothing is planned once the network serves. {@link #forward(int)} runs n
  * images on the smallest bucket holding them, enqueuing the whole network on the network's stream (replaying the
  * bucket's CUDA graph).
+ *
+ * <p>An imported ONNX model runs the same layer classes; its graph's tail (the heads' decoding) runs after the layers
+ * as its family's kernel ({@link OnnxTailKernel}, inside the graph) when that kernel matches the graph's tail at load,
+ * else on the host from the layers' outputs ({@link #tailProblem} says why). Its host-run layers ({@link HostOpsLayer})
+ * make the network run layer by layer, without CUDA graphs.
  */
 public final class CudaNetwork implements AutoCloseable {
     private final NetworkSpec spec;
@@ -75,10 +82,18 @@ public final class CudaNetwork implements AutoCloseable {
     private final int[] buckets;
     private final Map<Integer, CUgraphExec_st> graphs = new HashMap<>();
     private final BufferPlan plan;
+    private final Set<Integer> tailInputs = new HashSet<>();
+    private OnnxTailKernel tail;
+    private String tailProblem;
     private int graphWorkspaceVersion = -1;
     private String graphProblem;
 
     public CudaNetwork(NetworkSpec spec, ModelWeights weights, int maxBatch, CudaOptions options) {
+        this(spec, weights, maxBatch, options, null);
+    }
+
+    /** {@code head}: an imported model's head (its tail runs after the layers), null for a Darknet network. */
+    public CudaNetwork(NetworkSpec spec, ModelWeights weights, int maxBatch, CudaOptions options, OnnxHead head) {
         if (maxBatch <= 0) throw new IllegalArgumentException("maxBatch must be positive, got " + maxBatch);
         Shape in = spec.inputShape();
         if (in.channels() != 3) {
@@ -96,6 +111,12 @@ public final class CudaNetwork implements AutoCloseable {
         try {
             this.input = TensorView.own(allocate(8L * in.plane(), "network input"), 3, in.height(), in.width());
             this.plan = BufferPlan.of(spec, options.inPlace());
+            if (head != null) for (int l : head.tail().inputLayers()) tailInputs.add(l);
+            for (LayerSpec l : spec.layers()) {
+                if (l instanceof HostOpsSpec && graphProblem == null) {
+                    graphProblem = "layer " + l.index() + " runs on the host";
+                }
+            }
             planRoutes();
             this.buckets = BatchBuckets.of(maxBatch);
             ConvolutionPlanner.Counts before = ConvolutionPlanner.of(ctx).counts();
@@ -115,6 +136,12 @@ public final class CudaNetwork implements AutoCloseable {
                 long need = 0;
                 for (GpuLayer l : layers) if (l instanceof Convolutional c) need = Math.max(need, c.workspaceNeeded());
                 workspace.fit(need);
+                if (head != null) {
+                    String[] problem = new String[1];
+                    tail = OnnxTailKernel.create(this, head, maxBatch, problem);
+                    tailProblem = problem[0];
+                    if (tail == null) CudaLog.info(spec.name() + ": the graph's tail runs on the host: " + tailProblem);
+                }
             }
             long planned = System.nanoTime();
             if (options.graphs()) {
@@ -195,8 +222,11 @@ public final class CudaNetwork implements AutoCloseable {
                 TensorView out = BufferPlan.isView(r) ? Route.viewOf(r, ins[0]) : routeViews.get(i);
                 yield new Route(r, ins, out, ctx);
             }
-            case HostOpsSpec h -> throw new IllegalArgumentException(spec.file() + ": layer " + i + " ("
-                    + h.ops().describe() + ") runs on the host, which the CUDA backend does not do yet: use the CPU");
+            case HostOpsSpec h -> {
+                TensorView[] ins = new TensorView[h.layers().length];
+                for (int k = 0; k < ins.length; k++) ins[k] = viewOf(h.layers()[k], l);
+                yield new HostOpsLayer(h, ins, own(i));
+            }
             case YoloSpec y -> {
                 Yolo h = new Yolo(y, viewOf(i - 1, l), maxBatch, ctx);
                 heads.add(h);
@@ -245,10 +275,14 @@ public final class CudaNetwork implements AutoCloseable {
         return conv.configure(maxBatch, own(i), e, null, null, stream);
     }
 
-    /** The [shortcut] right after convolution i when nothing else reads the convolution's output. */
+    /**
+     * The [shortcut] right after convolution i when nothing else reads the convolution's output (an imported graph's
+     * tail counts as a reader).
+     */
     private ShortcutSpec fusableShortcut(int i) {
         List<LayerSpec> all = spec.layers();
-        if (i + 1 >= all.size() || !(all.get(i + 1) instanceof ShortcutSpec s) || s.from() == i) return null;
+        if (i + 1 >= all.size() || !(all.get(i + 1) instanceof ShortcutSpec s) || s.from() == i
+                || tailInputs.contains(i)) return null;
         for (LayerSpec l : all) {
             if (l.index() == i + 1) continue;
             for (int in : l.inputs()) if (in == i) return null;
@@ -267,6 +301,20 @@ public final class CudaNetwork implements AutoCloseable {
     DeviceContext context() { return ctx; }
 
     List<Yolo> heads() { return heads; }
+
+    /** Where layer {@code layer}'s output lives (not for [yolo] layers or convolutions fused into a shortcut). */
+    TensorView layerView(int layer) {
+        if (fusedAway.contains(layer) || views[layer] == null) {
+            throw new IllegalArgumentException("layer " + layer + " has no feature map of its own on the GPU");
+        }
+        return views[layer];
+    }
+
+    /** An imported model's tail kernel, run after the layers; null for a Darknet network or a tail on the host. */
+    OnnxTailKernel tail() { return tail; }
+
+    /** Why an imported model's tail runs on the host; null when its kernel runs (or for a Darknet network). */
+    public String tailProblem() { return tailProblem; }
 
     /** The input tensor: FP16 NHWC, 8 channels per pixel (RGB + 5 zeros). */
     public TensorView input() { return input; }
@@ -319,6 +367,7 @@ public final class CudaNetwork implements AutoCloseable {
     /** Enqueues every layer directly (what a graph replays). */
     void runLayers(int n) {
         for (GpuLayer l : layers) l.forward(n, stream);
+        if (tail != null) tail.forward(n, stream);
     }
 
     private CUgraphExec_st capture(int n) {
@@ -421,6 +470,8 @@ public final class CudaNetwork implements AutoCloseable {
             s.append(String.format("%4d %-14s %s%n", l.spec().index(), l.spec().kind(), l.describe()));
         }
         s.append("routes written in place: ").append(plan.placedCount()).append(" inputs");
+        if (tail != null) s.append("\ntail: ").append(tail.describe());
+        else if (tailProblem != null) s.append("\ntail on the host: ").append(tailProblem);
         return s.toString();
     }
 
@@ -430,6 +481,8 @@ public final class CudaNetwork implements AutoCloseable {
         graphs.clear();
         for (GpuLayer l : layers) l.close();
         layers.clear();
+        if (tail != null) tail.close();
+        tail = null;
         for (GpuBuffer b : buffers) b.close();
         buffers.clear();
         workspace.close();

@@ -8,6 +8,7 @@ import static org.bytedeco.cuda.global.cudart.cudaMemcpyHostToDevice;
 
 import io.argus.detector.BgrImage;
 import io.argus.detector.darknet.NetworkSpec;
+import io.argus.detector.onnx.OnnxInput;
 import io.argus.detector.post.InputGeometry;
 import io.argus.gpu.CudaLog;
 import io.argus.gpu.DeviceContext;
@@ -26,7 +27,9 @@ import org.bytedeco.javacpp.Pointer;
  * Frames into the network input. UNIFIED: the BGR bytes go into a managed buffer that the preprocess kernel reads
  * directly (frames already written into {@link #frameSlot} cost no copy at all); DEVICE: into pinned staging, then
  * one asynchronous copy to device memory. Then one kernel (preprocess.cu) resizes or letterboxes every image of the
- * batch straight into the FP16 NHWC input tensor. The frame area grows to the largest batch of bytes seen.
+ * batch straight into the FP16 NHWC input tensor, by Darknet's convention or, for an imported model, by its family's
+ * ({@link OnnxInput}: where the picture lands is decided here as OnnxInput decides it, the pixels by the kernel as
+ * OnnxInput computes them). The frame area grows to the largest batch of bytes seen.
  */
 final class FrameInput implements AutoCloseable {
     private static final int INFO_BYTES = 40;   // struct FrameInfo in preprocess.cu
@@ -35,6 +38,7 @@ final class FrameInput implements AutoCloseable {
     private final boolean unified;
     private final int maxBatch;
     private final NetworkSpec spec;
+    private final OnnxInput.Convention convention;
     private final GpuBuffer infoHost;
     private final GpuBuffer infoDevice;
     private final KernelLaunch launch;
@@ -45,8 +49,11 @@ final class FrameInput implements AutoCloseable {
     private long slotStride;
     private boolean prefetch;
 
-    FrameInput(DeviceContext ctx, MemoryMode mode, int maxBatch, NetworkSpec spec, TensorView input) {
+    /** {@code convention}: an imported model's input convention, null for Darknet's. */
+    FrameInput(DeviceContext ctx, MemoryMode mode, int maxBatch, NetworkSpec spec, TensorView input,
+               OnnxInput.Convention convention) {
         this.ctx = ctx;
+        this.convention = convention;
         this.unified = mode == MemoryMode.UNIFIED;
         this.maxBatch = maxBatch;
         this.spec = spec;
@@ -63,6 +70,11 @@ final class FrameInput implements AutoCloseable {
         launch.i32(spec.net().width());
         launch.i32(spec.net().height());
         nSlot = launch.i32(1);
+        // preprocess.cu's CONVENTION_*; scale and grey as OnnxInput computes them, in float
+        float scale = convention == OnnxInput.Convention.ULTRALYTICS ? 1f / 255 : 1f;
+        launch.i32(convention == null ? 0 : convention == OnnxInput.Convention.ULTRALYTICS ? 1 : 2);
+        launch.f32(scale);
+        launch.f32(114f * scale);
     }
 
     private void ensure(long bytes) {
@@ -91,8 +103,70 @@ final class FrameInput implements AutoCloseable {
         return (v + 15) & ~15L;
     }
 
-    /** Copies (or finds in place) the frames and enqueues the preprocess kernel; returns where each image landed. */
+    /**
+     * Copies (or finds in place) the frames and enqueues the preprocess kernel, Darknet's convention; returns where each
+     * image landed.
+     */
     InputGeometry[] stage(List<BgrImage> images, GpuStream stream) {
+        if (convention != null) throw new IllegalStateException("an imported model's frames go through stageImported");
+        int n = images.size();
+        InputGeometry[] geometry = new InputGeometry[n];
+        int[][] placement = new int[n][];
+        for (int i = 0; i < n; i++) {
+            BgrImage im = images.get(i);
+            InputGeometry g = InputGeometry.of(spec.net().width(), spec.net().height(), im.width(), im.height(),
+                    spec.net().letterBox());
+            geometry[i] = g;
+            placement[i] = new int[] {g.resizedWidth(), g.resizedHeight(), g.offsetX(), g.offsetY()};
+        }
+        enqueue(images, placement, stream);
+        return geometry;
+    }
+
+    /** As {@link #stage}, by the imported model's convention; returns where each image landed. */
+    OnnxInput.Geometry[] stageImported(List<BgrImage> images, GpuStream stream) {
+        if (convention == null) throw new IllegalStateException("a Darknet model's frames go through stage");
+        int n = images.size();
+        OnnxInput.Geometry[] geometry = new OnnxInput.Geometry[n];
+        int[][] placement = new int[n][];
+        for (int i = 0; i < n; i++) {
+            placement[i] = new int[4];
+            geometry[i] = placeImported(convention, images.get(i).width(), images.get(i).height(), spec.net().width(),
+                    spec.net().height(), placement[i]);
+        }
+        enqueue(images, placement, stream);
+        return geometry;
+    }
+
+    /**
+     * Where {@link OnnxInput#write} puts a w x h picture in the input: gain min(netH / h, netW / w); Ultralytics'
+     * LetterBox rounds the resized size and splits the padding with round(d -/+ 0.1); YOLOX truncates and puts the
+     * picture top-left. {@code placement} receives resized width, height, left and top.
+     */
+    static OnnxInput.Geometry placeImported(OnnxInput.Convention convention, int w, int h, int netWidth, int netHeight,
+                                            int[] placement) {
+        float gain = Math.min((float) netHeight / h, (float) netWidth / w);
+        int newW, newH, left, top;
+        if (convention == OnnxInput.Convention.ULTRALYTICS) {
+            newW = Math.round(w * gain);
+            newH = Math.round(h * gain);
+            left = Math.round((netWidth - newW) / 2f - 0.1f);
+            top = Math.round((netHeight - newH) / 2f - 0.1f);
+        } else {
+            newW = (int) (w * gain);
+            newH = (int) (h * gain);
+            left = 0;
+            top = 0;
+        }
+        placement[0] = Math.max(1, Math.min(netWidth, newW));
+        placement[1] = Math.max(1, Math.min(netHeight, newH));
+        placement[2] = left;
+        placement[3] = top;
+        return new OnnxInput.Geometry(w, h, gain, left, top);
+    }
+
+    /** Copies the frames (or finds them in place) and enqueues the kernel; placement[i]: resized w, h, left, top. */
+    private void enqueue(List<BgrImage> images, int[][] placement, GpuStream stream) {
         int n = images.size();
         long[] offsets = new long[n];
         boolean[] inPlace = new boolean[n];
@@ -120,23 +194,20 @@ final class FrameInput implements AutoCloseable {
         ensure(total);
         ByteBuffer host = unified ? frames.host() : staging.host();
         ByteBuffer info = infoHost.host();
-        InputGeometry[] geometry = new InputGeometry[n];
         int netW = spec.net().width();
         int netH = spec.net().height();
         for (int i = 0; i < n; i++) {
             BgrImage im = images.get(i);
             if (!inPlace[i]) host.put((int) offsets[i], im.pixels(), 0, (int) bytesOf(im));
-            InputGeometry g = InputGeometry.of(netW, netH, im.width(), im.height(), spec.net().letterBox());
-            geometry[i] = g;
             int o = i * INFO_BYTES;
             info.putLong(o, offsets[i]);
             info.putInt(o + 8, im.width());
             info.putInt(o + 12, im.height());
             info.putInt(o + 16, im.stride());
-            info.putInt(o + 20, g.resizedWidth());
-            info.putInt(o + 24, g.resizedHeight());
-            info.putInt(o + 28, g.offsetX());
-            info.putInt(o + 32, g.offsetY());
+            info.putInt(o + 20, placement[i][0]);
+            info.putInt(o + 24, placement[i][1]);
+            info.putInt(o + 28, placement[i][2]);
+            info.putInt(o + 32, placement[i][3]);
             info.putInt(o + 36, 0);
         }
         if (unified) {
@@ -151,7 +222,6 @@ final class FrameInput implements AutoCloseable {
         int pixels = netW * netH;
         launch.launch(Math.min((pixels + KernelLaunch.BLOCK - 1) / KernelLaunch.BLOCK, 4 * ctx.device().multiprocessors()),
                 n, KernelLaunch.BLOCK, stream.handle());
-        return geometry;
     }
 
     /**

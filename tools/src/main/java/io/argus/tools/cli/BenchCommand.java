@@ -348,7 +348,10 @@ final class BenchCommand implements Callable<Integer> {
      * mode; images/s, ms/batch and achieved TFLOP/s per line (peers for the GPU: scripts/gpu/torch_peer.py).
      */
     private int cuda() throws InterruptedException {
-        if (vs != null) throw new IllegalArgumentException("--vs is for the CPU; the GPU peer is scripts/gpu/torch_peer.py");
+        if (vs != null) {
+            throw new IllegalArgumentException("--vs is for the CPU; the GPU peers are scripts/gpu/torch_peer.py (cfgs) "
+                    + "and scripts/gpu/onnx_peers.py (ONNX models)");
+        }
         if (gpus != null) return gpuScaling();
         CudaRuntime.require();
         Model m = model.load(false);

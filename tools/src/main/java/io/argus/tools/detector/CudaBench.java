@@ -18,7 +18,9 @@ import java.util.Locale;
 /**
  * Times the CUDA backend (what {@code argus bench --backend cuda} prints): per batch size the network forward as a
  * CUDA graph and layer by layer (device time from CUDA events, median of repeated samples), and the whole detect
- * call on real frames (preprocess + forward + decode + NMS, host wall clock) in each memory mode asked for.
+ * call on real frames (preprocess + forward + decode + NMS, host wall clock) in each memory mode asked for. For an
+ * imported model the forward includes the graph's tail kernel (as the peers' forward includes the decoding the graph
+ * holds); a tail left on the host runs in detect only.
  */
 public final class CudaBench {
     /** One measurement: {@code what} ran on {@code batch} images in {@code ms} per batch (median of runs). */
@@ -77,6 +79,10 @@ public final class CudaBench {
                                     + " detections/image", b, flops));
                 }
                 if (m == 0 && net.graphProblem() != null) out.println("CUDA graphs: " + net.graphProblem());
+                if (m == 0 && model.onnx() != null) {
+                    out.println("the graph's tail: " + (net.tailProblem() == null ? "its family's kernel, in the forward"
+                            : "on the host, after the forward (" + net.tailProblem() + ")"));
+                }
             }
         }
         return results;
