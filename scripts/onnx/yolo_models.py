@@ -320,7 +320,7 @@ class V5Detect(nn.Module):
             x[i] = self.m[i](x[i])
             bs, _, ny, nx = x[i].shape
             x[i] = x[i].view(bs, self.na, self.no, ny, nx).permute(0, 1, 3, 4, 2).contiguous()
-            if self.grid[i].shape[2:4] != x[i].shape[2:4]:
+            if self.grid[i].shape[2:4] != x[i].shape[2:4] or self.grid[i].device != x[i].device:
                 self.grid[i], self.anchor_grid[i] = self._make_grid(nx, ny, i)
             xy, wh, conf = x[i].sigmoid().split((2, 2, self.nc + 1), 4)
             xy = (xy * 2 + self.grid[i]) * self.stride[i]
@@ -331,7 +331,8 @@ class V5Detect(nn.Module):
 
     def _make_grid(self, nx, ny, i):
         shape = 1, self.na, ny, nx, 2
-        y, x = torch.arange(ny, dtype=torch.float), torch.arange(nx, dtype=torch.float)
+        d, t = self.anchors[i].device, self.anchors[i].dtype   # as YOLOv5: the grids where the model is
+        y, x = torch.arange(ny, device=d, dtype=t), torch.arange(nx, device=d, dtype=t)
         yv, xv = torch.meshgrid(y, x, indexing="ij")
         grid = torch.stack((xv, yv), 2).expand(shape) - 0.5
         anchor_grid = (self.anchors[i] * self.stride[i]).view((1, self.na, 1, 1, 2)).expand(shape)
@@ -375,7 +376,7 @@ class Detect(nn.Module):
             x[i] = torch.cat((self.cv2[i](x[i]), self.cv3[i](x[i])), 1)
         shape = x[0].shape
         x_cat = torch.cat([xi.view(shape[0], self.no, -1) for xi in x], 2)
-        if self.shape != shape:
+        if self.shape != shape or self.anchors.device != x_cat.device:
             self.anchors, self.strides = (t.transpose(0, 1) for t in make_anchors(x, self.stride, 0.5))
             self.shape = shape
         box, cls = x_cat.split((self.reg_max * 4, self.nc), 1)
@@ -387,11 +388,12 @@ def make_anchors(feats, strides, offset=0.5):
     anchor_points, stride_tensor = [], []
     for i, stride in enumerate(strides):
         _, _, h, w = feats[i].shape
-        sx = torch.arange(end=w, dtype=torch.float) + offset
-        sy = torch.arange(end=h, dtype=torch.float) + offset
+        d, t = feats[i].device, feats[i].dtype               # as Ultralytics: where and as the features are
+        sx = torch.arange(end=w, device=d, dtype=t) + offset
+        sy = torch.arange(end=h, device=d, dtype=t) + offset
         sy, sx = torch.meshgrid(sy, sx, indexing="ij")
         anchor_points.append(torch.stack((sx, sy), -1).view(-1, 2))
-        stride_tensor.append(torch.full((h * w, 1), float(stride)))
+        stride_tensor.append(torch.full((h * w, 1), float(stride), device=d, dtype=t))
     return torch.cat(anchor_points), torch.cat(stride_tensor)
 
 

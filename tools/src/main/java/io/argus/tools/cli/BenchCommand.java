@@ -355,7 +355,8 @@ final class BenchCommand implements Callable<Integer> {
         if (gpus != null) return gpuScaling();
         CudaRuntime.require();
         Model m = model.load(false);
-        System.out.println("model: " + m.spec() + (model.weights == null ? ", random weights (seed " + model.seed + ")" : ""));
+        System.out.println("model: " + m.spec() + (m.onnx() != null ? ", " + m.onnx().family().configName() + " head"
+                : model.weights == null ? ", random weights (seed " + model.seed + ")" : ""));
         Path img = image != null ? image : ProjectPaths.sample("dog.jpg");
         List<MemoryMode> modes = memory.stream().map(MemoryMode::parse).toList();
         new CudaBench(seconds, minIterations, warmup, System.out).run(m, batches, BgrImage.read(img), modes,
