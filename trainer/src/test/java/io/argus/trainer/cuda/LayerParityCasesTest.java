@@ -3,11 +3,15 @@ package io.argus.trainer.cuda;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.argus.detector.darknet.HostOps;
+import io.argus.detector.darknet.HostOpsSpec;
 import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
+import io.argus.detector.darknet.Shape;
 import io.argus.detector.darknet.WeightsInit;
 import io.argus.testkit.Budget;
 import io.argus.trainer.cuda.LayerParityCases.Case;
@@ -19,7 +23,8 @@ import org.junit.jupiter.api.Test;
 /**
  * CPU only (runs in CI): the parity harness cannot silently test nothing. Every layer kind LayerSpec permits has a
  * tolerance row for both precisions and at least one case; every case's network parses, its layer under test is of
- * its kind, and its CPU reference builds and runs a forward + backward.
+ * its kind, and its CPU reference builds and runs a forward + backward. The one inference-only kind (HostOpsSpec: an
+ * imported graph's nodes run on the host, which have no backward pass) is refused by training instead, saying why.
  */
 @Budget(seconds = 5)
 class LayerParityCasesTest {
@@ -31,7 +36,8 @@ class LayerParityCasesTest {
 
     @Test
     void everyLayerKindHasCasesAndTolerances() {
-        Class<?>[] permitted = LayerSpec.class.getPermittedSubclasses();
+        Class<?>[] permitted = java.util.Arrays.stream(LayerSpec.class.getPermittedSubclasses())
+                .filter(k -> k != HostOpsSpec.class).toArray(Class<?>[]::new);
         assertNotNull(permitted, "LayerSpec is sealed");
         Set<String> covered = kinds();
         for (Class<?> k : permitted) {
@@ -41,6 +47,26 @@ class LayerParityCasesTest {
         }
         assertEquals(permitted.length, LayerParityCases.TOLERANCES.size(), "a tolerance row per layer kind");
         assertEquals(4, LayerParityCases.BATCHES.length);
+    }
+
+    @Test
+    void trainingRefusesLayersRunOnTheHost() {
+        NetworkSpec base = NetworkSpec.parse(java.nio.file.Path.of("one.cfg"),
+                "[net]\nwidth=32\nheight=32\nchannels=3\n[convolutional]\nfilters=4\nsize=3\npad=1\nactivation=leaky\n", 0, 0);
+        Shape in = base.layers().get(0).output();
+        HostOps identity = new HostOps() {
+            @Override
+            public void apply(float[][] inputs, float[] output) { System.arraycopy(inputs[0], 0, output, 0, output.length); }
+
+            @Override
+            public String describe() { return "1 ONNX node (Identity)"; }
+        };
+        NetworkSpec spec = NetworkSpec.of(java.nio.file.Path.of("imported.onnx"), base.net(), java.util.List.of(
+                base.layers().get(0), new HostOpsSpec(1, 2, new int[] {0}, new Shape[] {in}, in, identity)));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new CpuTrainingBackend(spec, ModelWeights.zeros(spec), 1, 1, false));
+        assertEquals("imported.onnx: layer 1 runs 1 ONNX node (Identity) on the host, which has no backward pass: "
+                + "imported graphs are for inference", e.getMessage());
     }
 
     @Test
