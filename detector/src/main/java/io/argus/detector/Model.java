@@ -3,7 +3,6 @@ package io.argus.detector;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
-import io.argus.detector.onnx.OnnxHead;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -14,20 +13,20 @@ import java.util.List;
 
 /**
  * A loaded model: the network description, its parameters and one class name per class. A Darknet model's heads are
- * its [yolo] layers; an imported ONNX model's ({@link io.argus.detector.onnx.OnnxImport}) are its graph's outputs,
- * computed from the layers by {@code onnx}'s tail and read per family (null for Darknet models).
+ * its [yolo] layers; an imported model's ({@code io.argus.detector.onnx.OnnxImport}) are its graph's outputs, computed
+ * from the layers and read per family by its {@code imported} head (null for Darknet models).
  */
-public record Model(NetworkSpec spec, ModelWeights weights, List<String> names, OnnxHead onnx) {
+public record Model(NetworkSpec spec, ModelWeights weights, List<String> names, ImportedHead imported) {
     public Model(NetworkSpec spec, ModelWeights weights, List<String> names) {
         this(spec, weights, names, null);
     }
 
     public Model {
         names = List.copyOf(names);
-        if (onnx != null) {
-            if (names.size() != onnx.classes()) {
+        if (imported != null) {
+            if (names.size() != imported.classes()) {
                 throw new IllegalArgumentException("names: " + names.size() + " class names, but " + spec.file()
-                        + " has " + onnx.classes() + " classes (" + onnx.family().configName() + " head)");
+                        + " has " + imported.classes() + " classes (" + imported.describe() + ")");
             }
         } else if (names.size() != spec.classes()) {
             throw new IllegalArgumentException("names: " + names.size() + " class names, but the cfg " + spec.name()

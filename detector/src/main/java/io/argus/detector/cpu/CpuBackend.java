@@ -49,7 +49,7 @@ public final class CpuBackend implements InferenceBackend {
         this.network = new CpuNetwork(model.spec(), model.weights(), maxBatch, options, calibration);
         this.heads = model.spec().yoloLayers();
         this.geometry = new InputGeometry[maxBatch];
-        OnnxHead onnx = model.onnx();
+        OnnxHead onnx = OnnxHead.in(model);
         this.onnxInput = onnx == null ? null : new OnnxInput(onnx.convention());
         this.onnxGeometry = new OnnxInput.Geometry[maxBatch];
         this.tailInputs = onnx == null ? new float[0][] : tailScratch(model);
@@ -69,7 +69,7 @@ public final class CpuBackend implements InferenceBackend {
         int n = images.size();
         if (n == 0) return List.of();
         if (n > maxBatch()) throw new IllegalArgumentException(n + " images, max batch " + maxBatch());
-        if (model.onnx() != null) return detectImported(images, params);
+        if (OnnxHead.in(model) != null) return detectImported(images, params);
         NetworkSpec spec = model.spec();
         int w = spec.net().width();
         int h = spec.net().height();
@@ -100,7 +100,7 @@ public final class CpuBackend implements InferenceBackend {
         for (int i = 0; i < n; i++) onnxGeometry[i] = onnxInput.write(images.get(i), w, h, network.input(), i * inputSize);
         network.forward(n);
         lastBatch = n;
-        OnnxHead head = model.onnx();
+        OnnxHead head = OnnxHead.in(model);
         List<List<Detection>> result = new ArrayList<>(n);
         if (head.decoder() == null) {
             List<List<OnnxInterpreter.Tensor>> outputs = tailOutputs(network, head, n, tailInputs);
@@ -150,7 +150,7 @@ public final class CpuBackend implements InferenceBackend {
 
     /** Scratch arrays for {@link #tailOutputs}: one per tail input, of its layer's output size. */
     public static float[][] tailScratch(Model model) {
-        int[] tailLayers = model.onnx().tail().inputLayers();
+        int[] tailLayers = OnnxHead.in(model).tail().inputLayers();
         float[][] s = new float[tailLayers.length][];
         for (int i = 0; i < tailLayers.length; i++) s[i] = new float[model.spec().layers().get(tailLayers[i]).output().size()];
         return s;
@@ -160,9 +160,9 @@ public final class CpuBackend implements InferenceBackend {
     @Override
     public float[] headOutput(int head, int image) {
         if (image < 0 || image >= lastBatch) throw new IndexOutOfBoundsException("image " + image + " of " + lastBatch);
-        if (model.onnx() != null) {
+        if (OnnxHead.in(model) != null) {
             // computed when asked: detection decodes off the layers without the graph's outputs
-            return tailOutputs(network, model.onnx(), lastBatch, tailScratch(model)).get(image).get(head).data();
+            return tailOutputs(network, OnnxHead.in(model), lastBatch, tailScratch(model)).get(image).get(head).data();
         }
         YoloSpec y = heads.get(head);
         float[] out = new float[y.output().size()];

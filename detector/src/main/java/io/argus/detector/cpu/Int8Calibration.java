@@ -6,6 +6,7 @@ import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.onnx.OnnxInput;
 import io.argus.detector.post.Preprocess;
+import io.argus.detector.onnx.OnnxHead;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -61,13 +62,13 @@ public final class Int8Calibration {
      * INT8 network's input is unsigned bytes of 1/255.
      */
     public static Int8Calibration measure(Model model, List<BgrImage> images, CpuOptions options) {
-        if (model.onnx() == null) return measure(model.spec(), model.weights(), images, options);
-        if (model.onnx().convention() != OnnxInput.Convention.ULTRALYTICS) {
+        if (OnnxHead.in(model) == null) return measure(model.spec(), model.weights(), images, options);
+        if (OnnxHead.in(model).convention() != OnnxInput.Convention.ULTRALYTICS) {
             throw new IllegalArgumentException("CPU precision int8: " + model.spec().file() + " takes pixel values 0..255 ("
-                    + model.onnx().family().configName() + " input), which the INT8 input (unsigned bytes of 1/255) does not "
+                    + OnnxHead.in(model).family().configName() + " input), which the INT8 input (unsigned bytes of 1/255) does not "
                     + "hold; use fp32 or bf16");
         }
-        OnnxInput onnxInput = new OnnxInput(model.onnx().convention());
+        OnnxInput onnxInput = new OnnxInput(OnnxHead.in(model).convention());
         NetworkSpec spec = model.spec();
         return measure(spec, model.weights(), images, options, (image, input) -> onnxInput.write(image, spec.net().width(),
                 spec.net().height(), input, 0));

@@ -48,7 +48,7 @@ public final class CudaBackend implements InferenceBackend {
     private CudaBackend(Model model, int maxBatch, CudaOptions options) {
         this.model = model;
         this.options = options;
-        OnnxHead head = model.onnx();
+        OnnxHead head = OnnxHead.in(model);
         CudaNetwork net = new CudaNetwork(model.spec(), model.weights(), maxBatch, options, head);
         FrameInput in = null;
         GpuPostprocess darknet = null;

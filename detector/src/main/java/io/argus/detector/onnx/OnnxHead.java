@@ -2,6 +2,8 @@ package io.argus.detector.onnx;
 
 import io.argus.detector.Box;
 import io.argus.detector.Detection;
+import io.argus.detector.ImportedHead;
+import io.argus.detector.Model;
 import io.argus.detector.darknet.YoloSpec.NmsKind;
 import io.argus.detector.post.Candidate;
 import io.argus.detector.post.Nms;
@@ -28,7 +30,15 @@ import java.util.Locale;
  * threshold is a candidate, then per-class NMS as for Darknet models.
  */
 public record OnnxHead(OnnxTail tail, Family family, int classes, OnnxInput.Convention convention, int inputWidth,
-                       int inputHeight, HeadDecoder decoder) {
+                       int inputHeight, HeadDecoder decoder) implements ImportedHead {
+    /** The ONNX head of {@code model}, or null for a model that has none (a Darknet cfg). */
+    public static OnnxHead in(Model model) {
+        return model.imported() instanceof OnnxHead h ? h : null;
+    }
+
+    @Override
+    public String describe() { return family.configName() + " head"; }
+
     /** The families; {@code auto} in the config picks one from the graph's output ({@link #detect}). */
     public enum Family {
         YOLOV5, YOLOV8, YOLOX, NMS;

@@ -76,7 +76,7 @@ class GpuOnnxModelsTest {
         URL resource = getClass().getResource("/onnx/" + name + ".onnx");
         assumeTrue(resource != null, name + ".onnx is not among the test resources");
         Model model = OnnxImport.load(Path.of(resource.toURI()), null, null);
-        OnnxHead head = model.onnx();
+        OnnxHead head = OnnxHead.in(model);
         List<BgrImage> images = ProjectFiles.twoSamples(name);
         int n = images.size();
         var in = model.spec().inputShape();

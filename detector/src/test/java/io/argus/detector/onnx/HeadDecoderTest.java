@@ -26,19 +26,19 @@ class HeadDecoderTest {
             "tiny-yolox, none"})
     void aFamilysDecodingReplacesTheTailOnlyWhereItComputesTheSame(String name, String decoder) throws Exception {
         Model m = OnnxImport.load(Path.of(getClass().getResource("/onnx/" + name + ".onnx").toURI()), null, null);
-        HeadDecoder d = m.onnx().decoder();
+        HeadDecoder d = OnnxHead.in(m).decoder();
         assertEquals(decoder, d == null ? "none" : d.getClass().getSimpleName());
         if (d == null) return;
         // on other random head values than the probe's: the whole output equal to the tail's
         List<Shape> shapes = new ArrayList<>();
-        for (int layer : m.onnx().tail().inputLayers()) shapes.add(m.spec().layers().get(layer).output());
+        for (int layer : OnnxHead.in(m).tail().inputLayers()) shapes.add(m.spec().layers().get(layer).output());
         Random random = new Random(42);
         float[][] heads = new float[shapes.size()][];
         for (int i = 0; i < heads.length; i++) {
             heads[i] = new float[shapes.get(i).size()];
             for (int k = 0; k < heads[i].length; k++) heads[i][k] = (float) (random.nextGaussian() * 3);
         }
-        float[] tail = m.onnx().tail().run(heads).get(0).data();
+        float[] tail = OnnxHead.in(m).tail().run(heads).get(0).data();
         float[] ours = d.fullOutput(heads);
         double num = 0, den = 0;
         for (int k = 0; k < tail.length; k++) {
@@ -52,10 +52,10 @@ class HeadDecoderTest {
     @CsvSource({"tiny-yolov8, YOLOV5", "tiny-yolov5, YOLOV8"})
     void aGraphReadAsAnotherFamilyGetsNoDecoder(String name, OnnxHead.Family family) throws Exception {
         Model m = OnnxImport.load(Path.of(getClass().getResource("/onnx/" + name + ".onnx").toURI()), null, null);
-        OnnxHead other = new OnnxHead(m.onnx().tail(), family, m.onnx().classes(), m.onnx().convention(),
-                m.onnx().inputWidth(), m.onnx().inputHeight(), null);
+        OnnxHead other = new OnnxHead(OnnxHead.in(m).tail(), family, OnnxHead.in(m).classes(), OnnxHead.in(m).convention(),
+                OnnxHead.in(m).inputWidth(), OnnxHead.in(m).inputHeight(), null);
         List<Shape> shapes = new ArrayList<>();
-        for (int layer : m.onnx().tail().inputLayers()) shapes.add(m.spec().layers().get(layer).output());
+        for (int layer : OnnxHead.in(m).tail().inputLayers()) shapes.add(m.spec().layers().get(layer).output());
         assertNull(HeadDecoder.probe(other, shapes));
     }
 }

@@ -38,7 +38,7 @@ class OnnxImportTest {
             throws Exception {
         Path file = Path.of(getClass().getResource("/onnx/" + name + ".onnx").toURI());
         Model model = OnnxImport.load(file, null, null);
-        OnnxHead head = model.onnx();
+        OnnxHead head = OnnxHead.in(model);
         assertEquals(family, head.family());
         assertEquals(classes, head.classes());
         assertFalse(model.spec().convolutionalLayers().isEmpty());
@@ -52,7 +52,7 @@ class OnnxImportTest {
             for (int img = 0; img < images.size(); img++) {
                 FloatBuffer input = ours.network().input().duplicate().position(img * size).slice();
                 OnnxRuntimeNode.Result theirs = ort.run(file, input, 1, in.channels(), in.height(), in.width(), 1, 0);
-                String output = model.onnx().tail().outputs().get(0);
+                String output = OnnxHead.in(model).tail().outputs().get(0);
                 float[] mine = ours.headOutput(0, img);
                 float[] their = theirs.outputs().get(output);
                 assertArrayEquals(OnnxModel.read(file).outputs().get(0).shape(), theirs.dims().get(output));

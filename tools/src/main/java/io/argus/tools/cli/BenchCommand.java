@@ -30,6 +30,7 @@ import io.argus.tools.peers.OnnxRuntimePeer;
 import io.argus.tools.peers.OpenCvPeer;
 import io.argus.tools.peers.OpenVinoPeer;
 import io.argus.tools.peers.Peer;
+import io.argus.detector.onnx.OnnxHead;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -140,10 +141,10 @@ final class BenchCommand implements Callable<Integer> {
         CpuInfo cpu = CpuInfo.current();
         System.out.println("cpu: " + cpu.describe() + ", " + Runtime.getRuntime().availableProcessors() + " threads; ISA "
                 + String.join(" ", cpu.relevantFlags()) + "; " + OneDnnInfo.describe());
-        System.out.println("model: " + m.spec() + (m.onnx() != null ? ", " + m.onnx().family().configName() + " head"
+        System.out.println("model: " + m.spec() + (OnnxHead.in(m) != null ? ", " + OnnxHead.in(m).family().configName() + " head"
                 : model.weights == null ? ", random weights (seed " + model.seed + ")" : ""));
         Path weightsFile = model.weights;
-        if (!peers.isEmpty() && weightsFile == null && m.onnx() == null) {
+        if (!peers.isEmpty() && weightsFile == null && OnnxHead.in(m) == null) {
             weightsFile = Files.createTempFile("argus-bench", ".weights");
             weightsFile.toFile().deleteOnExit();
             WeightsFile.write(weightsFile, m.spec(), m.weights());
@@ -197,7 +198,7 @@ final class BenchCommand implements Callable<Integer> {
                 fill(net, m, picture, batch);
                 for (String name : peers) {
                     try (Peer peer = peer(name, m, weightsFile, img, net, batch)) {
-                        if (peer instanceof OnnxRuntimePeer o && m.onnx() != null) compare(o, net, m, batch);
+                        if (peer instanceof OnnxRuntimePeer o && OnnxHead.in(m) != null) compare(o, net, m, batch);
                         double theirs = switch (peer) {
                             case DarknetPeer d -> timeDarknet(d, batch);
                             case OnnxRuntimePeer o -> timeOnnxRuntime(o, batch);
@@ -223,11 +224,11 @@ final class BenchCommand implements Callable<Integer> {
      * layers, which the peers' session runs include).
      */
     private static IntConsumer forward(CpuNetwork net, Model m) {
-        if (m.onnx() == null) return net::forward;
+        if (OnnxHead.in(m) == null) return net::forward;
         float[][] scratch = CpuBackend.tailScratch(m);
         return n -> {
             net.forward(n);
-            CpuBackend.tailOutputs(net, m.onnx(), n, scratch);
+            CpuBackend.tailOutputs(net, OnnxHead.in(m), n, scratch);
         };
     }
 
@@ -237,10 +238,10 @@ final class BenchCommand implements Callable<Integer> {
      */
     private static void compare(OnnxRuntimePeer o, CpuNetwork net, Model m, int batch) {
         net.forward(batch);
-        List<List<io.argus.detector.onnx.OnnxInterpreter.Tensor>> ours = CpuBackend.tailOutputs(net, m.onnx(), batch,
+        List<List<io.argus.detector.onnx.OnnxInterpreter.Tensor>> ours = CpuBackend.tailOutputs(net, OnnxHead.in(m), batch,
                 CpuBackend.tailScratch(m));
         var theirs = o.outputs(batch);
-        List<String> names = m.onnx().tail().outputs();
+        List<String> names = OnnxHead.in(m).tail().outputs();
         for (int k = 0; k < names.size(); k++) {
             float[] all = theirs.outputs().get(names.get(k));
             for (int i = 0; i < batch; i++) {
@@ -260,8 +261,8 @@ final class BenchCommand implements Callable<Integer> {
 
     private static void fill(CpuNetwork net, Model m, BgrImage picture, int batch) {
         int inputSize = m.spec().inputShape().size();
-        if (m.onnx() != null) {
-            OnnxInput input = new OnnxInput(m.onnx().convention());
+        if (OnnxHead.in(m) != null) {
+            OnnxInput input = new OnnxInput(OnnxHead.in(m).convention());
             for (int i = 0; i < batch; i++) {
                 input.write(picture, m.spec().net().width(), m.spec().net().height(), net.input(), i * inputSize);
             }
@@ -355,7 +356,7 @@ final class BenchCommand implements Callable<Integer> {
         if (gpus != null) return gpuScaling();
         CudaRuntime.require();
         Model m = model.load(false);
-        System.out.println("model: " + m.spec() + (m.onnx() != null ? ", " + m.onnx().family().configName() + " head"
+        System.out.println("model: " + m.spec() + (OnnxHead.in(m) != null ? ", " + OnnxHead.in(m).family().configName() + " head"
                 : model.weights == null ? ", random weights (seed " + model.seed + ")" : ""));
         Path img = image != null ? image : ProjectPaths.sample("dog.jpg");
         List<MemoryMode> modes = memory.stream().map(MemoryMode::parse).toList();
@@ -399,7 +400,7 @@ final class BenchCommand implements Callable<Integer> {
 
     private Peer peer(String name, Model m, Path weights, Path img, CpuNetwork net, int batch) {
         var s = m.spec().inputShape();
-        if (m.onnx() != null && (name.equals("opencv") || name.equals("darknet"))) {
+        if (OnnxHead.in(m) != null && (name.equals("opencv") || name.equals("darknet"))) {
             throw new IllegalArgumentException("--vs " + name + ": runs Darknet cfgs; an ONNX model's peers are onnxruntime "
                     + "and openvino");
         }
@@ -407,10 +408,10 @@ final class BenchCommand implements Callable<Integer> {
             case "opencv" -> new OpenCvPeer(m.spec().file(), weights, net.input(), batch, s.channels(), s.height(),
                     s.width(), true);
             case "darknet" -> new DarknetPeer(m.spec().file(), s.width(), s.height(), weights, net.input());
-            case "onnxruntime" -> m.onnx() != null
+            case "onnxruntime" -> OnnxHead.in(m) != null
                     ? new OnnxRuntimePeer(ProjectPaths.home().resolve("scripts/onnxruntime"), m.spec().file(), m, net.input())
                     : new OnnxRuntimePeer(ProjectPaths.home().resolve("scripts/onnxruntime"), m, net.input());
-            case "openvino", "openvino-best" -> m.onnx() != null
+            case "openvino", "openvino-best" -> OnnxHead.in(m) != null
                     ? new OpenVinoPeer(ProjectPaths.home().resolve("scripts/openvino"), m.spec().file(), net.input(),
                             s.channels(), s.height(), s.width(),
                             name.equals("openvino") ? OpenVinoNode.Precision.F32 : OpenVinoNode.Precision.BEST)

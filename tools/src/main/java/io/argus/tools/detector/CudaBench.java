@@ -8,6 +8,7 @@ import io.argus.detector.cuda.CudaNetwork;
 import io.argus.detector.cuda.CudaOptions;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.MemoryMode;
+import io.argus.detector.onnx.OnnxHead;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -79,7 +80,7 @@ public final class CudaBench {
                                     + " detections/image", b, flops));
                 }
                 if (m == 0 && net.graphProblem() != null) out.println("CUDA graphs: " + net.graphProblem());
-                if (m == 0 && model.onnx() != null) {
+                if (m == 0 && OnnxHead.in(model) != null) {
                     out.println("the graph's tail: " + (net.tailProblem() == null ? "its family's kernel, in the forward"
                             : "on the host, after the forward (" + net.tailProblem() + ")"));
                 }
