@@ -33,7 +33,8 @@ JUNIT_CONSOLE=1.14.4
 export JAVA_HOME="$JDK"
 
 cd "$ROOT"
-[ "${SKIP_BUILD:-0}" = 1 ] || mvn -B -q package -DskipTests >&2
+# a build starts its lib folder afresh (copy-dependencies only adds); SKIP_BUILD takes it as it is, checked below
+[ "${SKIP_BUILD:-0}" = 1 ] || { rm -rf pipeline/target/lib && mvn -B -q package -DskipTests >&2; }
 M2="${MAVEN_REPO:-$HOME/.m2/repository}"
 console="$M2/org/junit/platform/junit-platform-console-standalone/$JUNIT_CONSOLE/junit-platform-console-standalone-$JUNIT_CONSOLE.jar"
 if [ ! -f "$console" ]; then
@@ -63,6 +64,16 @@ runtime_jars() {
     [ -z "$keep" ] || jars+=("$ROOT/$j")
   done
   for j in "$@"; do jars+=("$j"); done
+  # pipeline/target/lib keeps the jars of earlier builds (copy-dependencies adds, never removes): two versions of one
+  # artifact there put the older one first on the classpath, as a stale protobuf-java once did to the ONNX reader
+  local stale
+  stale=$(for j in pipeline/target/lib/*.jar; do basename "$j" .jar | sed -E 's/-[0-9][^-]*(-[A-Za-z0-9.]+)?$//'; done \
+    | sort | uniq -d)
+  if [ -n "$stale" ]; then
+    echo "build-bundle: pipeline/target/lib holds two versions of: $stale (left by an earlier build); build again" \
+      "without SKIP_BUILD (it starts the folder afresh)" >&2
+    exit 1
+  fi
 }
 main_jar() { ls "$ROOT"/$1/target/argus-$1-*.jar | grep -v -- '-tests\.jar$'; }
 tests_jar() { ls "$ROOT"/$1/target/argus-$1-*-tests.jar; }
