@@ -111,11 +111,9 @@ public final class CpuBackend implements InferenceBackend {
             return result;
         }
         // the family's decoding off the head layers: only anchors above the threshold pay for it
-        int[] tailLayers = head.tail().inputLayers();
-        FloatBuffer[] layerOutputs = new FloatBuffer[tailLayers.length];
-        for (int k = 0; k < tailLayers.length; k++) layerOutputs[k] = network.outputNchw(tailLayers[k]);
+        FloatBuffer[] layerOutputs = headLayerOutputs(network, head);
         for (int i = 0; i < n; i++) {
-            for (int k = 0; k < tailLayers.length; k++) layerOutputs[k].get(i * tailInputs[k].length, tailInputs[k]);
+            copyImage(layerOutputs, i, tailInputs);
             List<Candidate> candidates = new ArrayList<>();
             head.decoder().candidates(tailInputs, params.threshold(), onnxGeometry[i], candidates);
             result.add(head.finish(candidates, onnxGeometry[i], model.names(), params.threshold(), params.nms()));
@@ -129,13 +127,11 @@ public final class CpuBackend implements InferenceBackend {
      */
     public static List<List<OnnxInterpreter.Tensor>> tailOutputs(CpuNetwork network, OnnxHead head, int n,
                                                                 float[][] scratch) {
-        int[] tailLayers = head.tail().inputLayers();
-        FloatBuffer[] layerOutputs = new FloatBuffer[tailLayers.length];
-        for (int k = 0; k < tailLayers.length; k++) layerOutputs[k] = network.outputNchw(tailLayers[k]);
+        FloatBuffer[] layerOutputs = headLayerOutputs(network, head);
         List<List<OnnxInterpreter.Tensor>> out = new ArrayList<>(n);
         HeadDecoder decoder = head.decoder();
         for (int i = 0; i < n; i++) {
-            for (int k = 0; k < tailLayers.length; k++) layerOutputs[k].get(i * scratch[k].length, scratch[k]);
+            copyImage(layerOutputs, i, scratch);
             if (decoder == null) {
                 out.add(head.tail().run(scratch));
                 continue;
@@ -146,6 +142,19 @@ public final class CpuBackend implements InferenceBackend {
             out.add(List.of(new OnnxInterpreter.Tensor(head.outputShape(), values)));
         }
         return out;
+    }
+
+    /** The last forward's outputs of the layers the head reads, FP32 NCHW (image i at i x a layer's output size). */
+    private static FloatBuffer[] headLayerOutputs(CpuNetwork network, OnnxHead head) {
+        int[] layers = head.tail().inputLayers();
+        FloatBuffer[] out = new FloatBuffer[layers.length];
+        for (int k = 0; k < layers.length; k++) out[k] = network.outputNchw(layers[k]);
+        return out;
+    }
+
+    /** Image {@code image} of each head layer's output into its scratch array. */
+    private static void copyImage(FloatBuffer[] layerOutputs, int image, float[][] scratch) {
+        for (int k = 0; k < layerOutputs.length; k++) layerOutputs[k].get(image * scratch[k].length, scratch[k]);
     }
 
     /** Scratch arrays for {@link #tailOutputs}: one per tail input, of its layer's output size. */

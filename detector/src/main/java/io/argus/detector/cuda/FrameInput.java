@@ -138,31 +138,10 @@ final class FrameInput implements AutoCloseable {
         return geometry;
     }
 
-    /**
-     * Where {@link OnnxInput#write} puts a w x h picture in the input: gain min(netH / h, netW / w); Ultralytics'
-     * LetterBox rounds the resized size and splits the padding with round(d -/+ 0.1); YOLOX truncates and puts the
-     * picture top-left. {@code placement} receives resized width, height, left and top.
-     */
+    /** Where {@link OnnxInput#write} puts a w x h picture ({@link OnnxInput#place}): resized w, h, left, top. */
     static OnnxInput.Geometry placeImported(OnnxInput.Convention convention, int w, int h, int netWidth, int netHeight,
                                             int[] placement) {
-        float gain = Math.min((float) netHeight / h, (float) netWidth / w);
-        int newW, newH, left, top;
-        if (convention == OnnxInput.Convention.ULTRALYTICS) {
-            newW = Math.round(w * gain);
-            newH = Math.round(h * gain);
-            left = Math.round((netWidth - newW) / 2f - 0.1f);
-            top = Math.round((netHeight - newH) / 2f - 0.1f);
-        } else {
-            newW = (int) (w * gain);
-            newH = (int) (h * gain);
-            left = 0;
-            top = 0;
-        }
-        placement[0] = Math.max(1, Math.min(netWidth, newW));
-        placement[1] = Math.max(1, Math.min(netHeight, newH));
-        placement[2] = left;
-        placement[3] = top;
-        return new OnnxInput.Geometry(w, h, gain, left, top);
+        return OnnxInput.place(convention, w, h, netWidth, netHeight, placement);
     }
 
     /** Copies the frames (or finds them in place) and enqueues the kernel; placement[i]: resized w, h, left, top. */

@@ -25,6 +25,7 @@ public final class OnnxInput {
 
     private static final float GREY = 114f;
     private final Convention convention;
+    private final int[] placement = new int[4];   // resized width, height, left, top of the last write
 
     public OnnxInput(Convention convention) {
         this.convention = convention;
@@ -35,22 +36,8 @@ public final class OnnxInput {
     /** Writes one image as 3 x netH x netW floats into {@code out} at {@code offset}. */
     public Geometry write(BgrImage image, int netWidth, int netHeight, FloatBuffer out, int offset) {
         int w = image.width(), h = image.height();
-        float gain = Math.min((float) netHeight / h, (float) netWidth / w);
-        int newW, newH, left, top;
-        if (convention == Convention.ULTRALYTICS) {
-            // ultralytics LetterBox: unpadded size rounded, padding split with round(d -/+ 0.1)
-            newW = Math.round(w * gain);
-            newH = Math.round(h * gain);
-            left = Math.round((netWidth - newW) / 2f - 0.1f);
-            top = Math.round((netHeight - newH) / 2f - 0.1f);
-        } else {
-            newW = (int) (w * gain);
-            newH = (int) (h * gain);
-            left = 0;
-            top = 0;
-        }
-        newW = Math.max(1, Math.min(netWidth, newW));
-        newH = Math.max(1, Math.min(netHeight, newH));
+        Geometry geometry = place(convention, w, h, netWidth, netHeight, placement);
+        int newW = placement[0], newH = placement[1], left = placement[2], top = placement[3];
         boolean rgb = convention == Convention.ULTRALYTICS;
         float scale = rgb ? 1f / 255 : 1f;
         int plane = netWidth * netHeight;
@@ -79,6 +66,33 @@ public final class OnnxInput {
                 }
             }
         }
+        return geometry;
+    }
+
+    /**
+     * Where a w x h picture goes in the input, for the CPU's {@link #write} and the GPU's preprocess kernel alike: gain
+     * min(netH / h, netW / w); Ultralytics' LetterBox rounds the resized size and splits the padding with
+     * round(d -/+ 0.1); YOLOX truncates and puts the picture top-left. {@code placement} receives the resized width and
+     * height (at least 1, at most the input's) and the left and top offsets.
+     */
+    public static Geometry place(Convention convention, int w, int h, int netWidth, int netHeight, int[] placement) {
+        float gain = Math.min((float) netHeight / h, (float) netWidth / w);
+        int newW, newH, left, top;
+        if (convention == Convention.ULTRALYTICS) {
+            newW = Math.round(w * gain);
+            newH = Math.round(h * gain);
+            left = Math.round((netWidth - newW) / 2f - 0.1f);
+            top = Math.round((netHeight - newH) / 2f - 0.1f);
+        } else {
+            newW = (int) (w * gain);
+            newH = (int) (h * gain);
+            left = 0;
+            top = 0;
+        }
+        placement[0] = Math.max(1, Math.min(netWidth, newW));
+        placement[1] = Math.max(1, Math.min(netHeight, newH));
+        placement[2] = left;
+        placement[3] = top;
         return new Geometry(w, h, gain, left, top);
     }
 }
