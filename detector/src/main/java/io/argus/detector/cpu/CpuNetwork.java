@@ -89,10 +89,22 @@ public final class CpuNetwork implements AutoCloseable {
         boolean[] readByLayers = int8 ? readByLayers(spec) : null;
         for (LayerSpec l : spec.layers()) {
             if (l instanceof YoloSpec) outputs.add(null);
-            else if (int8) outputs.add(quantizedOutput(l, readByLayers[l.index()], calibration));
-            else outputs.add(new LayerOutput(l.output(), maxBatch, options.precision()));
+            else if (int8) outputs.add(aliasOrOwn(l, quantizedOutput(l, readByLayers[l.index()], calibration)));
+            else outputs.add(aliasOrOwn(l, new LayerOutput(l.output(), maxBatch, options.precision())));
         }
         for (LayerSpec l : spec.layers()) layers.add(create(l, weights));
+    }
+
+    /**
+     * A [route] of one whole input (an imported graph's second reference to a tensor) shares that input's buffer when
+     * its own would hold the same numbers in the same type and scale: no copy per frame. Otherwise {@code own}.
+     */
+    private LayerOutput aliasOrOwn(LayerSpec l, LayerOutput own) {
+        if (!(l instanceof RouteSpec r) || r.layers().length != 1 || !r.whole()) return own;
+        LayerOutput from = r.layers()[0] < 0 ? inputActivations : outputs.get(r.layers()[0]);
+        if (from == null || from.dnnlType() != own.dnnlType() || from.scale() != own.scale()) return own;
+        own.close();
+        return from;
     }
 
     /** Per layer: whether a layer other than [yolo] reads its output. */
@@ -340,7 +352,9 @@ public final class CpuNetwork implements AutoCloseable {
     @Override
     public void close() {
         for (CpuLayer l : layers) l.close();
-        for (LayerOutput o : outputs) if (o != null) o.close();
+        java.util.Set<LayerOutput> closed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        closed.add(inputActivations);
+        for (LayerOutput o : outputs) if (o != null && closed.add(o)) o.close();   // shared by aliasing routes
         inputActivations.close();
         for (NativeFloats f : nchwCopies.values()) f.close();
         input.close();

@@ -45,6 +45,7 @@ final class RouteLayer implements CpuLayer {
 
     @Override
     public void forward(int n) {
+        if (inputs.length == 1 && output == inputs[0]) return;   // the network gave it its input's buffer
         Dnnl.Primitive[] copies = variants[n];
         if (copies == null) copies = variants[n] = build(n);
         for (Dnnl.Primitive p : copies) p.execute(context.stream());

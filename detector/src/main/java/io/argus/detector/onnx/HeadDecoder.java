@@ -108,6 +108,38 @@ public abstract sealed class HeadDecoder {
         return er * Float.intBitsToFloat(((int) n + 127) << 23);
     }
 
+    /**
+     * {@code x[0..n)} replaced by e^x, the same polynomial as {@link #exp} written so that HotSpot turns both loops into
+     * SIMD code (about six times faster per value than calling {@link #exp} in a loop): the clamp to [-87.33, 88.37]
+     * keeps 2^n a normal float (below it the result is e^-87.33 = 1.18e-38 instead of 0, above it e^88.37 = 2.4e38
+     * instead of infinity: a sigmoid or softmax of either is the same to float precision), n is rounded with the
+     * 1.5 x 2^23 trick,
+     * and 2^n is built in a second loop (one loop that mixes the two does not vectorize). {@code k}: scratch of n.
+     */
+    static void expInPlace(float[] x, float[] k, int n) {
+        for (int i = 0; i < n; i++) {
+            float v = Math.min(Math.max(x[i], -87.33f), 88.37f);
+            float m = (v * LOG2E + 12582912f) - 12582912f;
+            float r = v - m * LN2_HI - m * LN2_LO;
+            float p = 1.9875691500e-4f;
+            p = p * r + 1.3981999507e-3f;
+            p = p * r + 8.3334519073e-3f;
+            p = p * r + 4.1665795894e-2f;
+            p = p * r + 1.6666665459e-1f;
+            p = p * r + 5.0000001201e-1f;
+            x[i] = p * r * r + r + 1f;
+            k[i] = m;
+        }
+        for (int i = 0; i < n; i++) x[i] *= Float.intBitsToFloat(((int) k[i] + 127) << 23);
+    }
+
+    /** {@code out[o..o+n)} = sigmoid of {@code in[s..s+n)} through {@link #expInPlace}; t and k: scratch of n. */
+    static void sigmoids(float[] in, int s, float[] out, int o, int n, float[] t, float[] k) {
+        for (int i = 0; i < n; i++) t[i] = -in[s + i];
+        expInPlace(t, k, n);
+        for (int i = 0; i < n; i++) out[o + i] = 1f / (1f + t[i]);
+    }
+
     /** The logit of a threshold: sigmoid(x) > t exactly when x > this. */
     static float logit(float t) {
         if (t <= 0) return Float.NEGATIVE_INFINITY;
@@ -198,9 +230,10 @@ public abstract sealed class HeadDecoder {
 
         private void level(float[] h, int plane, int aStart, int c0, int c1, float[] out) {
             int n = c1 - c0;
+            float[] e = new float[n], k = new float[n];
             for (int c = 0; c < classes; c++) {
                 int src = (4 * BINS + c) * plane, dst = (4 + c) * anchors + aStart;
-                for (int cell = c0; cell < c1; cell++) out[dst + cell] = sigmoid(h[src + cell]);
+                sigmoids(h, src + c0, out, dst + c0, n, e, k);
             }
             float[][] sides = new float[4][n];
             float[] max = new float[n], sum = new float[n], weighted = new float[n];
@@ -215,10 +248,11 @@ public abstract sealed class HeadDecoder {
                 java.util.Arrays.fill(weighted, 0f);
                 for (int b = 0; b < BINS; b++) {
                     int src = base + b * plane + c0;
+                    for (int i = 0; i < n; i++) e[i] = h[src + i] - max[i];
+                    expInPlace(e, k, n);
                     for (int i = 0; i < n; i++) {
-                        float e = exp(h[src + i] - max[i]);
-                        sum[i] += e;
-                        weighted[i] += e * b;
+                        sum[i] += e[i];
+                        weighted[i] += e[i] * b;
                     }
                 }
                 float[] d = sides[side];
@@ -337,13 +371,14 @@ public abstract sealed class HeadDecoder {
                     if (c0 >= c1) continue;
                     int n = c1 - c0;
                     float[][] box = new float[4][n];
+                    float[] values = new float[n], t = new float[n], scratch = new float[n];
                     for (int e = 0; e < entries; e++) {
                         int src = (a * entries + e) * plane + c0;
                         if (e < 4) {
-                            float[] d = box[e];
-                            for (int i = 0; i < n; i++) d[i] = sigmoid(heads[k][src + i]);
+                            sigmoids(heads[k], src, box[e], 0, n, t, scratch);
                         } else {
-                            for (int i = 0; i < n; i++) out[(start + c0 + i) * entries + e] = sigmoid(heads[k][src + i]);
+                            sigmoids(heads[k], src, values, 0, n, t, scratch);
+                            for (int i = 0; i < n; i++) out[(start + c0 + i) * entries + e] = values[i];
                         }
                     }
                     for (int i = 0; i < n; i++) {

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -57,5 +58,35 @@ class HeadDecoderTest {
         List<Shape> shapes = new ArrayList<>();
         for (int layer : OnnxHead.in(m).tail().inputLayers()) shapes.add(m.spec().layers().get(layer).output());
         assertNull(HeadDecoder.probe(other, shapes));
+    }
+
+    /**
+     * The vectorised exponential the full output uses: within 4e-7 relative of Math.exp on [-87.33, 88.37] (where e^x
+     * is a normal float), the value at the nearer end outside it, NaN for NaN; a sigmoid through it saturates to
+     * exactly 1 and to below 1e-38.
+     */
+    @Test
+    void theVectorisedExponentialAgreesWithMathExp() {
+        Random r = new Random(11);
+        int n = 100_003;
+        float[] x = new float[n], k = new float[n];
+        for (int i = 0; i < n; i++) x[i] = i < 6 ? new float[] {-1000f, -87.4f, 88.4f, 1000f, Float.NaN, 0f}[i]
+                : (float) (r.nextDouble() * 175 - 87.3);
+        float[] in = x.clone();
+        HeadDecoder.expInPlace(x, k, n);
+        float low = x[0], high = x[3];
+        assertEquals(low, x[1]);
+        assertEquals(high, x[2]);
+        assertTrue(Math.abs(low - Math.exp(-87.33f)) <= 4e-7 * Math.exp(-87.33f) && low >= Float.MIN_NORMAL, "low " + low);
+        assertTrue(Math.abs(high - Math.exp(88.37f)) <= 4e-7 * Math.exp(88.37f), "high " + high);
+        assertTrue(Float.isNaN(x[4]));
+        assertEquals(1f, x[5]);
+        double worst = 0;
+        for (int i = 6; i < n; i++) worst = Math.max(worst, Math.abs(x[i] - Math.exp(in[i])) / Math.exp(in[i]));
+        assertTrue(worst <= 4e-7, "worst relative error " + worst);
+        float[] s = new float[2];
+        HeadDecoder.sigmoids(new float[] {1000f, -1000f}, 0, s, 0, 2, new float[2], new float[2]);
+        assertEquals(1f, s[0]);
+        assertTrue(s[1] >= 0 && s[1] < 1e-38f, "sigmoid(-1000) " + s[1]);
     }
 }

@@ -140,7 +140,8 @@ final class BenchCommand implements Callable<Integer> {
         }
         CpuInfo cpu = CpuInfo.current();
         System.out.println("cpu: " + cpu.describe() + ", " + Runtime.getRuntime().availableProcessors() + " threads; ISA "
-                + String.join(" ", cpu.relevantFlags()) + "; " + OneDnnInfo.describe());
+                + String.join(" ", cpu.relevantFlags()) + "; " + OneDnnInfo.describe() + "; OpenMP waits: "
+                + openMpWaits());
         System.out.println("model: " + m.spec() + (OnnxHead.in(m) != null ? ", " + OnnxHead.in(m).family().configName() + " head"
                 : model.weights == null ? ", random weights (seed " + model.seed + ")" : ""));
         Path weightsFile = model.weights;
@@ -420,6 +421,13 @@ final class BenchCommand implements Callable<Integer> {
             default -> throw new IllegalArgumentException("--vs " + name + ": expected opencv, onnxruntime, openvino, "
                     + "openvino-best or darknet");
         };
+    }
+
+    /** How oneDNN's OpenMP threads wait between regions (bin/argus sets it): a figure depends on it on a small machine. */
+    private static String openMpWaits() {
+        String policy = System.getenv("OMP_WAIT_POLICY"), spin = System.getenv("GOMP_SPINCOUNT");
+        if (policy != null) return policy.toLowerCase(Locale.ROOT) + (spin != null ? ", spin count " + spin : "");
+        return spin != null ? "spin " + spin + " turns, then sleep" : "libgomp's default (spin, then sleep)";
     }
 
     /** Median ms per image over repeated forward passes. */
