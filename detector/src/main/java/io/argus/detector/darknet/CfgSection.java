@@ -58,6 +58,9 @@ public final class CfgSection {
         return unread;
     }
 
+    /** Keys the builder asked for so far, present in the section or not: the keys this section kind understands. */
+    public Set<String> readKeys() { return Set.copyOf(read); }
+
     /** Marks a key as understood without reading it (e.g. keys only the trainer uses). */
     public void accept(String... keys) {
         Collections.addAll(read, keys);

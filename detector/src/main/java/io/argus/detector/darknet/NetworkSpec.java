@@ -37,6 +37,11 @@ public final class NetworkSpec {
         return build(name, CfgFile.parse(name, text), width, height);
     }
 
+    /** A network built from sections already read ({@link CfgFile#parse}), which then tell what the builder read. */
+    public static NetworkSpec fromSections(Path file, List<CfgSection> sections) {
+        return build(file, sections, 0, 0);
+    }
+
     /**
      * A network built from layers rather than a cfg (an imported ONNX graph): {@code file} names it in messages. Each
      * layer's inputs must be earlier layers (or -1, the input) and its index its position.

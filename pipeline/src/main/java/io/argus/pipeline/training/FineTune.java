@@ -17,6 +17,7 @@ import io.argus.trainer.precision.LossScaler;
 import io.argus.trainer.train.IterationStats;
 import io.argus.trainer.train.Trainer;
 import io.argus.trainer.train.TrainingBackend;
+import io.argus.trainer.train.TrainingKeys;
 import io.argus.trainer.train.TrainingPlan;
 import java.nio.file.Path;
 import java.util.List;
@@ -53,6 +54,7 @@ final class FineTune {
     static Result run(TrainingConfig config, TrainingBackends.Choice device, Inputs in, Listener listener,
                       BooleanSupplier cancelled) {
         NetworkSpec spec = NetworkSpec.load(in.cfg(), in.width(), in.height());
+        TrainingKeys.check(in.cfg());
         ModelWeights start = WeightsFile.read(in.startWeights(), spec);
         Dataset train = Dataset.fromList(in.trainList(), spec.classes());
         Dataset val = Dataset.fromList(in.valList(), spec.classes());

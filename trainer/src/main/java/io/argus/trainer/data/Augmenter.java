@@ -8,10 +8,12 @@ import java.util.SplittableRandom;
 
 /**
  * Darknet's load_data_detection on the CPU: a random crop whose edges move by up to {@code jitter} of the image size
- * (outside the image: grey 0.5), resized to the network input, flipped left-right half of the time, then hue shifted
- * and saturation and exposure scaled in HSV (each scale s or 1/s, s uniform in [1, max]). Boxes follow the crop and
- * flip, are clipped to the input and dropped when nothing is left of them. With mosaic, four images fill the four
- * parts of the input around a random point. Writes planar RGB floats in [0,1].
+ * (outside the image: grey 0.5), grown or shrunk together by a random amount with {@code resize} != 1 (the image
+ * zoomed by 1 / resize .. resize), with {@code letter_box} grown to the input's aspect ratio (the image keeps its
+ * own), resized to the network input, flipped left-right half of the time, then hue shifted and saturation and
+ * exposure scaled in HSV (each scale s or 1/s, s uniform in [1, max]). Boxes follow the crop and flip, are clipped to
+ * the input and dropped when nothing is left of them. With mosaic, four images fill the four parts of the input
+ * around a random point. Writes planar RGB floats in [0,1].
  *
  * <p>The pixels come from {@link BilinearRows} and {@link HsvJitter}, a band of rows at a time with each loader
  * thread's own buffers (no allocation per image): bit for bit the floats of the straightforward per-pixel formulas
@@ -73,6 +75,30 @@ public final class Augmenter {
         int pright = randInt(rnd, -dw, dw);
         int ptop = randInt(rnd, -dh, dh);
         int pbot = randInt(rnd, -dh, dh);
+        if (aug.resize() != 1) {
+            // drawn only when resizing, so that resize=1 keeps every other draw where it was
+            double r = rnd.nextDouble();
+            int sw = resizeShift(ww, aug.resize(), r);
+            int sh = resizeShift(wh, aug.resize(), r);
+            pleft += sw;
+            pright += sw;
+            ptop += sh;
+            pbot += sh;
+        }
+        if (aug.letterBox()) {
+            // Darknet's letter_box=1: the crop grows to the tile's aspect ratio, so the image keeps its own
+            double imageAspect = ww / wh;
+            double tileAspect = (double) tw / th;
+            if (imageAspect > tileAspect) {
+                double delta = (ww / tileAspect - wh) / 2;
+                ptop = (int) (ptop - delta);
+                pbot = (int) (pbot - delta);
+            } else {
+                double delta = (wh * tileAspect - ww) / 2;
+                pleft = (int) (pleft - delta);
+                pright = (int) (pright - delta);
+            }
+        }
         double left = wx + pleft;
         double top = wy + ptop;
         double cropW = Math.max(1, ww - pleft - pright);
@@ -117,6 +143,19 @@ public final class Augmenter {
     /** Darknet's rand_int: uniform in [min, max]. */
     private static int randInt(SplittableRandom rnd, int min, int max) {
         return max <= min ? min : min + rnd.nextInt(max - min + 1);
+    }
+
+    /**
+     * Darknet's random resize: every edge of the crop moves inwards by one shift, r of the way from min to max, where
+     * the crop grows up to {@code resize} times (zoom out) and, for {@code resize} > 1, shrinks down to 1 / resize
+     * (zoom in); integer truncations as Darknet's.
+     */
+    private static int resizeShift(double size, float resize, double r) {
+        float down = resize > 1 ? 1 / resize : resize;
+        float up = resize < 1 ? 1 / resize : resize;
+        int min = (int) (size * (1 - 1 / down) / 2);
+        int max = resize < 1 ? 0 : (int) (size * (1 - 1 / up) / 2);
+        return (int) (r * (max - min) + min);
     }
 
     /** Darknet's rand_scale: s uniform in [1, max], returned as s or 1/s with equal chance. */

@@ -190,6 +190,7 @@ public final class TrainingRun {
      */
     public static Result run(Options o, Listener listener, Backends backends, BooleanSupplier suspend) {
         NetworkSpec spec = NetworkSpec.load(o.cfg());
+        TrainingKeys.check(o.cfg());
         DataFile data = DataFile.read(o.data());
         if (data.classes() != spec.classes()) {
             throw new IllegalArgumentException(o.data() + ": classes=" + data.classes() + ", but the cfg " + o.cfg()

@@ -118,6 +118,61 @@ class DataTest {
     }
 
     @Test
+    void resizeZoomsTheImageByUpToItsFactorEitherWay() {
+        BgrImage img = BgrImage.of(90, 90, new byte[90 * 90 * 3]);
+        Truth t = new Truth(0.5f, 0.5f, 0.2f, 0.2f, 0);
+        float[] out = new float[3 * 64 * 64];
+        // resize=1.5: crops from 2/3 to 1.5 times the image, so the box is 1/1.5 .. 1.5 times as wide
+        float[] widths = boxWidths(img, t, 1.5f, out);
+        assertTrue(widths[0] >= 0.2f / 1.5f - 1e-3f && widths[1] <= 0.2f * 1.5f + 1e-3f,
+                "within 1/1.5 .. 1.5 of 0.2: " + widths[0] + " .. " + widths[1]);
+        assertTrue(widths[0] < 0.15f && widths[1] > 0.25f, "zoomed out and in: " + widths[0] + " .. " + widths[1]);
+        // resize below 1 only zooms out (Darknet's "downsize only")
+        widths = boxWidths(img, t, 0.5f, out);
+        assertTrue(widths[0] >= 0.1f - 1e-3f && widths[0] < 0.13f && widths[1] <= 0.2f + 1e-6f,
+                "0.5 of 0.2 .. 0.2: " + widths[0] + " .. " + widths[1]);
+        widths = boxWidths(img, t, 1f, out);
+        assertEquals(0.2f, widths[0], 1e-6f);
+        assertEquals(0.2f, widths[1], 1e-6f);
+    }
+
+    @Test
+    void letterBoxKeepsTheImagesAspectRatio() {
+        float[] out = new float[3 * 64 * 64];
+        for (boolean wide : new boolean[] {true, false}) {
+            int w = wide ? 160 : 80;
+            int h = wide ? 80 : 160;
+            BgrImage img = BgrImage.of(w, h, new byte[w * h * 3]);
+            Truth square = new Truth(0.5f, 0.5f, 20f / w, 20f / h, 0);   // 20 x 20 pixels
+            Augmentation stretch = new Augmentation(0, 0, 1, 1, false, false, 1f, false);
+            Augmentation letterBox = new Augmentation(0, 0, 1, 1, false, false, 1f, true);
+            Truth stretched = Augmenter.apply(img, List.of(square), stretch, new SplittableRandom(1), 64, 64, out, 0)
+                    .get(0);
+            Truth kept = Augmenter.apply(img, List.of(square), letterBox, new SplittableRandom(1), 64, 64, out, 0)
+                    .get(0);
+            assertEquals(2f, wide ? stretched.h() / stretched.w() : stretched.w() / stretched.h(), 1e-5f);
+            assertEquals(0.125f, kept.w(), 1e-5f, "the long side spans the input");
+            assertEquals(0.125f, kept.h(), 1e-5f, "a square stays square");
+            assertEquals(0.5f, kept.y(), 1e-5f, "centred");
+            assertEquals(0.5f, out[wide ? 2 * 64 + 32 : 32 * 64 + 2], 1e-6f, "grey where the image is not");
+            assertEquals(0f, out[32 * 64 + 32], 1e-6f, "the black image in the middle");
+        }
+    }
+
+    /** The narrowest and widest the box comes out over 200 draws without jitter or flip. */
+    private static float[] boxWidths(BgrImage img, Truth t, float resize, float[] out) {
+        Augmentation aug = new Augmentation(0, 0, 1, 1, false, false, resize, false);
+        SplittableRandom rnd = new SplittableRandom(3);
+        float min = Float.MAX_VALUE, max = 0;
+        for (int i = 0; i < 200; i++) {
+            Truth moved = Augmenter.apply(img, List.of(t), aug, rnd, 64, 64, out, 0).get(0);
+            min = Math.min(min, moved.w());
+            max = Math.max(max, moved.w());
+        }
+        return new float[] {min, max};
+    }
+
+    @Test
     void decodedImagesAreKeptWithinTheBudgetOnly() {
         Path data = SyntheticScenes.write(dir.resolve("b"), 8, 5, 96, 0.25);
         Dataset ds = Dataset.fromList(DataFile.read(data).requireTrain(), 5);

@@ -32,7 +32,8 @@ class PrefetchingBatchesTest {
     static Dataset list;
     static Dataset pack;
 
-    static final Augmentation PLAIN = new Augmentation(0.3f, 0.1f, 1.5f, 1.5f, true, false);   // yolov4-tiny's
+    /** yolov4-tiny's. */
+    static final Augmentation PLAIN = new Augmentation(0.3f, 0.1f, 1.5f, 1.5f, true, false, 1.5f, false);
     static final Augmentation MOSAIC = new Augmentation(0.2f, 0.1f, 1.5f, 1.5f, true, true);
     static final int W = 64;
     static final int H = 48;

@@ -29,6 +29,16 @@ class LayerGradientTest {
     }
 
     @Test
+    void unevenStridesPadFlagAndExplicitPoolPadding() {
+        String cfg = net(9, 8, 3)
+                + "[convolutional]\nfilters=4\nsize=3\nstride_x=2\nstride_y=1\npad=1\nbatch_normalize=1\n"
+                + "activation=mish\n"                                    // 5 x 8
+                + "[maxpool]\nsize=2\nstride_x=1\nstride_y=2\npadding=0\n"  // 4 x 4
+                + conv(5, 3, 1, 1, 1, true, "logistic");
+        assertTrue(GradientCheck.run(cfg, 2, 30, 13) > 0);
+    }
+
+    @Test
     void routeConcatenatesAndSplitsGroups() {
         String cfg = net(8, 8, 3)
                 + conv(4, 3, 1, 1, 1, true, "mish")                  // 0
