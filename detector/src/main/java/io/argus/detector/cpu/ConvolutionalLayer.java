@@ -89,6 +89,11 @@ final class ConvolutionalLayer implements CpuLayer {
 
     ConvolutionalSpec spec() { return spec; }
 
+    /** For tests: our Winograd's images per pass and passes at batch size {@code n}, null when it is not what runs. */
+    String winogradPasses(int n) {
+        return variants[n] instanceof WinogradConvolution w ? w.passes() : null;
+    }
+
     /** For tests: the matmul implementation of our Winograd at batch size {@code n}, null when it is not what runs. */
     String winogradProducts(int n) {
         return variants[n] instanceof WinogradConvolution w ? w.productsImplementation() : null;

@@ -31,21 +31,79 @@ import org.bytedeco.javacpp.Pointer;
 final class WinogradConvolution implements Dnnl.Executable {
     /** Below this many floats in V or M a layer's transforms run on the calling thread alone: waking a thread costs more. */
     static final long PARALLEL_MIN_FLOATS = 1 << 16;
+    /**
+     * The most floats V or M may hold (512 MiB each): a larger batch is transformed and multiplied in passes of as many
+     * images as fit, which keeps the workspace bounded (yolov3-tiny at batch 64 would otherwise want 2.8 GB for V,
+     * more than a Java view of native memory can address) at no cost in speed, the products staying large matrices.
+     * Not final: a test lowers it to make passes of small layers.
+     */
+    static long maxWorkspaceFloats = 1L << 27;
 
     final WinogradTile tile;
-    private final WinogradTransforms transforms;
     private final WinogradWorkspace workspace;
     private final ParallelRanges threads;
-    private final boolean parallel;
     private final float[] bias;
-    private final FloatBuffer input;
-    private final FloatBuffer output;
-    private final Dnnl.Primitive products;
+    private final Pass[] passes;              // in image order; the last may hold fewer images
     private final Dnnl.Primitive activation;   // null unless logistic, mish or swish
     private FloatBuffer tilesView;
     private FloatBuffer productsView;
-    private final ParallelRanges.Body inputLoop;
-    private final ParallelRanges.Body outputLoop;
+
+    /**
+     * The transforms and the products of {@code images} consecutive images of the batch, from image {@code first}:
+     * their own views of the layer's input and output, so a pass allocates nothing when it runs.
+     */
+    private final class Pass {
+        final WinogradTransforms transforms;
+        final Dnnl.Primitive products;
+        final boolean parallel;
+        final ParallelRanges.Body inputLoop;
+        final ParallelRanges.Body outputLoop;
+
+        Pass(ConvolutionalSpec spec, float[] filters, LayerOutput in, LayerOutput out, int first, int images,
+             LayerContext context, Dnnl.Resources r, Scratchpad scratch) {
+            var s = spec.input();
+            var o = spec.output();
+            this.transforms = new WinogradTransforms(tile, images, s.height(), s.width(), s.channels(), o.height(),
+                    o.width(), spec.filters(), spec.pad(), spec.activation());
+            workspace.reserve(transforms);
+            long p = tile.products();
+            long c = s.channels();
+            long k = spec.filters();
+            this.parallel = threads.threads() > 1 && p * transforms.tiles * Math.max(c, k) >= PARALLEL_MIN_FLOATS;
+            dnnl_memory_desc src = r.desc(new long[] {p, transforms.tiles, c}, dnnl_f32, dnnl_abc);
+            dnnl_memory_desc dst = r.desc(new long[] {p, transforms.tiles, k}, dnnl_f32, dnnl_abc);
+            dnnl_memory_desc anyWeights = r.desc(new long[] {p, c, k}, dnnl_f32, dnnl_format_tag_any);
+            // no bias here: a bias on one of the alpha^2 products ([alpha^2, 1, K]) sends oneDNN 3.11 to its reference
+            // matmul, a thousand times slower; the output transform adds it
+            dnnl_primitive_desc pd = new dnnl_primitive_desc();
+            Dnnl.check(dnnl_matmul_primitive_desc_create(pd, Dnnl.engine(), src, anyWeights, null, dst,
+                    r.attr(Activation.LINEAR)), "Winograd products of layer " + spec.index());
+            this.products = r.primitive(pd, scratch, DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST);
+            products.arg(DNNL_ARG_SRC, workspace.tiles.bind(src))
+                    .arg(DNNL_ARG_WEIGHTS, weights(products, transforms, filters, r, scratch, context.stream()))
+                    .arg(DNNL_ARG_DST, workspace.products.bind(dst));
+            FloatBuffer input = floats(in.pointer(), (long) (first + images) * s.size()).slice(first * s.size(),
+                    images * s.size());
+            FloatBuffer output = floats(out.pointer(), (long) (first + images) * o.size()).slice(first * o.size(),
+                    images * o.size());
+            this.inputLoop = (worker, from, to) ->
+                    transforms.inputRows(input, tilesView, workspace.staging(worker), from, to);
+            this.outputLoop = (worker, from, to) ->
+                    transforms.outputRows(productsView, bias, output, workspace.staging(worker), from, to);
+        }
+
+        void execute(dnnl_stream stream) {
+            run(inputLoop);
+            products.execute(stream);
+            Dnnl.check(dnnl_stream_wait(stream), "stream_wait");
+            run(outputLoop);
+        }
+
+        private void run(ParallelRanges.Body loop) {
+            if (parallel) threads.forRange(transforms.tileRows, loop);
+            else loop.run(0, 0, transforms.tileRows);
+        }
+    }
 
     /**
      * @param filters U of {@link WinogradTransforms#filters} for this layer and {@code tile}: copied (reordered into
@@ -61,40 +119,31 @@ final class WinogradConvolution implements Dnnl.Executable {
                     + spec.size() + ", stride " + spec.strideX() + "x" + spec.strideY() + ", groups " + spec.groups());
         }
         this.tile = tile;
-        var s = spec.input();
-        var o = spec.output();
-        this.transforms = new WinogradTransforms(tile, n, s.height(), s.width(), s.channels(), o.height(), o.width(),
-                spec.filters(), spec.pad(), spec.activation());
         this.workspace = context.winogradWorkspace();
-        workspace.reserve(transforms);
         this.threads = workspace.threads();
-        long p = tile.products();
-        long c = s.channels();
-        long k = spec.filters();
-        this.parallel = threads.threads() > 1 && p * transforms.tiles * Math.max(c, k) >= PARALLEL_MIN_FLOATS;
         this.bias = bias.clone();
-
-        dnnl_memory_desc src = r.desc(new long[] {p, transforms.tiles, c}, dnnl_f32, dnnl_abc);
-        dnnl_memory_desc dst = r.desc(new long[] {p, transforms.tiles, k}, dnnl_f32, dnnl_abc);
-        dnnl_memory_desc anyWeights = r.desc(new long[] {p, c, k}, dnnl_f32, dnnl_format_tag_any);
-        // no bias here: a bias on one of the alpha^2 products ([alpha^2, 1, K]) sends oneDNN 3.11 to its reference
-        // matmul, a thousand times slower; the output transform adds it
-        dnnl_primitive_desc pd = new dnnl_primitive_desc();
-        Dnnl.check(dnnl_matmul_primitive_desc_create(pd, Dnnl.engine(), src, anyWeights, null, dst,
-                r.attr(Activation.LINEAR)), "Winograd products of layer " + spec.index());
-        this.products = r.primitive(pd, scratch, DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST);
-        products.arg(DNNL_ARG_SRC, workspace.tiles.bind(src))
-                .arg(DNNL_ARG_WEIGHTS, weights(filters, r, scratch, context.stream()))
-                .arg(DNNL_ARG_DST, workspace.products.bind(dst));
+        int perPass = imagesPerPass(spec, tile, n);
+        this.passes = new Pass[(n + perPass - 1) / perPass];
+        for (int i = 0; i < passes.length; i++) {
+            int first = i * perPass;
+            passes[i] = new Pass(spec, filters, in, out, first, Math.min(perPass, n - first), context, r, scratch);
+        }
         Activation act = spec.activation();
         boolean javaDoesIt = act == Activation.LINEAR || act == Activation.LEAKY || act == Activation.RELU;
         this.activation = javaDoesIt ? null : r.activation(act, out.desc(r, n), out.pointer(), scratch);
-        this.input = floats(in.pointer(), (long) n * s.size());
-        this.output = floats(out.pointer(), (long) n * o.size());
-        this.inputLoop = (worker, from, to) ->
-                transforms.inputRows(input, tilesView, workspace.staging(worker), from, to);
-        this.outputLoop = (worker, from, to) ->
-                transforms.outputRows(productsView, this.bias, output, workspace.staging(worker), from, to);
+    }
+
+    /** How many images of a batch of {@code n} one pass takes: as many as keep V and M within the bound, at least one. */
+    static int imagesPerPass(ConvolutionalSpec spec, WinogradTile tile, int n) {
+        int m = tile.outputs;
+        long tiles = (long) ((spec.output().height() + m - 1) / m) * ((spec.output().width() + m - 1) / m);
+        long perImage = tile.products() * tiles * Math.max(spec.input().channels(), spec.filters());
+        return (int) Math.max(1, Math.min(n, maxWorkspaceFloats / perImage));
+    }
+
+    /** Images per pass and passes, for tests: "64 x 1" is the whole batch at once. */
+    String passes() {
+        return passes[0].transforms.images + " x " + passes.length;
     }
 
     /** Whether our Winograd handles this layer in this precision: FP32, 3x3, stride 1, one group (dilation is 1 always). */
@@ -104,27 +153,20 @@ final class WinogradConvolution implements Dnnl.Executable {
     }
 
     /** The matmul's implementation, as oneDNN names it (e.g. "brg_matmul:avx512_core"). */
-    String productsImplementation() { return products.implementation(); }
+    String productsImplementation() { return passes[0].products.implementation(); }
 
     @Override
     public void execute(dnnl_stream stream) {
         Dnnl.check(dnnl_stream_wait(stream), "stream_wait");   // the layers before have written our input
         tilesView = workspace.tiles.floats();
         productsView = workspace.products.floats();
-        run(inputLoop);
-        products.execute(stream);
-        Dnnl.check(dnnl_stream_wait(stream), "stream_wait");
-        run(outputLoop);
+        for (Pass p : passes) p.execute(stream);
         if (activation != null) activation.execute(stream);
     }
 
-    private void run(ParallelRanges.Body loop) {
-        if (parallel) threads.forRange(transforms.tileRows, loop);
-        else loop.run(0, 0, transforms.tileRows);
-    }
-
     /** U in the layout the matmul reads: our plain [alpha^2][C][K] reordered once (in {@code r}) when it differs. */
-    private dnnl_memory weights(float[] filters, Dnnl.Resources r, Scratchpad scratch, dnnl_stream stream) {
+    private dnnl_memory weights(Dnnl.Primitive products, WinogradTransforms transforms, float[] filters,
+                                Dnnl.Resources r, Scratchpad scratch, dnnl_stream stream) {
         long p = tile.products();
         long[] dims = {p, transforms.channels, transforms.filters};
         dnnl_memory_desc plain = r.desc(dims, dnnl_f32, dnnl_abc);

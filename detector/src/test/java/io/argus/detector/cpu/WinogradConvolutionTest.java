@@ -84,6 +84,43 @@ class WinogradConvolutionTest {
         }
     }
 
+    /**
+     * A batch whose V or M would pass the workspace bound runs in passes of as many images as fit (the last with fewer):
+     * each image's output is what the whole batch at once writes, and what oneDNN's direct convolution writes.
+     */
+    @Test
+    void aLargeBatchRunsInPassesThatWriteWhatOnePassWrites() {
+        NetworkSpec spec = NetworkSpec.parse(Path.of("one-layer.cfg"), cfg(16, 20, 20, 24, "leaky", 1, ""), 0, 0);
+        int n = 5;
+        float[][] outputs = new float[3][];
+        String[] passes = new String[3];
+        long bound = WinogradConvolution.maxWorkspaceFloats;
+        try {
+            for (int v = 0; v < 3; v++) {
+                // F(4x4): 36 products of 25 tiles x 24 channels per image = 21,600 floats; 2 images fit 50,000
+                WinogradConvolution.maxWorkspaceFloats = v == 1 ? 50_000 : bound;
+                CpuOptions options = new CpuOptions(CpuPrecision.FP32, true, null)
+                        .withWinograd(v == 2 ? WinogradPolicy.OFF : WinogradPolicy.F4X4);
+                try (CpuNetwork net = new CpuNetwork(spec, WeightsInit.darknet(spec, 3), n, options)) {
+                    SplittableRandom r = new SplittableRandom(5);
+                    for (int i = 0; i < n * spec.inputShape().size(); i++) net.input().put(i, (float) r.nextDouble());
+                    net.forward(n);
+                    int size = spec.layers().get(0).output().size();
+                    outputs[v] = new float[n * size];
+                    for (int b = 0; b < n; b++) System.arraycopy(net.outputImage(0, b), 0, outputs[v], b * size, size);
+                    if (v < 2) passes[v] = ((ConvolutionalLayer) net.layer(0)).winogradPasses(n);
+                }
+            }
+        } finally {
+            WinogradConvolution.maxWorkspaceFloats = bound;
+        }
+        assertEquals("5 x 1", passes[0]);
+        assertEquals("2 x 3", passes[1], "passes of 2, 2 and 1 images");
+        assertEquals(0.0, Bf16AgreementTest.relativeL2(outputs[1], outputs[0]), 1e-7, "passes against one pass");
+        double direct = Bf16AgreementTest.relativeL2(outputs[1], outputs[2]);
+        assertTrue(direct <= 1e-5, "against oneDNN direct: relative L2 " + direct);
+    }
+
     @Test
     void inAutoItIsTimedWithOneDnnsCandidatesUnderItsOwnKey() {
         NetworkSpec spec = NetworkSpec.parse(Path.of("one-layer.cfg"), cfg(32, 49, 47, 32, "leaky", 1, ""), 0, 0);
