@@ -5,6 +5,7 @@ import io.argus.trainer.cuda.NcclRanks;
 import io.argus.trainer.cuda.Precision;
 import io.argus.trainer.train.HostRanks;
 import io.argus.trainer.train.IterationStats;
+import io.argus.trainer.train.MultiScale;
 import io.argus.trainer.train.TrainingRun;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -102,6 +103,13 @@ final class TrainCommand implements Callable<Integer> {
                     + "(default ${DEFAULT-VALUE})")
     int ranks;
 
+    @Option(names = "--multi-scale", defaultValue = "cfg",
+            description = "multi-scale training as Darknet's: every 10 iterations an input from about 1/1.4 to 1.4 "
+                    + "times the cfg's, a multiple of 32, the same on every rank and at a resume; cfg: when the cfg's "
+                    + "[yolo] layers say random=1 (or a factor), on: always, off: never; CPU only for now "
+                    + "(default ${DEFAULT-VALUE})")
+    String multiScale;
+
     @Override
     public Integer call() {
         if (checkpointEvery <= 0) throw new IllegalArgumentException("--checkpoint-every must be positive");
@@ -130,6 +138,7 @@ final class TrainCommand implements Callable<Integer> {
         if (loaderDepth < 0) throw new IllegalArgumentException("--loader-depth: expected >= 1 (0: default), found " + loaderDepth);
         if (resume && weights != null) throw new IllegalArgumentException("--resume and --weights exclude each other");
         int burnInIterations = burnIn(burnIn);
+        MultiScale.Mode multiScaleMode = MultiScale.Mode.parse(multiScale, "--multi-scale");
         if (!(learningRate >= 0) || !Float.isFinite(learningRate)) {
             throw new IllegalArgumentException("--learning-rate: expected a rate > 0, found " + learningRate);
         }
@@ -144,7 +153,7 @@ final class TrainCommand implements Callable<Integer> {
         try (SuspendOnSignal signal = new SuspendOnSignal(System.err)) {
             TrainingRun.Result r = TrainingRun.run(new TrainingRun.Options(cfg, weights, data, maxBatches, out,
                     checkpointEvery, resume, seed, threads, fp16, loaderThreads, loaderDepth, burnInIterations,
-                    learningRate),
+                    learningRate, multiScaleMode),
                     progress, backends(device, fp16, gpus, ranks), signal);
             progress.finish();
             if (r.suspended()) {
@@ -227,6 +236,12 @@ final class TrainCommand implements Callable<Integer> {
             } else if (s.iteration() % 10 == 0 || s.iteration() == s.maxBatches() || s.iteration() == 1) {
                 out.println(line);
             }
+        }
+
+        @Override
+        public void onInputSize(int iteration, int width, int height) {
+            finish();
+            out.printf(Locale.ROOT, "multi-scale: iteration %d input %dx%d%n", iteration, width, height);
         }
 
         @Override
