@@ -93,6 +93,14 @@ public final class CpuTrainingBackend implements TrainingBackend {
 
     private static String key(int width, int height) { return width + "x" + height; }
 
+    /** The input sizes it trains at, "WxH": the cfg's, then those {@link #prepareInputSizes} made. */
+    public List<String> inputSizes() {
+        List<String> all = new ArrayList<>();
+        all.add(key(spec.net().width(), spec.net().height()));
+        all.addAll(sized.keySet());
+        return all;
+    }
+
     /** The network a batch trains on: the one made for the size it names, else the cfg's. */
     private TrainNetwork networkFor(TrainingBatch batch) {
         if (!batch.sized() || (batch.width() == spec.net().width() && batch.height() == spec.net().height())) return net;
