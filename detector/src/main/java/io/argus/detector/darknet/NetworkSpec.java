@@ -16,12 +16,16 @@ public final class NetworkSpec {
     private final NetSettings net;
     private final List<LayerSpec> layers;
     private final List<String> warnings;
+    /** The cfg's sections, kept so {@link #withInput} can build the same network at another size; null for {@link #of}. */
+    private final List<CfgSection> sections;
 
-    private NetworkSpec(Path file, NetSettings net, List<LayerSpec> layers, List<String> warnings) {
+    private NetworkSpec(Path file, NetSettings net, List<LayerSpec> layers, List<String> warnings,
+                        List<CfgSection> sections) {
         this.file = file;
         this.net = net;
         this.layers = List.copyOf(layers);
         this.warnings = List.copyOf(warnings);
+        this.sections = sections == null ? null : List.copyOf(sections);
     }
 
     public static NetworkSpec load(Path cfg) {
@@ -58,10 +62,23 @@ public final class NetworkSpec {
             }
         }
         if (layers.isEmpty()) throw new IllegalArgumentException(file + ": no layers");
-        return new NetworkSpec(file, net, layers, List.of());
+        return new NetworkSpec(file, net, layers, List.of(), null);
     }
 
     public Path file() { return file; }
+
+    /**
+     * The same cfg built for a {@code width} x {@code height} input, as Darknet's resize_network does while training at
+     * several sizes: every layer's shape follows the input, the parameters are the same. Only for a network read from a
+     * cfg (an imported graph has no sections to rebuild from).
+     */
+    public NetworkSpec withInput(int width, int height) {
+        if (sections == null) throw new IllegalStateException(name() + ": built from layers, not a cfg: no other sizes");
+        if (width == net.width() && height == net.height()) return this;
+        synchronized (sections) {   // building marks the keys it reads in the shared sections
+            return build(file, sections, width, height);
+        }
+    }
 
     public NetSettings net() { return net; }
 
@@ -155,7 +172,7 @@ public final class NetworkSpec {
                         + " as in the [yolo] at line " + heads.get(0).line() + ", found " + y.classes());
             }
         }
-        return new NetworkSpec(file, net, layers, unknownKeys(file, sections));
+        return new NetworkSpec(file, net, layers, unknownKeys(file, sections), sections);
     }
 
     /** One warning per (section kind, key) that no builder read, with the first line and the count. */
@@ -324,7 +341,7 @@ public final class NetworkSpec {
                 s.getFloat("jitter", 0.2f),
                 s.getFloat("ignore_thresh", 0.5f),
                 s.getFloat("truth_thresh", 1f),
-                s.getInt("random", 0),
+                s.getFloat("random", 0f),
                 s.getFloat("iou_thresh", 1f),
                 s.getFloat("iou_normalizer", 0.75f),
                 s.getFloat("cls_normalizer", 1f),

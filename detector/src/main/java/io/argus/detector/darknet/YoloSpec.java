@@ -16,9 +16,10 @@ public record YoloSpec(int index, int line, Shape output, int classes, int[] mas
 
     /**
      * Keys that only training reads, kept so the trainer sees them (Darknet's defaults where absent).
-     * iouLoss is one of mse, iou, giou, diou, ciou.
+     * iouLoss is one of mse, iou, giou, diou, ciou. {@code random}: multi-scale training, read as a number as Darknet
+     * reads it (0 off, 1 sizes from 1/1.4 to 1.4 times the cfg's, another value that factor instead of 1.4).
      */
-    public record YoloTraining(float jitter, float ignoreThresh, float truthThresh, int random, float iouThresh,
+    public record YoloTraining(float jitter, float ignoreThresh, float truthThresh, float random, float iouThresh,
                                float iouNormalizer, float clsNormalizer, float objNormalizer, String iouLoss,
                                float maxDelta, boolean objectnessSmooth, float resize, float labelSmoothEps) {}
 

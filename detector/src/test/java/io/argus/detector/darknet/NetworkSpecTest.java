@@ -54,6 +54,22 @@ class NetworkSpecTest {
         assertEquals("ciou", head.training().iouLoss());
     }
 
+    /** Multi-scale training builds the cfg at other sizes: every shape follows the input, the cfg's random as read. */
+    @Test
+    void theSameCfgAtAnotherInputSize() {
+        NetworkSpec v4 = NetworkSpec.load(ProjectFiles.cfg("yolov4"));
+        assertEquals(1f, v4.yoloLayers().get(2).training().random());
+        NetworkSpec at608 = v4.withInput(608, 352);
+        assertEquals(608, at608.net().width());
+        assertEquals(352, at608.net().height());
+        assertEquals(v4.layers().size(), at608.layers().size());
+        assertEquals(List.of(76, 38, 19), at608.yoloLayers().stream().map(y -> y.output().width()).toList());
+        assertEquals(List.of(44, 22, 11), at608.yoloLayers().stream().map(y -> y.output().height()).toList());
+        assertEquals(v4.net().width(), v4.withInput(608, 352).withInput(v4.net().width(), v4.net().height())
+                .net().width());
+        assertTrue(v4 == v4.withInput(v4.net().width(), v4.net().height()), "its own size: itself");
+    }
+
     @Test
     void maxpoolSize2Stride1KeepsSize() {
         NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg("yolov3-tiny"), 416, 416);

@@ -5,6 +5,7 @@ import io.argus.trainer.cuda.NcclRanks;
 import io.argus.trainer.cuda.Precision;
 import io.argus.trainer.train.HostRanks;
 import io.argus.trainer.train.IterationStats;
+import io.argus.trainer.train.MultiScale;
 import io.argus.trainer.train.TrainingRun;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -102,6 +103,13 @@ final class TrainCommand implements Callable<Integer> {
                     + "(default ${DEFAULT-VALUE})")
     int ranks;
 
+    @Option(names = "--multi-scale", defaultValue = "cfg",
+            description = "multi-scale training as Darknet's: every 10 iterations an input from about 1/1.4 to 1.4 "
+                    + "times the cfg's, a multiple of 32, the same on every rank and at a resume; cfg: when the cfg's "
+                    + "[yolo] layers say random=1 (or a factor), on: always, off: never; CPU only for now "
+                    + "(default ${DEFAULT-VALUE})")
+    String multiScale;
+
     @Override
     public Integer call() {
         if (checkpointEvery <= 0) throw new IllegalArgumentException("--checkpoint-every must be positive");
@@ -130,6 +138,8 @@ final class TrainCommand implements Callable<Integer> {
         if (loaderDepth < 0) throw new IllegalArgumentException("--loader-depth: expected >= 1 (0: default), found " + loaderDepth);
         if (resume && weights != null) throw new IllegalArgumentException("--resume and --weights exclude each other");
         int burnInIterations = burnIn(burnIn);
+        MultiScale.Mode multiScaleMode = MultiScale.Mode.parse(multiScale, "--multi-scale");
+        refuseMultiScaleOnGpu(cuda, cfg, multiScaleMode);
         if (!(learningRate >= 0) || !Float.isFinite(learningRate)) {
             throw new IllegalArgumentException("--learning-rate: expected a rate > 0, found " + learningRate);
         }
@@ -144,7 +154,7 @@ final class TrainCommand implements Callable<Integer> {
         try (SuspendOnSignal signal = new SuspendOnSignal(System.err)) {
             TrainingRun.Result r = TrainingRun.run(new TrainingRun.Options(cfg, weights, data, maxBatches, out,
                     checkpointEvery, resume, seed, threads, fp16, loaderThreads, loaderDepth, burnInIterations,
-                    learningRate),
+                    learningRate, multiScaleMode),
                     progress, backends(device, fp16, gpus, ranks), signal);
             progress.finish();
             if (r.suspended()) {
@@ -158,6 +168,21 @@ final class TrainCommand implements Callable<Integer> {
             System.out.flush(); // before the signal's hook lets the JVM exit
             return 0;
         }
+    }
+
+    /**
+     * Multi-scale training runs on the CPU only for now (the GPU's network is planned for one input size): a GPU run it
+     * would apply to is refused before the GPU is set up, saying how to go on. The backend refuses it too
+     * ({@link io.argus.trainer.train.TrainingBackend#prepareInputSizes}); this says it sooner and in the CLI's words.
+     */
+    static void refuseMultiScaleOnGpu(boolean cuda, Path cfg, MultiScale.Mode mode) {
+        if (!cuda || mode == MultiScale.Mode.OFF) return;
+        io.argus.detector.darknet.NetworkSpec spec = io.argus.detector.darknet.NetworkSpec.load(cfg);
+        if (MultiScale.of(spec, mode, 0, 1) == null) return;
+        throw new IllegalArgumentException("--multi-scale " + mode.name().toLowerCase(Locale.ROOT) + ": multi-scale "
+                + "training is CPU-only for now" + (mode == MultiScale.Mode.CFG ? " (" + spec.name() + "'s [yolo] "
+                + "layers ask for it with random)" : "") + ": add --multi-scale off to train on the GPU at the cfg's "
+                + "size, or train on the CPU");
     }
 
     /** {@code --burn-in}: auto or a number of iterations. */
@@ -227,6 +252,12 @@ final class TrainCommand implements Callable<Integer> {
             } else if (s.iteration() % 10 == 0 || s.iteration() == s.maxBatches() || s.iteration() == 1) {
                 out.println(line);
             }
+        }
+
+        @Override
+        public void onInputSize(int iteration, int width, int height) {
+            finish();
+            out.printf(Locale.ROOT, "multi-scale: iteration %d input %dx%d%n", iteration, width, height);
         }
 
         @Override

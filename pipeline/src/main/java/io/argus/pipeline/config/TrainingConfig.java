@@ -2,6 +2,7 @@ package io.argus.pipeline.config;
 
 import io.argus.trainer.backends.TrainingBackends;
 import io.argus.trainer.cuda.CudaTrainingOptions;
+import io.argus.trainer.train.MultiScale;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -30,12 +31,15 @@ import java.util.List;
  *                        name is off (weights are then adopted by uploading them)
  * @param maxWeightsBytes the largest weights file adopted (uploaded or imported); a network whose weights are
  *                        larger cannot be given new weights from outside
+ * @param multiScale      multi-scale training ({@link MultiScale}) in a fine-tune: off by default (a fine-tune adapts
+ *                        trained weights at the size they serve at), on, or as the cfg's [yolo] random says (cfg)
  */
 public record TrainingConfig(boolean enabled, String model, Path dataDir, CronSchedule schedule,
                              TrainingBackends.Kind backend, CudaTrainingOptions cuda, int iterations, int batch,
                              int subdivisions, float learningRate, int threads, double cpuShare, int minTrainFrames,
                              int minValFrames, int minValObjectsPerClass, double mapTolerance, boolean resume,
-                             long seed, Collect collect, Teacher teacher, Path importDir, long maxWeightsBytes) {
+                             long seed, Collect collect, Teacher teacher, Path importDir, long maxWeightsBytes,
+                             MultiScale.Mode multiScale) {
     /**
      * Default of {@code maxWeightsBytes}: above the largest common Darknet networks (yolov4 at 608x608 is 246 MB) and
      * half of what one weights file can be (the reader holds it in one buffer of at most 2 GiB).
@@ -132,17 +136,19 @@ public record TrainingConfig(boolean enabled, String model, Path dataDir, CronSc
             throw new ConfigException(n.key("importDir"), "expected a directory (whose files may be adopted as weights), found " + importDir);
         }
         long maxWeights = n.longValue("maxWeightsBytes", DEFAULT_MAX_WEIGHTS_BYTES, 1024, Integer.MAX_VALUE);
+        MultiScale.Mode multiScale = MultiScale.Mode.parse(n.oneOf("multiScale", "off", "off", "on", "cfg"),
+                n.key("multiScale"));
         n.finish();
         return new TrainingConfig(enabled, model, dataDir, schedule, TrainingBackends.Kind.parse(backend, n.key("backend")),
                 cuda, iterations, batch, subdivisions, (float) rate, threads, share, minTrain, minVal, minValPerClass,
-                tolerance, resume, seed, collect, teacher, importDir, maxWeights);
+                tolerance, resume, seed, collect, teacher, importDir, maxWeights, multiScale);
     }
 
     /** The same settings with another number of SGD updates per fine-tune. */
     public TrainingConfig withIterations(int n) {
         return new TrainingConfig(enabled, model, dataDir, schedule, backend, cuda, n, batch, subdivisions, learningRate,
                 threads, cpuShare, minTrainFrames, minValFrames, minValObjectsPerClass, mapTolerance, resume, seed,
-                collect, teacher, importDir, maxWeightsBytes);
+                collect, teacher, importDir, maxWeightsBytes, multiScale);
     }
 
     /** "cpu", "cuda" or "auto", as configured. */

@@ -10,11 +10,13 @@ import io.argus.trainer.backends.TrainingBackends;
 import io.argus.trainer.data.Augmentation;
 import io.argus.trainer.data.Dataset;
 import io.argus.trainer.data.DetectionBatches;
+import io.argus.trainer.data.InputSizes;
 import io.argus.trainer.data.PrefetchingBatches;
 import io.argus.trainer.eval.Evaluator;
 import io.argus.trainer.optim.LearningRate;
 import io.argus.trainer.precision.LossScaler;
 import io.argus.trainer.train.IterationStats;
+import io.argus.trainer.train.MultiScale;
 import io.argus.trainer.train.Trainer;
 import io.argus.trainer.train.TrainingBackend;
 import io.argus.trainer.train.TrainingKeys;
@@ -69,13 +71,20 @@ final class FineTune {
         ModelWeights trained;
         int done;
         // One loader thread, two batches ahead: a fine-tune's batches are small, and live detection keeps the cores.
-        ThrottledBatches batches = new ThrottledBatches(new PrefetchingBatches(new DetectionBatches(train,
-                Augmentation.of(spec), spec.net().width(), spec.net().height(), plan.miniBatch(), in.seed(), 0), 1, 2),
+        // Multi-scale only when configured: the sizes, as argus train's, from the seed and the iteration.
+        MultiScale multiScale = MultiScale.of(spec, config.multiScale(), in.seed(), iterations);
+        InputSizes sizes = multiScale != null ? multiScale : InputSizes.fixed(spec.net().width(), spec.net().height());
+        ThrottledBatches batches = new ThrottledBatches(new PrefetchingBatches(DetectionBatches.share(train,
+                Augmentation.of(spec), sizes, plan.miniBatch(), in.seed(), 0, 0, 1, plan.subdivisions()), 1, 2),
                 config.cpuShare(), cancelled);
         // batches first: closed last, and closed (its loader thread ended) when the backend cannot open
         try (batches;
              TrainingBackend backend = TrainingBackends.open(device, config.cuda(), spec, start, plan.miniBatch(),
                      config.threads(), false)) {
+            if (multiScale != null) {
+                backend.prepareInputSizes(multiScale.sizes().stream()
+                        .map(z -> spec.withInput(z.width(), z.height())).toList());
+            }
             listener.onStart(backend, train.size(), val.size());
             Trainer trainer = new Trainer(backend, batches, plan, scaler, 0);
             trainer.run(listener::onIteration);

@@ -14,6 +14,7 @@ import io.argus.testkit.Budget;
 import io.argus.trainer.backends.TrainingBackends;
 import io.argus.trainer.cuda.CudaTrainingBackend;
 import io.argus.trainer.data.SyntheticScenes;
+import io.argus.trainer.train.CpuTrainingBackend;
 import io.argus.trainer.train.IterationStats;
 import io.argus.trainer.train.TrainingBackend;
 import io.vertx.core.json.JsonObject;
@@ -42,9 +43,14 @@ class FineTuneBackendTest {
     record Ran(RunRecord record, FineTune.Result result, int streamPriority, int leastPriority) {}
 
     Ran fineTune(String backend, int iterations, int batch, int subdivisions) throws Exception {
+        return fineTune(backend, iterations, batch, subdivisions, new JsonObject());
+    }
+
+    /** {@code more}: further keys of the training section. */
+    Ran fineTune(String backend, int iterations, int batch, int subdivisions, JsonObject more) throws Exception {
         JsonObject json = new JsonObject().put("enabled", true).put("model", "demo").put("backend", backend)
                 .put("iterations", iterations).put("batch", batch).put("subdivisions", subdivisions)
-                .put("cpuShare", 1.0).put("threads", 1);
+                .put("cpuShare", 1.0).put("threads", 1).mergeIn(more);
         TrainingConfig config = TrainingConfig.read(new ConfigNode("training", json, Map.of(), new HashSet<>(), tmp),
                 List.of("demo"), tmp);
         TrainingBackends.Choice device = TrainingBackends.choose(config.backend(), "training.backend");
@@ -55,10 +61,12 @@ class FineTuneBackendTest {
                 tmp.resolve("scenes/train.txt"), tmp.resolve("scenes/val.txt"), tmp.resolve("candidate.weights"), 1);
         RunRecord record = new RunRecord(1, "demo", "test", "base", iterations, 0, 0, 0, 0);
         int[] priorities = {Integer.MIN_VALUE, Integer.MIN_VALUE};
+        sizes.clear();
         FineTune.Result result = FineTune.run(config, device, in, new FineTune.Listener() {
             @Override
             public void onStart(TrainingBackend backend, int trainImages, int valImages) {
                 record.started(backend.kind(), backend.precision(), backend.name());
+                if (backend instanceof CpuTrainingBackend cpu) sizes.addAll(cpu.inputSizes());
                 if (backend instanceof CudaTrainingBackend cuda) {
                     priorities[0] = cuda.streamPriority();
                     priorities[1] = GpuStream.priorityRange()[0];
@@ -74,6 +82,22 @@ class FineTuneBackendTest {
                 result.lossScale(), result.skipped());
         assertTrue(Files.size(tmp.resolve("candidate.weights")) > 0, "the candidate's weights are written");
         return new Ran(record, result, priorities[0], priorities[1]);
+    }
+
+    /** The input sizes the last run's CPU backend held. */
+    final List<String> sizes = new java.util.ArrayList<>();
+
+    /**
+     * Multi-scale only when configured: off, one size; on, the networks of its sizes (a run of 2 iterations is all in
+     * Darknet's last 100, so the largest alone: 1.4 x 128 / 32 + 1 = 6.6 -> 7 x 32).
+     */
+    @Test
+    void aFineTuneTrainsAtSeveralSizesOnlyWhenConfigured() throws Exception {
+        fineTune("cpu", 2, 2, 1);
+        assertEquals(List.of("128x128"), sizes);
+        Ran r = fineTune("cpu", 2, 2, 1, new JsonObject().put("multiScale", "on"));
+        assertEquals(List.of("128x128", "224x224"), sizes);
+        assertEquals(2, r.record().json.getInteger("iterations"));
     }
 
     @Test

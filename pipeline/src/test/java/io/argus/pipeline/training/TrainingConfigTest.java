@@ -11,6 +11,7 @@ import io.argus.pipeline.config.TrainingConfig;
 import io.argus.pipeline.testing.TestConfig;
 import io.argus.pipeline.testing.TestMedia;
 import io.argus.testkit.Budget;
+import io.argus.trainer.train.MultiScale;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.Map;
@@ -39,6 +40,9 @@ class TrainingConfigTest {
         assertEquals(0.5, t.cpuShare());
         assertEquals(4, t.collect().valEvery());
         assertNull(t.teacher());
+        assertEquals(MultiScale.Mode.OFF, t.multiScale(), "a fine-tune trains at the serving size unless asked");
+        assertEquals(MultiScale.Mode.CFG, read(new JsonObject().put("multiScale", "cfg"), Map.of()).training()
+                .multiScale());
         TrainingConfig on = read(new JsonObject().put("enabled", true).put("schedule", "0 3 * * *"),
                 Map.of("ARGUS_TRAINING_ITERATIONS", "7", "ARGUS_TRAINING_COLLECT_INTERVAL_MS", "1500")).training();
         assertEquals("0 3 * * *", on.schedule().expression());

@@ -276,6 +276,12 @@ public final class CudaTrainingBackend implements TrainingBackend {
 
     /** Everything of a pass up to the loss read-back, enqueued on the training stream without waiting. */
     private void enqueuePass(TrainingBatch batch, float lossScale, boolean sumOverRanks) {
+        if (batch.sized() && (batch.width() != spec.net().width() || batch.height() != spec.net().height())) {
+            // the network is planned for the cfg's size alone: another size would be read as the wrong images
+            throw new IllegalArgumentException("a batch at " + batch.width() + "x" + batch.height() + ", but the GPU "
+                    + "trains " + spec.name() + " at " + spec.net().width() + "x" + spec.net().height()
+                    + " only (multi-scale training is CPU-only for now)");
+        }
         int n = batch.count();
         if (n <= 0 || n > maxBatch) throw new IllegalArgumentException("batch " + n + " outside 1.." + maxBatch);
         ctx.device.makeCurrent();

@@ -19,12 +19,14 @@ import java.util.SplittableRandom;
  * batches, the {@code passes} consecutive ones from {@code rank x passes}. Its batch n (counted from 0, as this source
  * hands them out) is batch {@link #globalBatch}(n) of the whole run, so the run trains on the same images whatever
  * the number of ranks.
+ *
+ * <p>The input size may change with the iteration ({@link InputSizes}, multi-scale training): batch n belongs to the
+ * source's iteration n / passes, is made at that iteration's size and says so ({@link TrainingBatch#width}).
  */
 public final class DetectionBatches implements BatchSource {
     private final Dataset dataset;
     private final Augmentation aug;
-    private final int netW;
-    private final int netH;
+    private final InputSizes sizes;
     private final int images;
     private final long seed;
     private final int rank;
@@ -36,10 +38,10 @@ public final class DetectionBatches implements BatchSource {
 
     /** {@code first}: index of the first batch to hand out (passes already done when resuming). */
     public DetectionBatches(Dataset dataset, Augmentation aug, int netW, int netH, int images, long seed, long first) {
-        this(dataset, aug, netW, netH, images, seed, first, 0, 1, 1);
+        this(dataset, aug, InputSizes.fixed(netW, netH), images, seed, first, 0, 1, 1);
     }
 
-    private DetectionBatches(Dataset dataset, Augmentation aug, int netW, int netH, int images, long seed, long first,
+    private DetectionBatches(Dataset dataset, Augmentation aug, InputSizes sizes, int images, long seed, long first,
                              int rank, int ranks, int passes) {
         if (images <= 0) throw new IllegalArgumentException("images per batch: expected > 0, found " + images);
         if (ranks <= 0 || rank < 0 || rank >= ranks || passes <= 0) {
@@ -47,8 +49,7 @@ public final class DetectionBatches implements BatchSource {
         }
         this.dataset = dataset;
         this.aug = aug;
-        this.netW = netW;
-        this.netH = netH;
+        this.sizes = sizes;
         this.images = images;
         this.seed = seed;
         this.next = first;
@@ -63,7 +64,13 @@ public final class DetectionBatches implements BatchSource {
      */
     public static DetectionBatches share(Dataset dataset, Augmentation aug, int netW, int netH, int images, long seed,
                                          long first, int rank, int ranks, int passes) {
-        return new DetectionBatches(dataset, aug, netW, netH, images, seed, first, rank, ranks, passes);
+        return share(dataset, aug, InputSizes.fixed(netW, netH), images, seed, first, rank, ranks, passes);
+    }
+
+    /** The same share with the input size of each iteration from {@code sizes} (multi-scale training). */
+    public static DetectionBatches share(Dataset dataset, Augmentation aug, InputSizes sizes, int images, long seed,
+                                         long first, int rank, int ranks, int passes) {
+        return new DetectionBatches(dataset, aug, sizes, images, seed, first, rank, ranks, passes);
     }
 
     /** The whole run's number of this source's batch n (n itself unless this is one rank's share). */
@@ -77,12 +84,17 @@ public final class DetectionBatches implements BatchSource {
     /** Images per batch. */
     public int images() { return images; }
 
-    /** Floats of one image at the network input (planar RGB). */
-    public int imageFloats() { return 3 * netW * netH; }
+    /** Floats of one image at the largest input any batch gets (planar RGB): what a batch's array holds room for. */
+    public int imageFloats() { return sizes.largest().imageFloats(); }
 
-    public int width() { return netW; }
+    /** The input size of batch k: its iteration's (every rank makes {@code passes} batches per iteration). */
+    public InputSizes.Size size(long k) { return sizes.at(k / passes); }
 
-    public int height() { return netH; }
+    /** The largest input width. */
+    public int width() { return sizes.largest().width(); }
+
+    /** The largest input height. */
+    public int height() { return sizes.largest().height(); }
 
     /** The batch the next call to {@link #next} hands out. */
     public long nextBatch() { return next; }
@@ -101,7 +113,8 @@ public final class DetectionBatches implements BatchSource {
      */
     public List<Truth> draw(long k, int slot, SplittableRandom random, float[] into) {
         try {
-            return Augmenter.sample(dataset, aug, random, netW, netH, into, slot * imageFloats());
+            InputSizes.Size size = size(k);
+            return Augmenter.sample(dataset, aug, random, size.width(), size.height(), into, slot * size.imageFloats());
         } catch (RuntimeException e) {
             throw new IllegalArgumentException(messageOf(e) + " (training batch " + globalBatch(k) + ", image " + slot + " of "
                     + images + ")", e);
@@ -110,11 +123,12 @@ public final class DetectionBatches implements BatchSource {
 
     /** Batch number k, made on the calling thread. */
     public TrainingBatch build(long k) {
-        float[] data = new float[images * imageFloats()];
+        InputSizes.Size size = size(k);
+        float[] data = new float[images * size.imageFloats()];
         SplittableRandom[] randoms = imageRandoms(k);
         List<List<Truth>> truths = new ArrayList<>(images);
         for (int i = 0; i < images; i++) truths.add(draw(k, i, randoms[i], data));
-        return new TrainingBatch(data, truths, images);
+        return new TrainingBatch(data, truths, images, size.width(), size.height());
     }
 
     @Override

@@ -20,7 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>The arrays of a batch are reused for a later batch once the batch after it has been asked for (as
  * {@link BatchSource} allows): no batch-sized allocation, and no zeroing of 133 MB per batch, after the first ones.
- * Every image writes every float of its place, so a reused array holds nothing of its past.
+ * Every image writes every float of its place, so a reused array holds nothing of its past. With an input size that
+ * changes with the iteration (multi-scale training) every array is made for the largest, and a batch at a smaller size
+ * uses its beginning.
  *
  * <p>An image that fails (a corrupt file) fails its batch: the training thread gets the error, naming the image,
  * when it asks for that batch, in the order the synchronous source would have failed. {@link #close} stops the
@@ -36,6 +38,7 @@ public final class PrefetchingBatches implements BatchSource {
     /** A batch in the making: its images are claimed by loader threads one at a time, earliest batch first. */
     private static final class Slot {
         final long batch;
+        final InputSizes.Size size;
         final float[] images;
         final SplittableRandom[] randoms;
         final List<Truth>[] truths;
@@ -44,8 +47,9 @@ public final class PrefetchingBatches implements BatchSource {
         RuntimeException failure;   // the first image that failed
 
         @SuppressWarnings("unchecked")
-        Slot(long batch, float[] images, SplittableRandom[] randoms) {
+        Slot(long batch, InputSizes.Size size, float[] images, SplittableRandom[] randoms) {
             this.batch = batch;
+            this.size = size;
             this.images = images;
             this.randoms = randoms;
             this.truths = new List[randoms.length];
@@ -111,7 +115,7 @@ public final class PrefetchingBatches implements BatchSource {
         float[] images = spare.poll();
         if (images == null) images = new float[batches.images() * batches.imageFloats()];
         long k = nextToOpen++;
-        return new Slot(k, images, batches.imageRandoms(k));
+        return new Slot(k, batches.size(k), images, batches.imageRandoms(k));
     }
 
     /** A loader thread: claims the earliest unclaimed image, draws it, until closed. */
@@ -182,7 +186,8 @@ public final class PrefetchingBatches implements BatchSource {
             // Thrown anew on the training thread (its stack), the loader thread's failure as the cause.
             throw new IllegalArgumentException(slot.failure.getMessage(), slot.failure);
         }
-        return new TrainingBatch(slot.images, Arrays.asList(slot.truths), slot.truths.length);
+        return new TrainingBatch(slot.images, Arrays.asList(slot.truths), slot.truths.length, slot.size.width(),
+                slot.size.height());
     }
 
     @Override

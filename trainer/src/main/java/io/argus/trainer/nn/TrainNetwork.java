@@ -32,6 +32,8 @@ public final class TrainNetwork implements AutoCloseable {
     private final CpuTrainingNetwork net;
     private final Map<Integer, ConvParameters> parameters = new LinkedHashMap<>();
     private final Map<Integer, YoloLoss> losses = new LinkedHashMap<>();
+    /** Whether this network made its parameters (and closes them), or shares another's ({@link #atInput}). */
+    private final boolean ownsParameters;
     private int lastBatch;
 
     public TrainNetwork(NetworkSpec spec, ModelWeights weights, int maxBatch, TrainContext ctx) {
@@ -52,6 +54,42 @@ public final class TrainNetwork implements AutoCloseable {
             for (ConvParameters p : parameters.values()) p.close();
             throw e;
         }
+        this.ownsParameters = true;
+    }
+
+    /** The same parameters in a network for another input size: layers and losses of its own, nothing copied. */
+    private TrainNetwork(TrainNetwork base, NetworkSpec sized) {
+        List<ConvolutionalSpec> convs = sized.convolutionalLayers();
+        if (convs.size() != base.parameters.size() || sized.layers().size() != base.spec.layers().size()) {
+            throw new IllegalArgumentException(sized.name() + " at " + sized.net().width() + "x" + sized.net().height()
+                    + " is not the network of " + base.spec.name());
+        }
+        this.spec = sized;
+        this.maxBatch = base.maxBatch;
+        this.ctx = base.ctx;
+        Map<Integer, ConvolutionParameters> views = new LinkedHashMap<>();
+        for (ConvolutionalSpec c : convs) {
+            ConvParameters p = base.parameters.get(c.index());
+            if (p == null || p.spec().weightCount() != c.weightCount() || p.spec().filters() != c.filters()) {
+                throw new IllegalArgumentException("layer " + c.index() + " of " + sized.name()
+                        + " does not fit the parameters it would share");
+            }
+            parameters.put(c.index(), p);
+            views.put(c.index(), p.forNetwork());
+        }
+        // the loss normalises boxes by the input size: each size has its own
+        for (YoloSpec y : sized.yoloLayers()) losses.put(y.index(), new YoloLoss(y, sized.net().width(), sized.net().height()));
+        this.net = new CpuTrainingNetwork(sized, views, maxBatch, ctx.fp16(), CpuPrecision.FP32);
+        this.ownsParameters = false;
+    }
+
+    /**
+     * A network for {@code sized} (this cfg at another input size, {@link NetworkSpec#withInput}) that trains this
+     * network's parameters: the same weights, gradients and rolling statistics, so passes at any size accumulate into
+     * one step. Close it before this one.
+     */
+    public TrainNetwork atInput(NetworkSpec sized) {
+        return new TrainNetwork(this, sized);
     }
 
     public NetworkSpec spec() { return spec; }
@@ -161,6 +199,6 @@ public final class TrainNetwork implements AutoCloseable {
     @Override
     public void close() {
         net.close();
-        for (ConvParameters p : parameters.values()) p.close();
+        if (ownsParameters) for (ConvParameters p : parameters.values()) p.close();
     }
 }

@@ -33,6 +33,8 @@ public final class CpuTrainingBackend implements TrainingBackend {
     private final Workers workers;
     private final TrainContext ctx;
     private final TrainNetwork net;
+    /** Networks for other input sizes sharing {@link #net}'s parameters (multi-scale training), by size. */
+    private final Map<String, TrainNetwork> sized = new LinkedHashMap<>();
     private final List<ParameterTensor> tensors = new ArrayList<>();
     private final Ema ema;
     /** This backend's place in a data-parallel run (threads of this process), or null alone. */
@@ -79,9 +81,43 @@ public final class CpuTrainingBackend implements TrainingBackend {
     /** The network, for tests. */
     public TrainNetwork network() { return net; }
 
+    /** All made at once here, so the training loop never plans a network; each holds its own activations. */
+    @Override
+    public void prepareInputSizes(List<NetworkSpec> sizes) {
+        for (NetworkSpec s : sizes) {
+            String key = key(s.net().width(), s.net().height());
+            if (s.net().width() == spec.net().width() && s.net().height() == spec.net().height()) continue;
+            if (!sized.containsKey(key)) sized.put(key, net.atInput(s));
+        }
+    }
+
+    private static String key(int width, int height) { return width + "x" + height; }
+
+    /** The input sizes it trains at, "WxH": the cfg's, then those {@link #prepareInputSizes} made. */
+    public List<String> inputSizes() {
+        List<String> all = new ArrayList<>();
+        all.add(key(spec.net().width(), spec.net().height()));
+        all.addAll(sized.keySet());
+        return all;
+    }
+
+    /** The network a batch trains on: the one made for the size it names, else the cfg's. */
+    private TrainNetwork networkFor(TrainingBatch batch) {
+        if (!batch.sized() || (batch.width() == spec.net().width() && batch.height() == spec.net().height())) return net;
+        TrainNetwork n = sized.get(key(batch.width(), batch.height()));
+        if (n == null) {
+            throw new IllegalArgumentException("a batch at " + key(batch.width(), batch.height()) + ", but " + spec.name()
+                    + " was made for " + key(spec.net().width(), spec.net().height())
+                    + (sized.isEmpty() ? "" : " and " + sized.keySet()));
+        }
+        return n;
+    }
+
     @Override
     public LossParts forwardBackward(TrainingBatch batch, float lossScale) {
         int n = batch.count();
+        TrainNetwork net = networkFor(batch);
+        NetworkSpec spec = net.spec();
         int size = spec.inputShape().size();
         if (batch.images().length < n * size) {
             throw new IllegalArgumentException("batch holds " + batch.images().length + " floats, " + n + " images of "
@@ -180,6 +216,7 @@ public final class CpuTrainingBackend implements TrainingBackend {
 
     @Override
     public void close() {
+        for (TrainNetwork n : sized.values()) n.close();
         net.close();
         ctx.close();
         workers.close();

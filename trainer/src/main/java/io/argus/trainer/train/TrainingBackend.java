@@ -66,6 +66,20 @@ public interface TrainingBackend extends AutoCloseable {
         return forwardBackward(batch, lossScale, lastOfIteration);
     }
 
+    /**
+     * Makes ready, before the first pass, a network for each of {@code sizes} (the cfg at other input sizes,
+     * {@link NetworkSpec#withInput}) sharing this backend's parameters, so that a pass whose batch names one of these
+     * sizes ({@link TrainingBatch#width}) trains at it (multi-scale training). Default: refused, the backend trains at
+     * the cfg's size only.
+     *
+     * @throws IllegalArgumentException when this backend cannot train at several sizes
+     */
+    default void prepareInputSizes(java.util.List<NetworkSpec> sizes) {
+        throw new IllegalArgumentException("multi-scale training (random in the cfg's [yolo] layers) is CPU-only for "
+                + "now, the " + kind() + " backend trains at the cfg's size: turn it off with --multi-scale off (or "
+                + "random=0 in the cfg), or train on the CPU");
+    }
+
     /** Whether any accumulated gradient is Inf or NaN. */
     boolean gradientsOverflowed();
 

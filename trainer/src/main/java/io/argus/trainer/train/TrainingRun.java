@@ -9,6 +9,7 @@ import io.argus.trainer.data.Augmentation;
 import io.argus.trainer.data.DataFile;
 import io.argus.trainer.data.Dataset;
 import io.argus.trainer.data.DetectionBatches;
+import io.argus.trainer.data.InputSizes;
 import io.argus.trainer.data.PrefetchingBatches;
 import io.argus.trainer.loss.LossParts;
 import io.argus.trainer.parallel.RankThreads;
@@ -41,11 +42,14 @@ public final class TrainingRun {
      * @param learningRate    the schedule's base rate instead of the cfg's {@code learning_rate}; 0: the cfg's. A cfg's
      *                        rate is made for training from scratch: fine-tuning trained weights usually wants a
      *                        smaller one (the checkpoint does not record it: a resume passes it again)
+     * @param multiScale      multi-scale training ({@link MultiScale}): off, on, or as the cfg's [yolo] random says;
+     *                        the sizes come from the seed and the iteration, so a resume passes the same mode again
      */
     public record Options(Path cfg, Path weights, Path data, int maxBatches, Path out, int checkpointEvery,
                           boolean resume, long seed, int threads, boolean fp16, int loaderThreads, int loaderDepth,
-                          int burnIn, float learningRate) {
+                          int burnIn, float learningRate, MultiScale.Mode multiScale) {
         public Options {
+            java.util.Objects.requireNonNull(multiScale, "multiScale");
             if (burnIn < AUTO_BURN_IN) {
                 throw new IllegalArgumentException("--burn-in: expected auto or >= 0 iterations, found " + burnIn);
             }
@@ -53,6 +57,14 @@ public final class TrainingRun {
                 throw new IllegalArgumentException("--learning-rate: expected a rate > 0 (0: the cfg's), found "
                         + learningRate);
             }
+        }
+
+        /** At the cfg's input size only (multi-scale off: what a caller that does not ask for it gets). */
+        public Options(Path cfg, Path weights, Path data, int maxBatches, Path out, int checkpointEvery, boolean resume,
+                       long seed, int threads, boolean fp16, int loaderThreads, int loaderDepth, int burnIn,
+                       float learningRate) {
+            this(cfg, weights, data, maxBatches, out, checkpointEvery, resume, seed, threads, fp16, loaderThreads,
+                    loaderDepth, burnIn, learningRate, MultiScale.Mode.OFF);
         }
 
         /** With the cfg's learning rate. */
@@ -109,6 +121,13 @@ public final class TrainingRun {
         void onIteration(IterationStats stats);
 
         default void onCheckpoint(Path file, int iteration) {}
+
+        /**
+         * Multi-scale training: iteration {@code iteration} (counted from 1, as {@link IterationStats#iteration}) and
+         * the ones after it, up to the next call, train at a {@code width} x {@code height} input. Called at the
+         * first iteration of a run and every {@link MultiScale#ITERATIONS_PER_SIZE} iterations.
+         */
+        default void onInputSize(int iteration, int width, int height) {}
 
         /** Something the user should know once, e.g. a resume with zero momentum from an older checkpoint. */
         default void onNotice(String message) {
@@ -235,13 +254,19 @@ public final class TrainingRun {
         List<Trainer> trainers = new ArrayList<>(Collections.nCopies(ranks, null));
         int from = completed;
         Checkpoint.Resumed restore = resumed;
+        MultiScale multiScale = MultiScale.of(spec, o.multiScale(), o.seed(), plan.maxBatches());
+        InputSizes sizes = multiScale != null ? multiScale : InputSizes.fixed(spec.net().width(), spec.net().height());
+        // built here, once, for every rank: the networks of all the sizes are made before the first iteration
+        List<NetworkSpec> sized = multiScale == null ? List.of()
+                : multiScale.sizes().stream().map(s -> spec.withInput(s.width(), s.height())).toList();
         try (backends; RankThreads rankThreads = new RankThreads(ranks, "argus-train", backends::abort)) {
             try {
                 rankThreads.onEach(r -> {
                     TrainingBackend backend = backends.open(r, spec, initial, plan.miniBatch(), threadsPerRank, o.fp16());
                     opened.set(r, backend);
-                    DetectionBatches share = DetectionBatches.share(train, Augmentation.of(spec), spec.net().width(),
-                            spec.net().height(), plan.miniBatch(), o.seed(), (long) from * passes, r, ranks, passes);
+                    if (!sized.isEmpty()) backend.prepareInputSizes(sized);
+                    DetectionBatches share = DetectionBatches.share(train, Augmentation.of(spec), sizes,
+                            plan.miniBatch(), o.seed(), (long) from * passes, r, ranks, passes);
                     loaders.set(r, loader(o, backend, threadsPerRank, ranks, share));
                     if (restore != null && restore.optimizer() != null) {
                         backend.restoreOptimizerState(restore.optimizer());
@@ -258,7 +283,8 @@ public final class TrainingRun {
                         train.size(), train.packed() ? " (packed)" : "", plan.batch(), plan.subdivisions(),
                         completed + 1, plan.maxBatches(), burnInNote(plan, o, kept), first.threads(),
                         first.threads() == 1 ? "" : "s",
-                        first.depth(), ranks > 1 ? " per rank" : ""));
+                        first.depth(), ranks > 1 ? " per rank" : "")
+                        + (multiScale != null ? "; " + multiScale.describe() : ""));
                 Trainer lead = trainers.get(0);
                 int checkpointed = o.resume() ? completed : -1;
                 boolean suspended = false;
@@ -268,6 +294,11 @@ public final class TrainingRun {
                     if (suspend.getAsBoolean()) {
                         suspended = true;
                         break;
+                    }
+                    int done = lead.completed();
+                    if (multiScale != null && (done % MultiScale.ITERATIONS_PER_SIZE == 0 || done == from)) {
+                        InputSizes.Size size = multiScale.at(done);
+                        listener.onInputSize(done + 1, size.width(), size.height());
                     }
                     long t0 = System.nanoTime();
                     List<IterationStats> each = rankThreads.onEach(r -> trainers.get(r).iterate());
