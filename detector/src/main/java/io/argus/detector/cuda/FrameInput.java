@@ -33,6 +33,10 @@ import org.bytedeco.javacpp.Pointer;
  */
 final class FrameInput implements AutoCloseable {
     private static final int INFO_BYTES = 40;   // struct FrameInfo in preprocess.cu
+    /** From this many bytes of frames the copy into staging runs on several threads, in passes. */
+    private static final long PARALLEL_COPY_BYTES = 8L << 20;
+    /** Passes of a large batch: the upload of one overlaps the copy of the next. */
+    private static final int COPY_PASSES = 4;
 
     private final DeviceContext ctx;
     private final boolean unified;
@@ -175,9 +179,21 @@ final class FrameInput implements AutoCloseable {
         ByteBuffer info = infoHost.host();
         int netW = spec.net().width();
         int netH = spec.net().height();
+        // the pixels: in passes of images, each copied into the staging area on several threads, its upload enqueued
+        // at once so that it runs while the next pass is copied (a batch of 64 768x576 frames is 85 MB: one thread
+        // copying it took longer than the network's forward)
+        int passes = unified || total < PARALLEL_COPY_BYTES ? 1 : Math.min(COPY_PASSES, n);
+        for (int p = 0; p < passes; p++) {
+            int first = p * n / passes, end = (p + 1) * n / passes;
+            copy(images, offsets, inPlace, first, end, host, total >= PARALLEL_COPY_BYTES);
+            if (!unified && end > first) {
+                long from = offsets[first], to = end < n ? offsets[end] : total;
+                Status.cuda(cudaMemcpyAsync(frames.at(from), staging.at(from), to - from, cudaMemcpyHostToDevice,
+                        stream.handle()), "cudaMemcpyAsync frames");
+            }
+        }
         for (int i = 0; i < n; i++) {
             BgrImage im = images.get(i);
-            if (!inPlace[i]) host.put((int) offsets[i], im.pixels(), 0, (int) bytesOf(im));
             int o = i * INFO_BYTES;
             info.putLong(o, offsets[i]);
             info.putInt(o + 8, im.width());
@@ -192,8 +208,6 @@ final class FrameInput implements AutoCloseable {
         if (unified) {
             prefetch(offsets, images, n, stream);
         } else {
-            Status.cuda(cudaMemcpyAsync(frames.at(0), staging.at(0), total, cudaMemcpyHostToDevice, stream.handle()),
-                    "cudaMemcpyAsync frames");
             Status.cuda(cudaMemcpyAsync(infoDevice.at(0), infoHost.at(0), (long) INFO_BYTES * n,
                     cudaMemcpyHostToDevice, stream.handle()), "cudaMemcpyAsync frame descriptions");
         }
@@ -201,6 +215,17 @@ final class FrameInput implements AutoCloseable {
         int pixels = netW * netH;
         launch.launch(Math.min((pixels + KernelLaunch.BLOCK - 1) / KernelLaunch.BLOCK, 4 * ctx.device().multiprocessors()),
                 n, KernelLaunch.BLOCK, stream.handle());
+    }
+
+    /** Images {@code first..end} not already in place into {@code host} at their offsets, in parallel when asked. */
+    private static void copy(List<BgrImage> images, long[] offsets, boolean[] inPlace, int first, int end,
+                             ByteBuffer host, boolean parallel) {
+        java.util.function.IntConsumer one = i -> {
+            BgrImage im = images.get(i);
+            if (!inPlace[i]) host.put((int) offsets[i], im.pixels(), 0, (int) bytesOf(im));   // absolute: thread-safe
+        };
+        if (parallel && end - first > 1) java.util.stream.IntStream.range(first, end).parallel().forEach(one);
+        else for (int i = first; i < end; i++) one.accept(i);
     }
 
     /**
