@@ -139,7 +139,6 @@ final class TrainCommand implements Callable<Integer> {
         if (resume && weights != null) throw new IllegalArgumentException("--resume and --weights exclude each other");
         int burnInIterations = burnIn(burnIn);
         MultiScale.Mode multiScaleMode = MultiScale.Mode.parse(multiScale, "--multi-scale");
-        refuseMultiScaleOnGpu(cuda, cfg, multiScaleMode);
         if (!(learningRate >= 0) || !Float.isFinite(learningRate)) {
             throw new IllegalArgumentException("--learning-rate: expected a rate > 0, found " + learningRate);
         }
@@ -168,21 +167,6 @@ final class TrainCommand implements Callable<Integer> {
             System.out.flush(); // before the signal's hook lets the JVM exit
             return 0;
         }
-    }
-
-    /**
-     * Multi-scale training runs on the CPU only for now (the GPU's network is planned for one input size): a GPU run it
-     * would apply to is refused before the GPU is set up, saying how to go on. The backend refuses it too
-     * ({@link io.argus.trainer.train.TrainingBackend#prepareInputSizes}); this says it sooner and in the CLI's words.
-     */
-    static void refuseMultiScaleOnGpu(boolean cuda, Path cfg, MultiScale.Mode mode) {
-        if (!cuda || mode == MultiScale.Mode.OFF) return;
-        io.argus.detector.darknet.NetworkSpec spec = io.argus.detector.darknet.NetworkSpec.load(cfg);
-        if (MultiScale.of(spec, mode, 0, 1) == null) return;
-        throw new IllegalArgumentException("--multi-scale " + mode.name().toLowerCase(Locale.ROOT) + ": multi-scale "
-                + "training is CPU-only for now" + (mode == MultiScale.Mode.CFG ? " (" + spec.name() + "'s [yolo] "
-                + "layers ask for it with random)" : "") + ": add --multi-scale off to train on the GPU at the cfg's "
-                + "size, or train on the CPU");
     }
 
     /** {@code --burn-in}: auto or a number of iterations. */

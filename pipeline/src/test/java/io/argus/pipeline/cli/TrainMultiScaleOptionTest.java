@@ -46,23 +46,6 @@ class TrainMultiScaleOptionTest {
         assertEquals("argus train: --multi-scale: expected off, on or cfg, found yes", bad.err().strip());
     }
 
-    /** On the GPU (not usable here: the check comes before the GPU is set up) a multi-scale run is refused. */
-    @Test
-    void theGpuRefusesMultiScaleSayingHowToTurnItOff() throws Exception {
-        Path cfg = dir.resolve("ms.cfg");
-        Files.writeString(cfg, TinyTrainingCfg.text(5) + "random=1\n");
-        var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> TrainCommand.refuseMultiScaleOnGpu(true, cfg, io.argus.trainer.train.MultiScale.Mode.CFG));
-        assertEquals("--multi-scale cfg: multi-scale training is CPU-only for now (ms's [yolo] layers ask for it with "
-                + "random): add --multi-scale off to train on the GPU at the cfg's size, or train on the CPU",
-                e.getMessage());
-        TrainCommand.refuseMultiScaleOnGpu(true, cfg, io.argus.trainer.train.MultiScale.Mode.OFF);
-        TrainCommand.refuseMultiScaleOnGpu(false, cfg, io.argus.trainer.train.MultiScale.Mode.ON);
-        Path plain = dir.resolve("plain.cfg");
-        Files.writeString(plain, TinyTrainingCfg.text(5));
-        TrainCommand.refuseMultiScaleOnGpu(true, plain, io.argus.trainer.train.MultiScale.Mode.CFG);
-    }
-
     static DetectCommandTest.Result train(Path cfg, Path data, Path out, String... more) {
         List<String> args = new java.util.ArrayList<>(List.of("train", "--cfg", cfg.toString(), "--data",
                 data.toString(), "--out", out.toString(), "--threads", "2", "--max-batches", "12"));

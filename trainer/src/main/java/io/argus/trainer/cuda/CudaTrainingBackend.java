@@ -46,12 +46,15 @@ public final class CudaTrainingBackend implements TrainingBackend {
     private final GpuTrainContext ctx;
     private final ParameterArena arena;
     private final GpuParameters parameters;
+    /** The network at the cfg's input size. */
     private final GpuTrainNetwork network;
-    /** A supplied loss's passes, one per head, in place of the YOLO loss; null when training (the YOLO loss). */
-    private final List<HeadLoss.Pass> headLoss;
+    /** A supplied loss, in place of the YOLO loss; null when training (the YOLO loss). */
+    private final HeadLoss suppliedLoss;
     private final GpuBuffer lossHost;
-    private final KernelLaunch inputKernel;
-    private final int inputTotalSlot;
+    /** Per input size "WxH": the network and what feeds it; the cfg's size first, then {@link #prepareInputSizes}'. */
+    private final Map<String, Sized> sizes = new java.util.LinkedHashMap<>();
+    /** The most input pixels of any size: the staging buffers are made for it. */
+    private int maxPixels;
     private final Map<float[], GpuBuffer> resident = new IdentityHashMap<>();
     /** This backend's part of a data-parallel run's gradient sums, or null when it trains alone. */
     private final GradientAllReduce allReduce;
@@ -70,6 +73,22 @@ public final class CudaTrainingBackend implements TrainingBackend {
      * so all but the first layers' sums overlap the backward pass; PyTorch DDP's 25 MB buckets would make one.
      */
     static final long BUCKET_VALUES = 1L << 20;
+
+    /**
+     * The network made for one input size (multi-scale training makes one per size, all on the same parameters, the
+     * same context and workspace; only one runs at a time), its input kernel and its passes of a supplied loss.
+     */
+    private record Sized(GpuTrainNetwork network, KernelLaunch inputKernel, int inputTotalSlot,
+                         List<HeadLoss.Pass> headLoss) {
+        static Sized of(GpuTrainNetwork net, GpuTrainContext ctx, HeadLoss loss) {
+            KernelLaunch k = ctx.kernel("train_input.cu", "input_nhwc");
+            k.pointer(0);
+            k.pointer(net.input().address());
+            k.i32(net.input().pixels());
+            int slot = k.i64(1);
+            return new Sized(net, k, slot, loss == null ? null : net.heads().stream().map(loss::attach).toList());
+        }
+    }
 
     public CudaTrainingBackend(NetworkSpec spec, ModelWeights initial, int maxBatch, CudaTrainingOptions options) {
         this(spec, initial, maxBatch, options, null, false, null);
@@ -128,13 +147,10 @@ public final class CudaTrainingBackend implements TrainingBackend {
             this.arena = new ParameterArena(spec);
             this.parameters = new GpuParameters(arena, initial, ctx);
             this.network = new GpuTrainNetwork(spec, maxBatch, arena, ctx, keepGradients);
-            this.headLoss = loss == null ? null : network.heads().stream().map(loss::attach).toList();
+            this.suppliedLoss = loss;
+            sizes.put(key(spec.net().width(), spec.net().height()), Sized.of(network, ctx, loss));
+            this.maxPixels = network.input().pixels();
             this.lossHost = GpuBuffer.pinned(64, "loss readback");
-            inputKernel = ctx.kernel("train_input.cu", "input_nhwc");
-            inputKernel.pointer(0);
-            inputKernel.pointer(network.input().address());
-            inputKernel.i32(network.input().pixels());
-            inputTotalSlot = inputKernel.i64(1);
             this.allReduce = rank == null || rank.size() == 1 ? null
                     : new GradientAllReduce(rank, arena, ctx, parameters.flagsAddress(), BUCKET_VALUES);
             planMaxBatch();
@@ -159,6 +175,49 @@ public final class CudaTrainingBackend implements TrainingBackend {
         planning = String.format(java.util.Locale.ROOT, "batch %d planned in %d ms: %s", maxBatch,
                 (System.nanoTime() - t0) / 1_000_000,
                 ConvolutionPlanner.of(ctx.context).counts().minus(before).describe());
+    }
+
+    /**
+     * Multi-scale training: a network for each of {@code specs}' input sizes (the cfg at other sizes), on this
+     * backend's parameters, each planned for the largest batch now, so no pass plans. Their feature maps and gradients
+     * are their own (the sum over the sizes: {@link #memoryBreakdown}); the staging of images grows to the largest.
+     */
+    @Override
+    public void prepareInputSizes(List<NetworkSpec> specs) {
+        ctx.device.makeCurrent();
+        long t0 = System.nanoTime();
+        ConvolutionPlanner.Counts before = ConvolutionPlanner.of(ctx.context).counts();
+        for (NetworkSpec s : specs) {
+            String k = key(s.net().width(), s.net().height());
+            if (sizes.containsKey(k)) continue;
+            if (!OptimizerState.shapes(s).equals(OptimizerState.shapes(spec))) {
+                throw new IllegalArgumentException(s.name() + " at " + k + " has other parameters than " + spec.name());
+            }
+            GpuTrainNetwork net = new GpuTrainNetwork(s, maxBatch, arena, ctx, false);
+            sizes.put(k, Sized.of(net, ctx, suppliedLoss));
+            net.plan(maxBatch, planningHeadroom);
+            maxPixels = Math.max(maxPixels, net.input().pixels());
+        }
+        if (staging != null && staging.capacity() < (long) maxBatch * 3 * maxPixels) {
+            staging.close();
+            staging = null;
+        }
+        planning += String.format(java.util.Locale.ROOT, "; %d input sizes %s planned in %d ms: %s", sizes.size(),
+                sizes.keySet(), (System.nanoTime() - t0) / 1_000_000,
+                ConvolutionPlanner.of(ctx.context).counts().minus(before).describe());
+    }
+
+    private static String key(int width, int height) { return width + "x" + height; }
+
+    /** The network a batch trains on: the one made for the size it names (the cfg's when it names none). */
+    private Sized sizedFor(TrainingBatch batch) {
+        if (!batch.sized()) return sizes.get(key(spec.net().width(), spec.net().height()));
+        Sized s = sizes.get(key(batch.width(), batch.height()));
+        if (s == null) {
+            throw new IllegalArgumentException("a batch at " + key(batch.width(), batch.height()) + ", but the GPU "
+                    + "trains " + spec.name() + " at " + sizes.keySet() + " only (prepareInputSizes makes the others)");
+        }
+        return s;
     }
 
     @Override
@@ -210,9 +269,11 @@ public final class CudaTrainingBackend implements TrainingBackend {
      */
     public void keepResident(TrainingBatch batch) {
         if (resident.containsKey(batch.images())) return;
-        uploadImages(batch);
-        GpuBuffer copy = memory.allocate(network.input().bytes(batch.count()), "resident batch");
-        copyDevice(network.input().address(), copy.address(), network.input().bytes(batch.count()));
+        Sized at = sizedFor(batch);
+        uploadImages(batch, at);
+        GpuTrainNetwork net = at.network();
+        GpuBuffer copy = memory.allocate(net.input().bytes(batch.count()), "resident batch");
+        copyDevice(net.input().address(), copy.address(), net.input().bytes(batch.count()));
         ctx.stream.synchronize();
         resident.put(batch.images(), copy);
     }
@@ -222,8 +283,9 @@ public final class CudaTrainingBackend implements TrainingBackend {
                 ctx.stream.handle()), "cudaMemcpyAsync device to device");
     }
 
-    private void uploadImages(TrainingBatch batch) {
+    private void uploadImages(TrainingBatch batch, Sized at) {
         int n = batch.count();
+        GpuTrainNetwork network = at.network();
         int planar = 3 * network.input().pixels();
         if (batch.images().length < (long) n * planar) {
             throw new IllegalArgumentException("batch holds " + batch.images().length + " floats, " + n + " images of "
@@ -232,11 +294,12 @@ public final class CudaTrainingBackend implements TrainingBackend {
         if ((long) n * planar > Integer.MAX_VALUE) throw new IllegalArgumentException("batch over 2^31 floats");
         long images = staging().deviceImages(batch, planar, ctx.stream.handle());
         long pixels = (long) n * network.input().pixels();
-        inputKernel.setLong(0, images).setLong(inputTotalSlot, pixels).launch(ctx.grid(pixels), ctx.stream.handle());
+        at.inputKernel().setLong(0, images).setLong(at.inputTotalSlot(), pixels)
+                .launch(ctx.grid(pixels), ctx.stream.handle());
     }
 
     private InputStaging staging() {
-        if (staging == null) staging = new InputStaging((long) maxBatch * 3 * network.input().pixels(), memory);
+        if (staging == null) staging = new InputStaging((long) maxBatch * 3 * maxPixels, memory);
         return staging;
     }
 
@@ -250,7 +313,7 @@ public final class CudaTrainingBackend implements TrainingBackend {
         enqueuePass(batch, lossScale, lastOfIteration && allReduce != null);
         TrainingBatch following = next.get();
         if (following != null && following.count() <= maxBatch && !resident.containsKey(following.images())) {
-            staging().stage(following, 3 * network.input().pixels());
+            staging().stage(following, 3 * sizedFor(following).network().input().pixels());
         }
         return finishPass();
     }
@@ -276,22 +339,18 @@ public final class CudaTrainingBackend implements TrainingBackend {
 
     /** Everything of a pass up to the loss read-back, enqueued on the training stream without waiting. */
     private void enqueuePass(TrainingBatch batch, float lossScale, boolean sumOverRanks) {
-        if (batch.sized() && (batch.width() != spec.net().width() || batch.height() != spec.net().height())) {
-            // the network is planned for the cfg's size alone: another size would be read as the wrong images
-            throw new IllegalArgumentException("a batch at " + batch.width() + "x" + batch.height() + ", but the GPU "
-                    + "trains " + spec.name() + " at " + spec.net().width() + "x" + spec.net().height()
-                    + " only (multi-scale training is CPU-only for now)");
-        }
+        Sized at = sizedFor(batch);
+        GpuTrainNetwork network = at.network();
         int n = batch.count();
         if (n <= 0 || n > maxBatch) throw new IllegalArgumentException("batch " + n + " outside 1.." + maxBatch);
         ctx.device.makeCurrent();
         network.plan(n, planningHeadroom);
         GpuBuffer kept = resident.get(batch.images());
         if (kept != null) copyDevice(kept.address(), network.input().address(), network.input().bytes(n));
-        else uploadImages(batch);
+        else uploadImages(batch, at);
         network.clearForPass();
         network.forward(n);
-        loss(batch, n, lossScale);
+        loss(batch, at, n, lossScale);
         if (sumOverRanks) {
             network.backward(n, allReduce::afterLayer);
             allReduce.finish();
@@ -312,15 +371,15 @@ public final class CudaTrainingBackend implements TrainingBackend {
     }
 
     /** Enqueues the loss after the forward pass: the YOLO loss of the batch's truths, or the supplied one. */
-    private void loss(TrainingBatch batch, int n, float lossScale) {
-        if (headLoss == null) {
-            yoloLoss(batch, n, lossScale);
+    private void loss(TrainingBatch batch, Sized at, int n, float lossScale) {
+        if (at.headLoss() == null) {
+            yoloLoss(batch, at.network(), n, lossScale);
         } else {
-            for (HeadLoss.Pass head : headLoss) head.run(n, lossScale);
+            for (HeadLoss.Pass head : at.headLoss()) head.run(n, lossScale);
         }
     }
 
-    private void yoloLoss(TrainingBatch batch, int n, float lossScale) {
+    private void yoloLoss(TrainingBatch batch, GpuTrainNetwork network, int n, float lossScale) {
         int maxTruths = TruthPacking.maxTruths(batch.truths(), n);
         if (maxTruths > truthCapacity) {
             if (truthsHost != null) {
@@ -344,12 +403,14 @@ public final class CudaTrainingBackend implements TrainingBackend {
     /** Per-layer device times of one pass over a resident or host batch (the gradients it leaves are discarded). */
     public String profile(TrainingBatch batch, float lossScale) {
         int n = batch.count();
+        Sized at = sizedFor(batch);
+        GpuTrainNetwork network = at.network();
         ctx.device.makeCurrent();
         network.plan(n, planningHeadroom);
         GpuBuffer kept = resident.get(batch.images());
         if (kept != null) copyDevice(kept.address(), network.input().address(), network.input().bytes(n));
-        else uploadImages(batch);
-        String table = network.profile(n, () -> loss(batch, n, lossScale), parameters::accumulateAndCheck);
+        else uploadImages(batch, at);
+        String table = network.profile(n, () -> loss(batch, at, n, lossScale), parameters::accumulateAndCheck);
         discardGradients();
         return table;
     }
@@ -451,7 +512,7 @@ public final class CudaTrainingBackend implements TrainingBackend {
                 // it reports the error again here; the rest is freed whatever it throws)
                 if (allReduce != null) allReduce.close();
             } finally {
-                network.close();
+                for (Sized at : sizes.values()) at.network().close();
                 parameters.close();
                 lossHost.close();
                 if (staging != null) staging.close();

@@ -147,4 +147,7 @@ final class InputStaging implements AutoCloseable {
             copies.close();
         }
     }
+
+    /** Floats of images one slot holds. */
+    long capacity() { return floatsPerSlot; }
 }

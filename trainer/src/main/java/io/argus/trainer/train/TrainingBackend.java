@@ -75,9 +75,8 @@ public interface TrainingBackend extends AutoCloseable {
      * @throws IllegalArgumentException when this backend cannot train at several sizes
      */
     default void prepareInputSizes(java.util.List<NetworkSpec> sizes) {
-        throw new IllegalArgumentException("multi-scale training (random in the cfg's [yolo] layers) is CPU-only for "
-                + "now, the " + kind() + " backend trains at the cfg's size: turn it off with --multi-scale off (or "
-                + "random=0 in the cfg), or train on the CPU");
+        throw new IllegalArgumentException("multi-scale training (random in the cfg's [yolo] layers): the " + kind()
+                + " backend trains at the cfg's size only: turn it off with --multi-scale off (or random=0 in the cfg)");
     }
 
     /** Whether any accumulated gradient is Inf or NaN. */

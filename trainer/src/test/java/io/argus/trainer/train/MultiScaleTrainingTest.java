@@ -186,7 +186,7 @@ class MultiScaleTrainingTest {
         }
     }
 
-    /** A backend that trains at the cfg's size only (as the GPU's for now) refuses a multi-scale run at its start. */
+    /** A backend that trains at the cfg's size only refuses a multi-scale run at its start. */
     @Test
     void aBackendOfOneSizeRefusesAtTheStart() {
         Seen seen = new Seen();
@@ -194,8 +194,8 @@ class MultiScaleTrainingTest {
                 new Recording(new CpuTrainingBackend(s, w, miniBatch, threads, fp16), seen, false));
         var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> run(cfg, dir.resolve("one"), false, 12, seen, oneSize));
-        assertTrue(e.getMessage().startsWith("multi-scale training (random in the cfg's [yolo] layers) is CPU-only "
-                + "for now, the cpu backend trains at the cfg's size: turn it off with --multi-scale off"), e.getMessage());
+        assertEquals("multi-scale training (random in the cfg's [yolo] layers): the cpu backend trains at the cfg's "
+                + "size only: turn it off with --multi-scale off (or random=0 in the cfg)", e.getMessage());
         assertTrue(seen.passes.isEmpty(), "refused before the first pass");
     }
 
