@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The CUDA trainer on a GPU host without Java (the bundle of scripts/gpu/build-bundle.sh DIR):
-#   DIR/run-train.sh [PHASES]      PHASES: comma list of tests,bench,torch,curves (default: all four), and loader
+#   DIR/run-train.sh [PHASES]      PHASES: comma list of tests,bench,torch,curves (default: all four), multiscale
+#   (asked for by name: yolov4-tiny with random=1 trained by `argus train --backend cuda` for MS_ITERATIONS (300) on
+#   MS_IMAGES (1024) synthetic scenes, --multi-scale on then off: the sizes it logs and each run's images/s), and loader
 #   (asked for by name: the batch loader against the GPU: a 2,000-image synthetic set at 416x416 packed, the
 #   loader's images/s alone for LOADER_THREADS (default 1,4,8,15), `bench train --data` setting it against mixed
 #   precision, then LOADER_ITERATIONS (default 200) iterations of `argus train --backend cuda` on the pack, whose
@@ -86,6 +88,24 @@ if [[ ",$PHASES," == *",loader,"* ]]; then
   timeout "${BENCH_TIMEOUT:-240}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli train --backend cuda \
     --cfg "$L/train-5-classes.cfg" --data "$L/pack/packed.data" --out "$L/train" --max-batches "${LOADER_ITERATIONS:-200}" \
     --checkpoint-every 100000 2>&1 | tee -a "$LOGS/loader.log"
+fi
+
+if [[ ",$PHASES," == *",multiscale,"* ]]; then
+  log "multi-scale training"
+  L=/tmp/argus-multiscale
+  [ -f "$L/synth/synth.data" ] || argus dataset synth --out "$L/synth" --count "${MS_IMAGES:-1024}" --seed 7 \
+    --size "$SIZE" 2>&1 | tail -2 | tee "$LOGS/multiscale.log"
+  # the cfg with the synthetic set's 5 classes and random=1 in every [yolo] (yolov4-tiny ships random=0)
+  sed -e 's/^classes=80/classes=5/' -e 's/^filters=255/filters=30/' -e 's/^random=.*/random=1/' "$CFG" \
+    > "$L/multiscale.cfg"
+  for mode in on off; do
+    rm -rf "$L/train-$mode"
+    log "argus train --backend cuda --multi-scale $mode"
+    timeout "${MS_TIMEOUT:-200}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli train --backend cuda \
+      --cfg "$L/multiscale.cfg" --data "$L/synth/synth.data" --out "$L/train-$mode" \
+      --max-batches "${MS_ITERATIONS:-300}" --multi-scale "$mode" --checkpoint-every 100000 2>&1 \
+      | tee -a "$LOGS/multiscale.log"
+  done
 fi
 
 # the benchmarks' table (the tests printed theirs above)
