@@ -35,13 +35,22 @@ final class Compare {
     /**
      * Two boxes of which one is thin (under 8 px wide or high: clipped to the border, or a random head's sliver),
      * where a tenth of a pixel moves IoU by several percent, and whose corners agree within 1 px plus 2.5% of the
-     * longer side (the edge shift IoU >= 0.95 allows a square box of that side).
+     * longer side (the edge shift IoU >= 0.95 allows a square box of that side); for two empty boxes, 2.5% of the
+     * farthest coordinate they reach.
      */
     static boolean sliver(Box a, Box b) {
         if (Math.min(Math.min(a.w(), a.h()), Math.min(b.w(), b.h())) >= 8) return false;
         float side = Math.max(Math.max(a.w(), a.h()), Math.max(b.w(), b.h()));
+        if (empty(a) && empty(b)) {
+            // both wholly outside the picture, clipped onto its border: their raw corners lie beyond it, where FP16
+            // rounding is relative to coordinates as large as the picture, so 2.5% of how far they reach
+            side = Math.max(side, Math.max(Math.max(a.x() + a.w(), a.y() + a.h()), Math.max(b.x() + b.w(), b.y() + b.h())));
+        }
         return maxCornerDistance(a, b) <= 1 + 0.025f * side;
     }
+
+    /** A box of no area: wholly outside the picture and clipped onto its border. */
+    static boolean empty(Box b) { return b.w() <= 0 || b.h() <= 0; }
 
     /** Largest difference of the two boxes' corner coordinates, in pixels (also for empty, clipped boxes). */
     static float maxCornerDistance(Box a, Box b) {

@@ -342,8 +342,11 @@ public final class Convolutional implements GpuLayer {
     public boolean configure(int n, TensorView out, Epilogue e, TensorView res, Activation resActivation,
                              GpuStream stream) {
         requireInference("configure");
-        int oc = out.channels() % 8 != 0 && out.channelOffset() + paddedFilters <= out.pixelStride()
-                ? paddedFilters : out.channels();
+        // padded filters write the output's padding channels as whole vectors; not with groups, where cuDNN gives
+        // filter k to group k / (filters / groups): padding would move real filters into other groups (a depthwise
+        // 2-channel layer read one channel twice) or leave filters not divisible by groups (refused)
+        int oc = spec.groups() == 1 && out.channels() % 8 != 0
+                && out.channelOffset() + paddedFilters <= out.pixelStride() ? paddedFilters : out.channels();
         if (out.channelOffset() % 8 != 0) return false;
         TensorView oldY = y;
         int oldOc = outChannels;
