@@ -100,6 +100,21 @@ final class ConvolutionTuner {
         return new Choice(best, times, false);
     }
 
+    /** A decision about a whole network kept in the same cache ({@link WinogradInNetwork}); null when none. */
+    String networkChoice(String key) {
+        if (!options.tune()) return null;
+        synchronized (KNOWN) {
+            return known().getProperty(key);
+        }
+    }
+
+    void rememberNetworkChoice(String key, String value) {
+        synchronized (KNOWN) {
+            known().setProperty(key, value);
+            save();
+        }
+    }
+
     private Properties known() {
         // keyed by the file, not the CPU alone: two tuning folders in one process (tests) do not mix their choices
         Path f = file();

@@ -46,7 +46,7 @@ public final class CpuBackend implements InferenceBackend {
                 ? Int8Calibration.measure(model,
                         Int8Calibration.readImages(options.calibration(), CpuOptions.CALIBRATION_FRAMES), options)
                 : null;
-        this.network = new CpuNetwork(model.spec(), model.weights(), maxBatch, options, calibration);
+        this.network = WinogradInNetwork.open(model.spec(), model.weights(), maxBatch, options, calibration);
         this.heads = model.spec().yoloLayers();
         this.geometry = new InputGeometry[maxBatch];
         OnnxHead onnx = OnnxHead.in(model);
