@@ -97,15 +97,18 @@ public abstract sealed class HeadDecoder {
         if (x > 88.3762626647949f) return Float.POSITIVE_INFINITY;
         if (x < -87.3365447504f) return 0f;
         float n = (float) Math.floor(x * LOG2E + 0.5f);
-        float r = x - n * LN2_HI - n * LN2_LO;
+        return expReduced(x - n * LN2_HI - n * LN2_LO) * Float.intBitsToFloat(((int) n + 127) << 23);
+    }
+
+    /** e^r for |r| <= ln 2 / 2 (Cephes' polynomial); small enough for the JIT to inline into vectorised loops. */
+    private static float expReduced(float r) {
         float p = 1.9875691500e-4f;
         p = p * r + 1.3981999507e-3f;
         p = p * r + 8.3334519073e-3f;
         p = p * r + 4.1665795894e-2f;
         p = p * r + 1.6666665459e-1f;
         p = p * r + 5.0000001201e-1f;
-        float er = p * r * r + r + 1f;
-        return er * Float.intBitsToFloat(((int) n + 127) << 23);
+        return p * r * r + r + 1f;
     }
 
     /**
@@ -113,21 +116,14 @@ public abstract sealed class HeadDecoder {
      * SIMD code (about six times faster per value than calling {@link #exp} in a loop): the clamp to [-87.33, 88.37]
      * keeps 2^n a normal float (below it the result is e^-87.33 = 1.18e-38 instead of 0, above it e^88.37 = 2.4e38
      * instead of infinity: a sigmoid or softmax of either is the same to float precision), n is rounded with the
-     * 1.5 x 2^23 trick,
-     * and 2^n is built in a second loop (one loop that mixes the two does not vectorize). {@code k}: scratch of n.
+     * 1.5 x 2^23 trick, and 2^n is built in a second loop (one loop that mixes the two does not vectorize).
+     * {@code k}: scratch of n.
      */
     static void expInPlace(float[] x, float[] k, int n) {
         for (int i = 0; i < n; i++) {
             float v = Math.min(Math.max(x[i], -87.33f), 88.37f);
             float m = (v * LOG2E + 12582912f) - 12582912f;
-            float r = v - m * LN2_HI - m * LN2_LO;
-            float p = 1.9875691500e-4f;
-            p = p * r + 1.3981999507e-3f;
-            p = p * r + 8.3334519073e-3f;
-            p = p * r + 4.1665795894e-2f;
-            p = p * r + 1.6666665459e-1f;
-            p = p * r + 5.0000001201e-1f;
-            x[i] = p * r * r + r + 1f;
+            x[i] = expReduced(v - m * LN2_HI - m * LN2_LO);
             k[i] = m;
         }
         for (int i = 0; i < n; i++) x[i] *= Float.intBitsToFloat(((int) k[i] + 127) << 23);
