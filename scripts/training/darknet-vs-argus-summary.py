@@ -132,7 +132,7 @@ def main():
             counts = {}
             for s in r["sizes"].values():
                 counts[s] = counts.get(s, 0) + 1
-            sizes = " ".join(f"{s}:{c}" for s, c in sorted(counts.items(), key=lambda kv: (kv[0] is None, kv[0] or 0)))
+            sizes = " ".join(f"{s or 'cfg'}:{c}" for s, c in sorted(counts.items(), key=lambda kv: (kv[0] is None, kv[0] or 0)))
             n = max(r["map"]) if r["map"] else None
             its = len(r["losses"])
             print(f"| {t} | {os.path.basename(r['dir'])} | {r['wall']:.0f} | {r['wall'] / its if its else float('nan'):.2f}"

@@ -12,7 +12,8 @@
 # The table: scripts/training/darknet-vs-argus-summary.py OUT.
 #   scripts/training/darknet-vs-argus.sh [OUT]        (default out/darknet-vs-argus-<time>)
 # Environment: RUNS (3), ITERATIONS (300), BATCH (8), COUNT (400 images, a quarter for validation), PROBE_ITERATIONS
-# (13), ARGUS_THREADS (2), MULTI_SCALE (on). Runs alternate: darknet 1, argus 1, darknet 2, ...
+# (13), ARGUS_THREADS (2), MULTI_SCALE (on), FIXED (0; 1: random=0 in the cfg and --multi-scale off, both tools at
+# 416 throughout). An OUT that already holds synth/ and init.weights keeps them (the same data and initial weights). Runs alternate: darknet 1, argus 1, darknet 2, ...
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$ROOT"
@@ -20,13 +21,15 @@ OUT="${1:-out/darknet-vs-argus-$(date +%Y%m%d-%H%M%S)}"
 mkdir -p "$OUT"; OUT="$(cd "$OUT" && pwd)"
 RUNS="${RUNS:-3}" ITERATIONS="${ITERATIONS:-300}" BATCH="${BATCH:-8}" COUNT="${COUNT:-400}"
 PROBE_ITERATIONS="${PROBE_ITERATIONS:-13}" ARGUS_THREADS="${ARGUS_THREADS:-2}" MULTI_SCALE="${MULTI_SCALE:-on}"
+FIXED="${FIXED:-0}" RANDOM_SIZES=1
+[ "$FIXED" = 0 ] || { RANDOM_SIZES=0; MULTI_SCALE=off; }
 argus="$ROOT/bin/argus"
 command -v darknet >/dev/null || { echo "darknet-vs-argus: no darknet (apt-get install darknet)" >&2; exit 2; }
 log() { echo "darknet-vs-argus: $(date -u +%T) $*" | tee -a "$OUT/progress.txt"; }
 
 { date -u +'date %Y-%m-%dT%H:%M:%SZ'; lscpu | grep -E '^(Model name|CPU family|Model|CPU\(s\)):';
   echo "RUNS=$RUNS ITERATIONS=$ITERATIONS BATCH=$BATCH COUNT=$COUNT PROBE_ITERATIONS=$PROBE_ITERATIONS"\
-       "ARGUS_THREADS=$ARGUS_THREADS MULTI_SCALE=$MULTI_SCALE";
+       "ARGUS_THREADS=$ARGUS_THREADS MULTI_SCALE=$MULTI_SCALE FIXED=$FIXED";
   echo "darknet $(dpkg-query -W -f='${Version}' darknet 2>/dev/null || echo '?')"; echo "argus $(git rev-parse --short HEAD)"
 } > "$OUT/setup.txt"
 
@@ -40,7 +43,7 @@ sed "s|^|$OUT/synth/|" "$OUT/synth/val.txt" > "$OUT/val-abs.txt"
 # (random=0, jitter=0, hue 0, saturation and exposure 1) and learning rate 0.
 s1=$((ITERATIONS * 8 / 10)) s2=$((ITERATIONS * 9 / 10))
 sed -e "s/^max_batches=.*/max_batches=$ITERATIONS/" -e "s/^steps=.*/steps=$s1,$s2/" -e "s/^batch=.*/batch=$BATCH/" \
-  scripts/training/yolov3-tiny-q416.cfg > "$OUT/q.cfg"
+  -e "s/^random=.*/random=$RANDOM_SIZES/" scripts/training/yolov3-tiny-q416.cfg > "$OUT/q.cfg"
 sed -e "s/^max_batches=.*/max_batches=$PROBE_ITERATIONS/" -e 's/^learning_rate=.*/learning_rate=0/' \
   -e 's/^burn_in=.*/burn_in=0/' -e 's/^random=.*/random=0/' -e 's/^jitter=.*/jitter=0/' -e 's/^hue=.*/hue=0/' \
   -e 's/^saturation=.*/saturation=1/' -e 's/^exposure=.*/exposure=1/' "$OUT/q.cfg" > "$OUT/probe.cfg"
