@@ -35,7 +35,7 @@ class TrainMultiScaleOptionTest {
         assertEquals(List.of("multi-scale: iteration 1 input 128x128", "multi-scale: iteration 11 input 128x128"), sizes,
                 on.out());
         assertTrue(on.out().contains("multi-scale every 10 iterations (x1/1.40..x1.40 of 64x64): 1 size [128x128], "
-                + "planned for the largest 128x128"), on.out());
+                + "a network made for each, the largest 128x128"), on.out());
 
         DetectCommandTest.Result off = train(cfg, data, dir.resolve("off"), "--multi-scale", "off");
         assertEquals(0, off.code(), off.err());

@@ -248,6 +248,13 @@ public final class CudaTrainingBackend implements TrainingBackend {
 
     public GpuDevice device() { return ctx.device; }
 
+    /** The device memory it holds, every input size's network included. */
+    @Override
+    public String memory() {
+        return String.format(java.util.Locale.ROOT, "device memory %,d MiB%s", allocatedBytes() >> 20,
+                sizes.size() > 1 ? " for its " + sizes.size() + " input sizes" : "");
+    }
+
     /** Device bytes this backend holds now (feature maps, gradients, parameters, workspace, resident batches). */
     public long allocatedBytes() { return memory.currentBytes(); }
 

@@ -150,11 +150,14 @@ public final class MultiScale implements InputSizes {
         return out;
     }
 
-    /** For the start of a run: the factor, the sizes and the one memory is planned for. */
+    /**
+     * For the start of a run: the factor, the sizes (a network made for each at the start) and the largest, which the
+     * loader's arrays are made for.
+     */
     public String describe() {
         List<Size> sizes = sizes();
         return String.format(Locale.ROOT, "multi-scale every %d iterations (x1/%.2f..x%.2f of %dx%d): %d size%s %s, "
-                        + "planned for the largest %s", ITERATIONS_PER_SIZE, factor, factor, width, height, sizes.size(),
-                sizes.size() == 1 ? "" : "s", sizes.stream().map(Size::toString).toList(), largest);
+                        + "a network made for each, the largest %s", ITERATIONS_PER_SIZE, factor, factor, width, height,
+                sizes.size(), sizes.size() == 1 ? "" : "s", sizes.stream().map(Size::toString).toList(), largest);
     }
 }

@@ -79,6 +79,9 @@ public interface TrainingBackend extends AutoCloseable {
                 + " backend trains at the cfg's size only: turn it off with --multi-scale off (or random=0 in the cfg)");
     }
 
+    /** What it holds in memory, for the run's start line (e.g. "device memory 2,836 MiB"); null when not known. */
+    default String memory() { return null; }
+
     /** Whether any accumulated gradient is Inf or NaN. */
     boolean gradientsOverflowed();
 

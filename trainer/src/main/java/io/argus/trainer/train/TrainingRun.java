@@ -284,7 +284,8 @@ public final class TrainingRun {
                         completed + 1, plan.maxBatches(), burnInNote(plan, o, kept), first.threads(),
                         first.threads() == 1 ? "" : "s",
                         first.depth(), ranks > 1 ? " per rank" : "")
-                        + (multiScale != null ? "; " + multiScale.describe() : ""));
+                        + (multiScale != null ? "; " + multiScale.describe() : "")
+                        + (opened.get(0).memory() != null ? "; " + opened.get(0).memory() : ""));
                 Trainer lead = trainers.get(0);
                 int checkpointed = o.resume() ? completed : -1;
                 boolean suspended = false;

@@ -132,7 +132,7 @@ class MultiScaleTrainingTest {
         TrainingRun.Result straight = run(dir.resolve("straight"), false, ITERATIONS, whole);
         assertEquals(ITERATIONS, straight.iterations());
         assertTrue(whole.start.contains("multi-scale every 10 iterations"), whole.start);
-        assertTrue(whole.start.contains("planned for the largest 128x128"), whole.start);
+        assertTrue(whole.start.contains("a network made for each, the largest 128x128"), whole.start);
         for (int i = 1; i <= ITERATIONS; i++) {
             Size expected = schedule.at(i - 1);
             List<Size> passes = whole.passes.get(i);
