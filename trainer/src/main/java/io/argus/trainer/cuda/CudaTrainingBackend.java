@@ -16,6 +16,7 @@ import io.argus.gpu.KernelLaunch;
 import io.argus.gpu.NcclClique;
 import io.argus.gpu.Status;
 import io.argus.gpu.cudnn.ConvolutionPlanner;
+import io.argus.trainer.data.InputSizes;
 import io.argus.trainer.data.TrainingBatch;
 import io.argus.trainer.loss.LossParts;
 import io.argus.trainer.optim.OptimizerState;
@@ -52,7 +53,7 @@ public final class CudaTrainingBackend implements TrainingBackend {
     private final HeadLoss suppliedLoss;
     private final GpuBuffer lossHost;
     /** Per input size "WxH": the network and what feeds it; the cfg's size first, then {@link #prepareInputSizes}'. */
-    private final Map<String, Sized> sizes = new java.util.LinkedHashMap<>();
+    private final Map<InputSizes.Size, Sized> sizes = new java.util.LinkedHashMap<>();
     /** The most input pixels of any size: the staging buffers are made for it. */
     private int maxPixels;
     private final Map<float[], GpuBuffer> resident = new IdentityHashMap<>();
@@ -148,7 +149,7 @@ public final class CudaTrainingBackend implements TrainingBackend {
             this.parameters = new GpuParameters(arena, initial, ctx);
             this.network = new GpuTrainNetwork(spec, maxBatch, arena, ctx, keepGradients);
             this.suppliedLoss = loss;
-            sizes.put(key(spec.net().width(), spec.net().height()), Sized.of(network, ctx, loss));
+            sizes.put(InputSizes.Size.of(spec), Sized.of(network, ctx, loss));
             this.maxPixels = network.input().pixels();
             this.lossHost = GpuBuffer.pinned(64, "loss readback");
             this.allReduce = rank == null || rank.size() == 1 ? null
@@ -188,7 +189,7 @@ public final class CudaTrainingBackend implements TrainingBackend {
         long t0 = System.nanoTime();
         ConvolutionPlanner.Counts before = ConvolutionPlanner.of(ctx.context).counts();
         for (NetworkSpec s : specs) {
-            String k = key(s.net().width(), s.net().height());
+            InputSizes.Size k = InputSizes.Size.of(s);
             if (sizes.containsKey(k)) continue;
             if (!OptimizerState.shapes(s).equals(OptimizerState.shapes(spec))) {
                 throw new IllegalArgumentException(s.name() + " at " + k + " has other parameters than " + spec.name());
@@ -207,14 +208,12 @@ public final class CudaTrainingBackend implements TrainingBackend {
                 ConvolutionPlanner.of(ctx.context).counts().minus(before).describe());
     }
 
-    private static String key(int width, int height) { return width + "x" + height; }
-
     /** The network a batch trains on: the one made for the size it names (the cfg's when it names none). */
     private Sized sizedFor(TrainingBatch batch) {
-        if (!batch.sized()) return sizes.get(key(spec.net().width(), spec.net().height()));
-        Sized s = sizes.get(key(batch.width(), batch.height()));
+        InputSizes.Size size = batch.sized() ? new InputSizes.Size(batch.width(), batch.height()) : InputSizes.Size.of(spec);
+        Sized s = sizes.get(size);
         if (s == null) {
-            throw new IllegalArgumentException("a batch at " + key(batch.width(), batch.height()) + ", but the GPU "
+            throw new IllegalArgumentException("a batch at " + size + ", but the GPU "
                     + "trains " + spec.name() + " at " + sizes.keySet() + " only (prepareInputSizes makes the others)");
         }
         return s;

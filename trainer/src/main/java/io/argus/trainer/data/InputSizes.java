@@ -13,6 +13,11 @@ public interface InputSizes {
             if (width <= 0 || height <= 0) throw new IllegalArgumentException("input " + width + "x" + height);
         }
 
+        /** A network's input size. */
+        public static Size of(io.argus.detector.darknet.NetworkSpec spec) {
+            return new Size(spec.net().width(), spec.net().height());
+        }
+
         /** Floats of one planar RGB image at this size. */
         public int imageFloats() { return 3 * width * height; }
 

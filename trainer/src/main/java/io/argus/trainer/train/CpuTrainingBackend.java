@@ -3,6 +3,7 @@ package io.argus.trainer.train;
 import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ModelWeights;
 import io.argus.detector.darknet.NetworkSpec;
+import io.argus.trainer.data.InputSizes;
 import io.argus.trainer.data.TrainingBatch;
 import io.argus.trainer.loss.LossParts;
 import io.argus.trainer.nn.ConvParameters;
@@ -34,7 +35,7 @@ public final class CpuTrainingBackend implements TrainingBackend {
     private final TrainContext ctx;
     private final TrainNetwork net;
     /** Networks for other input sizes sharing {@link #net}'s parameters (multi-scale training), by size. */
-    private final Map<String, TrainNetwork> sized = new LinkedHashMap<>();
+    private final Map<InputSizes.Size, TrainNetwork> sized = new LinkedHashMap<>();
     private final List<ParameterTensor> tensors = new ArrayList<>();
     private final Ema ema;
     /** This backend's place in a data-parallel run (threads of this process), or null alone. */
@@ -85,29 +86,28 @@ public final class CpuTrainingBackend implements TrainingBackend {
     @Override
     public void prepareInputSizes(List<NetworkSpec> sizes) {
         for (NetworkSpec s : sizes) {
-            String key = key(s.net().width(), s.net().height());
-            if (s.net().width() == spec.net().width() && s.net().height() == spec.net().height()) continue;
-            if (!sized.containsKey(key)) sized.put(key, net.atInput(s));
+            InputSizes.Size size = InputSizes.Size.of(s);
+            if (size.equals(InputSizes.Size.of(spec))) continue;
+            if (!sized.containsKey(size)) sized.put(size, net.atInput(s));
         }
     }
-
-    private static String key(int width, int height) { return width + "x" + height; }
 
     /** The input sizes it trains at, "WxH": the cfg's, then those {@link #prepareInputSizes} made. */
     public List<String> inputSizes() {
         List<String> all = new ArrayList<>();
-        all.add(key(spec.net().width(), spec.net().height()));
-        all.addAll(sized.keySet());
+        all.add(InputSizes.Size.of(spec).toString());
+        for (InputSizes.Size s : sized.keySet()) all.add(s.toString());
         return all;
     }
 
     /** The network a batch trains on: the one made for the size it names, else the cfg's. */
     private TrainNetwork networkFor(TrainingBatch batch) {
         if (!batch.sized() || (batch.width() == spec.net().width() && batch.height() == spec.net().height())) return net;
-        TrainNetwork n = sized.get(key(batch.width(), batch.height()));
+        InputSizes.Size size = new InputSizes.Size(batch.width(), batch.height());
+        TrainNetwork n = sized.get(size);
         if (n == null) {
-            throw new IllegalArgumentException("a batch at " + key(batch.width(), batch.height()) + ", but " + spec.name()
-                    + " was made for " + key(spec.net().width(), spec.net().height())
+            throw new IllegalArgumentException("a batch at " + size + ", but " + spec.name()
+                    + " was made for " + InputSizes.Size.of(spec)
                     + (sized.isEmpty() ? "" : " and " + sized.keySet()));
         }
         return n;
