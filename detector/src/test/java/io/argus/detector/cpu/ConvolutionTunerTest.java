@@ -67,6 +67,21 @@ class ConvolutionTunerTest {
     }
 
     @Test
+    void eachCandidateIsTimedTwiceInOppositeOrdersAndItsBestCounts() {
+        // the machine is slow while brg is timed first: a single pass would keep jit
+        java.util.List<String> order = new java.util.ArrayList<>();
+        ConvolutionTuner tuner = new ConvolutionTuner(new CpuOptions(CpuPrecision.FP32, true, dir));
+        ConvolutionTuner.Choice c = tuner.choose("test-two-passes", THREE.subList(0, 2), x -> {
+            order.add(x.name());
+            if (x.name().equals("jit:avx512_core")) return 1.5;
+            return order.size() == 1 ? 4.0 : 1.0;
+        });
+        assertEquals(List.of("brg_conv_fwd:avx512_core", "jit:avx512_core", "jit:avx512_core", "brg_conv_fwd:avx512_core"), order);
+        assertEquals("brg_conv_fwd:avx512_core", c.candidate().name());
+        assertEquals(1.0, c.timesMs().get("direct|brg_conv_fwd:avx512_core"));
+    }
+
+    @Test
     void withoutTuningOneDnnsFirstChoice() {
         ConvolutionTuner tuner = new ConvolutionTuner(new CpuOptions(CpuPrecision.FP32, false, null));
         assertEquals("brg_conv_fwd:avx512_core", tuner.choose("k", THREE, x -> { throw new AssertionError("timed"); }).candidate().name());

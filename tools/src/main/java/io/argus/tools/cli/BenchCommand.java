@@ -110,6 +110,11 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--seconds", defaultValue = "5", description = "minimum timed seconds per side and batch")
     double seconds;
 
+    @Option(names = "--rounds", defaultValue = "1", description = "cpu: the whole measurement of each batch (ours, then "
+            + "each peer) repeated this many times in alternation, so that a drift of a shared machine's speed falls on "
+            + "both sides; with more than one, each ratio is printed per round and as their median")
+    int rounds;
+
     @Option(names = "--min-iterations", defaultValue = "5", description = "minimum timed iterations")
     int minIterations;
 
@@ -154,7 +159,6 @@ final class BenchCommand implements Callable<Integer> {
         Path img = image != null ? image : ProjectPaths.sample("dog.jpg");
         BgrImage picture = BgrImage.read(img);
         Path tuning = tuningDir != null ? tuningDir : defaultTuningDir();
-        List<String> ratios = new ArrayList<>();
         Int8Calibration int8 = null;
         Path from = calibration != null ? calibration : ProjectPaths.sample("dog.jpg").getParent();
         if (kinds.contains(CpuPrecision.INT8)) {
@@ -162,7 +166,11 @@ final class BenchCommand implements Callable<Integer> {
                     Int8Calibration.readImages(from, CpuOptions.CALIBRATION_FRAMES), new CpuOptions(CpuPrecision.FP32, !noTune, tuning));
             System.out.println("int8: activation ranges from " + int8.samples() + " frames of " + from);
         }
-        for (int batch : batches) {
+        if (rounds < 1) throw new IllegalArgumentException("--rounds " + rounds + ": expected a count >= 1");
+        java.util.Map<String, List<double[]>> byRound = new java.util.LinkedHashMap<>();
+        for (int batch : batches) for (int round = 1; round <= rounds; round++) {
+            if (rounds > 1) System.out.println("round " + round + " of " + rounds + ", batch " + batch + ":");
+            boolean first = round == 1;
             java.util.Map<String, Double> ours = new java.util.LinkedHashMap<>();
             for (CpuPrecision precision : kinds) {
                 List<WinogradPolicy> variants = precision == CpuPrecision.FP32 ? winos : List.of(WinogradPolicy.AUTO);
@@ -184,12 +192,12 @@ final class BenchCommand implements Callable<Integer> {
                         for (int i = 0; i < ms.length; i++) {
                             ours.put(labels.get(i), ms[i]);
                             if (i > 0) {
-                                ratios.add(String.format(Locale.ROOT, "batch %d: ratio ours(%s)/ours(%s) = %.3f (%.2f vs %.2f "
-                                        + "ms/image, in turns)", batch, labels.get(i), labels.get(0), ms[i] / ms[0], ms[i], ms[0]));
+                                byRound.computeIfAbsent(String.format(Locale.ROOT, "batch %d: ratio ours(%s)/ours(%s)",
+                                        batch, labels.get(i), labels.get(0)), k -> new ArrayList<>()).add(new double[] {ms[i], ms[0]});
                             }
                         }
                     }
-                    for (int i = 0; i < nets.size(); i++) {
+                    for (int i = 0; first && i < nets.size(); i++) {
                         if (nets.size() > 1) System.out.println("winograd " + variants.get(i).label() + ":");
                         printChoices(nets.get(i), batch);
                         if (layerTimes > 0) printLayerTimes(nets.get(i), batch, layerTimes);
@@ -203,7 +211,7 @@ final class BenchCommand implements Callable<Integer> {
                 fill(net, m, picture, batch);
                 for (String name : peers) {
                     try (Peer peer = peer(name, m, weightsFile, img, net, batch)) {
-                        if (peer instanceof OnnxRuntimePeer o && OnnxHead.in(m) != null) compare(o, net, m, batch);
+                        if (first && peer instanceof OnnxRuntimePeer o && OnnxHead.in(m) != null) compare(o, net, m, batch);
                         double theirs = switch (peer) {
                             case DarknetPeer d -> timeDarknet(d, batch);
                             case OnnxRuntimePeer o -> timeOnnxRuntime(o, batch);
@@ -211,8 +219,8 @@ final class BenchCommand implements Callable<Integer> {
                             default -> time(peer.name(), batch, peer::forward);
                         };
                         for (var e : ours.entrySet()) {
-                            ratios.add(String.format(Locale.ROOT, "batch %d: ratio ours(%s)/%s = %.3f (%.2f vs %.2f ms/image)",
-                                    batch, e.getKey(), name, e.getValue() / theirs, e.getValue(), theirs));
+                            byRound.computeIfAbsent(String.format(Locale.ROOT, "batch %d: ratio ours(%s)/%s", batch,
+                                    e.getKey(), name), k -> new ArrayList<>()).add(new double[] {e.getValue(), theirs});
                         }
                     }
                 }
@@ -220,8 +228,26 @@ final class BenchCommand implements Callable<Integer> {
         }
         String rss = peakRss();
         if (rss != null) System.out.println("peak RSS of this process (VmHWM): " + rss);
-        ratios.forEach(System.out::println);
+        byRound.forEach((label, ms) -> System.out.println(ratioLine(label, ms)));
         return 0;
+    }
+
+    /**
+     * One ratio of ours to another side's ms/image ({@code ms}: per round, {ours, theirs}): the ratio and both times for
+     * one round; for several, each round's ratio, their median and spread, and the median of each side's times.
+     */
+    static String ratioLine(String label, List<double[]> ms) {
+        if (ms.size() == 1) {
+            double[] r = ms.get(0);
+            return String.format(Locale.ROOT, "%s = %.3f (%.2f vs %.2f ms/image)", label, r[0] / r[1], r[0], r[1]);
+        }
+        List<Double> ratios = ms.stream().map(r -> r[0] / r[1]).toList();
+        double lo = ratios.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
+        double hi = ratios.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+        return String.format(Locale.ROOT, "%s = %.3f, median of %d rounds (%s; spread %.3f..%.3f; ms/image medians %.2f vs %.2f)",
+                label, median(ratios), ms.size(),
+                String.join(", ", ratios.stream().map(r -> String.format(Locale.ROOT, "%.3f", r)).toList()), lo, hi,
+                median(ms.stream().map(r -> r[0]).toList()), median(ms.stream().map(r -> r[1]).toList()));
     }
 
     /**
@@ -231,9 +257,12 @@ final class BenchCommand implements Callable<Integer> {
     private static IntConsumer forward(CpuNetwork net, Model m) {
         if (OnnxHead.in(m) == null) return net::forward;
         float[][] scratch = CpuBackend.tailScratch(m);
+        OnnxHead head = OnnxHead.in(m);
+        // the decoded outputs written into arrays made once, as a caller that reads them per frame would
+        float[][] outputs = head.decoder() == null ? null : new float[net.maxBatch()][head.decoder().outputSize()];
         return n -> {
             net.forward(n);
-            CpuBackend.tailOutputs(net, OnnxHead.in(m), n, scratch);
+            CpuBackend.tailOutputs(net, head, n, scratch, outputs);
         };
     }
 
