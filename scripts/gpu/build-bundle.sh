@@ -100,10 +100,12 @@ pack_classpath() {
     2>/dev/null || true
   find "$stage"/classpath/sqlite-jdbc-*/org/sqlite/native/Linux -mindepth 1 -maxdepth 1 ! -name x86_64 \
     -exec rm -rf {} + 2>/dev/null || true
-  # of the CUDA bindings' JNI libraries argus loads cudart, cuDNN and NVRTC, and cuBLAS because JavaCPP initializes
-  # the presets cuDNN inherits (NPP, cuSOLVER, cuSPARSE, ... are 26 of their 32 MB)
+  # of the CUDA bindings' JNI libraries argus loads cudart, cuDNN and NVRTC, NCCL (data-parallel training on several
+  # GPUs), and cuBLAS because JavaCPP initializes the presets cuDNN inherits (NPP, cuSOLVER, cuSPARSE, ... are 26 of
+  # their 32 MB)
   find "$stage"/classpath/cuda-*-linux-x86_64/org/bytedeco/cuda/linux-x86_64 -name 'libjni*.so' \
-    ! -name libjnicudart.so ! -name libjnicublas.so ! -name libjnicudnn.so ! -name libjninvrtc.so -delete
+    ! -name libjnicudart.so ! -name libjnicublas.so ! -name libjnicudnn.so ! -name libjninvrtc.so \
+    ! -name libjninccl.so -delete
   # Prometheus' protobuf exposition (a shaded protobuf, found by reflection) is served on request only: text suffices;
   # the JUnit console's JUnit 4, Vintage and Suite engines run none of our tests
   rm -rf "$stage"/classpath/prometheus-metrics-exposition-formats-*

@@ -14,13 +14,18 @@ log() { echo "=== $* ($(date +%T))"; }
 unpack_once() { [ -d "$3" ] || tar -xJf "$1" -C "$2"; }
 
 # unpack_fresh NAME: the bundle's NAME.tar.xz into $T/NAME, again when the tarball is newer than the last unpacking
-# (a warm host keeps $T between runs of different bundles)
+# (a warm host keeps $T between runs of different bundles); under a lock, so that two runners started at once on two
+# GPUs do not unpack over each other (one found the other's half-written classpath)
 unpack_fresh() {
-  if [ ! -d "$T/$1" ] || [ "$B/$1.tar.xz" -nt "$T/$1" ]; then
-    rm -rf "${T:?}/$1"
-    tar -xJf "$B/$1.tar.xz" -C "$T" || { echo "cannot unpack $B/$1.tar.xz" >&2; exit 1; }
-    touch "$T/$1"
-  fi
+  mkdir -p "$T"
+  (
+    flock 9
+    if [ ! -d "$T/$1" ] || [ "$B/$1.tar.xz" -nt "$T/$1" ]; then
+      rm -rf "${T:?}/$1"
+      tar -xJf "$B/$1.tar.xz" -C "$T" || { echo "cannot unpack $B/$1.tar.xz" >&2; exit 1; }
+      touch "$T/$1"
+    fi
+  ) 9>"$T/.$1.lock" || exit 1
 }
 
 # unpack_jre: the bundle's jlink runtime into $T/jre; JAVA is its java
@@ -58,9 +63,12 @@ junit_tests() {
 site_packages() { SP="$(python3 -c 'import site; print(site.getsitepackages()[0])' 2>/dev/null || true)"; }
 
 # cuda_library_path [DIR...]: /usr/local/cuda/lib64, the wheels' CUDA and cuDNN libraries (after site_packages), then
-# each DIR given (run-multi.sh: NCCL's), all before what LD_LIBRARY_PATH held
+# each DIR given, then NCCL's wheel library when there is one (the data-parallel tests of any runner load it), all
+# before what LD_LIBRARY_PATH held
 cuda_library_path() {
-  local extra="" d
+  local extra="" d nccl
   for d in "$@"; do extra="$extra:$d"; done
+  nccl="$( [ -n "${SP:-}" ] && [ -d "$SP/nvidia" ] && find "$SP/nvidia" -name 'libnccl.so.2' 2>/dev/null | head -1)"
+  [ -n "$nccl" ] && extra="$extra:$(dirname "$nccl")"
   export LD_LIBRARY_PATH="/usr/local/cuda/lib64${SP:+:$SP/nvidia/cu13/lib:$SP/nvidia/cudnn/lib}$extra:${LD_LIBRARY_PATH:-}"
 }

@@ -15,7 +15,9 @@
 # env: MODELS (default "yolov4-tiny yolov3 yolov4"), BATCHES (1,8,32,64), COMPILE ("yolov4-tiny:64": model:batch
 # pairs timed with torch.compile max-autotune-no-cudagraphs, "" for none), BENCH_SECONDS (0.5), AUTOTUNE (cuDNN
 # engines timed per convolution shape, 2), VERBOSE (plans per layer), TEST_TIMEOUT (s, per module),
-# TESTS (test classes instead of all: simple names in io.argus.detector.cuda or fully qualified), OUT (where logs go).
+# TESTS (test classes instead of all: simple names in io.argus.detector.cuda or fully qualified), SUITES (the modules'
+# suites of tests, default "tools pipeline detector trainer"), IN_FLIGHT (bench: also detect calls kept N in flight on
+# one GPU, `--gpus 1 --in-flight N`, in device and unified memory), OUT (where logs go).
 # Prints a summary table last (scripts/gpu/summarize.py).
 set -u
 B="$(cd "$(dirname "$0")" && pwd)"
@@ -56,10 +58,15 @@ if [[ ",$PHASES," == *",tests,"* ]]; then
     junit_tests tests-selected "${SELECT[@]}"
   else
     # the short ones first: a run cut short by its host's time limit still reports them
-    junit_tests tests-tools --select-class io.argus.tools.detector.GpuScalingBenchGpuTest
-    junit_tests tests-pipeline --select-class io.argus.pipeline.training.FineTuneBackendTest
-    junit_tests tests-detector --select-package io.argus.detector.cuda
-    junit_tests tests-trainer --select-package io.argus.trainer.cuda
+    for suite in ${SUITES:-tools pipeline detector trainer}; do
+      case "$suite" in
+        tools) junit_tests tests-tools --select-class io.argus.tools.detector.GpuScalingBenchGpuTest ;;
+        pipeline) junit_tests tests-pipeline --select-class io.argus.pipeline.training.FineTuneBackendTest ;;
+        detector) junit_tests tests-detector --select-package io.argus.detector.cuda ;;
+        trainer) junit_tests tests-trainer --select-package io.argus.trainer.cuda ;;
+        *) echo "SUITES: unknown suite $suite (tools, pipeline, detector, trainer)" ;;
+      esac
+    done
   fi
   log "GPU tests, per class"
   python3 "$B/junit_summary.py" "$LOGS"/tests-*/ | tee "$LOGS/tests-summary.md"
@@ -93,6 +100,15 @@ for model in $MODELS; do
     timeout "${BENCH_TIMEOUT:-300}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench --backend cuda \
       --cfg "$cfg" --weights "$W" --width 416 --height 416 --batch "$BATCHES" --seconds "$BENCH_SECONDS" --warmup 3 \
       2>&1 | tee -a "$LOGS/bench.log"
+    # detect calls kept in flight as the camera pipeline keeps them (one GPU), per memory mode
+    for mem in ${IN_FLIGHT:+device unified}; do
+      for b in ${BATCHES//,/ }; do
+        timeout "${BENCH_TIMEOUT:-300}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench --backend cuda \
+          --cfg "$cfg" --weights "$W" --width 416 --height 416 --batch "$b" --gpus 1 --in-flight "$IN_FLIGHT" \
+          --memory "$mem" --seconds "$BENCH_SECONDS" --warmup 3 2>&1 | grep -E "argus-gpus|rror" | sed "s/^/$mem: /" \
+          | tee -a "$LOGS/bench.log"
+      done
+    done
   fi
   if [[ ",$PHASES," == *",torch,"* ]]; then
     log "PyTorch peer $model"

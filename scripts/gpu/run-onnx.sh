@@ -7,7 +7,8 @@
 #             scripts/onnx/yolo_models.py) and the preprocess and layer tests they share with Darknet cfgs
 #             (GpuPreprocessTest, GpuLayerParityTest); TESTS replaces the list (simple names in io.argus.detector.cuda)
 #     bench   argus bench --backend cuda on each model of MODELS (written first by scripts/onnx/yolo_models.py at
-#             SIZE: random weights, 640x640 for n and s), batch BATCHES, FP16, device memory
+#             SIZE: random weights, 640x640 for n and s), batch BATCHES, FP16, MEMORY (device; device,unified: both
+#             timed end to end)
 #     peers   scripts/gpu/onnx_peers.py on the same models: PyTorch eager and CUDA graph (BATCHES), ONNX Runtime
 #             (ORT_BATCHES) once nothing else runs on the host's CPU, then torch.compile max-autotune-no-cudagraphs
 #             for the model:batch pairs of COMPILE
@@ -132,7 +133,7 @@ if has bench; then
     echo "### model $m$SIZE" | tee -a "$LOGS/bench.log"
     [ -f "$f" ] || { echo "no $f:"; tail -3 "$LOGS/write-$m$SIZE.log"; continue; }
     timeout "$(limit "${BENCH_TIMEOUT:-300}")" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench \
-      --backend cuda --cfg "$f" --batch "$BATCHES" --memory device --seconds "$BENCH_SECONDS" --warmup 3 \
+      --backend cuda --cfg "$f" --batch "$BATCHES" --memory "${MEMORY:-device}" --seconds "$BENCH_SECONDS" --warmup 3 \
       > "$LOGS/bench-$m$SIZE.log" 2>&1
     echo "exit: $?" >> "$LOGS/bench-$m$SIZE.log"
     grep -vE "^ *[0-9]+ (convolutional|route|shortcut|maxpool|upsample|host) " "$LOGS/bench-$m$SIZE.log" | tee -a "$LOGS/bench.log"

@@ -93,11 +93,22 @@ public final class CudaBackend implements InferenceBackend {
 
     @Override
     public List<List<Detection>> detect(List<? extends Picture> pictures, DetectParams params) {
+        return detect(pictures, params, null);
+    }
+
+    /**
+     * As {@link #detect(List, DetectParams)}; {@code next}'s host frames, when all of them are host images and fit a
+     * batch, are copied and uploaded ({@link FrameInput#prestage}) once this call's forward is enqueued, while the GPU
+     * runs it.
+     */
+    @Override
+    public List<List<Detection>> detect(List<? extends Picture> pictures, DetectParams params,
+                                        List<? extends Picture> next) {
         int n = pictures.size();
         if (n == 0) return List.of();
         if (n > maxBatch()) throw new IllegalArgumentException(n + " images, max batch " + maxBatch());
         network.device().makeCurrent();
-        if (importedPost != null) return detectImported(pictures, params);
+        if (importedPost != null) return detectImported(pictures, params, next);
         // slots: host images first (one upload and one resize kernel for all of them), then the GPU surfaces
         List<BgrImage> host = new ArrayList<>(n);
         List<Nv12Surface> surfaces = new ArrayList<>();
@@ -124,6 +135,7 @@ public final class CudaBackend implements InferenceBackend {
         marks.mark(1, network.stream());
         network.forward(n);
         marks.mark(2, network.stream());
+        stageAhead(next);
         lastBatch = n;
         List<List<Detection>> bySlot = post.run(n, geometry, params, model.names(), network);
         marks.mark(3, network.stream());
@@ -135,7 +147,8 @@ public final class CudaBackend implements InferenceBackend {
     }
 
     /** An imported model: its convention's preprocess, the layers and the tail, its family's decoding. */
-    private List<List<Detection>> detectImported(List<? extends Picture> pictures, DetectParams params) {
+    private List<List<Detection>> detectImported(List<? extends Picture> pictures, DetectParams params,
+                                                 List<? extends Picture> next) {
         int n = pictures.size();
         List<BgrImage> images = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
@@ -150,11 +163,23 @@ public final class CudaBackend implements InferenceBackend {
         marks.mark(1, network.stream());
         network.forward(n);
         marks.mark(2, network.stream());
+        stageAhead(next);
         lastBatch = n;
         List<List<Detection>> out = importedPost.run(n, geometry, params, model.names(), network);
         marks.mark(3, network.stream());
         lastStages = new StageTimes(marks.millisBetween(0, 1), marks.millisBetween(1, 2), marks.millisBetween(2, 3));
         return out;
+    }
+
+    /** The next call's frames into the second frame area while the GPU computes, when all are host images. */
+    private void stageAhead(List<? extends Picture> next) {
+        if (next == null || next.isEmpty() || next.size() > maxBatch() || frames == null) return;
+        List<BgrImage> images = new ArrayList<>(next.size());
+        for (Picture p : next) {
+            if (!(p instanceof BgrImage im)) return;
+            images.add(im);
+        }
+        frames.prestage(images);
     }
 
     private Nv12Input nv12() {

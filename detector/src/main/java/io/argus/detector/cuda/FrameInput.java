@@ -1,10 +1,15 @@
 package io.argus.detector.cuda;
 
+import static org.bytedeco.cuda.global.cudart.cudaEventCreateWithFlags;
+import static org.bytedeco.cuda.global.cudart.cudaEventDestroy;
+import static org.bytedeco.cuda.global.cudart.cudaEventDisableTiming;
+import static org.bytedeco.cuda.global.cudart.cudaEventRecord;
 import static org.bytedeco.cuda.global.cudart.cudaGetLastError;
 import static org.bytedeco.cuda.global.cudart.cudaMemLocationTypeDevice;
 import static org.bytedeco.cuda.global.cudart.cudaMemPrefetchAsync;
 import static org.bytedeco.cuda.global.cudart.cudaMemcpyAsync;
 import static org.bytedeco.cuda.global.cudart.cudaMemcpyHostToDevice;
+import static org.bytedeco.cuda.global.cudart.cudaStreamWaitEvent;
 
 import io.argus.detector.BgrImage;
 import io.argus.detector.darknet.NetworkSpec;
@@ -20,16 +25,25 @@ import io.argus.gpu.Status;
 import io.argus.gpu.TensorView;
 import java.nio.ByteBuffer;
 import java.util.List;
+import org.bytedeco.cuda.cudart.CUevent_st;
 import org.bytedeco.cuda.cudart.cudaMemLocation;
 import org.bytedeco.javacpp.Pointer;
 
 /**
- * Frames into the network input. UNIFIED: the BGR bytes go into a managed buffer that the preprocess kernel reads
- * directly (frames already written into {@link #frameSlot} cost no copy at all); DEVICE: into pinned staging, then
- * one asynchronous copy to device memory. Then one kernel (preprocess.cu) resizes or letterboxes every image of the
+ * Frames into the network input. DEVICE: the BGR bytes go into pinned staging, then asynchronous copies to device
+ * memory. UNIFIED: the frame area is managed memory; frames already written into {@link #frameSlot} cost no copy at
+ * all, and the others go in as on a GPU of its own memory: on an integrated GPU (one memory) written into the area
+ * directly, on a discrete one staged and copied like DEVICE's (the host writing managed pages that live on the GPU
+ * faulted every page back first: yolov4-tiny's 64 frames of 768x576 took 16 ms a batch, against 4 ms staged). Then one kernel (preprocess.cu) resizes or letterboxes every image of the
  * batch straight into the FP16 NHWC input tensor, by Darknet's convention or, for an imported model, by its family's
  * ({@link OnnxInput}: where the picture lands is decided here as OnnxInput decides it, the pixels by the kernel as
  * OnnxInput computes them). The frame area grows to the largest batch of bytes seen.
+ *
+ * <p>Staged frames can also go in ahead ({@link #prestage}): the next call's frames copied into a second staging area
+ * and uploaded on a copy stream into a second frame area while the network still runs on this call's, so that a
+ * worker kept busy with batches moves the bytes of one batch while the GPU computes the previous one (64 frames of
+ * 768x576 are 85 MB: their upload took about as long as yolov4-tiny's forward of them). The next {@link #stage} of
+ * the same pictures then only waits for that upload and swaps the two areas.
  */
 final class FrameInput implements AutoCloseable {
     private static final int INFO_BYTES = 40;   // struct FrameInfo in preprocess.cu
@@ -40,6 +54,7 @@ final class FrameInput implements AutoCloseable {
 
     private final DeviceContext ctx;
     private final boolean unified;
+    private final boolean staged;   // frames not already in place go through pinned staging and a copy
     private final int maxBatch;
     private final NetworkSpec spec;
     private final OnnxInput.Convention convention;
@@ -49,9 +64,16 @@ final class FrameInput implements AutoCloseable {
     private final int framesSlot;
     private final int nSlot;
     private GpuBuffer frames;    // managed (unified) or device
-    private GpuBuffer staging;   // pinned (device mode)
+    private GpuBuffer staging;   // pinned (when staged)
     private long slotStride;
     private boolean prefetch;
+    // frames staged ahead (prestage): a second pair of areas, the copy stream and the event of their upload
+    private GpuBuffer aheadFrames;
+    private GpuBuffer aheadStaging;
+    private GpuStream copies;
+    private CUevent_st aheadUploaded;
+    private List<BgrImage> aheadImages;   // the pictures staged ahead, null when none
+    private long[] aheadOffsets;
 
     /** {@code convention}: an imported model's input convention, null for Darknet's. */
     FrameInput(DeviceContext ctx, MemoryMode mode, int maxBatch, NetworkSpec spec, TensorView input,
@@ -59,6 +81,7 @@ final class FrameInput implements AutoCloseable {
         this.ctx = ctx;
         this.convention = convention;
         this.unified = mode == MemoryMode.UNIFIED;
+        this.staged = !unified || !ctx.device().integrated();
         this.maxBatch = maxBatch;
         this.spec = spec;
         long info = (long) INFO_BYTES * maxBatch;
@@ -87,7 +110,7 @@ final class FrameInput implements AutoCloseable {
         if (frames != null) frames.close();
         if (staging != null) staging.close();
         frames = unified ? GpuBuffer.managed(size, "frames") : GpuBuffer.device(size, "frames");
-        staging = unified ? null : GpuBuffer.pinned(size, "frame staging");
+        staging = staged ? GpuBuffer.pinned(size, "frame staging") : null;
         if (launch != null) launch.setPointer(framesSlot, frames.address());
     }
 
@@ -174,24 +197,25 @@ final class FrameInput implements AutoCloseable {
                 total += align(bytesOf(images.get(i)));
             }
         }
-        ensure(total);
-        ByteBuffer host = unified ? frames.host() : staging.host();
+        if (aheadImages != null && same(aheadImages, images)) {
+            // staged ahead: wait for its upload, then read that area
+            Status.cuda(cudaStreamWaitEvent(stream.handle(), aheadUploaded, 0), "cudaStreamWaitEvent frames ahead");
+            GpuBuffer f = frames, st = staging;
+            frames = aheadFrames;
+            staging = aheadStaging;
+            aheadFrames = f;
+            aheadStaging = st;
+            launch.setPointer(framesSlot, frames.address());
+            offsets = aheadOffsets;
+            java.util.Arrays.fill(inPlace, false);
+        } else {
+            ensure(total);
+            moveFrames(images, offsets, inPlace, total, staged ? staging : frames, frames, stream);
+        }
+        aheadImages = null;
         ByteBuffer info = infoHost.host();
         int netW = spec.net().width();
         int netH = spec.net().height();
-        // the pixels: in passes of images, each copied into the staging area on several threads, its upload enqueued
-        // at once so that it runs while the next pass is copied (a batch of 64 768x576 frames is 85 MB: one thread
-        // copying it took longer than the network's forward)
-        int passes = unified || total < PARALLEL_COPY_BYTES ? 1 : Math.min(COPY_PASSES, n);
-        for (int p = 0; p < passes; p++) {
-            int first = p * n / passes, end = (p + 1) * n / passes;
-            copy(images, offsets, inPlace, first, end, host, total >= PARALLEL_COPY_BYTES);
-            if (!unified && end > first) {
-                long from = offsets[first], to = end < n ? offsets[end] : total;
-                Status.cuda(cudaMemcpyAsync(frames.at(from), staging.at(from), to - from, cudaMemcpyHostToDevice,
-                        stream.handle()), "cudaMemcpyAsync frames");
-            }
-        }
         for (int i = 0; i < n; i++) {
             BgrImage im = images.get(i);
             int o = i * INFO_BYTES;
@@ -206,7 +230,7 @@ final class FrameInput implements AutoCloseable {
             info.putInt(o + 36, 0);
         }
         if (unified) {
-            prefetch(offsets, images, n, stream);
+            prefetch(offsets, inPlace, images, n, stream);
         } else {
             Status.cuda(cudaMemcpyAsync(infoDevice.at(0), infoHost.at(0), (long) INFO_BYTES * n,
                     cudaMemcpyHostToDevice, stream.handle()), "cudaMemcpyAsync frame descriptions");
@@ -215,6 +239,83 @@ final class FrameInput implements AutoCloseable {
         int pixels = netW * netH;
         launch.launch(Math.min((pixels + KernelLaunch.BLOCK - 1) / KernelLaunch.BLOCK, 4 * ctx.device().multiprocessors()),
                 n, KernelLaunch.BLOCK, stream.handle());
+    }
+
+    /**
+     * The pixels of the frames not in place into {@code host} (pinned staging, or the frame area itself when not
+     * staged) at their offsets; when staged, each pass's bytes then uploaded into {@code area} on {@code stream}. In
+     * passes of images, each copied on several threads, its upload enqueued at once so that it runs while the next
+     * pass is copied (a batch of 64 768x576 frames is 85 MB: one thread copying it took longer than the network's
+     * forward).
+     */
+    private void moveFrames(List<BgrImage> images, long[] offsets, boolean[] inPlace, long total, GpuBuffer host,
+                            GpuBuffer area, GpuStream stream) {
+        int n = images.size();
+        boolean anyInPlace = hasInPlace(inPlace);
+        int passes = !staged || total < PARALLEL_COPY_BYTES ? 1 : Math.min(COPY_PASSES, n);
+        for (int p = 0; p < passes; p++) {
+            int first = p * n / passes, end = (p + 1) * n / passes;
+            copy(images, offsets, inPlace, first, end, host.host(), total >= PARALLEL_COPY_BYTES);
+            if (!staged || end <= first) continue;
+            if (!anyInPlace) {   // the copied frames lie one after another: one upload per pass
+                long from = offsets[first], to = end < n ? offsets[end] : total;
+                upload(host, area, from, to - from, stream);
+            } else {
+                for (int i = first; i < end; i++) {
+                    if (!inPlace[i]) upload(host, area, offsets[i], bytesOf(images.get(i)), stream);
+                }
+            }
+        }
+    }
+
+    /** Bytes {@code [offset, offset + bytes)} of {@code host} to the same place in {@code area}. */
+    private static void upload(GpuBuffer host, GpuBuffer area, long offset, long bytes, GpuStream stream) {
+        Status.cuda(cudaMemcpyAsync(area.at(offset), host.at(offset), bytes, cudaMemcpyHostToDevice,
+                stream.handle()), "cudaMemcpyAsync frames");
+    }
+
+    /**
+     * Starts moving the frames of the next call (host BGR pictures the caller will pass to {@link #stage} or
+     * {@link #stageImported} next, unchanged): copied into the second staging area and uploaded on the copy stream
+     * into the second frame area, overlapping whatever the GPU runs now. False (nothing done) where frames are not
+     * staged (an integrated GPU's unified memory), where frame slots are in use, or for more than the batch.
+     */
+    boolean prestage(List<BgrImage> images) {
+        aheadImages = null;
+        int n = images.size();
+        if (!staged || slotStride > 0 || n == 0 || n > maxBatch) return false;
+        long[] offsets = new long[n];
+        long total = 0;
+        for (int i = 0; i < n; i++) {
+            offsets[i] = total;
+            total += align(bytesOf(images.get(i)));
+        }
+        if (aheadFrames == null || aheadFrames.bytes() < total) {
+            long size = Math.max(total, aheadFrames == null ? 0 : aheadFrames.bytes() * 2);
+            if (aheadFrames != null) aheadFrames.close();
+            if (aheadStaging != null) aheadStaging.close();
+            aheadFrames = unified ? GpuBuffer.managed(size, "frames ahead") : GpuBuffer.device(size, "frames ahead");
+            aheadStaging = GpuBuffer.pinned(size, "frame staging ahead");
+        }
+        if (copies != null) {
+            copies.synchronize();   // an earlier upload ahead, never claimed, may still read the staging area
+        } else {
+            copies = new GpuStream();
+            aheadUploaded = new CUevent_st();
+            Status.cuda(cudaEventCreateWithFlags(aheadUploaded, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+        }
+        moveFrames(images, offsets, new boolean[n], total, aheadStaging, aheadFrames, copies);
+        Status.cuda(cudaEventRecord(aheadUploaded, copies.handle()), "cudaEventRecord frames ahead");
+        aheadImages = List.copyOf(images);
+        aheadOffsets = offsets;
+        return true;
+    }
+
+    /** The same pictures, by identity, in the same order. */
+    private static boolean same(List<BgrImage> a, List<BgrImage> b) {
+        if (a.size() != b.size()) return false;
+        for (int i = 0; i < a.size(); i++) if (a.get(i) != b.get(i)) return false;
+        return true;
     }
 
     /** Images {@code first..end} not already in place into {@code host} at their offsets, in parallel when asked. */
@@ -232,12 +333,13 @@ final class FrameInput implements AutoCloseable {
      * Unified memory on a GPU that migrates pages on demand: move the frames to the GPU in bulk before the kernel
      * reads them, instead of page fault by page fault. Where the driver refuses, frames are read as they are.
      */
-    private void prefetch(long[] offsets, List<BgrImage> images, int n, GpuStream stream) {
+    private void prefetch(long[] offsets, boolean[] inPlace, List<BgrImage> images, int n, GpuStream stream) {
         if (!prefetch) return;
         cudaMemLocation gpu = new cudaMemLocation();
         gpu.type(cudaMemLocationTypeDevice).id(ctx.device().index());
         int status = cudaMemPrefetchAsync(infoHost.at(0), (long) INFO_BYTES * n, gpu, 0, stream.handle());
         for (int i = 0; i < n && status == 0; i++) {
+            if (staged && !inPlace[i]) continue;   // copied to the GPU already
             status = cudaMemPrefetchAsync(frames.at(offsets[i]), bytesOf(images.get(i)), gpu, 0, stream.handle());
         }
         if (status != 0) {
@@ -267,6 +369,13 @@ final class FrameInput implements AutoCloseable {
 
     @Override
     public void close() {
+        if (copies != null) {
+            copies.synchronize();
+            cudaEventDestroy(aheadUploaded);
+            copies.close();
+        }
+        if (aheadFrames != null) aheadFrames.close();
+        if (aheadStaging != null) aheadStaging.close();
         if (frames != null) frames.close();
         if (staging != null) staging.close();
         infoHost.close();

@@ -165,7 +165,12 @@ public final class GpuWorkers implements AutoCloseable {
 
         private List<List<Detection>> detect(Task t) {
             int max = backend.maxBatch();
-            if (t.pictures.size() <= max) return backend.detect(t.pictures, t.params);
+            if (t.pictures.size() <= max) {
+                // the batch queued behind this one, if any: the backend may move its frames while this one computes
+                Task upcoming = queue.peek();
+                List<Picture> next = upcoming != null && upcoming != STOP ? upcoming.pictures : null;
+                return backend.detect(t.pictures, t.params, next);
+            }
             List<List<Detection>> out = new ArrayList<>(t.pictures.size());
             for (int i = 0; i < t.pictures.size(); i += max) {
                 out.addAll(backend.detect(t.pictures.subList(i, Math.min(t.pictures.size(), i + max)), t.params));

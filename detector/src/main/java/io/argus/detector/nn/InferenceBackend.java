@@ -21,6 +21,16 @@ public interface InferenceBackend extends AutoCloseable {
      */
     List<List<Detection>> detect(List<? extends Picture> pictures, DetectParams params);
 
+    /**
+     * As {@link #detect(List, DetectParams)}, told the pictures of the call that will follow ({@code next}, unchanged
+     * until then; null when none is known): a backend may start moving them to its device while this call computes.
+     * The default ignores them.
+     */
+    default List<List<Detection>> detect(List<? extends Picture> pictures, DetectParams params,
+                                         List<? extends Picture> next) {
+        return detect(pictures, params);
+    }
+
     /** Device time of the stages of the last {@link #detect} call, or null where the backend does not time them. */
     default StageTimes lastStageTimes() { return null; }
 

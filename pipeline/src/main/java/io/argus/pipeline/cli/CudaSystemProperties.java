@@ -51,7 +51,8 @@ public final class CudaSystemProperties {
         return CudaTrainingOptions.of(Integer.getInteger("argus.cuda.device", d.device()), mode,
                 Boolean.parseBoolean(System.getProperty("argus.cuda.train.autotune", String.valueOf(d.autotune()))),
                 Long.getLong("argus.cuda.train.workspace", d.workspaceLimit()),
-                Boolean.getBoolean("argus.cuda.train.overwrite"), d.planCache());
+                Boolean.parseBoolean(System.getProperty("argus.cuda.train.overwrite",
+                        String.valueOf(d.overwriteGradients()))), d.planCache());
     }
 
     /** argus.cuda.verbose: print each layer's cuDNN plans. */

@@ -24,9 +24,12 @@ final class GpuTests {
         return NetworkSpec.parse(Path.of(name + ".cfg"), cfg, 0, 0);
     }
 
-    /** Options for comparisons: cuDNN's heuristic (fast set-up), strict FP32 when FP32, no disk plan cache. */
+    /**
+     * Options for comparisons: cuDNN's heuristic (fast set-up), strict FP32 when FP32, no disk plan cache; input
+     * gradients written as the product's defaults write them.
+     */
     static CudaTrainingOptions options(Precision p) {
-        return options(p, false);
+        return options(p, CudaTrainingOptions.defaults(p).overwriteGradients());
     }
 
     /** The same, with a convolution that is its input's only consumer writing the input gradient when {@code overwrite}. */
