@@ -34,10 +34,11 @@ import org.bytedeco.javacpp.Pointer;
  * memory. UNIFIED: the frame area is managed memory; frames already written into {@link #frameSlot} cost no copy at
  * all, and the others go in as on a GPU of its own memory: on an integrated GPU (one memory) written into the area
  * directly, on a discrete one staged and copied like DEVICE's (the host writing managed pages that live on the GPU
- * faulted every page back first: yolov4-tiny's 64 frames of 768x576 took 16 ms a batch, against 4 ms staged). Then one kernel (preprocess.cu) resizes or letterboxes every image of the
- * batch straight into the FP16 NHWC input tensor, by Darknet's convention or, for an imported model, by its family's
- * ({@link OnnxInput}: where the picture lands is decided here as OnnxInput decides it, the pixels by the kernel as
- * OnnxInput computes them). The frame area grows to the largest batch of bytes seen.
+ * faulted every page back first: yolov4-tiny's 64 frames of 768x576 took 16 ms a batch, against 4 ms staged). Then
+ * one kernel (preprocess.cu) resizes or letterboxes every image of the batch straight into the FP16 NHWC input
+ * tensor, by Darknet's convention or, for an imported model, by its family's ({@link OnnxInput}: where the picture
+ * lands is decided here as OnnxInput decides it, the pixels by the kernel as OnnxInput computes them). The frame area
+ * grows to the largest batch of bytes seen.
  *
  * <p>Staged frames can also go in ahead ({@link #prestage}): the next call's frames copied into a second staging area
  * and uploaded on a copy stream into a second frame area while the network still runs on this call's, so that a
