@@ -10,6 +10,15 @@ import java.util.Locale;
 final class Compare {
     private Compare() {}
 
+    /**
+     * The CPU reference's options: FP32 on oneDNN's first implementation of each convolution, untimed, without our
+     * Winograd. Every implementation computes the same to ~1e-6 (EveryImplementationTest), far inside these tests'
+     * FP16 bounds, while tuning each layer at every batch size (our Winograd's warm-ups included) made the CPU side of
+     * the batch-64 parity test take minutes on a GPU host.
+     */
+    static final io.argus.detector.cpu.CpuOptions REFERENCE = new io.argus.detector.cpu.CpuOptions(
+            io.argus.detector.cpu.CpuPrecision.FP32, false, null, null, io.argus.detector.cpu.WinogradPolicy.OFF);
+
     /** ||a - ref|| / ||ref||; NaN anywhere gives +infinity. */
     static double relativeL2(float[] a, float[] ref) {
         if (a.length != ref.length) throw new IllegalArgumentException(a.length + " vs " + ref.length + " values");

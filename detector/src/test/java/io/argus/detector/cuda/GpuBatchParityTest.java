@@ -50,7 +50,7 @@ class GpuBatchParityTest {
         CudaOptions options = new CudaOptions(0, MemoryMode.DEVICE, CudaOptions.Fusion.ALL, true, true, 2, null);
         List<String> rows = new ArrayList<>();
         List<String> failures = new ArrayList<>();
-        try (CpuBackend cpu = new CpuBackend(model, max);
+        try (CpuBackend cpu = new CpuBackend(model, max, Compare.REFERENCE);
              CudaBackend gpu = CudaBackend.open(model, max, options)) {
             CudaNetwork net = gpu.network();
             for (int n : new int[] {1, 3, 32, 33, 64}) {

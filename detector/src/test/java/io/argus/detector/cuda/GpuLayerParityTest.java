@@ -250,7 +250,7 @@ class GpuLayerParityTest {
         for (float[] in : inputs) for (int i = 0; i < size; i++) in[i] = (float) rnd.nextDouble();
         List<String> failures = new ArrayList<>();
         StringBuilder table = new StringBuilder();
-        try (CpuNetwork cpu = new CpuNetwork(spec, weights, batch);
+        try (CpuNetwork cpu = new CpuNetwork(spec, weights, batch, Compare.REFERENCE);
              CudaNetwork gpu = new CudaNetwork(spec, weights, batch, options)) {
             for (int b = 0; b < batch; b++) {
                 cpu.input().put(b * size, inputs[b]);

@@ -66,7 +66,7 @@ class GpuModelsTest {
         List<String> failures = new ArrayList<>();
         CudaOptions options = new CudaOptions(0, MemoryMode.UNIFIED, CudaOptions.Fusion.ALL, true, true, 2, null);
 
-        try (CpuBackend cpu = new CpuBackend(model, n);
+        try (CpuBackend cpu = new CpuBackend(model, n, Compare.REFERENCE);
              CudaBackend gpu = CudaBackend.open(model, n, options)) {
             List<List<Detection>> cpuDets = cpu.detect(images, PARAMS);
             // 1. the network alone, on the CPU's input

@@ -86,7 +86,7 @@ class GpuOnnxModelsTest {
         CudaOptions options = new CudaOptions(0, MemoryMode.DEVICE, CudaOptions.Fusion.ALL, true, true, 2, null);
         boolean hostLayers = model.spec().layers().stream().anyMatch(l -> l instanceof HostOpsSpec);
 
-        try (CpuBackend cpu = new CpuBackend(model, n);
+        try (CpuBackend cpu = new CpuBackend(model, n, Compare.REFERENCE);
              CudaBackend gpu = CudaBackend.open(model, n + 1, options)) {
             CudaNetwork net = gpu.network();
             List<List<Detection>> cpuDets = cpu.detect(images, PARAMS);
