@@ -1,32 +1,28 @@
 package io.argus.tools.cli;
 
 import io.argus.detector.darknet.NetworkSpec;
+import io.argus.pipeline.cli.ModelOptions;
 import io.argus.tools.detector.Roofline;
-import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code argus bench roofline}: what the roofline allows a cfg's forward on a GPU ({@link Roofline}), the costliest
- * layers first, and with {@code --measured} how far a measured images/s is from it. Computed, not timed: no GPU
- * needed. The defaults are an H200 SXM's: 989 dense FP16 tensor TFLOP/s, 4.8 TB/s of HBM3e.
+ * {@code argus bench roofline}: what the roofline allows a model's forward on a GPU ({@link Roofline}; a Darknet
+ * cfg or an ONNX model, taken as every command that loads one takes it, {@link ModelOptions}; no weights read), the
+ * costliest layers first, and with {@code --measured} how far a measured images/s is from it. Computed, not timed: no
+ * GPU needed. The defaults are an H200 SXM's: 989 dense FP16 tensor TFLOP/s, 4.8 TB/s of HBM3e.
  */
 @Command(name = "roofline", mixinStandardHelpOptions = true,
         description = {"What the roofline allows a network's forward (computed; no GPU needed).",
                 "Per layer the longer of its FLOPs at the peak and its bytes at the bandwidth; the sum over layers."})
 final class BenchRooflineCommand implements Callable<Integer> {
-    @Option(names = "--cfg", required = true, description = "Darknet cfg")
-    Path cfg;
-
-    @Option(names = "--width", defaultValue = "0", description = "input width (default: the cfg's)")
-    int width;
-
-    @Option(names = "--height", defaultValue = "0", description = "input height (default: the cfg's)")
-    int height;
+    @Mixin
+    ModelOptions model = new ModelOptions();
 
     @Option(names = "--batch", defaultValue = "64", description = "images per batch (default ${DEFAULT-VALUE})")
     int batch;
@@ -51,7 +47,8 @@ final class BenchRooflineCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        NetworkSpec spec = NetworkSpec.load(cfg, width, height);
+        // the layers only: a cfg's spec without its weights; an imported model's spec from its graph
+        NetworkSpec spec = model.onnx() ? model.load(false).spec() : model.spec();
         Roofline.Result r = Roofline.of(spec, batch, peakTflops, bandwidthTbs, bytesPerValue);
         System.out.printf(Locale.ROOT, "roofline: %s, batch %d, %.0f TFLOP/s, %.2f TB/s, %d bytes per value%n", spec,
                 batch, peakTflops, bandwidthTbs, bytesPerValue);
