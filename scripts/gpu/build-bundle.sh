@@ -148,7 +148,7 @@ else
   pack_classpath
   cp scripts/gpu/run-gpu.sh scripts/gpu/run-train.sh scripts/gpu/run-onnx.sh scripts/gpu/preamble.sh \
     scripts/gpu/junit_summary.py scripts/gpu/torch_peer.py scripts/gpu/onnx_peers.py scripts/gpu/summarize.py \
-    scripts/gpu/torch_train_peer.py scripts/gpu/train_summary.py "$OUT/"
+    scripts/gpu/torch_train_peer.py scripts/gpu/train_summary.py scripts/gpu/ncu_summary.py "$OUT/"
   # the imported models' runner writes its models with the families' script (the repository's, if the bundle lacks it)
   [ ! -f scripts/onnx/yolo_models.py ] || cp scripts/onnx/yolo_models.py "$OUT/"
   chmod +x "$OUT/run-gpu.sh" "$OUT/run-train.sh" "$OUT/run-onnx.sh"

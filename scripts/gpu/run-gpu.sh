@@ -88,7 +88,7 @@ if [[ ",$PHASES," == *",pipeline-train,"* ]]; then
   echo "pipeline-train exit: ${PIPESTATUS[0]}"
 fi
 # the rest is the benchmarks'
-[[ ",$PHASES," == *",bench,"* || ",$PHASES," == *",torch,"* ]] || exit 0
+[[ ",$PHASES," == *",bench,"* || ",$PHASES," == *",torch,"* || ",$PHASES," == *",profile,"* ]] || exit 0
 
 for model in $MODELS; do
   cfg="config/models/cfg/$model.cfg"
@@ -109,6 +109,26 @@ for model in $MODELS; do
           | tee -a "$LOGS/bench.log"
       done
     done
+  fi
+  if [[ ",$PHASES," == *",profile,"* ]]; then
+    # after bench: its plans are in the plan cache, so planning times nothing under the profiler
+    NCU="$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)"
+    if [ -z "$NCU" ]; then
+      echo "profile: no ncu on this host" | tee -a "$LOGS/profile.log"
+    else
+      log "Nsight Compute: $model forward b${PROFILE_BATCH:-64}"
+      pb="${PROFILE_BATCH:-64}"
+      base=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
+      for metrics in "$base,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active" "$base"; do
+        timeout "${PROFILE_TIMEOUT:-400}" "$NCU" --target-processes all --metrics "$metrics" --csv --page raw \
+          --log-file "$LOGS/ncu-$model-b$pb.csv" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench \
+          forwards --cfg "$cfg" --weights "$W" --width 416 --height 416 --batch "$pb" --runs 3 2>&1 \
+          | tail -5 | tee -a "$LOGS/profile.log"
+        grep -q '"Kernel Name"' "$LOGS/ncu-$model-b$pb.csv" 2>/dev/null && break
+        echo "profile: ncu with $metrics failed; $(grep -m3 -i error "$LOGS/ncu-$model-b$pb.csv")" | tee -a "$LOGS/profile.log"
+      done
+      python3 "$B/ncu_summary.py" "$LOGS/ncu-$model-b$pb.csv" --runs 3 2>&1 | tee -a "$LOGS/profile.log"
+    fi
   fi
   if [[ ",$PHASES," == *",torch,"* ]]; then
     log "PyTorch peer $model"

@@ -31,10 +31,12 @@ import org.bytedeco.javacpp.Pointer;
 
 /**
  * Frames into the network input. DEVICE: the BGR bytes go into pinned staging, then asynchronous copies to device
- * memory. UNIFIED: the frame area is managed memory; frames already written into {@link #frameSlot} cost no copy at
- * all, and the others go in as on a GPU of its own memory: on an integrated GPU (one memory) written into the area
- * directly, on a discrete one staged and copied like DEVICE's (the host writing managed pages that live on the GPU
- * faulted every page back first: yolov4-tiny's 64 frames of 768x576 took 16 ms a batch, against 4 ms staged). Then
+ * memory. UNIFIED on an integrated GPU (one memory): the frame area is managed memory, frames are written into it
+ * directly, and frames already written into {@link #frameSlot} cost no copy at all. UNIFIED on a discrete GPU: frames
+ * are staged and copied as DEVICE's, into device memory too, until a producer asks for a {@link #frameSlot}; from
+ * then on the area is managed memory (the host writing managed pages that live on the GPU faulted every page back
+ * first: yolov4-tiny's 64 frames of 768x576 took 16 ms a batch, against 4 ms staged; and copies into managed pages
+ * kept three batches in flight at 40% of the forward's images/s where device memory kept them at 53%). Then
  * one kernel (preprocess.cu) resizes or letterboxes every image of the batch straight into the FP16 NHWC input
  * tensor, by Darknet's convention or, for an imported model, by its family's ({@link OnnxInput}: where the picture
  * lands is decided here as OnnxInput decides it, the pixels by the kernel as OnnxInput computes them). The frame area
@@ -56,6 +58,7 @@ final class FrameInput implements AutoCloseable {
     private final DeviceContext ctx;
     private final boolean unified;
     private final boolean staged;   // frames not already in place go through pinned staging and a copy
+    private boolean managed;        // the frame area is managed memory: unified on an integrated GPU, or slots asked
     private final int maxBatch;
     private final NetworkSpec spec;
     private final OnnxInput.Convention convention;
@@ -83,16 +86,17 @@ final class FrameInput implements AutoCloseable {
         this.convention = convention;
         this.unified = mode == MemoryMode.UNIFIED;
         this.staged = !unified || !ctx.device().integrated();
+        this.managed = !staged;
         this.maxBatch = maxBatch;
         this.spec = spec;
         long info = (long) INFO_BYTES * maxBatch;
-        this.infoHost = unified ? GpuBuffer.managed(info, "frame descriptions") : GpuBuffer.pinned(info, "frame descriptions");
-        this.infoDevice = unified ? null : GpuBuffer.device(info, "frame descriptions");
+        this.infoHost = staged ? GpuBuffer.pinned(info, "frame descriptions") : GpuBuffer.managed(info, "frame descriptions");
+        this.infoDevice = staged ? GpuBuffer.device(info, "frame descriptions") : null;
         this.prefetch = unified && ctx.device().concurrentManagedAccess() && !ctx.device().integrated();
         ensure(16L * 1024 * 1024);
         launch = KernelLaunch.of(ctx.kernels(), "preprocess.cu", "letterbox_rgb_fp16");
         framesSlot = launch.pointer(frames.address());
-        launch.pointer(unified ? infoHost.address() : infoDevice.address());
+        launch.pointer(staged ? infoDevice.address() : infoHost.address());
         launch.pointer(input.base());
         launch.i64(input.imageStride());
         launch.i32(spec.net().width());
@@ -110,7 +114,7 @@ final class FrameInput implements AutoCloseable {
         long size = Math.max(bytes, frames == null ? 0 : frames.bytes() * 2);
         if (frames != null) frames.close();
         if (staging != null) staging.close();
-        frames = unified ? GpuBuffer.managed(size, "frames") : GpuBuffer.device(size, "frames");
+        frames = managed ? GpuBuffer.managed(size, "frames") : GpuBuffer.device(size, "frames");
         staging = staged ? GpuBuffer.pinned(size, "frame staging") : null;
         if (launch != null) launch.setPointer(framesSlot, frames.address());
     }
@@ -122,6 +126,14 @@ final class FrameInput implements AutoCloseable {
      */
     ByteBuffer frameSlot(int slot, int bytes) {
         if (!unified) throw new IllegalStateException("frame slots exist in unified memory mode only");
+        if (!managed) {   // a discrete GPU's frames were in device memory so far: from now on in managed memory
+            managed = true;
+            frames.close();
+            frames = null;
+            staging.close();
+            staging = null;
+            ensure(16L * 1024 * 1024);
+        }
         slotStride = Math.max(slotStride, align(bytes));
         ensure(slotStride * maxBatch);
         return frames.host().slice((int) (slotStride * slot), bytes);
@@ -180,7 +192,7 @@ final class FrameInput implements AutoCloseable {
         long total = 0;
         for (int i = 0; i < n; i++) {
             BgrImage im = images.get(i);
-            long inside = unified ? offsetInside(im.pixels()) : -1;
+            long inside = managed ? offsetInside(im.pixels()) : -1;
             if (inside >= 0) {
                 offsets[i] = inside;
                 inPlace[i] = true;
@@ -230,9 +242,8 @@ final class FrameInput implements AutoCloseable {
             info.putInt(o + 32, placement[i][3]);
             info.putInt(o + 36, 0);
         }
-        if (unified) {
-            prefetch(offsets, inPlace, images, n, stream);
-        } else {
+        prefetch(offsets, inPlace, images, n, stream);
+        if (staged) {
             Status.cuda(cudaMemcpyAsync(infoDevice.at(0), infoHost.at(0), (long) INFO_BYTES * n,
                     cudaMemcpyHostToDevice, stream.handle()), "cudaMemcpyAsync frame descriptions");
         }
@@ -295,7 +306,7 @@ final class FrameInput implements AutoCloseable {
             long size = Math.max(total, aheadFrames == null ? 0 : aheadFrames.bytes() * 2);
             if (aheadFrames != null) aheadFrames.close();
             if (aheadStaging != null) aheadStaging.close();
-            aheadFrames = unified ? GpuBuffer.managed(size, "frames ahead") : GpuBuffer.device(size, "frames ahead");
+            aheadFrames = GpuBuffer.device(size, "frames ahead");
             aheadStaging = GpuBuffer.pinned(size, "frame staging ahead");
         }
         if (copies != null) {
@@ -331,17 +342,18 @@ final class FrameInput implements AutoCloseable {
     }
 
     /**
-     * Unified memory on a GPU that migrates pages on demand: move the frames to the GPU in bulk before the kernel
-     * reads them, instead of page fault by page fault. Where the driver refuses, frames are read as they are.
+     * Unified memory on a discrete GPU that migrates pages on demand: move the frames written into slots to the GPU in
+     * bulk before the kernel reads them, instead of page fault by page fault (the others were copied there). Where
+     * the driver refuses, frames are read as they are.
      */
     private void prefetch(long[] offsets, boolean[] inPlace, List<BgrImage> images, int n, GpuStream stream) {
-        if (!prefetch) return;
+        if (!prefetch || !hasInPlace(inPlace)) return;
         cudaMemLocation gpu = new cudaMemLocation();
         gpu.type(cudaMemLocationTypeDevice).id(ctx.device().index());
-        int status = cudaMemPrefetchAsync(infoHost.at(0), (long) INFO_BYTES * n, gpu, 0, stream.handle());
+        int status = 0;
         for (int i = 0; i < n && status == 0; i++) {
-            if (staged && !inPlace[i]) continue;   // copied to the GPU already
-            status = cudaMemPrefetchAsync(frames.at(offsets[i]), bytesOf(images.get(i)), gpu, 0, stream.handle());
+            if (inPlace[i]) status = cudaMemPrefetchAsync(frames.at(offsets[i]), bytesOf(images.get(i)), gpu, 0,
+                    stream.handle());
         }
         if (status != 0) {
             cudaGetLastError();

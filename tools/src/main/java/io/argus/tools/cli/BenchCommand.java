@@ -48,7 +48,7 @@ import picocli.CommandLine.Option;
  * {@code argus bench}: times our network forward and, with {@code --vs}, a peer on the same cfg, weights and input
  * in the same run. Prints ms/image per side and the ratio ours/peer last.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true, subcommands = {BenchPipelineCommand.class, BenchRecordCommand.class, BenchTrainCommand.class, BenchLoaderCommand.class, BenchClusterCommand.class, BenchClusterSoakCommand.class, BenchRooflineCommand.class},
+@Command(name = "bench", mixinStandardHelpOptions = true, subcommands = {BenchPipelineCommand.class, BenchRecordCommand.class, BenchTrainCommand.class, BenchLoaderCommand.class, BenchClusterCommand.class, BenchClusterSoakCommand.class, BenchRooflineCommand.class, BenchForwardsCommand.class},
         description = {"Benchmark the detector (and a peer in the same run).", "Subcommands benchmark the live pipeline and training."})
 final class BenchCommand implements Callable<Integer> {
     @Mixin
