@@ -1,6 +1,7 @@
 package io.argus.gpu;
 
 import static org.bytedeco.cuda.global.cudnn.CUDNN_DATA_FLOAT;
+import static org.bytedeco.cuda.global.cudnn.CUDNN_DATA_FP8_E4M3;
 import static org.bytedeco.cuda.global.cudnn.CUDNN_DATA_HALF;
 
 /**
@@ -9,7 +10,9 @@ import static org.bytedeco.cuda.global.cudnn.CUDNN_DATA_HALF;
  */
 public enum ElementType {
     HALF(2, CUDNN_DATA_HALF, "_h"),
-    FLOAT(4, CUDNN_DATA_FLOAT, "_f");
+    FLOAT(4, CUDNN_DATA_FLOAT, "_f"),
+    /** FP8 E4M3 (Hopper's tensor cores): a convolution's input and filter only, with their scales (cudnn.Numerics.FP8). */
+    FP8_E4M3(1, CUDNN_DATA_FP8_E4M3, "_e4m3");
 
     private final int bytes;
     private final int cudnnType;

@@ -32,10 +32,13 @@ public final class Transfers {
         }
     }
 
-    /** Uploads floats as {@code type} (converted to FP16 for HALF). */
+    /** Uploads floats as {@code type} (converted to FP16 for HALF, to E4M3 unscaled for FP8_E4M3). */
     public static void upload(long device, float[] values, ElementType type) {
-        if (type == ElementType.FLOAT) upload(device, values);
-        else upload(device, toHalves(values));
+        switch (type) {
+            case FLOAT -> upload(device, values);
+            case HALF -> upload(device, toHalves(values));
+            case FP8_E4M3 -> upload(device, Fp8.encode(values, 1f));
+        }
     }
 
     public static short[] downloadHalves(long device, long count) {
@@ -68,6 +71,16 @@ public final class Transfers {
     /** {@code count} values of {@code type} as floats. */
     public static float[] download(long device, long count, ElementType type) {
         if (type == ElementType.FLOAT) return downloadFloats(device, count);
+        if (type == ElementType.FP8_E4M3) {
+            try (BytePointer host = new BytePointer(count)) {
+                toHost(host, device, count);
+                byte[] b = new byte[(int) count];
+                host.get(b);
+                float[] out = new float[b.length];
+                for (int i = 0; i < b.length; i++) out[i] = Fp8.decode(b[i]);
+                return out;
+            }
+        }
         short[] h = downloadHalves(device, count);
         float[] out = new float[h.length];
         for (int i = 0; i < h.length; i++) out[i] = Float.float16ToFloat(h[i]);

@@ -10,7 +10,8 @@ import org.bytedeco.cuda.cudnn.cudnnContext;
 
 /**
  * The cuDNN operation graph of one {@link ConvolutionProblem}: the convolution operation and, for a fused forward,
- * the chain of pointwise ops after it (+ bias, activation, + residual, activation) through virtual FP32 tensors.
+ * the chain of pointwise ops after it (x scale for FP8 inputs, + bias, activation, + residual, activation) through
+ * virtual FP32 tensors.
  * Owns every descriptor it creates (closed together); virtual tensor ids are counted per graph.
  */
 final class ConvolutionGraph implements AutoCloseable {
@@ -19,6 +20,7 @@ final class ConvolutionGraph implements AutoCloseable {
     static final long UID_OUTPUT = 3;
     static final long UID_BIAS = 4;
     static final long UID_RESIDUAL = 5;
+    static final long UID_SCALE = 6;
 
     private final List<CudnnDescriptor> owned = new ArrayList<>();
     private long nextVirtual = 100;
@@ -29,6 +31,7 @@ final class ConvolutionGraph implements AutoCloseable {
     ConvolutionGraph(cudnnContext handle, ConvolutionProblem p) {
         List<CudnnDescriptor> ops = new ArrayList<>();
         int type = p.numerics().storage().cudnnType();
+        int outType = p.numerics().output().cudnnType();
         StridedShape in = p.input();
         StridedShape out = p.output();
         long k = out.channels();
@@ -37,7 +40,7 @@ final class ConvolutionGraph implements AutoCloseable {
         CudnnDescriptor input = tensor("input", UID_INPUT, type, in.dims(), in.strides(), p.alignment(), false);
         CudnnDescriptor filter = tensor("filter", UID_FILTER, type, new long[] {k, fc, r, r},
                 new long[] {r * r * fc, 1, r * fc, fc}, p.alignment(), false);
-        CudnnDescriptor output = tensor("output", UID_OUTPUT, type, out.dims(), out.strides(), p.alignment(), false);
+        CudnnDescriptor output = tensor("output", UID_OUTPUT, outType, out.dims(), out.strides(), p.alignment(), false);
         CudnnDescriptor conv = own(new CudnnDescriptor(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, "convolution"))
                 .dataType(CUDNN_ATTR_CONVOLUTION_COMP_TYPE, "compute type", CUDNN_DATA_FLOAT)
                 .enumeration(CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, "mode",
@@ -49,7 +52,8 @@ final class ConvolutionGraph implements AutoCloseable {
                 .int64(CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, "post paddings", p.pad(), p.pad())
                 .finish();
         Epilogue e = p.epilogue();
-        CudnnDescriptor convOut = e.fused() ? virtual(out) : output;
+        boolean chain = e.fused() || p.numerics().scaled();
+        CudnnDescriptor convOut = chain ? virtual(out) : output;
         CudnnDescriptor op = switch (p.operation()) {
             case FORWARD -> own(new CudnnDescriptor(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, "forward"))
                     .descriptors(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, "x", input)
@@ -76,7 +80,7 @@ final class ConvolutionGraph implements AutoCloseable {
                     .float32(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA, "beta", 0f);
         };
         ops.add(op.finish());
-        if (e.fused()) epilogue(p, e, convOut, output, ops);
+        if (chain) epilogue(p, e, convOut, output, ops);
         CudnnDescriptor g = own(new CudnnDescriptor(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, "operation graph"));
         g.cudnnHandle(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, "handle", handle)
                 .descriptors(CUDNN_ATTR_OPERATIONGRAPH_OPS, "ops", ops.toArray(new CudnnDescriptor[0]));
@@ -102,13 +106,16 @@ final class ConvolutionGraph implements AutoCloseable {
                           List<CudnnDescriptor> ops) {
         long k = p.output().channels();
         List<Step> steps = new ArrayList<>();
+        if (p.numerics().scaled()) steps.add(Step.binary(CUDNN_POINTWISE_MUL, Operand.SCALE));
         if (e.bias()) steps.add(Step.binary(CUDNN_POINTWISE_ADD, Operand.BIAS));
         activationSteps(e.activation(), steps);
         if (e.residual()) {
             steps.add(Step.binary(CUDNN_POINTWISE_ADD, Operand.RESIDUAL));
             activationSteps(e.residualActivation(), steps);
         }
-        int type = p.numerics().storage().cudnnType();
+        int type = p.numerics().output().cudnnType();
+        CudnnDescriptor scale = p.numerics().scaled() ? tensor("scale", UID_SCALE, CUDNN_DATA_FLOAT,
+                new long[] {1, k, 1, 1}, new long[] {k, 1, k, k}, 16, false) : null;
         CudnnDescriptor bias = e.bias() ? tensor("bias", UID_BIAS, type, new long[] {1, k, 1, 1},
                 new long[] {k, 1, k, k}, p.alignment(), false) : null;
         CudnnDescriptor residual = e.residual() ? tensor("residual", UID_RESIDUAL, type, p.residual().dims(),
@@ -121,6 +128,7 @@ final class ConvolutionGraph implements AutoCloseable {
             CudnnDescriptor second = s.operand == null ? null : switch (s.operand) {
                 case BIAS -> bias;
                 case RESIDUAL -> residual;
+                case SCALE -> scale;
                 case ACTIVATION_INPUT -> activationInput;
             };
             if (s.startsActivation) activationInput = current;
@@ -129,7 +137,7 @@ final class ConvolutionGraph implements AutoCloseable {
         }
     }
 
-    private enum Operand { BIAS, RESIDUAL, ACTIVATION_INPUT }
+    private enum Operand { SCALE, BIAS, RESIDUAL, ACTIVATION_INPUT }
 
     /** One pointwise op of the epilogue: mode, its second operand (or null), leaky's slope. */
     private record Step(int mode, Operand operand, double reluSlope, boolean startsActivation) {

@@ -17,6 +17,9 @@ public record ConvolutionProblem(ConvolutionOperation operation, Numerics numeri
         if (epilogue.fused() && operation != ConvolutionOperation.FORWARD) {
             throw new IllegalArgumentException("an epilogue is fused into the forward convolution only");
         }
+        if (numerics.scaled() && operation != ConvolutionOperation.FORWARD) {
+            throw new IllegalArgumentException("FP8 inputs are for the forward convolution only, got " + operation);
+        }
         if (epilogue.residual() != (residual != null)) {
             throw new IllegalArgumentException("a residual shape goes with a residual epilogue, and only with one");
         }

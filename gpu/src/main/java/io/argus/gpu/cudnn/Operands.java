@@ -7,13 +7,18 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The device pointers of one execution, by role (see {@link ConvolutionOperation}): input, filter, output, and for
- * a fused forward the bias and residual (0 when the epilogue has none).
+ * The device pointers of one execution, by role (see {@link ConvolutionOperation}): input, filter, output, for a
+ * fused forward the bias and residual (0 when the epilogue has none), and for FP8 inputs the FP32 scale of each
+ * output channel (0 otherwise).
  */
-public record Operands(long input, long filter, long output, long bias, long residual) {
+public record Operands(long input, long filter, long output, long bias, long residual, long scale) {
+
+    public Operands(long input, long filter, long output, long bias, long residual) {
+        this(input, filter, output, bias, residual, 0);
+    }
 
     public static Operands of(long input, long filter, long output) {
-        return new Operands(input, filter, output, 0, 0);
+        return new Operands(input, filter, output, 0, 0, 0);
     }
 
     /** The variant pack of these pointers and a workspace (the caller closes it). */
@@ -28,6 +33,10 @@ public record Operands(long input, long filter, long output, long bias, long res
         if (residual != 0) {
             uids.add(ConvolutionGraph.UID_RESIDUAL);
             pointers.add(residual);
+        }
+        if (scale != 0) {
+            uids.add(ConvolutionGraph.UID_SCALE);
+            pointers.add(scale);
         }
         CudnnDescriptor vp = new CudnnDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, "variant pack");
         vp.int64(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, "unique ids", uids.stream().mapToLong(Long::longValue).toArray());
