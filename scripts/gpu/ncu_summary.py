@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The last forward of an `argus bench forwards` run profiled by Nsight Compute (`ncu --csv --page raw`): the forward is
-found as the repeating tail of the kernel sequence (the command runs the same forward N times last), then its kernels
+found as the last complete block of a repeating kernel sequence (the command runs the same forward N times last; a
+profile cut short leaves a partial one after it), then its kernels
 are listed costliest first with achieved DRAM bandwidth, SM throughput and tensor-pipe activity, and totals.
 
 usage: ncu_summary.py NCU_CSV [--runs N] [--top K]"""
@@ -36,13 +37,16 @@ def number(row, key):
         return float("nan")
 
 
-def last_run(names, runs):
-    """Length L of the forward: the tail's last `runs` blocks of L names equal (the smallest such L)."""
-    n = len(names)
-    for length in range(1, n // runs + 1):
-        tail = names[n - length:]
-        if all(names[n - (k + 1) * length:n - k * length] == tail for k in range(1, runs)):
-            return length
+def last_run(keys, runs, shortest=8):
+    """(start, length) of the last complete forward: the latest end at which `runs` consecutive blocks of `length`
+    kernels are equal (the smallest such length, at least `shortest`: cuDNN's kernels share names, so two equal
+    neighbours prove nothing). A run cut short by the profiler leaves a partial forward after it, skipped."""
+    n = len(keys)
+    for end in range(n, 0, -1):
+        for length in range(shortest, end // runs + 1):
+            tail = keys[end - length:end]
+            if all(keys[end - (k + 1) * length:end - k * length] == tail for k in range(1, runs)):
+                return end - length, length
     return None
 
 
@@ -55,17 +59,18 @@ def main():
     header, units, kernels = rows(a.csv)
     if not kernels:
         sys.exit(f"{a.csv}: no kernel rows")
-    names = [k["Kernel Name"] for k in kernels]
-    length = last_run(names, a.runs)
-    if length is None:
-        sys.exit(f"{a.csv}: the last {a.runs} forwards do not repeat one kernel sequence ({len(names)} kernels)")
-    forward = kernels[len(kernels) - length:]
+    keys = [(k["Kernel Name"], k.get("Grid Size"), k.get("Block Size")) for k in kernels]
+    found = last_run(keys, a.runs)
+    if found is None:
+        sys.exit(f"{a.csv}: no {a.runs} forwards in a row repeat one kernel sequence ({len(keys)} kernels)")
+    start, length = found
+    forward = kernels[start:start + length]
     scale = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3}.get(units.get(TIME, "nsecond"), 1e-3)
     total_us = sum(number(k, TIME) * scale for k in forward)
     dram_b = sum(number(k, DRAM_BYTES) for k in forward if number(k, DRAM_BYTES) == number(k, DRAM_BYTES))
     bunit = units.get(DRAM_BYTES, "byte")
     bscale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}.get(bunit, 1)
-    print(f"one forward: {length} kernels, {total_us:.1f} us of kernel time (ncu serializes kernels; "
+    print(f"one forward: kernels {start}-{start + length - 1} of {len(kernels)}, {length} kernels, {total_us:.1f} us of kernel time (ncu serializes kernels; "
           f"under the profiler's clock control), DRAM {dram_b * bscale / 1e6:.1f} MB "
           f"= {dram_b * bscale / (total_us * 1e-6) / 1e12:.2f} TB/s averaged over kernel time")
     ranked = sorted(forward, key=lambda k: -number(k, TIME))
