@@ -255,7 +255,8 @@ public final class ConvolutionPlanner {
      * The heuristics propose few IEEE FP32 (CUDA-core) engines in NHWC: timing every engine took yolov4-tiny's FP32
      * training at batch 64 on the H200 from 1,339 to 1,452 img/s (its second 3x3 layer's forward, for one, 1.50 ms on
      * the heuristics' best, 1.09 ms on an FFT engine they had not proposed). Only for a wide search (training), for
-     * IEEE FP32 or where the heuristics left fewer than two candidates: finalizing an engine can compile a kernel.
+     * IEEE FP32 or where the heuristics left fewer than two candidates; engines compiled at run time are left out
+     * ({@link #compiledAtRunTime}).
      */
     private void everyEngine(ConvolutionGraph graph, ConvolutionProblem problem, cudnnContext handle,
                              PlanSettings settings, List<Candidate> out) {
@@ -271,13 +272,28 @@ public final class ConvolutionPlanner {
             CudnnDescriptor config;
             try {
                 EngineConfig defaults = new EngineConfig(engineIndex, java.util.Map.of());
-                config = defaults.build(graph, defaults.engineFor(graph));
+                CudnnDescriptor engine = defaults.engineFor(graph);
+                if (compiledAtRunTime(engine)) continue;
+                config = defaults.build(graph, engine);
             } catch (CudaException e) {
                 continue;   // the engine does not support this graph
             }
             Candidate c = candidate(graph, problem, config, handle, settings);
             if (c != null) out.add(c);
         }
+    }
+
+    /**
+     * Whether finalizing the engine compiles its kernel (NVRTC). The every-engine search leaves those out: compiling
+     * a kernel for each of them made the trainer's GPU tests several times slower, and one such compile crashed the
+     * JVM inside NVRTC (SIGSEGV under nvrtcCompileProgram, from ExecutionPlan finalize, planning an FP32 layer). The
+     * heuristics' own proposals, compiled or not, are still tried.
+     */
+    private static boolean compiledAtRunTime(CudnnDescriptor engine) {
+        for (int note : engine.getEnums(CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE, 8)) {
+            if (note == CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION) return true;
+        }
+        return false;
     }
 
     private Candidate candidate(ConvolutionGraph graph, ConvolutionProblem problem, CudnnDescriptor config,
