@@ -64,7 +64,20 @@ public final class ArgusCli implements Runnable {
 
     static String messageOf(Throwable ex) {
         String m = ex.getMessage();
-        if (ex instanceof java.io.UncheckedIOException && ex.getCause() != null) m = ex.getCause().getMessage();
+        // an UncheckedIOException made of its cause alone says the cause's class first: its cause's message then
+        if (ex instanceof java.io.UncheckedIOException && ex.getCause() != null
+                && (m == null || m.equals(ex.getCause().toString()))) {
+            m = ex.getCause().getMessage();
+        }
+        // a missing or unreadable file's exception says only its path: say what is wrong with it
+        for (Throwable t : new Throwable[] {ex, ex.getCause()}) {
+            if (t instanceof java.nio.file.FileSystemException f && f.getFile() != null && f.getReason() == null) {
+                String what = t instanceof java.nio.file.NoSuchFileException ? "no such file"
+                        : t instanceof java.nio.file.AccessDeniedException ? "permission denied" : "cannot read";
+                if (m == null || m.equals(f.getFile())) return what + ": " + f.getFile();
+                if (m.endsWith(": " + f.getFile())) return m.substring(0, m.length() - f.getFile().length()) + what;
+            }
+        }
         return m != null ? m : ex.toString();
     }
 }

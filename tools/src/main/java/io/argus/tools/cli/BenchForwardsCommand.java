@@ -34,8 +34,9 @@ final class BenchForwardsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (batch < 1) throw new IllegalArgumentException("--batch must be at least 1, got " + batch);
-        if (runs < 1) throw new IllegalArgumentException("--runs must be at least 1, got " + runs);
+        if (batch < 1) throw new IllegalArgumentException("--batch: expected at least 1, found " + batch);
+        if (runs < 1) throw new IllegalArgumentException("--runs: expected at least 1, found " + runs);
+        io.argus.gpu.CudaRuntime.require();   // before the model is read: without a GPU, say so first
         try (CudaBackend backend = CudaBackend.open(model.load(false), batch,
                 // no CUDA graph: a profiler cannot profile the kernels of a stream capture
                 CudaSystemProperties.inference().withGraphs(false))) {
