@@ -45,9 +45,17 @@ public final class DecodeCeiling {
     }
 
     /**
-     * Decodes with {@code streams} threads for {@code warmup} seconds, then measures {@code seconds}; {@code paced}:
-     * each stream at most {@code fps} pictures a second, as a live camera delivers them (the load of N cameras rather
-     * than the most the host decodes).
+     * The longest the measurement waits for every stream's first picture. NVDEC sessions are created a few at a time
+     * ({@code NvdecDecoder}'s turns) and each creation took up to seconds with 150 streams decoding: at 128 and 192
+     * streams some had no picture yet when a fixed warm-up ended, and their zeros went into the window.
+     */
+    static final double START_LIMIT_SECONDS = 180;
+
+    /**
+     * Starts {@code streams} threads, waits until every one has decoded its first picture (at most {@link
+     * #START_LIMIT_SECONDS}; how long they took is printed), decodes {@code warmup} seconds more, then measures
+     * {@code seconds}; {@code paced}: each stream at most {@code fps} pictures a second, as a live camera delivers them
+     * (the load of N cameras rather than the most the host decodes).
      */
     public Result run(int streams, double warmup, double seconds, int fps, boolean paced) throws InterruptedException {
         LongAdder frames = new LongAdder();
@@ -56,21 +64,33 @@ public final class DecodeCeiling {
         AtomicBoolean stop = new AtomicBoolean();
         List<Thread> threads = new ArrayList<>();
         LongAdder[] perStream = new LongAdder[streams];
+        // when each stream's first picture came (or it failed), 0 until then
+        java.util.concurrent.atomic.AtomicLongArray started = new java.util.concurrent.atomic.AtomicLongArray(streams);
+        java.util.concurrent.CountDownLatch allStarted = new java.util.concurrent.CountDownLatch(streams);
+        long begin = System.nanoTime();
         for (int i = 0; i < streams; i++) {
             String name = "decode" + i;
+            int index = i;
             LongAdder mine = perStream[i] = new LongAdder();
+            Runnable first = () -> {
+                if (started.compareAndSet(index, 0, System.nanoTime())) allStarted.countDown();
+            };
             Thread t = Thread.ofPlatform().name(name).start(() -> {
                 try {
                     Pacer pacer = paced ? new Pacer(fps) : null;
-                    if (decoder.equals("nvdec")) nvdec(name, frames, mine, stop, pacer);
-                    else cpu(frames, mine, stop, pacer);
+                    if (decoder.equals("nvdec")) nvdec(name, frames, mine, first, stop, pacer);
+                    else cpu(frames, mine, first, stop, pacer);
                 } catch (Exception e) {
                     failures.increment();
                     failure.compareAndSet(null, name + ": " + e.getMessage());
+                } finally {
+                    first.run();   // a stream that failed before its first picture: not waited for
                 }
             });
             threads.add(t);
         }
+        boolean all = allStarted.await((long) (START_LIMIT_SECONDS * 1000), java.util.concurrent.TimeUnit.MILLISECONDS);
+        printStarts(started, begin, all);
         Thread.sleep((long) (warmup * 1000));
         long f0 = frames.sum();
         long[] s0 = java.util.Arrays.stream(perStream).mapToLong(LongAdder::sum).toArray();
@@ -107,6 +127,23 @@ public final class DecodeCeiling {
         return r;
     }
 
+    /** How long the streams took to their first picture: fewest, median, most seconds, and how many had none. */
+    private void printStarts(java.util.concurrent.atomic.AtomicLongArray started, long begin, boolean all) {
+        int n = started.length();
+        double[] seconds = new double[n];
+        int none = 0;
+        for (int i = 0; i < n; i++) {
+            long at = started.get(i);
+            if (at == 0) none++;
+            seconds[i] = at == 0 ? START_LIMIT_SECONDS : (at - begin) / 1e9;
+        }
+        java.util.Arrays.sort(seconds);
+        out.printf(Locale.ROOT, "  first picture of each stream after %.2f s (fewest), %.2f s (median), %.2f s (most)%s%n",
+                seconds[0], PipelineBenchmark.percentile(seconds, 0.5), seconds[n - 1],
+                all ? "" : String.format(Locale.ROOT, "; %d of %d streams had none after %.0f s, measured anyway", none,
+                        n, START_LIMIT_SECONDS));
+    }
+
     /** Holds a stream to {@code fps} pictures a second from its start, as a live source would. */
     private static final class Pacer {
         private final long nanosPerPicture;
@@ -122,7 +159,8 @@ public final class DecodeCeiling {
         }
     }
 
-    private void nvdec(String name, LongAdder frames, LongAdder mine, AtomicBoolean stop, Pacer pacer) throws Exception {
+    private void nvdec(String name, LongAdder frames, LongAdder mine, Runnable first, AtomicBoolean stop, Pacer pacer)
+            throws Exception {
         try (NvdecDecoder d = NvdecDecoder.open(name, device, video.toString(), null)) {
             // the picture stays on the GPU: nothing is enqueued, the surface goes straight back to the pool
             while (!stop.get()) {
@@ -132,6 +170,7 @@ public final class DecodeCeiling {
                     p.close();
                     frames.increment();
                     mine.increment();
+                    first.run();
                 } else if (!d.rewind()) {
                     throw new IllegalStateException("cannot rewind " + video);
                 }
@@ -139,7 +178,7 @@ public final class DecodeCeiling {
         }
     }
 
-    private void cpu(LongAdder frames, LongAdder mine, AtomicBoolean stop, Pacer pacer) throws Exception {
+    private void cpu(LongAdder frames, LongAdder mine, Runnable first, AtomicBoolean stop, Pacer pacer) throws Exception {
         try (FFmpegFrameGrabber g = new FFmpegFrameGrabber(video.toFile())) {
             g.setPixelFormat(avutil.AV_PIX_FMT_BGR24);
             g.setVideoOption("threads", "1");   // as a CPU camera decodes (camera.decoderThreads, default 1)
@@ -151,6 +190,7 @@ public final class DecodeCeiling {
                 else {
                     frames.increment();
                     mine.increment();
+                    first.run();
                 }
             }
             g.stop();

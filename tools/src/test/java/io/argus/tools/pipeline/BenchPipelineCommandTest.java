@@ -70,6 +70,14 @@ class BenchPipelineCommandTest {
             assertTrue(Double.parseDouble(m.group(2)) > 15, text);
             assertTrue(Double.parseDouble(m.group(3)) > 0, text);
         }
+        // the window opens once every stream has its first picture, and how long that took is said
+        Matcher starts = Pattern.compile("first picture of each stream after ([0-9.]+) s \\(fewest\\), ([0-9.]+) s "
+                + "\\(median\\), ([0-9.]+) s \\(most\\)\n").matcher(text);
+        for (int k = 0; k < 2; k++) {
+            assertTrue(starts.find(), text);
+            assertTrue(Double.parseDouble(starts.group(1)) <= Double.parseDouble(starts.group(3)), text);
+            assertTrue(Double.parseDouble(starts.group(3)) < 30, text);
+        }
         assertTrue(refused != 0, "--decoder nvdec for a model on the CPU is refused");
         assertTrue(err.toString().contains("--decoder nvdec with --backend cpu: NVDEC frames stay on the GPU"),
                 err.toString());
