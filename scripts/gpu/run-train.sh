@@ -14,7 +14,8 @@
 # names in io.argus.trainer.cuda, default: the whole package), TEST_TIMEOUT, BENCH_TIMEOUT, TORCH_TIMEOUT,
 # CURVE_TIMEOUT (s), PRECISIONS (bench modes: mixed, fp32, tf32; default all three), CURVE_SEEDS (batch orders, e.g.
 # 1,2 for a run-to-run noise reference), TEST_JOPTS (extra JVM options for the tests, e.g.
-# -Dargus.cuda.train.overwrite=true), VERBOSE (cuDNN plans per layer), PROFILE (per-layer device times), OUT (logs).
+# -Dargus.cuda.train.overwrite=true), VERBOSE (cuDNN plans per layer), PROFILE (per-layer device times), ROUNDS (bench
+# and torch repeated in alternation, default 1), OUT (logs).
 # Prints a summary table last.
 set -u
 B="$(cd "$(dirname "$0")" && pwd)"
@@ -51,18 +52,24 @@ if [[ ",$PHASES," == *",tests,"* ]]; then
   python3 "$B/junit_summary.py" "$LOGS/train-tests/"
 fi
 
-if [[ ",$PHASES," == *",bench,"* ]]; then
-  log "argus bench train"
-  timeout "${BENCH_TIMEOUT:-240}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench train \
-    --cfg "$CFG" --width "$SIZE" --height "$SIZE" --batch "$BATCH" --seconds "$SECONDS_EACH" --warmup 5 ${PROFILE:+--profile} --precision "${PRECISIONS:-mixed,fp32,tf32}" \
-    2>&1 | tee "$LOGS/train-bench.log"
-fi
-
-if [[ ",$PHASES," == *",torch,"* ]]; then
-  log "PyTorch peer"
-  PYTHONUNBUFFERED=1 timeout "${TORCH_TIMEOUT:-240}" python3 "$B/torch_train_peer.py" --cfg "$CFG" --size "$SIZE" \
-    --batch "$BATCH" --seconds "$SECONDS_EACH" 2>&1 | tee "$LOGS/train-torch.log"
-fi
+# bench and torch: ROUNDS times in alternation (ours, then PyTorch's), each round marked in the logs; the summary
+# gives each round's ratios and their median, so a peer that lands on a fast or slow moment shows as spread
+rm -f "$LOGS/train-bench.log" "$LOGS/train-torch.log"
+for round in $(seq 1 "${ROUNDS:-1}"); do
+  if [[ ",$PHASES," == *",bench,"* ]]; then
+    log "argus bench train (round $round)"
+    echo "### round $round" >> "$LOGS/train-bench.log"
+    timeout "${BENCH_TIMEOUT:-240}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench train \
+      --cfg "$CFG" --width "$SIZE" --height "$SIZE" --batch "$BATCH" --seconds "$SECONDS_EACH" --warmup 5 ${PROFILE:+--profile} --precision "${PRECISIONS:-mixed,fp32,tf32}" \
+      2>&1 | tee -a "$LOGS/train-bench.log"
+  fi
+  if [[ ",$PHASES," == *",torch,"* ]]; then
+    log "PyTorch peer (round $round)"
+    echo "### round $round" >> "$LOGS/train-torch.log"
+    PYTHONUNBUFFERED=1 timeout "${TORCH_TIMEOUT:-240}" python3 "$B/torch_train_peer.py" --cfg "$CFG" --size "$SIZE" \
+      --batch "$BATCH" --seconds "$SECONDS_EACH" 2>&1 | tee -a "$LOGS/train-torch.log"
+  fi
+done
 
 if [[ ",$PHASES," == *",curves,"* ]]; then
   log "loss curves"

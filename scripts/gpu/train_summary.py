@@ -21,8 +21,18 @@ def fields(text):
     return out
 
 
+ROUND = re.compile(r"^### round ([0-9]+)$")
+
+
+def median(xs):
+    xs = sorted(x for x in xs if x == x)
+    if not xs:
+        return float("nan")
+    return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+
+
 def main(paths):
-    ours, torch, curves = {}, {}, {}
+    ours_by, torch_by, curves = {}, {}, {}   # per round (run-train.sh's ROUNDS: "### round N" lines), then by mode
     rows = []
     for path in paths:
         if not os.path.exists(path):
@@ -31,18 +41,29 @@ def main(paths):
             with open(path) as f:
                 rows = list(csv.DictReader(f))
             continue
+        round_ = 1
         for line in open(path, errors="replace"):
+            r = ROUND.match(line.strip())
+            if r:
+                round_ = int(r.group(1))
+                continue
             m = LINE.match(line.strip())
             if not m:
                 continue
             f = fields(m.group(2))
             if m.group(1) == "argus-train":
-                ours[f["precision"]] = f
+                ours_by.setdefault(round_, {})[f["precision"]] = f
             elif m.group(1) == "torch-train":
-                torch[f["mode"]] = f
+                torch_by.setdefault(round_, {})[f["mode"]] = f
             else:
                 curves[f["precision"]] = f
+    rounds = sorted(set(ours_by) | set(torch_by)) or [1]
     g = lambda d, k, key: float(d[k][key]) if k in d and key in d[k] else float("nan")
+    if len(rounds) > 1:
+        round_ratios(rounds, ours_by, torch_by, g)
+    # the tables below: the median round's figures per side and mode (memory does not move between rounds)
+    ours = median_round(ours_by, "images/s")
+    torch = median_round(torch_by, "images/s")
     print("| side | precision | images/s | ms/iter | memory MiB (allocated; torch: max_memory_allocated) |")
     print("|---|---|---|---|---|")
     for k in ("mixed", "fp32", "tf32"):
@@ -80,6 +101,40 @@ def main(paths):
     if rows:
         curve_table(rows)
     return 0
+
+
+def median_round(by_round, key):
+    """Per mode, the round whose `key` is the median (the lower middle of an even count)."""
+    out = {}
+    modes = {k for r in by_round.values() for k in r}
+    for k in modes:
+        runs = sorted((float(r[k][key]), r[k]) for r in by_round.values() if k in r and key in r[k])
+        if runs:
+            out[k] = runs[(len(runs) - 1) // 2][1]
+    return out
+
+
+def round_ratios(rounds, ours_by, torch_by, g):
+    """Each round's ours / PyTorch's images/s per precision, and their median and spread."""
+    print("| round | " + " | ".join(f"argus {a} / pytorch {b}" for a, b in PAIRS) + " |")
+    print("|---" * (len(PAIRS) + 1) + "|")
+    per = {pair: [] for pair in PAIRS}
+    for r in rounds:
+        cells = []
+        for a, b in PAIRS:
+            v = g(ours_by.get(r, {}), a, "images/s") / g(torch_by.get(r, {}), b, "images/s")
+            per[(a, b)].append(v)
+            cells.append(f"{v:.2f}")
+        print(f"| {r} | " + " | ".join(cells) + " |")
+    for a, b in PAIRS:
+        vs = [v for v in per[(a, b)] if v == v]
+        if vs:
+            print(f"argus {a} / pytorch {b} images/s over {len(vs)} rounds: median {median(vs):.2f} "
+                  f"({min(vs):.2f}-{max(vs):.2f})")
+    print()
+
+
+PAIRS = [("mixed", "amp"), ("fp32", "fp32"), ("tf32", "tf32")]
 
 
 def curve_table(rows):
