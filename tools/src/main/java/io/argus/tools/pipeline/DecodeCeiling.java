@@ -46,8 +46,8 @@ public final class DecodeCeiling {
 
     /**
      * The longest the measurement waits for every stream's first picture. NVDEC sessions are created a few at a time
-     * ({@code NvdecDecoder}'s turns) and each creation took up to seconds with 150 streams decoding: at 128 and 192
-     * streams some had no picture yet when a fixed warm-up ended, and their zeros went into the window.
+     * ({@code NvdecDecoder}'s turns) and each creation took up to seconds with 150 streams decoding; at 128 and 192
+     * streams some decoded nothing in a 10 s window after a fixed warm-up.
      */
     static final double START_LIMIT_SECONDS = 180;
 
