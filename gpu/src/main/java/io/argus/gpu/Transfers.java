@@ -32,12 +32,12 @@ public final class Transfers {
         }
     }
 
-    /** Uploads floats as {@code type} (converted to FP16 for HALF, to E4M3 unscaled for FP8_E4M3). */
+    /** Uploads floats as {@code type} (converted to FP16 for HALF); FP8 values carry a scale: {@link Fp8#encode}. */
     public static void upload(long device, float[] values, ElementType type) {
         switch (type) {
             case FLOAT -> upload(device, values);
             case HALF -> upload(device, toHalves(values));
-            case FP8_E4M3 -> upload(device, Fp8.encode(values, 1f));
+            case FP8_E4M3 -> throw new IllegalArgumentException("FP8 values carry a scale: upload Fp8.encode(v, scale)");
         }
     }
 
@@ -71,16 +71,7 @@ public final class Transfers {
     /** {@code count} values of {@code type} as floats. */
     public static float[] download(long device, long count, ElementType type) {
         if (type == ElementType.FLOAT) return downloadFloats(device, count);
-        if (type == ElementType.FP8_E4M3) {
-            try (BytePointer host = new BytePointer(count)) {
-                toHost(host, device, count);
-                byte[] b = new byte[(int) count];
-                host.get(b);
-                float[] out = new float[b.length];
-                for (int i = 0; i < b.length; i++) out[i] = Fp8.decode(b[i]);
-                return out;
-            }
-        }
+        if (type == ElementType.FP8_E4M3) throw new IllegalArgumentException("FP8 values carry a scale: decode with Fp8");
         short[] h = downloadHalves(device, count);
         float[] out = new float[h.length];
         for (int i = 0; i < h.length; i++) out[i] = Float.float16ToFloat(h[i]);

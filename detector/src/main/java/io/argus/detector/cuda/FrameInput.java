@@ -109,9 +109,11 @@ final class FrameInput implements AutoCloseable {
         launch.f32(114f * scale);
     }
 
+    /** The frame area (and its staging) at least {@code bytes}, of the kind {@link #managed} asks for. */
     private void ensure(long bytes) {
-        if (frames != null && frames.bytes() >= bytes) return;
-        long size = Math.max(bytes, frames == null ? 0 : frames.bytes() * 2);
+        boolean rightKind = frames != null && (frames.kind() == GpuBuffer.Kind.MANAGED) == managed;
+        if (rightKind && frames.bytes() >= bytes) return;
+        long size = Math.max(bytes, frames == null ? 0 : rightKind ? frames.bytes() * 2 : frames.bytes());
         if (frames != null) frames.close();
         if (staging != null) staging.close();
         frames = managed ? GpuBuffer.managed(size, "frames") : GpuBuffer.device(size, "frames");
@@ -126,14 +128,10 @@ final class FrameInput implements AutoCloseable {
      */
     ByteBuffer frameSlot(int slot, int bytes) {
         if (!unified) throw new IllegalStateException("frame slots exist in unified memory mode only");
-        if (!managed) {   // a discrete GPU's frames were in device memory so far: from now on in managed memory
-            managed = true;
-            frames.close();
-            frames = null;
-            staging.close();
-            staging = null;
-            ensure(16L * 1024 * 1024);
-        }
+        // a discrete GPU's frames were in device memory so far: from now on the area is managed (ensure reallocates
+        // it), and frames staged ahead into a device area are not swapped in (the next call copies them)
+        managed = true;
+        aheadImages = null;
         slotStride = Math.max(slotStride, align(bytes));
         ensure(slotStride * maxBatch);
         return frames.host().slice((int) (slotStride * slot), bytes);
@@ -204,11 +202,7 @@ final class FrameInput implements AutoCloseable {
         if (total > (frames == null ? 0 : frames.bytes()) && hasInPlace(inPlace)) {
             // growing would move frames written in place: copy them too
             java.util.Arrays.fill(inPlace, false);
-            total = 0;
-            for (int i = 0; i < n; i++) {
-                offsets[i] = total;
-                total += align(bytesOf(images.get(i)));
-            }
+            total = packed(images, offsets);
         }
         if (aheadImages != null && same(aheadImages, images)) {
             // staged ahead: wait for its upload, then read that area
@@ -297,11 +291,7 @@ final class FrameInput implements AutoCloseable {
         int n = images.size();
         if (!staged || slotStride > 0 || n == 0 || n > maxBatch) return false;
         long[] offsets = new long[n];
-        long total = 0;
-        for (int i = 0; i < n; i++) {
-            offsets[i] = total;
-            total += align(bytesOf(images.get(i)));
-        }
+        long total = packed(images, offsets);
         if (aheadFrames == null || aheadFrames.bytes() < total) {
             long size = Math.max(total, aheadFrames == null ? 0 : aheadFrames.bytes() * 2);
             if (aheadFrames != null) aheadFrames.close();
@@ -321,6 +311,16 @@ final class FrameInput implements AutoCloseable {
         aheadImages = List.copyOf(images);
         aheadOffsets = offsets;
         return true;
+    }
+
+    /** Every image one after another from 0 ({@code offsets[i]}, aligned); returns the bytes they take. */
+    private static long packed(List<BgrImage> images, long[] offsets) {
+        long total = 0;
+        for (int i = 0; i < images.size(); i++) {
+            offsets[i] = total;
+            total += align(bytesOf(images.get(i)));
+        }
+        return total;
     }
 
     /** The same pictures, by identity, in the same order. */
