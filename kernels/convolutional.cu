@@ -2,12 +2,13 @@
 // the convolution itself.
 //
 // Inference, FP16 views: (a) bias + activation in one pass over an FP16 NHWC view, in place: the epilogue for
-// convolutions whose activation cuDNN could not fuse (bias_activation_vec8 / _scalar, plain extern "C").
+// convolutions whose activation cuDNN could not fuse (bias_activation_vec8 / _scalar, plain extern "C"); (b) a
+// direct convolution over the image's 3 channels (conv_direct_k<OC>).
 //
 // Training, templated over the storage type T (INSTANTIATE: NAME_h, NAME_f):
-// (b) a convolution without batch norm: y = act(z + bias); backward turns dy into dL/dz = dy act'(z + bias) in place
+// (c) a convolution without batch norm: y = act(z + bias); backward turns dy into dL/dz = dy act'(z + bias) in place
 //     and sums it per channel for the bias gradient (FP32).
-// (c) batch normalization, per channel over images and pixels, as io.argus.trainer.nn.ConvolutionalTrainLayer: the
+// (d) batch normalization, per channel over images and pixels, as io.argus.trainer.nn.ConvolutionalTrainLayer: the
 //     batch's mean and variance (n-1), the rolling statistics moved 1% towards them, then scale, bias and the
 //     activation; backward is the exact gradient through the batch statistics. Statistics and parameters are FP32;
 //     z (the convolution's output), y and the gradients are T. Per-channel arrays are S long (S = padded channels).
@@ -44,7 +45,113 @@ extern "C" __global__ void bias_activation_scalar(half_t* data, long long image,
     }
 }
 
-// ---- (b) training without batch norm: bias + activation ----
+// ---- (b) inference: a direct convolution over the 3 channels of the image ----
+
+// A network's first layer (on the letterboxed RGB image), with its bias and activation. Why not cuDNN: with 3
+// channels padded to 8 its tensor-core engines read 16-byte pixels of which 6 bytes count and keep the tensor pipe
+// under a tenth busy (the costliest kernel of a yolov4-tiny forward). Here a block computes a tile of 8 x 32 output
+// pixels: it first copies the input pixels the tile reads (8 bytes each, the fourth channel unused) into shared
+// memory as FP32, in coalesced loads, then each thread multiplies its pixel's taps by FP32 weights held in shared
+// memory, for all OC output channels at once. (One pixel per thread reading its taps straight from global memory
+// ran at about cuDNN's speed: too few warps to hide the loads.) The launch bounds keep two blocks per SM up to 32
+// channels without spilling. Weights: [size][size][3][OC] FP32 (padded filters zero). The input view's pixel stride
+// and offset are multiples of 4, the output's of 8 (16-byte stores). Grid: one block per tile and image
+// (tilesX * tilesY * n). The Java side (Convolutional) checks the tile's input fits DIRECT_INPUT floats, times this
+// against cuDNN's plan and keeps the faster.
+#define DIRECT_WEIGHTS 4096
+#define DIRECT_INPUT 4096
+#define DIRECT_TILE_H 8
+#define DIRECT_TILE_W 32
+
+struct alignas(16) f4 {
+    float x, y, z, w;
+};
+struct alignas(8) u2 {
+    unsigned int x, y;
+};
+
+template <int OC>
+__device__ void conv_direct(const half_t* x, long long xImage, int xPixel, int xOffset, int inH, int inW,
+                            half_t* y, long long yImage, int yPixel, int yOffset, int outH, int outW,
+                            const float* weights, const float* bias, int size, int stride, int pad, int act) {
+    __shared__ f4 sW[DIRECT_WEIGHTS / 4];
+    __shared__ float sIn[DIRECT_INPUT];
+    __shared__ float sB[OC];
+    int tilesX = (outW + DIRECT_TILE_W - 1) / DIRECT_TILE_W;
+    int tilesY = (outH + DIRECT_TILE_H - 1) / DIRECT_TILE_H;
+    int tile = blockIdx.x;
+    int ox0 = (tile % tilesX) * DIRECT_TILE_W;
+    int oy0 = (tile / tilesX % tilesY) * DIRECT_TILE_H;
+    int b = tile / tilesX / tilesY;
+    int inTW = (DIRECT_TILE_W - 1) * stride + size;
+    int inTH = (DIRECT_TILE_H - 1) * stride + size;
+    int count = size * size * 3 * OC / 4;
+    for (int i = threadIdx.x; i < count; i += blockDim.x) sW[i] = reinterpret_cast<const f4*>(weights)[i];
+    for (int i = threadIdx.x; i < OC; i += blockDim.x) sB[i] = bias[i];
+    const half_t* image = x + b * xImage + xOffset;
+    for (int i = threadIdx.x; i < inTH * inTW; i += blockDim.x) {
+        int iy = oy0 * stride - pad + i / inTW;
+        int ix = ox0 * stride - pad + i % inTW;
+        float v[4] = {0.f, 0.f, 0.f, 0.f};
+        if (iy >= 0 && iy < inH && ix >= 0 && ix < inW) {
+            u2 u = *reinterpret_cast<const u2*>(image + ((long long) iy * inW + ix) * xPixel);
+            unpack2(u.x, v);
+            unpack2(u.y, v + 2);
+        }
+        sIn[3 * i] = v[0];
+        sIn[3 * i + 1] = v[1];
+        sIn[3 * i + 2] = v[2];
+    }
+    __syncthreads();
+    int ly = threadIdx.x / DIRECT_TILE_W;
+    int lx = threadIdx.x % DIRECT_TILE_W;
+    int oy = oy0 + ly;
+    int ox = ox0 + lx;
+    if (oy >= outH || ox >= outW) return;
+    float acc[OC];
+#pragma unroll
+    for (int o = 0; o < OC; o++) acc[o] = sB[o];
+    for (int r = 0; r < size; r++) {
+        for (int s = 0; s < size; s++) {
+            const float* in = sIn + 3 * ((ly * stride + r) * inTW + lx * stride + s);
+            const f4* w = sW + (r * size + s) * 3 * (OC / 4);
+#pragma unroll
+            for (int c = 0; c < 3; c++) {
+                float v = in[c];
+#pragma unroll
+                for (int o = 0; o < OC / 4; o++) {
+                    f4 q = w[c * (OC / 4) + o];
+                    acc[4 * o] += v * q.x;
+                    acc[4 * o + 1] += v * q.y;
+                    acc[4 * o + 2] += v * q.z;
+                    acc[4 * o + 3] += v * q.w;
+                }
+            }
+        }
+    }
+    half_t* out = y + at(b, yImage, oy * outW + ox, yPixel, yOffset, 0);
+#pragma unroll
+    for (int o = 0; o < OC; o += 8) {
+        float v8[8];
+#pragma unroll
+        for (int i = 0; i < 8; i++) v8[i] = activate(acc[o + i], act);
+        store8(out + o, v8);
+    }
+}
+
+#define CONV_DIRECT(OC)                                                                                          \
+    extern "C" __global__ void __launch_bounds__(256, OC <= 32 ? 2 : 1) conv_direct_k##OC(                      \
+        const half_t* x, long long xImage, int xPixel, int xOffset, int inH, int inW, half_t* y,                 \
+        long long yImage, int yPixel, int yOffset, int outH, int outW, const float* weights, const float* bias,   \
+        int size, int stride, int pad, int act) {                                                                \
+        conv_direct<OC>(x, xImage, xPixel, xOffset, inH, inW, y, yImage, yPixel, yOffset, outH, outW, weights,   \
+                        bias, size, stride, pad, act);                                                           \
+    }
+CONV_DIRECT(16)
+CONV_DIRECT(32)
+CONV_DIRECT(64)
+
+// ---- (c) training without batch norm: bias + activation ----
 
 #define BIAS_ACT_PARAMS(T) (const T* z, T* y, long long pixels, int S, int C, const float* bias, int act)
 
@@ -107,7 +214,7 @@ extern "C" __global__ void bias_backward_finalize(const float* partial, int bloc
     if (threadIdx.x < 8 && c < C) biasGradient[c] += (float) sums[0][threadIdx.x];
 }
 
-// ---- (c) training with batch norm ----
+// ---- (d) training with batch norm ----
 
 // Sums of (z - shift) and (z - shift)^2 per channel, shift = the rolling mean (near the batch mean, so the one-pass
 // variance does not cancel).

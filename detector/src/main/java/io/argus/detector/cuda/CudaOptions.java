@@ -11,20 +11,32 @@ import java.nio.file.Path;
  * convolution. {@code graphs}: capture the whole forward per batch bucket as a CUDA graph. {@code inPlace}: routes
  * concatenate by having their inputs write into place. {@code autotune}: how many cuDNN engine configurations are
  * timed per convolution shape. {@code planCache}: the directory where chosen cuDNN plans are kept between runs
- * (keyed by GPU, driver, cuDNN and shape), so a restart plans without timing; null keeps none.
+ * (keyed by GPU, driver, cuDNN and shape), so a restart plans without timing; null keeps none. {@code direct}: how a
+ * first layer over the image's 3 channels is run: TIMED runs our direct kernel where it beats
+ * cuDNN's plan at the largest batch, ALWAYS wherever it applies, NEVER leaves it to cuDNN.
  *
  * <p>A plain value the caller passes in ({@link io.argus.detector.backends.Detector.Options#cuda()}): the pipeline builds it
  * from a model's {@code cuda:} section, the command line from the {@code -Dargus.cuda.*} properties. The engine
  * reads no system properties for it, so two models in one process can run on two devices in two memory modes.
  */
 public record CudaOptions(int device, MemoryMode memory, Fusion fusion, boolean graphs, boolean inPlace,
-                          int autotune, Path planCache) {
+                          int autotune, Path planCache, DirectConvolution direct) {
     public enum Fusion { ALL, EPILOGUE, NONE }
+
+    public enum DirectConvolution { TIMED, ALWAYS, NEVER }
 
     public CudaOptions {
         if (device < 0) throw new IllegalArgumentException("device: expected an index >= 0, found " + device);
-        if (memory == null || fusion == null) throw new IllegalArgumentException("memory and fusion are required");
+        if (memory == null || fusion == null || direct == null) {
+            throw new IllegalArgumentException("memory, fusion and direct are required");
+        }
         if (autotune < 1) throw new IllegalArgumentException("autotune must be at least 1, got " + autotune);
+    }
+
+    /** The direct convolution where it is timed faster. */
+    public CudaOptions(int device, MemoryMode memory, Fusion fusion, boolean graphs, boolean inPlace, int autotune,
+                       Path planCache) {
+        this(device, memory, fusion, graphs, inPlace, autotune, planCache, DirectConvolution.TIMED);
     }
 
     /** Device 0, memory mode by device, everything fused, graphs, in-place routes, 4 engines timed, plans kept in
@@ -39,31 +51,35 @@ public record CudaOptions(int device, MemoryMode memory, Fusion fusion, boolean 
     }
 
     public CudaOptions withDevice(int d) {
-        return new CudaOptions(d, memory, fusion, graphs, inPlace, autotune, planCache);
+        return new CudaOptions(d, memory, fusion, graphs, inPlace, autotune, planCache, direct);
     }
 
     public CudaOptions withMemory(MemoryMode m) {
-        return new CudaOptions(device, m, fusion, graphs, inPlace, autotune, planCache);
+        return new CudaOptions(device, m, fusion, graphs, inPlace, autotune, planCache, direct);
     }
 
     public CudaOptions withFusion(Fusion f) {
-        return new CudaOptions(device, memory, f, graphs, inPlace, autotune, planCache);
+        return new CudaOptions(device, memory, f, graphs, inPlace, autotune, planCache, direct);
     }
 
     public CudaOptions withGraphs(boolean g) {
-        return new CudaOptions(device, memory, fusion, g, inPlace, autotune, planCache);
+        return new CudaOptions(device, memory, fusion, g, inPlace, autotune, planCache, direct);
     }
 
     public CudaOptions withInPlace(boolean p) {
-        return new CudaOptions(device, memory, fusion, graphs, p, autotune, planCache);
+        return new CudaOptions(device, memory, fusion, graphs, p, autotune, planCache, direct);
     }
 
     public CudaOptions withAutotune(int a) {
-        return new CudaOptions(device, memory, fusion, graphs, inPlace, a, planCache);
+        return new CudaOptions(device, memory, fusion, graphs, inPlace, a, planCache, direct);
+    }
+
+    public CudaOptions withDirect(DirectConvolution d) {
+        return new CudaOptions(device, memory, fusion, graphs, inPlace, autotune, planCache, d);
     }
 
     /** Plans kept in {@code dir} (null: no disk cache). */
     public CudaOptions withPlanCache(Path dir) {
-        return new CudaOptions(device, memory, fusion, graphs, inPlace, autotune, dir);
+        return new CudaOptions(device, memory, fusion, graphs, inPlace, autotune, dir, direct);
     }
 }

@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * 8, four maxpool geometries, upsample by 2 and by 3 with a scale, grouped, nested, 3-input and unaligned routes,
  * a fused and an unfused shortcut, both [yolo] coordinate kinds), FP16 GPU vs FP32 CPU on the same random input,
  * in three builds: everything fused and in place; our own epilogue, shortcut and copy kernels; fused epilogue
- * without CUDA graphs. Every layer's output must be within 1e-2 relative L2, at the largest batch and at batch 1.
+ * without CUDA graphs; and the first layer on the direct kernel. Every layer's output must be within 1e-2 relative L2, at the largest batch and at batch 1.
  */
 @Tag("gpu")
 @Budget(seconds = 5)
@@ -220,6 +220,29 @@ class GpuLayerParityTest {
             scale_x_y=2.0
             """;
 
+    /** A strided first layer whose filters (30) are padded to 32, over an odd width and height. */
+    static final String C = """
+            [net]
+            width=43
+            height=37
+            channels=3
+
+            [convolutional]
+            batch_normalize=1
+            filters=30
+            size=3
+            stride=2
+            pad=1
+            activation=swish
+
+            [convolutional]
+            filters=16
+            size=1
+            stride=1
+            pad=0
+            activation=logistic
+            """;
+
     @BeforeAll
     static void needsGpu() {
         assumeTrue(CudaRuntime.available(), () -> "no CUDA: " + CudaRuntime.problem());
@@ -230,11 +253,15 @@ class GpuLayerParityTest {
         CudaOptions ours = fused.withFusion(CudaOptions.Fusion.NONE).withInPlace(false);
         CudaOptions noGraphs = fused.withFusion(CudaOptions.Fusion.EPILOGUE).withGraphs(false);
         List<Arguments> out = new ArrayList<>();
-        for (String[] net : new String[][] {{"A", A}, {"B", B}}) {
+        for (String[] net : new String[][] {{"A", A}, {"B", B}, {"C", C}}) {
             out.add(Arguments.of(net[0], net[1], "fused+inplace+graphs", fused));
             out.add(Arguments.of(net[0], net[1], "own-kernels+copies", ours));
             out.add(Arguments.of(net[0], net[1], "epilogue-only+no-graphs", noGraphs));
         }
+        // the first layer on the direct kernel whether or not it wins the timing
+        CudaOptions direct = fused.withDirect(CudaOptions.DirectConvolution.ALWAYS);
+        out.add(Arguments.of("A", A, "direct-first-layer", direct));
+        out.add(Arguments.of("C", C, "direct-first-layer", direct));
         return out.stream();
     }
 
@@ -262,6 +289,9 @@ class GpuLayerParityTest {
             gpu.forward(1);   // a second batch size: its own plans and graph
             compare(spec, cpu, gpu, 1, batch, table, failures);
             System.out.println("parity " + name + " " + build + ":\n" + gpu.describe() + "\n" + table);
+            if (options.direct() == CudaOptions.DirectConvolution.ALWAYS && !gpu.describe().contains("direct kernel")) {
+                failures.add("the first layer did not run on the direct kernel: " + gpu.describe());
+            }
         }
         assertTrue(failures.isEmpty(), name + " " + build + ": " + failures);
     }

@@ -255,8 +255,8 @@ public final class ConvolutionPlanner {
      * The heuristics propose few IEEE FP32 (CUDA-core) engines in NHWC: timing every engine took yolov4-tiny's FP32
      * training at batch 64 on the H200 from 1,339 to 1,452 img/s (its second 3x3 layer's forward, for one, 1.50 ms on
      * the heuristics' best, 1.09 ms on an FFT engine they had not proposed). Only for a wide search (training), for
-     * IEEE FP32 or where the heuristics left fewer than two candidates; engines compiled at run time are left out
-     * ({@link #compiledAtRunTime}).
+     * IEEE FP32 or where the heuristics left fewer than two candidates; engines compiled at run time only where the
+     * others leave fewer than two ({@link #compiledAtRunTime}).
      */
     private void everyEngine(ConvolutionGraph graph, ConvolutionProblem problem, cudnnContext handle,
                              PlanSettings settings, List<Candidate> out) {
@@ -266,28 +266,43 @@ public final class ConvolutionPlanner {
         } catch (CudaException e) {
             return;
         }
+        List<Long> compiled = new ArrayList<>();
         for (long index = 0; index < count && out.size() < MAX_HEURISTIC_RESULTS; index++) {
-            long engineIndex = index;
-            if (out.stream().anyMatch(o -> o.plan.config().engine() == engineIndex)) continue;
-            CudnnDescriptor config;
-            try {
-                EngineConfig defaults = new EngineConfig(engineIndex, java.util.Map.of());
-                CudnnDescriptor engine = defaults.engineFor(graph);
-                if (compiledAtRunTime(engine)) continue;
-                config = defaults.build(graph, engine);
-            } catch (CudaException e) {
-                continue;   // the engine does not support this graph
-            }
-            Candidate c = candidate(graph, problem, config, handle, settings);
-            if (c != null) out.add(c);
+            if (!addEngine(graph, problem, handle, settings, out, index, false)) compiled.add(index);
+        }
+        // no choice left among the precompiled engines (an FP32 NHWC backward data of a strided layer had only the
+        // generic engine 0, 15x slower than the compiled engine 84): then the compiled ones, for this problem only
+        for (int i = 0; i < compiled.size() && out.size() < 2; i++) {
+            addEngine(graph, problem, handle, settings, out, compiled.get(i), true);
         }
     }
 
     /**
-     * Whether finalizing the engine compiles its kernel (NVRTC). The every-engine search leaves those out: compiling
-     * a kernel for each of them made the trainer's GPU tests several times slower, and one such compile crashed the
-     * JVM inside NVRTC (SIGSEGV under nvrtcCompileProgram, from ExecutionPlan finalize, planning an FP32 layer). The
-     * heuristics' own proposals, compiled or not, are still tried.
+     * Adds engine {@code index} with its default knobs as a candidate unless already there, unsupported or over the
+     * limit. Returns false only when it was left out for being compiled at run time and {@code compiled} is false.
+     */
+    private boolean addEngine(ConvolutionGraph graph, ConvolutionProblem problem, cudnnContext handle,
+                              PlanSettings settings, List<Candidate> out, long index, boolean compiled) {
+        if (out.stream().anyMatch(o -> o.plan.config().engine() == index)) return true;
+        CudnnDescriptor config;
+        try {
+            EngineConfig defaults = new EngineConfig(index, java.util.Map.of());
+            CudnnDescriptor engine = defaults.engineFor(graph);
+            if (!compiled && compiledAtRunTime(engine)) return false;
+            config = defaults.build(graph, engine);
+        } catch (CudaException e) {
+            return true;   // the engine does not support this graph
+        }
+        Candidate c = candidate(graph, problem, config, handle, settings);
+        if (c != null) out.add(c);
+        return true;
+    }
+
+    /**
+     * Whether finalizing the engine compiles its kernel (NVRTC). The every-engine search leaves those out while
+     * others give it a choice: compiling a kernel for each of them made the trainer's GPU tests several times slower,
+     * and one such compile crashed the JVM inside NVRTC (SIGSEGV under nvrtcCompileProgram, from ExecutionPlan
+     * finalize, planning an FP32 layer). The heuristics' own proposals, compiled or not, are still tried.
      */
     private static boolean compiledAtRunTime(CudnnDescriptor engine) {
         for (int note : engine.getEnums(CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE, 8)) {

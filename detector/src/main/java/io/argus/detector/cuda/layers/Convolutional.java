@@ -1,5 +1,6 @@
 package io.argus.detector.cuda.layers;
 
+import io.argus.detector.cuda.CudaOptions;
 import io.argus.detector.darknet.Activation;
 import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ConvolutionalSpec;
@@ -103,6 +104,11 @@ public final class Convolutional implements GpuLayer {
     private Activation shortcutActivation;
     private KernelLaunch biasActivation;
     private int biasActivationN;
+    /** The direct form over the image's channels (kernels/convolutional.cu (b)): FP32 [size][size][3][OC], or null. */
+    private final GpuBuffer directWeights;
+    private CudaOptions.DirectConvolution directChoice = CudaOptions.DirectConvolution.TIMED;
+    private KernelLaunch direct;
+    private String directTiming = "";
 
     // training (training != null)
     private final Training training;
@@ -152,6 +158,48 @@ public final class Convolutional implements GpuLayer {
         Transfers.upload(biasHalf.address(), Transfers.toHalves(bias));
         this.biasFloat = GpuBuffer.device(4L * paddedFilters, "bias of layer " + spec.index());
         Transfers.upload(biasFloat.address(), bias);
+        if (directFits(spec, x, paddedFilters)) {
+            this.directWeights = GpuBuffer.device(4L * spec.size() * spec.size() * 3 * paddedFilters,
+                    "direct weights of layer " + spec.index());
+            Transfers.upload(directWeights.address(), rsco(folded[0]));
+        } else {
+            this.directWeights = null;
+        }
+    }
+
+    /**
+     * Whether this layer can run on the direct kernel: 3 input channels (the image), no groups, padded filters 16, 32
+     * or 64, weights and a tile's input within the kernel's shared memory, an input view 8-byte aligned.
+     */
+    private static boolean directFits(ConvolutionalSpec spec, TensorView x, int paddedFilters) {
+        return spec.input().channels() == 3 && spec.groups() == 1 && spec.strideX() == spec.strideY()
+                && (paddedFilters == 16 || paddedFilters == 32 || paddedFilters == 64)
+                && spec.size() * spec.size() * 3 * paddedFilters <= DIRECT_WEIGHTS
+                && 3 * ((DIRECT_TILE_H - 1) * spec.strideY() + spec.size())
+                        * ((DIRECT_TILE_W - 1) * spec.strideX() + spec.size()) <= DIRECT_INPUT
+                && x.pixelStride() % 4 == 0 && x.channelOffset() % 4 == 0 && x.pixelStride() >= 4;
+    }
+
+    /** The direct kernel's shared memory in floats and output tile (kernels/convolutional.cu, DIRECT_*). */
+    private static final int DIRECT_WEIGHTS = 4096, DIRECT_INPUT = 4096, DIRECT_TILE_H = 8, DIRECT_TILE_W = 32;
+
+    /** Darknet's [filters][3][size][size] to the direct kernel's [size][size][3][paddedFilters], FP32. */
+    private float[] rsco(float[] w) {
+        int cin = 3;
+        int k = spec.filters();
+        int c = spec.groupChannels();
+        int s = spec.size();
+        float[] out = new float[s * s * cin * paddedFilters];
+        for (int f = 0; f < k; f++) {
+            for (int ch = 0; ch < c; ch++) {
+                for (int r = 0; r < s; r++) {
+                    for (int q = 0; q < s; q++) {
+                        out[((r * s + q) * cin + ch) * paddedFilters + f] = w[((f * c + ch) * s + r) * s + q];
+                    }
+                }
+            }
+        }
+        return out;
     }
 
     /**
@@ -167,7 +215,7 @@ public final class Convolutional implements GpuLayer {
         this.settings = null;
         this.inChannels = 0;
         this.paddedFilters = 0;
-        this.weights = this.biasHalf = this.biasFloat = null;
+        this.weights = this.biasHalf = this.biasFloat = this.directWeights = null;
         this.training = t;
         this.accumulateInputGradient = !t.soleWriter();
         this.dx = dx;
@@ -358,7 +406,17 @@ public final class Convolutional implements GpuLayer {
         epilogue = e;
         residual = res;
         shortcutActivation = resActivation;
-        ConvolutionPlan p = inferencePlan(n, stream);
+        boolean directFits = e == Epilogue.BIAS_ACTIVATION && res == null && directWeights != null
+                && oc == paddedFilters && out.channelOffset() % 8 == 0 && out.pixelStride() % 8 == 0
+                && directChoice != CudaOptions.DirectConvolution.NEVER;
+        ConvolutionPlan p = directFits && directChoice == CudaOptions.DirectConvolution.ALWAYS ? null
+                : inferencePlan(n, stream);
+        if (directFits && chooseDirect(n, p, stream)) {
+            plans.clear();
+            packVersion = -1;
+            return true;
+        }
+        direct = null;
         if (p == null) {
             y = oldY;
             outChannels = oldOc;
@@ -381,6 +439,64 @@ public final class Convolutional implements GpuLayer {
         }
         return true;
     }
+
+    /**
+     * Builds the direct kernel's launch for the configured output and keeps it when asked to ({@code ALWAYS}), when
+     * cuDNN has no plan for the fused form, or when it runs faster than cuDNN's plan for n images (each timed over 5
+     * runs after one, the faster of two rounds). The losing form leaves nothing behind.
+     */
+    private boolean chooseDirect(int n, ConvolutionPlan cudnn, GpuStream stream) {
+        String kernel = "conv_direct_k" + paddedFilters;
+        KernelLaunch k = KernelLaunch.of(ctx.kernels(), FILE, kernel);
+        k.view(x);
+        k.i32(spec.input().height());
+        k.i32(spec.input().width());
+        k.view(y);
+        k.i32(spec.output().height());
+        k.i32(spec.output().width());
+        k.pointer(directWeights.address());
+        k.pointer(biasFloat.address());
+        k.i32(spec.size());
+        k.i32(spec.strideX());
+        k.i32(spec.pad());
+        k.i32(KernelCodes.activation(spec.activation()));
+        direct = k;
+        if (cudnn == null) {
+            directTiming = directChoice == CudaOptions.DirectConvolution.ALWAYS ? "asked for"
+                    : "cuDNN has no fused plan";
+            return true;
+        }
+        workspace.ensure(cudnn.workspaceBytes());
+        plans.put(n, forwardOnly(cudnn));
+        packVersion = -1;
+        float ours = Float.MAX_VALUE, theirs = Float.MAX_VALUE;
+        for (int round = 0; round < 2; round++) {
+            launchDirect(n, stream);
+            ours = Math.min(ours, stream.time(() -> { for (int i = 0; i < 5; i++) launchDirect(n, stream); }) / 5);
+            execute(ConvolutionOperation.FORWARD, n);
+            theirs = Math.min(theirs, stream.time(() -> {
+                for (int i = 0; i < 5; i++) execute(ConvolutionOperation.FORWARD, n);
+            }) / 5);
+        }
+        directTiming = String.format(java.util.Locale.ROOT, "%.3f ms vs cuDNN %.3f ms at batch %d", ours, theirs, n);
+        if (ours < theirs) return true;
+        direct = null;
+        return false;
+    }
+
+    /** One block of 256 threads per 8 x 32 output tile and image (DIRECT_TILE_H, DIRECT_TILE_W in the kernel). */
+    private void launchDirect(int n, GpuStream stream) {
+        int tiles = ceilDiv(spec.output().height(), DIRECT_TILE_H) * ceilDiv(spec.output().width(), DIRECT_TILE_W);
+        direct.launch(n * tiles, 1, DIRECT_TILE_H * DIRECT_TILE_W, stream.handle());
+    }
+
+    private static int ceilDiv(int a, int b) { return (a + b - 1) / b; }
+
+    /** Whether {@link #configure} chose the direct kernel over cuDNN. */
+    public boolean direct() { return direct != null; }
+
+    /** How the direct form is chosen (set before {@link #configure}). */
+    public void directChoice(CudaOptions.DirectConvolution choice) { this.directChoice = choice; }
 
     private static ConvolutionPlan[] forwardOnly(ConvolutionPlan p) {
         ConvolutionPlan[] a = new ConvolutionPlan[3];
@@ -545,7 +661,7 @@ public final class Convolutional implements GpuLayer {
      */
     @Override
     public void prepare(int n, GpuStream stream) {
-        if (training() || plans.containsKey(n)) return;
+        if (training() || direct != null || plans.containsKey(n)) return;
         ConvolutionPlan p = inferencePlan(n, stream);
         if (p == null) {
             throw new CudaException("layer " + spec.index() + " (convolutional, line " + spec.line() + "): cuDNN has no "
@@ -564,6 +680,10 @@ public final class Convolutional implements GpuLayer {
         if (training()) {
             convolve(n);
             normalize(n);
+            return;
+        }
+        if (direct != null) {
+            launchDirect(n, stream);
             return;
         }
         execute(ConvolutionOperation.FORWARD, n);
@@ -642,9 +762,11 @@ public final class Convolutional implements GpuLayer {
         ConvolutionPlan[] any = plans.values().stream().findFirst().orElse(null);
         return String.format(java.util.Locale.ROOT, "conv %dx%d/%d %d->%d %s %s%s%s", spec.size(), spec.size(),
                 spec.strideX(), spec.input().channels(), spec.filters(), spec.activation(),
-                epilogue == Epilogue.NONE ? "+ bias_activation kernel" : "fused " + epilogue,
+                direct != null ? "direct kernel (" + directTiming + ")"
+                        : epilogue == Epilogue.NONE ? "+ bias_activation kernel" : "fused " + epilogue,
                 y.pixelStride() != TensorView.padded(y.channels()) ? " in place" : "",
-                any == null ? "" : " [" + any[ConvolutionOperation.FORWARD.ordinal()].describe() + "]");
+                any == null ? "" : " [" + any[ConvolutionOperation.FORWARD.ordinal()].describe()
+                        + (directTiming.isEmpty() ? "" : "; direct kernel " + directTiming) + "]");
     }
 
     /** "fwd engine 12 tc, 0.1 ms best of 8, ws 1.0 MiB; bwd-data ...; bwd-filter ..." for batch n. */
@@ -667,5 +789,6 @@ public final class Convolutional implements GpuLayer {
         if (weights != null) weights.close();
         if (biasHalf != null) biasHalf.close();
         if (biasFloat != null) biasFloat.close();
+        if (directWeights != null) directWeights.close();
     }
 }
