@@ -108,6 +108,7 @@ public final class Convolutional implements GpuLayer {
     private final GpuBuffer directWeights;
     private CudaOptions.DirectConvolution directChoice = CudaOptions.DirectConvolution.TIMED;
     private KernelLaunch direct;
+    private int directN;
     private String directTiming = "";
 
     // training (training != null)
@@ -169,19 +170,17 @@ public final class Convolutional implements GpuLayer {
 
     /**
      * Whether this layer can run on the direct kernel: 3 input channels (the image), no groups, padded filters 16, 32
-     * or 64, weights and a tile's input within the kernel's shared memory, an input view 8-byte aligned.
+     * or 64, weights within the kernel's shared memory, an input view 8-byte aligned.
      */
     private static boolean directFits(ConvolutionalSpec spec, TensorView x, int paddedFilters) {
         return spec.input().channels() == 3 && spec.groups() == 1 && spec.strideX() == spec.strideY()
                 && (paddedFilters == 16 || paddedFilters == 32 || paddedFilters == 64)
                 && spec.size() * spec.size() * 3 * paddedFilters <= DIRECT_WEIGHTS
-                && 3 * ((DIRECT_TILE_H - 1) * spec.strideY() + spec.size())
-                        * ((DIRECT_TILE_W - 1) * spec.strideX() + spec.size()) <= DIRECT_INPUT
                 && x.pixelStride() % 4 == 0 && x.channelOffset() % 4 == 0 && x.pixelStride() >= 4;
     }
 
-    /** The direct kernel's shared memory in floats and output tile (kernels/convolutional.cu, DIRECT_*). */
-    private static final int DIRECT_WEIGHTS = 4096, DIRECT_INPUT = 4096, DIRECT_TILE_H = 8, DIRECT_TILE_W = 32;
+    /** Floats of weights the direct kernel holds in shared memory (DIRECT_WEIGHTS in kernels/convolutional.cu). */
+    private static final int DIRECT_WEIGHTS = 4096;
 
     /** Darknet's [filters][3][size][size] to the direct kernel's [size][size][3][paddedFilters], FP32. */
     private float[] rsco(float[] w) {
@@ -459,6 +458,7 @@ public final class Convolutional implements GpuLayer {
         k.i32(spec.size());
         k.i32(spec.strideX());
         k.i32(spec.pad());
+        directN = k.i32(n);
         k.i32(KernelCodes.activation(spec.activation()));
         direct = k;
         if (cudnn == null) {
@@ -484,13 +484,12 @@ public final class Convolutional implements GpuLayer {
         return false;
     }
 
-    /** One block of 256 threads per 8 x 32 output tile and image (DIRECT_TILE_H, DIRECT_TILE_W in the kernel). */
+    /** A grid-stride loop over the batch's output pixels, one per thread. */
     private void launchDirect(int n, GpuStream stream) {
-        int tiles = ceilDiv(spec.output().height(), DIRECT_TILE_H) * ceilDiv(spec.output().width(), DIRECT_TILE_W);
-        direct.launch(n * tiles, 1, DIRECT_TILE_H * DIRECT_TILE_W, stream.handle());
+        direct.setInt(directN, n);
+        long outputs = (long) n * spec.output().height() * spec.output().width();
+        direct.launch(KernelLaunch.grid(outputs, ctx.device()), 1, KernelLaunch.BLOCK, stream.handle());
     }
-
-    private static int ceilDiv(int a, int b) { return (a + b - 1) / b; }
 
     /** Whether {@link #configure} chose the direct kernel over cuDNN. */
     public boolean direct() { return direct != null; }
