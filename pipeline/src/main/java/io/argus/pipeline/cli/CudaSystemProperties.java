@@ -14,7 +14,8 @@ import java.util.Locale;
  *
  * <ul>
  *   <li>inference: {@code argus.cuda.device}, {@code memory} (unified, device, auto), {@code fusion} (all, epilogue,
- *   none), {@code graphs}, {@code inplace}, {@code autotune} (engines timed per convolution shape);</li>
+ *   none), {@code graphs}, {@code inplace}, {@code autotune} (engines timed per convolution shape), {@code direct}
+ *   (timed, always, never: the first layer on our direct kernel where it is timed faster than cuDNN);</li>
  *   <li>training: {@code argus.cuda.device}, {@code argus.cuda.train.tf32} (FP32 runs on TF32 tensor cores),
  *   {@code .autotune}, {@code .workspace} (bytes), {@code .overwrite}, {@code .graph}.</li>
  * </ul>
@@ -22,7 +23,10 @@ import java.util.Locale;
 public final class CudaSystemProperties {
     private CudaSystemProperties() {}
 
-    /** The detector's options: the defaults overridden by argus.cuda.{device,memory,fusion,graphs,inplace,autotune}. */
+    /**
+     * The detector's options: the defaults overridden by argus.cuda.{device,memory,fusion,graphs,inplace,autotune,
+     * direct}.
+     */
     public static CudaOptions inference() {
         CudaOptions d = CudaOptions.defaults();
         return new CudaOptions(Integer.getInteger("argus.cuda.device", d.device()),
@@ -31,7 +35,17 @@ public final class CudaSystemProperties {
                         .strip().toUpperCase(Locale.ROOT)),
                 Boolean.parseBoolean(System.getProperty("argus.cuda.graphs", String.valueOf(d.graphs()))),
                 Boolean.parseBoolean(System.getProperty("argus.cuda.inplace", String.valueOf(d.inPlace()))),
-                Integer.getInteger("argus.cuda.autotune", d.autotune()), d.planCache());
+                Integer.getInteger("argus.cuda.autotune", d.autotune()), d.planCache(), direct(d.direct()));
+    }
+
+    /** {@code argus.cuda.direct}: timed, always or never (the first layer on our direct kernel). */
+    static CudaOptions.DirectConvolution direct(CudaOptions.DirectConvolution def) {
+        String v = System.getProperty("argus.cuda.direct");
+        if (v == null) return def;
+        for (CudaOptions.DirectConvolution c : CudaOptions.DirectConvolution.values()) {
+            if (c.name().equalsIgnoreCase(v.strip())) return c;
+        }
+        throw new IllegalArgumentException("-Dargus.cuda.direct: expected timed, always or never, found \"" + v + "\"");
     }
 
     /**

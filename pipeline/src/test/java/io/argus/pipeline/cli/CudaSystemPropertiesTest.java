@@ -2,6 +2,7 @@ package io.argus.pipeline.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.detector.cuda.CudaOptions;
@@ -71,9 +72,15 @@ class CudaSystemPropertiesTest {
             System.setProperty("argus.cuda.graphs", "false");
             System.setProperty("argus.cuda.inplace", "false");
             System.setProperty("argus.cuda.autotune", "2");
+            System.setProperty("argus.cuda.direct", "Never");
             assertEquals(new CudaOptions(1, MemoryMode.UNIFIED, CudaOptions.Fusion.EPILOGUE, false, false, 2,
-                            io.argus.gpu.cudnn.PlanCache.defaultDirectory()),
+                            io.argus.gpu.cudnn.PlanCache.defaultDirectory(), CudaOptions.DirectConvolution.NEVER),
                     CudaSystemProperties.inference());
+            System.setProperty("argus.cuda.direct", "sometimes");
+            IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                    CudaSystemProperties::inference);
+            assertEquals("-Dargus.cuda.direct: expected timed, always or never, found \"sometimes\"", bad.getMessage());
+            System.clearProperty("argus.cuda.direct");
 
             System.setProperty("argus.cuda.train.tf32", "true");
             System.setProperty("argus.cuda.train.autotune", "false");
@@ -91,7 +98,7 @@ class CudaSystemPropertiesTest {
     /** Runs {@code body}, then clears every argus.cuda.* property it may have set. */
     static void withProperties(Runnable body) {
         List<String> names = List.of("argus.cuda.device", "argus.cuda.memory", "argus.cuda.fusion", "argus.cuda.graphs",
-                "argus.cuda.inplace", "argus.cuda.autotune", "argus.cuda.train.tf32", "argus.cuda.train.autotune",
+                "argus.cuda.inplace", "argus.cuda.autotune", "argus.cuda.direct", "argus.cuda.train.tf32", "argus.cuda.train.autotune",
                 "argus.cuda.train.workspace", "argus.cuda.train.overwrite");
         for (String n : names) System.clearProperty(n);
         try {
