@@ -12,8 +12,8 @@ import java.nio.file.Path;
  * concatenate by having their inputs write into place. {@code autotune}: how many cuDNN engine configurations are
  * timed per convolution shape. {@code planCache}: the directory where chosen cuDNN plans are kept between runs
  * (keyed by GPU, driver, cuDNN and shape), so a restart plans without timing; null keeps none. {@code direct}: how a
- * first layer over the image's 3 channels is run: TIMED runs our direct kernel where it beats
- * cuDNN's plan at the largest batch, ALWAYS wherever it applies, NEVER leaves it to cuDNN.
+ * first layer over the image's 3 channels runs: TIMED on our direct kernel where it beats cuDNN's plan at the largest
+ * batch, ALWAYS on it wherever it applies, NEVER on cuDNN.
  *
  * <p>A plain value the caller passes in ({@link io.argus.detector.backends.Detector.Options#cuda()}): the pipeline builds it
  * from a model's {@code cuda:} section, the command line from the {@code -Dargus.cuda.*} properties. The engine

@@ -29,7 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * 8, four maxpool geometries, upsample by 2 and by 3 with a scale, grouped, nested, 3-input and unaligned routes,
  * a fused and an unfused shortcut, both [yolo] coordinate kinds), FP16 GPU vs FP32 CPU on the same random input,
  * in three builds: everything fused and in place; our own epilogue, shortcut and copy kernels; fused epilogue
- * without CUDA graphs; and the first layer on the direct kernel. Every layer's output must be within 1e-2 relative L2, at the largest batch and at batch 1.
+ * without CUDA graphs; and the first layer on the direct kernel. Every layer's output must be within 1e-2 relative
+ * L2, at the largest batch and at batch 1.
  */
 @Tag("gpu")
 @Budget(seconds = 5)

@@ -162,7 +162,7 @@ public final class Convolutional implements GpuLayer {
         if (directFits(spec, x, paddedFilters)) {
             this.directWeights = GpuBuffer.device(4L * spec.size() * spec.size() * 3 * paddedFilters,
                     "direct weights of layer " + spec.index());
-            Transfers.upload(directWeights.address(), rsco(folded[0]));
+            Transfers.upload(directWeights.address(), rsck(folded[0]));
         } else {
             this.directWeights = null;
         }
@@ -176,24 +176,22 @@ public final class Convolutional implements GpuLayer {
         return spec.input().channels() == 3 && spec.groups() == 1 && spec.strideX() == spec.strideY()
                 && (paddedFilters == 16 || paddedFilters == 32 || paddedFilters == 64)
                 && spec.size() * spec.size() * 3 * paddedFilters <= DIRECT_WEIGHTS
-                && x.pixelStride() % 4 == 0 && x.channelOffset() % 4 == 0 && x.pixelStride() >= 4;
+                && x.pixelStride() % 4 == 0 && x.channelOffset() % 4 == 0;
     }
 
     /** Floats of weights the direct kernel holds in shared memory (DIRECT_WEIGHTS in kernels/convolutional.cu). */
     private static final int DIRECT_WEIGHTS = 4096;
 
     /** Darknet's [filters][3][size][size] to the direct kernel's [size][size][3][paddedFilters], FP32. */
-    private float[] rsco(float[] w) {
-        int cin = 3;
+    private float[] rsck(float[] w) {
         int k = spec.filters();
-        int c = spec.groupChannels();
         int s = spec.size();
-        float[] out = new float[s * s * cin * paddedFilters];
+        float[] out = new float[s * s * 3 * paddedFilters];
         for (int f = 0; f < k; f++) {
-            for (int ch = 0; ch < c; ch++) {
+            for (int ch = 0; ch < 3; ch++) {
                 for (int r = 0; r < s; r++) {
                     for (int q = 0; q < s; q++) {
-                        out[((r * s + q) * cin + ch) * paddedFilters + f] = w[((f * c + ch) * s + r) * s + q];
+                        out[((r * s + q) * 3 + ch) * paddedFilters + f] = w[((f * 3 + ch) * s + r) * s + q];
                     }
                 }
             }
@@ -490,9 +488,6 @@ public final class Convolutional implements GpuLayer {
         long outputs = (long) n * spec.output().height() * spec.output().width();
         direct.launch(KernelLaunch.grid(outputs, ctx.device()), 1, KernelLaunch.BLOCK, stream.handle());
     }
-
-    /** Whether {@link #configure} chose the direct kernel over cuDNN. */
-    public boolean direct() { return direct != null; }
 
     /** How the direct form is chosen (set before {@link #configure}). */
     public void directChoice(CudaOptions.DirectConvolution choice) { this.directChoice = choice; }
