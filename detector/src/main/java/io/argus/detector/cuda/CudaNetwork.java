@@ -244,7 +244,8 @@ public final class CudaNetwork implements AutoCloseable {
         int i = c.index();
         Convolutional conv = new Convolutional(c, weights.conv(i), viewOf(i - 1, c), ctx, workspace,
                 options.planSettings());
-        conv.directChoice(options.direct());
+        conv.directChoice(options.direct() != CudaOptions.DirectConvolution.NEVER,
+                options.direct() == CudaOptions.DirectConvolution.ALWAYS);
         CudaOptions.Fusion fusion = options.fusion();
         ShortcutSpec next = fusableShortcut(i);
         if (fusion == CudaOptions.Fusion.ALL && next != null) {

@@ -1,6 +1,5 @@
 package io.argus.detector.cuda.layers;
 
-import io.argus.detector.cuda.CudaOptions;
 import io.argus.detector.darknet.Activation;
 import io.argus.detector.darknet.ConvWeights;
 import io.argus.detector.darknet.ConvolutionalSpec;
@@ -106,7 +105,8 @@ public final class Convolutional implements GpuLayer {
     private int biasActivationN;
     /** The direct form over the image's channels (kernels/convolutional.cu (b)): FP32 [size][size][3][OC], or null. */
     private final GpuBuffer directWeights;
-    private CudaOptions.DirectConvolution directChoice = CudaOptions.DirectConvolution.TIMED;
+    private boolean directAllowed = true;   // the direct kernel may run where it is timed faster
+    private boolean directForced;           // ... or wherever it applies
     private KernelLaunch direct;
     private int directN;
     private String directTiming = "";
@@ -405,9 +405,8 @@ public final class Convolutional implements GpuLayer {
         shortcutActivation = resActivation;
         boolean directFits = e == Epilogue.BIAS_ACTIVATION && res == null && directWeights != null
                 && oc == paddedFilters && out.channelOffset() % 8 == 0 && out.pixelStride() % 8 == 0
-                && directChoice != CudaOptions.DirectConvolution.NEVER;
-        ConvolutionPlan p = directFits && directChoice == CudaOptions.DirectConvolution.ALWAYS ? null
-                : inferencePlan(n, stream);
+                && directAllowed;
+        ConvolutionPlan p = directFits && directForced ? null : inferencePlan(n, stream);
         if (directFits && chooseDirect(n, p, stream)) {
             plans.clear();
             packVersion = -1;
@@ -438,7 +437,7 @@ public final class Convolutional implements GpuLayer {
     }
 
     /**
-     * Builds the direct kernel's launch for the configured output and keeps it when asked to ({@code ALWAYS}), when
+     * Builds the direct kernel's launch for the configured output and keeps it when forced to, when
      * cuDNN has no plan for the fused form, or when it runs faster than cuDNN's plan for n images (each timed over 5
      * runs after one, the faster of two rounds). The losing form leaves nothing behind.
      */
@@ -460,8 +459,7 @@ public final class Convolutional implements GpuLayer {
         k.i32(KernelCodes.activation(spec.activation()));
         direct = k;
         if (cudnn == null) {
-            directTiming = directChoice == CudaOptions.DirectConvolution.ALWAYS ? "asked for"
-                    : "cuDNN has no fused plan";
+            directTiming = directForced ? "asked for" : "cuDNN has no fused plan";
             return true;
         }
         workspace.ensure(cudnn.workspaceBytes());
@@ -489,8 +487,14 @@ public final class Convolutional implements GpuLayer {
         direct.launch(KernelLaunch.grid(outputs, ctx.device()), 1, KernelLaunch.BLOCK, stream.handle());
     }
 
-    /** How the direct form is chosen (set before {@link #configure}). */
-    public void directChoice(CudaOptions.DirectConvolution choice) { this.directChoice = choice; }
+    /**
+     * Whether {@link #configure} may run the direct kernel where it is timed faster than cuDNN ({@code allowed}), or
+     * wherever it applies ({@code forced}); set before configuring.
+     */
+    public void directChoice(boolean allowed, boolean forced) {
+        this.directAllowed = allowed || forced;
+        this.directForced = forced;
+    }
 
     private static ConvolutionPlan[] forwardOnly(ConvolutionPlan p) {
         ConvolutionPlan[] a = new ConvolutionPlan[3];
