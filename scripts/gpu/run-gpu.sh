@@ -17,7 +17,8 @@
 # engines timed per convolution shape, 2), VERBOSE (plans per layer), TEST_TIMEOUT (s, per module),
 # TESTS (test classes instead of all: simple names in io.argus.detector.cuda or fully qualified), SUITES (the modules'
 # suites of tests, default "tools pipeline detector trainer"), IN_FLIGHT (bench: also detect calls kept N in flight on
-# one GPU, `--gpus 1 --in-flight N`, in device and unified memory), OUT (where logs go).
+# one GPU, `--gpus 1 --in-flight N`, in device and unified memory), FRAMES (bench: where the detect calls' host frames
+# lie, "heap" and/or "pinned", comma list; default heap), OUT (where logs go).
 # Prints a summary table last (scripts/gpu/summarize.py).
 set -u
 B="$(cd "$(dirname "$0")" && pwd)"
@@ -99,14 +100,16 @@ for model in $MODELS; do
     echo "### model $model" | tee -a "$LOGS/bench.log"
     timeout "${BENCH_TIMEOUT:-300}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench --backend cuda \
       --cfg "$cfg" --weights "$W" --width 416 --height 416 --batch "$BATCHES" --seconds "$BENCH_SECONDS" --warmup 3 \
-      2>&1 | tee -a "$LOGS/bench.log"
+      --frames "${FRAMES:-heap}" 2>&1 | tee -a "$LOGS/bench.log"
     # detect calls kept in flight as the camera pipeline keeps them (one GPU), per memory mode
     for mem in ${IN_FLIGHT:+device unified}; do
-      for b in ${BATCHES//,/ }; do
-        timeout "${BENCH_TIMEOUT:-300}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench --backend cuda \
-          --cfg "$cfg" --weights "$W" --width 416 --height 416 --batch "$b" --gpus 1 --in-flight "$IN_FLIGHT" \
-          --memory "$mem" --seconds "$BENCH_SECONDS" --warmup 3 2>&1 | grep -E "argus-gpus|rror" | sed "s/^/$mem: /" \
-          | tee -a "$LOGS/bench.log"
+      for frames in $(echo "${FRAMES:-heap}" | tr , " "); do
+        for b in ${BATCHES//,/ }; do
+          timeout "${BENCH_TIMEOUT:-300}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench --backend cuda \
+            --cfg "$cfg" --weights "$W" --width 416 --height 416 --batch "$b" --gpus 1 --in-flight "$IN_FLIGHT" \
+            --memory "$mem" --frames "$frames" --seconds "$BENCH_SECONDS" --warmup 3 2>&1 | grep -E "argus-gpus|rror" \
+            | sed "s/^/$mem, $frames frames: /" | tee -a "$LOGS/bench.log"
+        done
       done
     done
   fi

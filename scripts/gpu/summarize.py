@@ -17,10 +17,11 @@ def key(name, what):
             return "ours graph"
         if what.startswith("forward, no graph"):
             return "ours no-graph"
+        pinned = " pinned" if "pinned frames" in what else ""
         if "device memory" in what:
-            return "ours detect device"
+            return "ours detect device" + pinned
         if "unified memory" in what:
-            return "ours detect unified"
+            return "ours detect unified" + pinned
         return "ours " + what
     if name.startswith("onnxrt"):
         return "onnxrt"
@@ -49,7 +50,9 @@ def main(paths):
     peers = ["torch eager", "torch graph", "torch compile"]
     if any("onnxrt" in r for r in rows.values()):
         peers.append("onnxrt")
-    cols = ["ours graph", "ours no-graph", "ours detect device", "ours detect unified"] + peers
+    cols = ["ours graph", "ours no-graph", "ours detect device", "ours detect unified"]
+    cols += [c for c in ("ours detect device pinned", "ours detect unified pinned") if any(c in r for r in rows.values())]
+    cols += peers
     header = ["model", "batch"] + [c + " img/s" for c in cols] + ["ours ms/batch", "ours TFLOP/s"] + [
         "ours/" + c.split()[-1] for c in peers]
     print("| " + " | ".join(header) + " |")

@@ -3,15 +3,21 @@ package io.argus.gpu;
 import static org.bytedeco.cuda.global.cudart.cudaDeviceSynchronize;
 import static org.bytedeco.cuda.global.cudart.cudaFree;
 import static org.bytedeco.cuda.global.cudart.cudaFreeHost;
+import static org.bytedeco.cuda.global.cudart.cudaGetLastError;
+import static org.bytedeco.cuda.global.cudart.cudaHostAlloc;
+import static org.bytedeco.cuda.global.cudart.cudaHostAllocPortable;
 import static org.bytedeco.cuda.global.cudart.cudaMalloc;
 import static org.bytedeco.cuda.global.cudart.cudaMallocHost;
 import static org.bytedeco.cuda.global.cudart.cudaMallocManaged;
 import static org.bytedeco.cuda.global.cudart.cudaMemAttachGlobal;
 import static org.bytedeco.cuda.global.cudart.cudaMemGetInfo;
+import static org.bytedeco.cuda.global.cudart.cudaMemoryTypeHost;
 import static org.bytedeco.cuda.global.cudart.cudaMemset;
+import static org.bytedeco.cuda.global.cudart.cudaPointerGetAttributes;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import org.bytedeco.cuda.cudart.cudaPointerAttributes;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.Pointer;
 import org.bytedeco.javacpp.SizeTPointer;
@@ -71,6 +77,31 @@ public final class GpuBuffer implements AutoCloseable {
         Pointer p = new Pointer();
         Status.cuda(cudaMallocHost(p, Math.max(bytes, 16)), "cudaMallocHost " + mib(bytes) + " for " + what);
         return new GpuBuffer(p, bytes, Kind.PINNED, what);
+    }
+
+    /**
+     * Page-locked host memory that every GPU's context treats as pinned (cudaHostAllocPortable): buffers a producer
+     * fills for any GPU to copy from directly, such as a camera's decoded frames.
+     */
+    public static GpuBuffer pinnedPortable(long bytes, String what) {
+        Pointer p = new Pointer();
+        Status.cuda(cudaHostAlloc(p, Math.max(bytes, 16), cudaHostAllocPortable),
+                "cudaHostAlloc " + mib(bytes) + " for " + what);
+        return new GpuBuffer(p, bytes, Kind.PINNED, what);
+    }
+
+    /**
+     * Whether {@code address} lies in page-locked host memory that CUDA knows (allocated pinned or registered), so
+     * that a copy engine can read it directly. False for pageable memory, device memory, or when CUDA cannot say.
+     */
+    public static boolean pinnedHost(long address) {
+        try (cudaPointerAttributes a = new cudaPointerAttributes()) {
+            if (cudaPointerGetAttributes(a, DevicePointer.at(address)) != 0) {
+                cudaGetLastError();   // not an error worth keeping: the pointer is simply not CUDA's
+                return false;
+            }
+            return a.type() == cudaMemoryTypeHost;
+        }
     }
 
     public static long freeDeviceMemory() {

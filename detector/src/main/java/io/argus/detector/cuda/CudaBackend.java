@@ -200,6 +200,9 @@ public final class CudaBackend implements InferenceBackend {
         return frames.frameSlot(slot, bytes);
     }
 
+    /** Host frame bytes copied on the host since open (tests: page-locked frames skip the copy). */
+    long hostCopiedBytes() { return frames == null ? 0 : frames.copiedBytes(); }
+
     /** Anchors over the threshold in all images of the last detect call (before NMS). */
     public int lastCandidates() { return post != null ? post.lastCandidates() : importedPost.lastCandidates(); }
 

@@ -17,6 +17,7 @@ import io.argus.detector.onnx.OnnxInput;
 import io.argus.detector.post.InputGeometry;
 import io.argus.gpu.CudaLog;
 import io.argus.gpu.DeviceContext;
+import io.argus.gpu.DevicePointer;
 import io.argus.gpu.GpuBuffer;
 import io.argus.gpu.GpuStream;
 import io.argus.gpu.KernelLaunch;
@@ -31,7 +32,8 @@ import org.bytedeco.javacpp.Pointer;
 
 /**
  * Frames into the network input. DEVICE: the BGR bytes go into pinned staging, then asynchronous copies to device
- * memory. UNIFIED on an integrated GPU (one memory): the frame area is managed memory, frames are written into it
+ * memory; frames that already lie in page-locked host memory (a camera's frame pool allocates its buffers so when
+ * a GPU runs the model) skip the staging copy and are uploaded from where they are. UNIFIED on an integrated GPU (one memory): the frame area is managed memory, frames are written into it
  * directly, and frames already written into {@link #frameSlot} cost no copy at all. UNIFIED on a discrete GPU: frames
  * are staged and copied as DEVICE's, into device memory too, until a producer asks for a {@link #frameSlot}; from
  * then on the area is managed memory (the host writing managed pages that live on the GPU faulted every page back
@@ -78,6 +80,7 @@ final class FrameInput implements AutoCloseable {
     private CUevent_st aheadUploaded;
     private List<BgrImage> aheadImages;   // the pictures staged ahead, null when none
     private long[] aheadOffsets;
+    private long copiedBytes;   // frame bytes copied on the host (into staging or the frame area) since open
 
     /** {@code convention}: an imported model's input convention, null for Darknet's. */
     FrameInput(DeviceContext ctx, MemoryMode mode, int maxBatch, NetworkSpec spec, TensorView input,
@@ -199,6 +202,7 @@ final class FrameInput implements AutoCloseable {
                 total += align(bytesOf(im));
             }
         }
+        long[] pinned = pinnedSources(images, inPlace);
         if (total > (frames == null ? 0 : frames.bytes()) && hasInPlace(inPlace)) {
             // growing would move frames written in place: copy them too
             java.util.Arrays.fill(inPlace, false);
@@ -217,7 +221,7 @@ final class FrameInput implements AutoCloseable {
             java.util.Arrays.fill(inPlace, false);
         } else {
             ensure(total);
-            moveFrames(images, offsets, inPlace, total, staged ? staging : frames, frames, stream);
+            moveFrames(images, offsets, inPlace, pinned, total, staged ? staging : frames, frames, stream);
         }
         aheadImages = null;
         ByteBuffer info = infoHost.host();
@@ -252,31 +256,58 @@ final class FrameInput implements AutoCloseable {
      * staged) at their offsets; when staged, each pass's bytes then uploaded into {@code area} on {@code stream}. In
      * passes of images, each copied on several threads, its upload enqueued at once so that it runs while the next
      * pass is copied (a batch of 64 768x576 frames is 85 MB: one thread copying it took longer than the network's
-     * forward).
+     * forward). Frames already in page-locked memory ({@code pinned[i]}, their address) skip the copy: the copy
+     * engine reads them where they are.
      */
-    private void moveFrames(List<BgrImage> images, long[] offsets, boolean[] inPlace, long total, GpuBuffer host,
-                            GpuBuffer area, GpuStream stream) {
+    private void moveFrames(List<BgrImage> images, long[] offsets, boolean[] inPlace, long[] pinned, long total,
+                            GpuBuffer host, GpuBuffer area, GpuStream stream) {
         int n = images.size();
-        boolean anyInPlace = hasInPlace(inPlace);
-        int passes = !staged || total < PARALLEL_COPY_BYTES ? 1 : Math.min(COPY_PASSES, n);
+        boolean[] skip = inPlace.clone();
+        long copied = 0;
+        for (int i = 0; i < n; i++) {
+            skip[i] |= pinned[i] != 0;
+            if (!skip[i]) copied += align(bytesOf(images.get(i)));
+        }
+        boolean allCopied = copied == total;
+        copiedBytes += copied;
+        int passes = !staged || copied < PARALLEL_COPY_BYTES ? 1 : Math.min(COPY_PASSES, n);
         for (int p = 0; p < passes; p++) {
             int first = p * n / passes, end = (p + 1) * n / passes;
-            copy(images, offsets, inPlace, first, end, host.host(), total >= PARALLEL_COPY_BYTES);
+            copy(images, offsets, skip, first, end, host.host(), copied >= PARALLEL_COPY_BYTES);
             if (!staged || end <= first) continue;
-            if (!anyInPlace) {   // the copied frames lie one after another: one upload per pass
+            if (allCopied) {   // the copied frames lie one after another: one upload per pass
                 long from = offsets[first], to = end < n ? offsets[end] : total;
-                upload(host, area, from, to - from, stream);
+                upload(host.address() + from, area, from, to - from, stream);
             } else {
                 for (int i = first; i < end; i++) {
-                    if (!inPlace[i]) upload(host, area, offsets[i], bytesOf(images.get(i)), stream);
+                    if (inPlace[i]) continue;
+                    long source = pinned[i] != 0 ? pinned[i] : host.address() + offsets[i];
+                    upload(source, area, offsets[i], bytesOf(images.get(i)), stream);
                 }
             }
         }
     }
 
-    /** Bytes {@code [offset, offset + bytes)} of {@code host} to the same place in {@code area}. */
-    private static void upload(GpuBuffer host, GpuBuffer area, long offset, long bytes, GpuStream stream) {
-        Status.cuda(cudaMemcpyAsync(area.at(offset), host.at(offset), bytes, cudaMemcpyHostToDevice,
+    /**
+     * Per image, the address of its pixels where they lie in page-locked host memory and would otherwise be copied
+     * into staging (a camera pool's pinned frames), else 0. Only where frames are staged: without staging the frames
+     * are written into the frame area itself.
+     */
+    private long[] pinnedSources(List<BgrImage> images, boolean[] inPlace) {
+        long[] pinned = new long[images.size()];
+        if (!staged) return pinned;
+        for (int i = 0; i < pinned.length; i++) {
+            ByteBuffer px = images.get(i).pixels();
+            if (inPlace[i] || !px.isDirect()) continue;
+            long address = new Pointer(px).address();
+            if (GpuBuffer.pinnedHost(address)) pinned[i] = address;
+        }
+        return pinned;
+    }
+
+    /** {@code bytes} of pinned host memory at {@code source} to {@code offset} in {@code area}. */
+    private static void upload(long source, GpuBuffer area, long offset, long bytes, GpuStream stream) {
+        Status.cuda(cudaMemcpyAsync(area.at(offset), DevicePointer.at(source), bytes, cudaMemcpyHostToDevice,
                 stream.handle()), "cudaMemcpyAsync frames");
     }
 
@@ -306,7 +337,8 @@ final class FrameInput implements AutoCloseable {
             aheadUploaded = new CUevent_st();
             Status.cuda(cudaEventCreateWithFlags(aheadUploaded, cudaEventDisableTiming), "cudaEventCreateWithFlags");
         }
-        moveFrames(images, offsets, new boolean[n], total, aheadStaging, aheadFrames, copies);
+        boolean[] none = new boolean[n];
+        moveFrames(images, offsets, none, pinnedSources(images, none), total, aheadStaging, aheadFrames, copies);
         Status.cuda(cudaEventRecord(aheadUploaded, copies.handle()), "cudaEventRecord frames ahead");
         aheadImages = List.copyOf(images);
         aheadOffsets = offsets;
@@ -330,12 +362,12 @@ final class FrameInput implements AutoCloseable {
         return true;
     }
 
-    /** Images {@code first..end} not already in place into {@code host} at their offsets, in parallel when asked. */
-    private static void copy(List<BgrImage> images, long[] offsets, boolean[] inPlace, int first, int end,
+    /** Images {@code first..end} not skipped into {@code host} at their offsets, in parallel when asked. */
+    private static void copy(List<BgrImage> images, long[] offsets, boolean[] skip, int first, int end,
                              ByteBuffer host, boolean parallel) {
         java.util.function.IntConsumer one = i -> {
             BgrImage im = images.get(i);
-            if (!inPlace[i]) host.put((int) offsets[i], im.pixels(), 0, (int) bytesOf(im));   // absolute: thread-safe
+            if (!skip[i]) host.put((int) offsets[i], im.pixels(), 0, (int) bytesOf(im));   // absolute: thread-safe
         };
         if (parallel && end - first > 1) java.util.stream.IntStream.range(first, end).parallel().forEach(one);
         else for (int i = first; i < end; i++) one.accept(i);
@@ -371,6 +403,9 @@ final class FrameInput implements AutoCloseable {
     private static long bytesOf(BgrImage im) {
         return (long) im.stride() * (im.height() - 1) + 3L * im.width();
     }
+
+    /** Frame bytes copied on the host since open: frames in place and page-locked ones are not. */
+    long copiedBytes() { return copiedBytes; }
 
     /** Offset of a direct buffer inside the managed frame area, or -1. */
     private long offsetInside(ByteBuffer pixels) {

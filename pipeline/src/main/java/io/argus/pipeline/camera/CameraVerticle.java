@@ -46,7 +46,10 @@ public final class CameraVerticle extends VerticleBase {
 
     @Override
     public Future<?> start() {
-        pool = new FramePool(settings.poolFrames());
+        // frames for a GPU in page-locked buffers: uploaded from where the decoder wrote them, without staging (the
+        // pool asks whether CUDA is usable on its first allocation, on the reader's thread, not on this event loop)
+        pool = new FramePool(settings.poolFrames(), settings.pinnedFrames() && model != null
+                && model.backend() != io.argus.detector.backends.Detector.Backend.CPU);
         String address = Addresses.frames(config.model());
         var bus = vertx.eventBus();
         reader = new CameraReader(config, model, source, settings, pool, stats, frame -> bus.send(address, frame, FrameCodec.LOCAL),
@@ -70,6 +73,7 @@ public final class CameraVerticle extends VerticleBase {
     public Future<?> stop() {
         if (timer >= 0) vertx.cancelTimer(timer);
         if (reader != null) reader.stop();
+        if (pool != null) pool.close();   // frames still in flight are freed as they come back
         if (meters != null) meters.close();
         return Future.succeededFuture();
     }

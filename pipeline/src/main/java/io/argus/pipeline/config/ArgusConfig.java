@@ -220,21 +220,24 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
      * first picture waits for a keyframe, which many cameras send only every 4-10 s, and FFmpeg drops the one it read
      * while probing the stream); stallTimeoutMs: a camera that has streamed and then goes this long without a picture
      * is closed and reconnected; poolFrames: pixel
-     * buffers per camera (frames in flight); decoderThreads: FFmpeg decoder threads per camera (1 keeps latency low);
+     * buffers per camera (frames in flight); pinnedFrames: where the camera's model runs on a GPU, allocate those
+     * buffers in page-locked memory so that the GPU copies decoded frames straight from them (poolFrames x a frame's
+     * bytes per camera that the OS cannot page out); decoderThreads: FFmpeg decoder threads per camera (1 keeps latency low);
      * ffmpegLogLevel: FFmpeg's own log (quiet by default: its messages may carry camera addresses).
      */
     public record CameraSettings(int connectTimeoutMs, int firstFrameTimeoutMs, int stallTimeoutMs, int poolFrames,
-                                 int decoderThreads, Reconnect reconnect, String ffmpegLogLevel) {
+                                 boolean pinnedFrames, int decoderThreads, Reconnect reconnect, String ffmpegLogLevel) {
         static CameraSettings read(ConfigNode n) {
             int connect = n.integer("connectTimeoutMs", 5000, 100, 600_000);
             int firstFrame = n.integer("firstFrameTimeoutMs", 20_000, 100, 600_000);
             int stall = n.integer("stallTimeoutMs", 5000, 100, 600_000);
             int pool = n.integer("poolFrames", 6, 2, 64);
+            boolean pinned = n.bool("pinnedFrames", true);
             int threads = n.integer("decoderThreads", 1, 0, 64);
             Reconnect reconnect = Reconnect.read(n.child("reconnect"));
             String log = n.oneOf("ffmpegLogLevel", "quiet", "quiet", "error", "warning", "info", "debug");
             n.finish();
-            return new CameraSettings(connect, firstFrame, stall, pool, threads, reconnect, log);
+            return new CameraSettings(connect, firstFrame, stall, pool, pinned, threads, reconnect, log);
         }
     }
 

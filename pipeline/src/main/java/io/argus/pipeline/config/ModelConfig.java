@@ -34,6 +34,12 @@ public record ModelConfig(String id, Path cfg, Path weights, Path names, int wid
                           String format, OnnxHead.Family head) {
     public static final String DARKNET = "darknet", ONNX = "onnx";
 
+    /** Whether this model runs on CUDA: backend cuda, or auto with CUDA usable on this host. */
+    public boolean runsOnGpu() {
+        return backend == Detector.Backend.CUDA
+                || (backend == Detector.Backend.AUTO && io.argus.gpu.CudaRuntime.problem() == null);
+    }
+
     /** {@code cacheDir}: the default home of the model's caches (CPU tuning, cuDNN plans). */
     static ModelConfig read(ConfigNode n, Path cacheDir) {
         String id = n.requiredString("id");

@@ -93,8 +93,7 @@ sealed interface ModelEngine extends AutoCloseable {
      */
     static ModelEngine open(Model model, ModelConfig config) {
         Detector.Options options = config.detectorOptions();
-        boolean cuda = config.backend() == Detector.Backend.CUDA
-                || (config.backend() == Detector.Backend.AUTO && CudaRuntime.problem() == null);
+        boolean cuda = config.runsOnGpu();
         if (!cuda || !config.cudaDevices().several()) return new OneDetector(Detector.open(model, options));
         CudaRuntime.require();   // backend cuda without CUDA: the reason, as for one GPU
         int[] devices = config.cudaDevices().resolve(CudaRuntime.deviceCount());

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  */
 @Budget(seconds = 10)
 class CpuFrameDecoderTest {
-    static final CameraSettings SETTINGS = new CameraSettings(5000, 20_000, 5000, 6, 1, new Reconnect(500, 30_000, 2, 0.1), "quiet");
+    static final CameraSettings SETTINGS = new CameraSettings(5000, 20_000, 5000, 6, false, 1, new Reconnect(500, 30_000, 2, 0.1), "quiet");
 
     @Test
     void rtspCamerasWaitForReorderedPackets() {

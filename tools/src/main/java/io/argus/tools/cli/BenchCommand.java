@@ -8,6 +8,7 @@ import io.argus.pipeline.cli.ModelOptions;
 import io.argus.pipeline.cli.ProjectPaths;
 import io.argus.tools.detector.CudaBench;
 import io.argus.tools.detector.GpuScalingBench;
+import io.argus.tools.detector.HostFrames;
 import io.argus.detector.cpu.CpuBackend;
 import io.argus.detector.cpu.CpuInfo;
 import io.argus.detector.cpu.CpuNetwork;
@@ -106,6 +107,11 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--in-flight", defaultValue = "3", description = "cuda --gpus: batches outstanding per GPU")
     int inFlight;
+
+    @Option(names = "--frames", split = ",", defaultValue = "heap", description = "cuda: where the detect calls' host "
+            + "frames lie, each in its own buffer: heap (Java arrays, copied through pinned staging) and/or pinned "
+            + "(page-locked, as a camera pool allocates them for a model on a GPU: uploaded without staging)")
+    List<String> frames;
 
     @Option(names = "--seconds", defaultValue = "5", description = "minimum timed seconds per side and batch")
     double seconds;
@@ -387,14 +393,15 @@ final class BenchCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--vs is for the CPU; the GPU peers are scripts/gpu/torch_peer.py (cfgs) "
                     + "and scripts/gpu/onnx_peers.py (ONNX models)");
         }
-        if (gpus != null) return gpuScaling();
+        List<HostFrames.Kind> kinds = frames.stream().map(HostFrames.Kind::parse).toList();   // bad values before CUDA
+        if (gpus != null) return gpuScaling(kinds);
         CudaRuntime.require();
         Model m = model.load(false);
         System.out.println("model: " + m.spec() + (OnnxHead.in(m) != null ? ", " + OnnxHead.in(m).family().configName() + " head"
                 : model.weights == null ? ", random weights (seed " + model.seed + ")" : ""));
         Path img = image != null ? image : ProjectPaths.sample("dog.jpg");
         List<MemoryMode> modes = memory.stream().map(MemoryMode::parse).toList();
-        new CudaBench(seconds, minIterations, warmup, System.out).run(m, batches, BgrImage.read(img), modes,
+        new CudaBench(seconds, minIterations, warmup, System.out).run(m, batches, BgrImage.read(img), modes, kinds,
                 CudaSystemProperties.inference());
         return 0;
     }
@@ -403,7 +410,7 @@ final class BenchCommand implements Callable<Integer> {
      * {@code --gpus}: for each batch size and GPU count N, whole detect calls kept in flight on one worker per GPU
      * 0..N-1 ({@link GpuScalingBench}); the detect threshold is chosen once on GPU 0 as for the single-GPU bench.
      */
-    private int gpuScaling() throws InterruptedException {
+    private int gpuScaling(List<HostFrames.Kind> kinds) throws InterruptedException {
         GpuScalingBench.counts(gpus, Integer.MAX_VALUE);   // bad counts fail before CUDA is asked
         GpuScalingBench bench = new GpuScalingBench(seconds, warmup, inFlight, System.out);
         CudaRuntime.require();
@@ -419,9 +426,14 @@ final class BenchCommand implements Callable<Integer> {
         try (CudaBackend probe = CudaBackend.open(m, 1, options.withDevice(0))) {
             params = CudaBench.realisticThreshold(probe, picture, System.out);
         }
-        for (int batch : batches) {
-            bench.run(m.spec().name(), counts, batch, n -> GpuWorkers.cuda(m, batch, options, firstDevices(n)), picture,
-                    params);
+        for (HostFrames.Kind kind : kinds) {
+            System.out.println("frames: " + kind.label() + ", each in its own buffer");
+            for (int batch : batches) {
+                try (HostFrames host = new HostFrames(kind, picture, batch)) {
+                    bench.run(m.spec().name(), counts, batch, n -> GpuWorkers.cuda(m, batch, options, firstDevices(n)),
+                            host.frames(), params);
+                }
+            }
         }
         return 0;
     }

@@ -45,6 +45,12 @@ public final class CudaBench {
 
     public List<Result> run(Model model, int[] batches, BgrImage picture, List<MemoryMode> memories,
                             CudaOptions options) {
+        return run(model, batches, picture, memories, List.of(HostFrames.Kind.HEAP), options);
+    }
+
+    /** As above, the detect calls' frames in each of {@code frameKinds} (each frame its own buffer). */
+    public List<Result> run(Model model, int[] batches, BgrImage picture, List<MemoryMode> memories,
+                            List<HostFrames.Kind> frameKinds, CudaOptions options) {
         List<Result> results = new ArrayList<>();
         int max = Arrays.stream(batches).max().orElse(1);
         long flops = model.spec().flops();
@@ -59,25 +65,30 @@ public final class CudaBench {
                 String mode = backend.memoryMode().name().toLowerCase(Locale.ROOT);
                 DetectParams params = realisticThreshold(backend, picture);
                 for (int b : batches) {
-                    List<BgrImage> frames = Collections.nCopies(b, picture);
                     long p0 = System.nanoTime();
-                    backend.detect(frames, params);   // plans for this batch size, graph capture
+                    backend.detect(Collections.nCopies(b, picture), params);   // plans for this batch size, graph capture
                     double prepare = (System.nanoTime() - p0) / 1e9;
                     if (m == 0) {
                         if (prepare > 1) out.printf(Locale.ROOT, "batch %d prepared in %.1f s%n", b, prepare);
                         results.add(report(deviceTime(net, b, true), "forward, CUDA graph", b, flops));
                         results.add(report(deviceTime(net, b, false), "forward, no graph", b, flops));
                     }
-                    int found = 0;
-                    for (var d : backend.detect(frames, params)) found += d.size();
-                    if (backend.lastCpuFallbacks() > 0) {
-                        out.printf(Locale.ROOT, "batch %d: %d images post-processed on the CPU%n", b,
-                                backend.lastCpuFallbacks());
+                    for (HostFrames.Kind kind : frameKinds) {
+                        try (HostFrames host = new HostFrames(kind, picture, b)) {
+                            List<BgrImage> frames = host.frames();
+                            int found = 0;
+                            for (var d : backend.detect(frames, params)) found += d.size();
+                            if (backend.lastCpuFallbacks() > 0) {
+                                out.printf(Locale.ROOT, "batch %d: %d images post-processed on the CPU%n", b,
+                                        backend.lastCpuFallbacks());
+                            }
+                            results.add(report(wallTime(() -> backend.detect(frames, params)),
+                                    "detect " + picture.width() + "x" + picture.height() + " frames end to end, " + mode
+                                            + " memory, " + (kind == HostFrames.Kind.PINNED ? "pinned frames, " : "")
+                                            + String.format(Locale.ROOT, "%.1f", found / (double) b)
+                                            + " detections/image", b, flops));
+                        }
                     }
-                    results.add(report(wallTime(() -> backend.detect(frames, params)),
-                            "detect " + picture.width() + "x" + picture.height() + " frames end to end, " + mode
-                                    + " memory, " + String.format(Locale.ROOT, "%.1f", found / (double) b)
-                                    + " detections/image", b, flops));
                 }
                 if (m == 0 && net.graphProblem() != null) out.println("CUDA graphs: " + net.graphProblem());
                 if (m == 0 && OnnxHead.in(model) != null) {

@@ -79,8 +79,14 @@ public final class GpuScalingBench {
      */
     public List<Measurement> run(String model, int[] counts, int batch, IntFunction<GpuWorkers> open,
                                  BgrImage frame, DetectParams params) throws InterruptedException {
+        return run(model, counts, batch, open, java.util.Collections.nCopies(batch, frame), params);
+    }
+
+    /** As above with the batch's frames given ({@code batch} of them, each its own buffer: {@link HostFrames}). */
+    public List<Measurement> run(String model, int[] counts, int batch, IntFunction<GpuWorkers> open,
+                                 List<BgrImage> frames, DetectParams params) throws InterruptedException {
         if (counts.length == 0 || counts[0] != 1) throw new IllegalArgumentException("the counts must start with 1");
-        List<BgrImage> frames = java.util.Collections.nCopies(batch, frame);
+        if (frames.size() != batch) throw new IllegalArgumentException(frames.size() + " frames for batch " + batch);
         List<Measurement> results = new ArrayList<>();
         for (int n : counts) {
             long t0 = System.nanoTime();

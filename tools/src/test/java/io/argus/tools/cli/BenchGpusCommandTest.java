@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * `argus bench --backend cuda --gpus 1,2,4`: its help says what it measures, and bad input stops it with a message
- * before any GPU is touched (a count below 1, --gpus on the CPU backend); without a GPU it says why CUDA is missing.
+ * before any GPU is touched (a count below 1, --gpus on the CPU backend, an unknown --frames); without a GPU it says why CUDA is missing.
  * The device-count bound and the measurement itself are tested in the detector's GpuScalingBenchTest.
  */
 @Budget(seconds = 5)
@@ -47,6 +47,15 @@ class BenchGpusCommandTest {
                 "--in-flight", "0", "--cfg", CFG);
         assertEquals(2, r.code(), r.out());
         assertEquals("argus bench: --in-flight: expected at least 1, found 0", r.err().strip());
+    }
+
+    @Test
+    void anUnknownFramesKindIsRefused() {
+        for (String gpus : new String[] {"--gpus=1", "--batch=8"}) {
+            ArgusRun.Result r = ArgusRun.argus("bench", "--backend", "cuda", gpus, "--frames", "heap,disk", "--cfg", CFG);
+            assertEquals(2, r.code(), r.out());
+            assertEquals("argus bench: --frames: expected heap or pinned, found 'disk'", r.err().strip());
+        }
     }
 
     @Test
