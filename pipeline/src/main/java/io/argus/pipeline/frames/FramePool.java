@@ -21,6 +21,8 @@ import java.util.Map;
  */
 public final class FramePool implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger("argus.frames");
+    /** Whether this process said once that camera frames are page-locked (one line, not one per camera). */
+    private static final java.util.concurrent.atomic.AtomicBoolean TOLD = new java.util.concurrent.atomic.AtomicBoolean();
 
     private final int capacity;
     private final ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
@@ -65,6 +67,10 @@ public final class FramePool implements AutoCloseable {
                 GpuBuffer g = GpuBuffer.pinnedPortable(bytes, "camera frame");
                 ByteBuffer b = g.host();
                 pinnedBuffers.put(b, g);
+                if (TOLD.compareAndSet(false, true)) {
+                    LOG.log(Level.INFO, "camera frames in page-locked buffers (camera.pinnedFrames): uploaded to the GPU "
+                            + "without staging");
+                }
                 return b;
             } catch (RuntimeException | LinkageError e) {
                 pinned = false;
