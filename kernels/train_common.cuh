@@ -93,7 +93,8 @@ __device__ __forceinline__ float block_sum(float v, float* scratch) {
 
 // Per-channel reductions over NHWC tensors: a block adds each thread's 8-channel partial sums into shared memory,
 // then writes one row of S floats per quantity to partial[(block * 2 + q) * S + c]; a finalize kernel sums the rows
-// of all blocks in double. Deterministic for a given grid, and no global atomics.
+// of all blocks in double. No global atomics; the shared-memory ones add in the order threads arrive, so a sum's
+// last bits can differ from run to run (measured: scripts/gpu/bn_kernels_bench.py).
 #define MAX_STRIDE 2048
 
 // The (pixel, group) lanes of a reduction: lane t < lanes handles group t % G at pixels t / G, t / G + step, ...

@@ -8,7 +8,9 @@ kernels with the grids Convolutional uses, torch only allocates and times (CUDA 
 
 Prints per shape and kernel the median time over the repetitions and the DRAM bytes it must move per
 microsecond (GB/s), then each copy's sum over the shapes, and whether each copy's outputs (y, dL/dz, the partial
-sums) are bit for bit the first copy's.
+sums) are bit for bit the first copy's (the partial sums' last bits differ from run to run even for the same copy:
+shared-memory atomics add in the order threads arrive). Times include the Python launch (~30 us floor on the small
+shapes), so compare copies, not absolute figures, there.
 """
 import argparse
 import ctypes
