@@ -4,7 +4,6 @@ import io.argus.detector.darknet.LayerSpec;
 import io.argus.detector.darknet.YoloSpec;
 import io.argus.gpu.DeviceContext;
 import io.argus.gpu.GpuBuffer;
-import io.argus.gpu.GpuDevice;
 import io.argus.gpu.GpuStream;
 import io.argus.gpu.KernelLaunch;
 import io.argus.gpu.TensorView;
@@ -22,11 +21,9 @@ public final class Yolo implements GpuLayer {
     private final GpuBuffer out;
     private final KernelLaunch launch;
     private final int nSlot;
-    private final GpuDevice device;
 
     public Yolo(YoloSpec spec, TensorView x, int maxBatch, DeviceContext ctx) {
         this.spec = spec;
-        this.device = ctx.device();
         this.out = GpuBuffer.device(4L * maxBatch * spec.output().size(), "output of [yolo] layer " + spec.index());
         launch = KernelLaunch.of(ctx.kernels(), FILE, "yolo_activate", x.type());
         launch.view(x);
@@ -50,9 +47,14 @@ public final class Yolo implements GpuLayer {
     @Override
     public TensorView output() { return null; }
 
+    /** yolo.cu's tile: 32 pixels x 32 channels a block. */
+    private static final int TILE = 32;
+
     @Override
     public void forward(int n, GpuStream stream) {
-        launch.setInt(nSlot, n).launch(KernelLaunch.grid((long) n * spec.output().size(), device), stream.handle());
+        int pixelTiles = (spec.output().plane() + TILE - 1) / TILE;
+        int channelTiles = (spec.anchorsPerCell() * spec.entries() + TILE - 1) / TILE;
+        launch.setInt(nSlot, n).launch(pixelTiles, n * channelTiles, KernelLaunch.BLOCK, stream.handle());
     }
 
     @Override
