@@ -57,10 +57,32 @@ class GpuDataParallelTest {
     }
 
     /** Worst relative L2 over the trained values (weights, biases, scales): the rolling statistics are rank 0's. */
+    /** One GPU making a pass over each of {@code halves}, then a step, three times; its weights after. */
+    private static ModelWeights oneGpu(NetworkSpec spec, ModelWeights start, SgdStep step, TrainingBatch[] halves,
+                                       Precision precision) {
+        try (CudaTrainingBackend one = new CudaTrainingBackend(spec, start, 2, GpuTests.options(precision))) {
+            for (int k = 0; k < 3; k++) {
+                for (int h = 0; h < halves.length; h++) one.forwardBackward(halves[h], 1f, h == halves.length - 1);
+                assertTrue(!one.gradientsOverflowed());
+                one.step(step, 1f);
+            }
+            return one.masterWeights(12);
+        }
+    }
+
     static double trainedDrift(ModelWeights a, ModelWeights b) {
         return GpuTrainingStepsTest.drift(a, b, false);
     }
 
+    /**
+     * Two ranks, each making one half's pass and summing the gradients, take the step one GPU takes after making both
+     * passes. They differ only by the order of addition and by cuDNN's atomics, which in mixed precision move FP16
+     * working weights by ulps that three steps grow: the ranks ended 1.5e-4 to 1.1e-3 from one GPU over eight runs on
+     * an H200 pair (2026-11-30), one-GPU runs 3e-4 to 1e-3 from each other. So the ranks' weights are judged by their
+     * mean distance to three one-GPU runs, and a GPU that stepped after one half only (what a rank that does not sum
+     * computes) is the control: it lands ~0.68 away. The bar: three times the one-GPU runs' spread, at least 1e-5 in
+     * FP32 and, in mixed precision, at least a hundredth of the control's distance.
+     */
     @ParameterizedTest
     @EnumSource(Precision.class)
     void twoRanksTakeTheStepOneGpuTakesAfterBothPasses(Precision precision) {
@@ -68,16 +90,9 @@ class GpuDataParallelTest {
         ModelWeights start = WeightsInit.darknet(spec, 5);
         SgdStep step = new SgdStep(0.01f, 0.9f, 0.0005f, 4, 0f);
         TrainingBatch[] halves = {GpuTests.batch(spec, 2, 610), GpuTests.batch(spec, 2, 611)};
-        ModelWeights alone;
-        try (CudaTrainingBackend one = new CudaTrainingBackend(spec, start, 2, GpuTests.options(precision))) {
-            for (int k = 0; k < 3; k++) {
-                one.forwardBackward(halves[0], 1f, false);
-                one.forwardBackward(halves[1], 1f, true);
-                assertTrue(!one.gradientsOverflowed());
-                one.step(step, 1f);
-            }
-            alone = one.masterWeights(12);
-        }
+        List<ModelWeights> alone = new ArrayList<>();
+        for (int run = 0; run < 3; run++) alone.add(oneGpu(spec, start, step, halves, precision));
+        ModelWeights unsummed = oneGpu(spec, start, step, new TrainingBatch[] {halves[0]}, precision);
         CudaTrainingBackend[] ranks = new CudaTrainingBackend[2];
         try (NcclClique clique = NcclClique.of(0, 1); RankThreads threads = new RankThreads(2, "test", clique::abort)) {
             threads.onEach(r -> {
@@ -97,10 +112,21 @@ class GpuDataParallelTest {
                 List<float[]> masters = threads.onEach(r -> ranks[r].masterArena());
                 assertArrayEquals(masters.get(0), masters.get(1), "the two ranks hold the same bits");
                 ModelWeights parallel = threads.onEach(r -> ranks[r].masterWeights(12)).get(0);
-                double d = trainedDrift(alone, parallel);
-                System.out.printf(Locale.ROOT, "%s: two ranks vs one GPU making both passes, 3 steps: rel L2 %.2e%n",
-                        precision, d);
-                assertTrue(d < (precision == Precision.MIXED ? 1e-3 : 1e-5), precision + ": rel L2 " + d);
+                double noise = 0;
+                double d = 0;
+                for (int i = 0; i < alone.size(); i++) {
+                    for (int j = i + 1; j < alone.size(); j++) {
+                        noise = Math.max(noise, trainedDrift(alone.get(i), alone.get(j)));
+                    }
+                    d += trainedDrift(alone.get(i), parallel) / alone.size();
+                }
+                double off = trainedDrift(unsummed, parallel);
+                double bar = Math.max(precision == Precision.MIXED ? off / 100 : 1e-5, 3 * noise);
+                System.out.printf(Locale.ROOT, "%s: two ranks vs one GPU making both passes, 3 steps: rel L2 %.2e on "
+                        + "average (one-GPU runs at most %.2e apart; bar %.2e), one half only %.2e%n", precision, d,
+                        noise, bar, off);
+                assertTrue(d < bar, precision + ": rel L2 " + d + ", one-GPU runs " + noise);
+                assertTrue(off > 10 * Math.max(d, 1e-6), precision + ": one half only " + off + ", ranks " + d);
             } finally {
                 threads.onEach(r -> {
                     if (ranks[r] != null) ranks[r].close();
@@ -144,8 +170,8 @@ class GpuDataParallelTest {
      * judged by its mean distance to them, and a control resumed with its momentum zeroed must land far away (so the
      * comparison can fail). In mixed precision the drift is not gradual: a run either stays within ~1e-4 of another
      * or, once an ulp flip grows, ends ~2-3e-3 away (a resumed run 3.2e-3 from runs 1.6-4.3e-4 apart on 2026-11-30,
-     * 1.4e-4 from runs 2.4e-3 apart before), so its bar is also at most a thirtieth of the control's distance (about
-     * 0.3 for a lost state).
+     * 1.4e-4 from runs 2.4e-3 apart before), so its bar is at least a hundredth of the control's distance (about 0.4
+     * for a lost state).
      */
     @ParameterizedTest
     @EnumSource(Precision.class)
@@ -183,7 +209,7 @@ class GpuDataParallelTest {
                 drift += trainedDrift(resumed, u) / uninterrupted.size();
                 zero += trainedDrift(control, u) / uninterrupted.size();
             }
-            double bar = precision == Precision.MIXED ? Math.max(3 * noise, zero / 30) : 3 * noise + 1e-5;
+            double bar = precision == Precision.MIXED ? Math.max(3 * noise, zero / 100) : 3 * noise + 1e-5;
             System.out.printf(Locale.ROOT, "%s: 2 GPUs then %d: rel L2 %.2e on average to the uninterrupted runs "
                     + "(2, 2, 1 and 1 GPUs; at most %.2e apart), resumed with zero momentum %.2e; bar %.2e%n",
                     precision, to, drift, noise, zero, bar);
