@@ -32,9 +32,10 @@ import org.bytedeco.javacpp.Pointer;
 
 /**
  * Frames into the network input. DEVICE: the BGR bytes go into pinned staging, then asynchronous copies to device
- * memory; frames that already lie in page-locked host memory (a camera's frame pool allocates its buffers so when
- * a GPU runs the model) skip the staging copy and are uploaded from where they are. UNIFIED on an integrated GPU (one memory): the frame area is managed memory, frames are written into it
- * directly, and frames already written into {@link #frameSlot} cost no copy at all. UNIFIED on a discrete GPU: frames
+ * memory; frames that already lie in page-locked host memory (a camera's frame pool allocates its buffers so when a
+ * GPU runs the model) skip the staging copy and are uploaded from where they are. UNIFIED on an integrated GPU (one
+ * memory): the frame area is managed memory, frames are written into it directly, and frames already written into
+ * {@link #frameSlot} cost no copy at all. UNIFIED on a discrete GPU: frames
  * are staged and copied as DEVICE's, into device memory too, until a producer asks for a {@link #frameSlot}; from
  * then on the area is managed memory (the host writing managed pages that live on the GPU faulted every page back
  * first: yolov4-tiny's 64 frames of 768x576 took 16 ms a batch, against 4 ms staged; and copies into managed pages
@@ -202,7 +203,6 @@ final class FrameInput implements AutoCloseable {
                 total += align(bytesOf(im));
             }
         }
-        long[] pinned = pinnedSources(images, inPlace);
         if (total > (frames == null ? 0 : frames.bytes()) && hasInPlace(inPlace)) {
             // growing would move frames written in place: copy them too
             java.util.Arrays.fill(inPlace, false);
@@ -221,7 +221,8 @@ final class FrameInput implements AutoCloseable {
             java.util.Arrays.fill(inPlace, false);
         } else {
             ensure(total);
-            moveFrames(images, offsets, inPlace, pinned, total, staged ? staging : frames, frames, stream);
+            moveFrames(images, offsets, inPlace, pinnedSources(images, inPlace), total, staged ? staging : frames,
+                    frames, stream);
         }
         aheadImages = null;
         ByteBuffer info = infoHost.host();

@@ -1,5 +1,6 @@
 package io.argus.pipeline.camera;
 
+import io.argus.detector.backends.Detector;
 import io.argus.pipeline.base.Addresses;
 import io.argus.pipeline.base.ArgusMetrics;
 import io.argus.pipeline.config.ArgusConfig.CameraSettings;
@@ -49,7 +50,7 @@ public final class CameraVerticle extends VerticleBase {
         // frames for a GPU in page-locked buffers: uploaded from where the decoder wrote them, without staging (the
         // pool asks whether CUDA is usable on its first allocation, on the reader's thread, not on this event loop)
         pool = new FramePool(settings.poolFrames(), settings.pinnedFrames() && model != null
-                && model.backend() != io.argus.detector.backends.Detector.Backend.CPU);
+                && model.backend() != Detector.Backend.CPU);
         String address = Addresses.frames(config.model());
         var bus = vertx.eventBus();
         reader = new CameraReader(config, model, source, settings, pool, stats, frame -> bus.send(address, frame, FrameCodec.LOCAL),

@@ -219,11 +219,10 @@ public record ArgusConfig(Path file, Http http, List<ModelConfig> models, List<C
      * firstFrameTimeoutMs: a camera connected without its first picture for this long is closed and reconnected (the
      * first picture waits for a keyframe, which many cameras send only every 4-10 s, and FFmpeg drops the one it read
      * while probing the stream); stallTimeoutMs: a camera that has streamed and then goes this long without a picture
-     * is closed and reconnected; poolFrames: pixel
-     * buffers per camera (frames in flight); pinnedFrames: where the camera's model runs on a GPU, allocate those
-     * buffers in page-locked memory so that the GPU copies decoded frames straight from them (poolFrames x a frame's
-     * bytes per camera that the OS cannot page out); decoderThreads: FFmpeg decoder threads per camera (1 keeps latency low);
-     * ffmpegLogLevel: FFmpeg's own log (quiet by default: its messages may carry camera addresses).
+     * is closed and reconnected; poolFrames: pixel buffers per camera (frames in flight); pinnedFrames: where the
+     * camera's model runs on a GPU, allocate those buffers in page-locked memory so that the GPU copies decoded frames
+     * straight from them (poolFrames x a frame's bytes per camera that the OS cannot page out); decoderThreads: FFmpeg
+     * decoder threads per camera (1 keeps latency low); ffmpegLogLevel: FFmpeg's own log (quiet by default: its messages may carry camera addresses).
      */
     public record CameraSettings(int connectTimeoutMs, int firstFrameTimeoutMs, int stallTimeoutMs, int poolFrames,
                                  boolean pinnedFrames, int decoderThreads, Reconnect reconnect, String ffmpegLogLevel) {

@@ -5,6 +5,7 @@ import io.argus.detector.backends.Detector;
 import io.argus.detector.cpu.CpuOptions;
 import io.argus.detector.cuda.CudaOptions;
 import io.argus.detector.onnx.OnnxHead;
+import io.argus.gpu.CudaRuntime;
 import java.nio.file.Path;
 import java.util.Locale;
 
@@ -37,7 +38,7 @@ public record ModelConfig(String id, Path cfg, Path weights, Path names, int wid
     /** Whether this model runs on CUDA: backend cuda, or auto with CUDA usable on this host. */
     public boolean runsOnGpu() {
         return backend == Detector.Backend.CUDA
-                || (backend == Detector.Backend.AUTO && io.argus.gpu.CudaRuntime.problem() == null);
+                || (backend == Detector.Backend.AUTO && CudaRuntime.problem() == null);
     }
 
     /** {@code cacheDir}: the default home of the model's caches (CPU tuning, cuDNN plans). */

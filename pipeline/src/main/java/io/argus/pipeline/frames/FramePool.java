@@ -7,12 +7,13 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A small, bounded set of off-heap pixel buffers owned by one camera. The camera takes a buffer per decoded frame and
  * whoever finishes with the frame last gives it back. When every buffer is in flight the camera drops the frame:
- * memory stays bounded however slow the consumers are (a file analysed whole waits a while first: {@link #awaitRoom}). Pictures held elsewhere (NVDEC surfaces on the GPU) count
- * against the same bound through {@link #acquireHeld}.
+ * memory stays bounded however slow the consumers are (a file analysed whole waits a while first: {@link #awaitRoom}).
+ * Pictures held elsewhere (NVDEC surfaces on the GPU) count against the same bound through {@link #acquireHeld}.
  *
  * <p>A pinned pool allocates page-locked buffers (for a camera whose model may run on a GPU, where CUDA is usable):
  * the GPU's copy engine then reads decoded frames where they lie, without the staging copy through host memory that
@@ -22,7 +23,7 @@ import java.util.Map;
 public final class FramePool implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger("argus.frames");
     /** Whether this process said once that camera frames are page-locked (one line, not one per camera). */
-    private static final java.util.concurrent.atomic.AtomicBoolean TOLD = new java.util.concurrent.atomic.AtomicBoolean();
+    private static final AtomicBoolean TOLD = new AtomicBoolean();
 
     private final int capacity;
     private final ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
