@@ -40,10 +40,7 @@ class GpuFramesAheadTest {
     void aheadTheNetworkReadsWhatItReadsWithout(MemoryMode memory) throws Exception {
         NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg("yolov4-tiny"), 416, 416);
         Model model = new Model(spec, WeightsInit.darknet(spec, 1), Model.genericNames(spec.classes()));
-        List<BgrImage> all = new ArrayList<>();
-        for (String s : new String[] {"dog.jpg", "eagle.jpg", "giraffe.jpg", "horses.jpg", "person.jpg"}) {
-            all.add(BgrImage.read(ProjectFiles.sample(s)));
-        }
+        List<BgrImage> all = ProjectFiles.samples("dog.jpg", "eagle.jpg", "giraffe.jpg", "horses.jpg", "person.jpg");
         // batches of different pictures and sizes: [dog, eagle], [giraffe, horses, person], [person, dog], [eagle]
         List<List<BgrImage>> batches = List.of(all.subList(0, 2), all.subList(2, 5), List.of(all.get(4), all.get(0)),
                 List.of(all.get(1)));

@@ -2,6 +2,7 @@ package io.argus.detector.cuda;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -18,6 +19,7 @@ import io.argus.testkit.Budget;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import org.bytedeco.javacpp.Pointer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -50,12 +52,10 @@ class GpuPinnedFramesTest {
     void pinnedFramesAreReadWhereTheyLie(MemoryMode memory) throws Exception {
         NetworkSpec spec = NetworkSpec.load(ProjectFiles.cfg("yolov4-tiny"), 416, 416);
         Model model = new Model(spec, WeightsInit.darknet(spec, 1), Model.genericNames(spec.classes()));
-        List<BgrImage> heap = new ArrayList<>();
-        for (String s : new String[] {"dog.jpg", "eagle.jpg", "giraffe.jpg"}) heap.add(BgrImage.read(ProjectFiles.sample(s)));
+        List<BgrImage> heap = ProjectFiles.samples("dog.jpg", "eagle.jpg", "giraffe.jpg");
         List<BgrImage> locked = heap.stream().map(this::pinnedCopy).toList();
-        assertTrue(GpuBuffer.pinnedHost(new org.bytedeco.javacpp.Pointer(locked.get(0).pixels()).address()),
-                "the copies are page-locked");
-        assertTrue(!GpuBuffer.pinnedHost(new org.bytedeco.javacpp.Pointer(ByteBuffer.allocateDirect(64)).address()),
+        assertTrue(GpuBuffer.pinnedHost(new Pointer(locked.get(0).pixels()).address()), "the copies are page-locked");
+        assertFalse(GpuBuffer.pinnedHost(new Pointer(ByteBuffer.allocateDirect(64)).address()),
                 "an ordinary direct buffer is not");
         CudaOptions options = new CudaOptions(0, memory, CudaOptions.Fusion.ALL, true, true, 1, null);
         DetectParams few = new DetectParams(0.999f, 0.45f, null);

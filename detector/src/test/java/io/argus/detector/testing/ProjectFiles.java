@@ -25,6 +25,11 @@ public final class ProjectFiles {
         return root().resolve("config/samples").resolve(name);
     }
 
+    /** Sample pictures of config/samples by file name, read. */
+    public static List<io.argus.detector.BgrImage> samples(String... names) {
+        return Stream.of(names).map(n -> io.argus.detector.BgrImage.read(sample(n))).toList();
+    }
+
     public static Path cocoNames() {
         return root().resolve("config/models/coco.names");
     }
