@@ -43,12 +43,7 @@ public final class CudaBench {
         this.out = out;
     }
 
-    public List<Result> run(Model model, int[] batches, BgrImage picture, List<MemoryMode> memories,
-                            CudaOptions options) {
-        return run(model, batches, picture, memories, List.of(HostFrames.Kind.HEAP), options);
-    }
-
-    /** As above, the detect calls' frames in each of {@code frameKinds} (each frame its own buffer). */
+    /** The forward per batch, then whole detect calls with frames in each of {@code frameKinds} (a buffer a frame). */
     public List<Result> run(Model model, int[] batches, BgrImage picture, List<MemoryMode> memories,
                             List<HostFrames.Kind> frameKinds, CudaOptions options) {
         List<Result> results = new ArrayList<>();

@@ -403,11 +403,11 @@ public final class Convolutional implements GpuLayer {
         epilogue = e;
         residual = res;
         shortcutActivation = resActivation;
-        boolean directFits = e == Epilogue.BIAS_ACTIVATION && res == null && directWeights != null
+        boolean directApplies = e == Epilogue.BIAS_ACTIVATION && res == null && directWeights != null
                 && oc == paddedFilters && out.channelOffset() % 8 == 0 && out.pixelStride() % 8 == 0
                 && directAllowed;
-        ConvolutionPlan p = directFits && directForced ? null : inferencePlan(n, stream);
-        if (directFits && chooseDirect(n, p, stream)) {
+        ConvolutionPlan p = directApplies && directForced ? null : inferencePlan(n, stream);
+        if (directApplies && chooseDirect(n, p, stream)) {
             plans.clear();
             packVersion = -1;
             return true;
