@@ -97,6 +97,8 @@ class ConfigTest {
         assertError(j -> j.getJsonArray("cameras").add(TestConfig.camera("c", "rtsp://h/s")).add(TestConfig.camera("c", "rtsp://h/t")),
                 "cameras[1].id", "duplicate camera id");
         assertError(j -> j.getJsonObject("camera").getJsonObject("reconnect").put("maxMs", 10), "camera.reconnect.maxMs", "must be >= initialMs");
+        assertError(j -> j.getJsonObject("camera").put("pinnedFrames", "maybe"), "camera.pinnedFrames",
+                "expected true or false, found \"maybe\"");
         assertError(j -> j.getJsonArray("cameras").add(TestConfig.camera("c", "rtsp://h/s").put("record",
                 new io.vertx.core.json.JsonObject().put("mode", "always"))), "cameras[0].record.mode",
                 "expected one of off, continuous, events, motion");
