@@ -18,7 +18,9 @@
 # TESTS (test classes instead of all: simple names in io.argus.detector.cuda or fully qualified), SUITES (the modules'
 # suites of tests, default "tools pipeline detector trainer"), IN_FLIGHT (bench: also detect calls kept N in flight on
 # one GPU, `--gpus 1 --in-flight N`, in device and unified memory), FRAMES (bench: where the detect calls' host frames
-# lie, "heap" and/or "pinned", comma list; default heap), OUT (where logs go).
+# lie, "heap" and/or "pinned", comma list; default heap), PRECISIONS (bench: also run it with these convolution
+# precisions, e.g. "fp8,auto", calibrated on CALIBRATION, default config/samples; OUT/bench-<p>.log), OUT (where logs
+# go).
 # Prints a summary table last (scripts/gpu/summarize.py).
 set -u
 B="$(cd "$(dirname "$0")" && pwd)"
@@ -101,6 +103,15 @@ for model in $MODELS; do
     timeout "${BENCH_TIMEOUT:-300}" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench --backend cuda \
       --cfg "$cfg" --weights "$W" --width 416 --height 416 --batch "$BATCHES" --seconds "$BENCH_SECONDS" --warmup 3 \
       --frames "${FRAMES:-heap}" 2>&1 | tee -a "$LOGS/bench.log"
+    # the same in other convolution precisions (fp8, auto), calibrated on config/samples, beside it in bench-<p>.log
+    for p in $(echo "${PRECISIONS:-}" | tr , " "); do
+      log "argus bench $model, precision $p"
+      echo "### model $model precision $p" | tee -a "$LOGS/bench-$p.log"
+      timeout "${BENCH_TIMEOUT:-300}" "$JAVA" "${JOPTS[@]}" -Dargus.cuda.precision="$p" \
+        -Dargus.cuda.calibration="${CALIBRATION:-config/samples}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench \
+        --backend cuda --cfg "$cfg" --weights "$W" --width 416 --height 416 --batch "$BATCHES" \
+        --seconds "$BENCH_SECONDS" --warmup 3 --frames "${FRAMES:-heap}" 2>&1 | tee -a "$LOGS/bench-$p.log"
+    done
     # detect calls kept in flight as the camera pipeline keeps them (one GPU), per memory mode
     for mem in ${IN_FLIGHT:+device unified}; do
       for frames in $(echo "${FRAMES:-heap}" | tr , " "); do

@@ -62,12 +62,20 @@ public final class Int8Calibration {
      * INT8 network's input is unsigned bytes of 1/255.
      */
     public static Int8Calibration measure(Model model, List<BgrImage> images, CpuOptions options) {
-        if (OnnxHead.in(model) == null) return measure(model.spec(), model.weights(), images, options);
-        if (OnnxHead.in(model).convention() != OnnxInput.Convention.ULTRALYTICS) {
+        if (OnnxHead.in(model) != null && OnnxHead.in(model).convention() != OnnxInput.Convention.ULTRALYTICS) {
             throw new IllegalArgumentException("CPU precision int8: " + model.spec().file() + " takes pixel values 0..255 ("
                     + OnnxHead.in(model).family().configName() + " input), which the INT8 input (unsigned bytes of 1/255) does not "
                     + "hold; use fp32 or bf16");
         }
+        return ranges(model, images, options);
+    }
+
+    /**
+     * The same measurement for any model, whatever its input's range: what an FP8 CUDA network scales its
+     * convolutions' inputs by (an FP16 input needs no INT8 byte range).
+     */
+    public static Int8Calibration ranges(Model model, List<BgrImage> images, CpuOptions options) {
+        if (OnnxHead.in(model) == null) return measure(model.spec(), model.weights(), images, options);
         OnnxInput onnxInput = new OnnxInput(OnnxHead.in(model).convention());
         NetworkSpec spec = model.spec();
         return measure(spec, model.weights(), images, options, (image, input) -> onnxInput.write(image, spec.net().width(),

@@ -5,6 +5,8 @@ import io.argus.detector.DetectParams;
 import io.argus.detector.Detection;
 import io.argus.detector.Model;
 import io.argus.detector.Picture;
+import io.argus.detector.cpu.CpuOptions;
+import io.argus.detector.cpu.Int8Calibration;
 import io.argus.detector.nn.InferenceBackend;
 import io.argus.detector.nn.StageTimes;
 import io.argus.detector.onnx.OnnxHead;
@@ -14,13 +16,15 @@ import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.EventMarks;
 import io.argus.gpu.MemoryMode;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The FP16 CUDA backend: frames to the input tensor in one kernel, the network on cuDNN and our kernels (a CUDA
- * graph per batch size), decode and NMS on the GPU; only detections come back. One instance is owned by one thread
- * (an inference worker); several instances may share a device.
+ * The CUDA backend (FP16; its convolutions optionally FP8, {@link CudaPrecision}): frames to the input tensor in one
+ * kernel, the network on cuDNN and our kernels (a CUDA graph per batch size), decode and NMS on the GPU; only
+ * detections come back. One instance is owned by one thread (an inference worker); several instances may share a
+ * device.
  *
  * <p>A batch may mix host BGR images (uploaded, then resized by one kernel: {@link FrameInput}) and NV12 surfaces
  * NVDEC left on this GPU (one conversion kernel per slot: {@link Nv12Input}); host images take the first slots, and
@@ -49,7 +53,8 @@ public final class CudaBackend implements InferenceBackend {
         this.model = model;
         this.options = options;
         OnnxHead head = OnnxHead.in(model);
-        CudaNetwork net = new CudaNetwork(model.spec(), model.weights(), maxBatch, options, head);
+        CudaNetwork net = new CudaNetwork(model.spec(), model.weights(), maxBatch, options, head,
+                options.precision().quantizes() ? outputRanges(model, options.calibration()) : null);
         FrameInput in = null;
         GpuPostprocess darknet = null;
         OnnxPostprocess imported = null;
@@ -71,6 +76,20 @@ public final class CudaBackend implements InferenceBackend {
         this.importedPost = imported;
         this.network = net;
         this.frames = in;
+    }
+
+    /**
+     * Every layer output's largest magnitude over the first {@link CpuOptions#CALIBRATION_FRAMES} sample frames at
+     * {@code frames} (a folder of images or a list file), measured in FP32 on the CPU with the frames prepared as
+     * detection prepares them, the same measurement as the CPU's INT8 calibration: the ranges an FP8 network scales
+     * its convolutions' inputs by (NaN for a layer without a feature map).
+     */
+    public static float[] outputRanges(Model model, Path frames) {
+        Int8Calibration c = Int8Calibration.ranges(model,
+                Int8Calibration.readImages(frames, CpuOptions.CALIBRATION_FRAMES), CpuOptions.DEFAULTS);
+        float[] ranges = new float[c.layers()];
+        for (int i = 0; i < ranges.length; i++) ranges[i] = c.absMax(i);
+        return ranges;
     }
 
     /** Opens the model on a GPU; throws {@link CudaUnavailableException} naming what is missing when CUDA is not usable. */

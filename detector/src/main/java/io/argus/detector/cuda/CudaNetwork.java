@@ -87,6 +87,8 @@ public final class CudaNetwork implements AutoCloseable {
     private String tailProblem;
     private int graphWorkspaceVersion = -1;
     private String graphProblem;
+    private final float[] outputRanges;
+    private int fp8Layers;
 
     public CudaNetwork(NetworkSpec spec, ModelWeights weights, int maxBatch, CudaOptions options) {
         this(spec, weights, maxBatch, options, null);
@@ -94,7 +96,22 @@ public final class CudaNetwork implements AutoCloseable {
 
     /** {@code head}: an imported model's head (its tail runs after the layers), null for a Darknet network. */
     public CudaNetwork(NetworkSpec spec, ModelWeights weights, int maxBatch, CudaOptions options, OnnxHead head) {
+        this(spec, weights, maxBatch, options, head, null);
+    }
+
+    /**
+     * {@code outputRanges}: in FP8 and AUTO precision, every layer output's largest magnitude on the calibration
+     * frames ({@link CudaBackend#outputRanges}), which scale each convolution's input; null in FP16.
+     */
+    public CudaNetwork(NetworkSpec spec, ModelWeights weights, int maxBatch, CudaOptions options, OnnxHead head,
+                       float[] outputRanges) {
         if (maxBatch <= 0) throw new IllegalArgumentException("maxBatch must be positive, got " + maxBatch);
+        if (options.precision().quantizes() && (outputRanges == null || outputRanges.length != spec.layers().size())) {
+            throw new IllegalArgumentException("CUDA precision " + options.precision().label() + " needs the activation "
+                    + "range of each of the " + spec.layers().size() + " layers, measured on calibration frames; got "
+                    + (outputRanges == null ? "none" : outputRanges.length));
+        }
+        this.outputRanges = outputRanges == null ? null : outputRanges.clone();
         Shape in = spec.inputShape();
         if (in.channels() != 3) {
             throw new IllegalArgumentException(spec.file() + ": [net] channels=" + in.channels()
@@ -104,6 +121,10 @@ public final class CudaNetwork implements AutoCloseable {
         this.maxBatch = maxBatch;
         this.options = options;
         this.ctx = DeviceContext.of(options.device());
+        if (options.precision() == CudaPrecision.FP8 && ctx.device().computeCapability() < 89) {
+            throw new CudaException("CUDA precision fp8 needs FP8 tensor cores (compute capability 8.9 or later); "
+                    + ctx.device() + " has none: use fp16, or auto (FP8 where a GPU has it)");
+        }
         // after DeviceContext.of made the device current: a stream belongs to the device current at its creation.
         // Live detection goes first when a fine-tune shares the GPU (its stream is at the lowest priority).
         this.stream = new GpuStream(GpuStream.Priority.HIGHEST);
@@ -126,6 +147,7 @@ public final class CudaNetwork implements AutoCloseable {
                 for (LayerSpec l : spec.layers()) {   // each convolution chooses its form at maxBatch
                     GpuLayer layer = build(l, weights);
                     layers.add(layer);
+                    if (layer instanceof Convolutional c && c.fp8()) fp8Layers++;
                     views[l.index()] = layer.output();
                 }
                 for (int b : buckets) {
@@ -152,9 +174,12 @@ public final class CudaNetwork implements AutoCloseable {
                 }
             }
             long done = System.nanoTime();
-            CudaLog.info(String.format(java.util.Locale.ROOT, "%s on %s: batch buckets %s planned in %d ms (%s)%s",
+            CudaLog.info(String.format(java.util.Locale.ROOT, "%s on %s: batch buckets %s planned in %d ms (%s)%s%s",
                     spec.name(), ctx.device(), java.util.Arrays.toString(buckets), (planned - t0) / 1_000_000,
                     ConvolutionPlanner.of(ctx).counts().minus(before).describe(),
+                    options.precision().quantizes() ? String.format(java.util.Locale.ROOT,
+                            ", precision %s: %d of %d convolutions in FP8", options.precision().label(), fp8Layers,
+                            spec.convolutionalLayers().size()) : "",
                     options.graphs() ? String.format(java.util.Locale.ROOT, ", graphs captured in %d ms",
                             (done - planned) / 1_000_000) : ""));
             if (CudaLog.verbose()) CudaLog.info(spec.name() + " layers:\n" + describe());
@@ -246,6 +271,9 @@ public final class CudaNetwork implements AutoCloseable {
                 options.planSettings());
         conv.directChoice(options.direct() != CudaOptions.DirectConvolution.NEVER,
                 options.direct() == CudaOptions.DirectConvolution.ALWAYS);
+        if (options.precision().quantizes() && i > 0) {   // the image (layer 0's input) has 3 channels: FP16
+            conv.fp8Choice(weights.conv(i), outputRanges[i - 1], options.precision() == CudaPrecision.FP8);
+        }
         CudaOptions.Fusion fusion = options.fusion();
         ShortcutSpec next = fusableShortcut(i);
         if (fusion == CudaOptions.Fusion.ALL && next != null) {
@@ -320,6 +348,9 @@ public final class CudaNetwork implements AutoCloseable {
 
     /** The input tensor: FP16 NHWC, 8 channels per pixel (RGB + 5 zeros). */
     public TensorView input() { return input; }
+
+    /** How many convolutions run in FP8 (0 in FP16 precision). */
+    public int fp8Convolutions() { return fp8Layers; }
 
     /** Convolution FLOPs of one image. */
     public long flops() { return spec.flops(); }

@@ -1,9 +1,12 @@
 package io.argus.pipeline.cli;
 
 import io.argus.detector.cuda.CudaOptions;
+import io.argus.detector.cuda.CudaPrecision;
 import io.argus.gpu.MemoryMode;
 import io.argus.trainer.cuda.CudaTrainingOptions;
 import io.argus.trainer.cuda.Precision;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Locale;
 
 /**
@@ -15,7 +18,8 @@ import java.util.Locale;
  * <ul>
  *   <li>inference: {@code argus.cuda.device}, {@code memory} (unified, device, auto), {@code fusion} (all, epilogue,
  *   none), {@code graphs}, {@code inplace}, {@code autotune} (engines timed per convolution shape), {@code direct}
- *   (timed, always, never: the first layer on our direct kernel where it is timed faster than cuDNN);</li>
+ *   (timed, always, never: the first layer on our direct kernel where it is timed faster than cuDNN),
+ *   {@code precision} (fp16, fp8, auto) with {@code calibration} (fp8's sample frames);</li>
  *   <li>training: {@code argus.cuda.device}, {@code argus.cuda.train.tf32} (FP32 runs on TF32 tensor cores),
  *   {@code .autotune}, {@code .workspace} (bytes), {@code .overwrite}, {@code .graph}.</li>
  * </ul>
@@ -25,7 +29,7 @@ public final class CudaSystemProperties {
 
     /**
      * The detector's options: the defaults overridden by argus.cuda.{device,memory,fusion,graphs,inplace,autotune,
-     * direct}.
+     * direct,precision,calibration}.
      */
     public static CudaOptions inference() {
         CudaOptions d = CudaOptions.defaults();
@@ -35,7 +39,36 @@ public final class CudaSystemProperties {
                         .strip().toUpperCase(Locale.ROOT)),
                 Boolean.parseBoolean(System.getProperty("argus.cuda.graphs", String.valueOf(d.graphs()))),
                 Boolean.parseBoolean(System.getProperty("argus.cuda.inplace", String.valueOf(d.inPlace()))),
-                Integer.getInteger("argus.cuda.autotune", d.autotune()), d.planCache(), direct(d.direct()));
+                Integer.getInteger("argus.cuda.autotune", d.autotune()), d.planCache(), direct(d.direct()),
+                precision(), calibration());
+    }
+
+    /** {@code argus.cuda.precision}: fp16 (default), fp8 or auto. */
+    static CudaPrecision precision() {
+        String v = System.getProperty("argus.cuda.precision");
+        if (v == null) return CudaPrecision.FP16;
+        try {
+            return CudaPrecision.parse(v);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("-Dargus.cuda.precision: " + e.getMessage());
+        }
+    }
+
+    /** {@code argus.cuda.calibration}: fp8's sample frames (a folder of images or a list file). */
+    static Path calibration() {
+        String v = System.getProperty("argus.cuda.calibration");
+        if (v == null || v.isBlank()) {
+            if (precision().quantizes()) {
+                throw new IllegalArgumentException("-Dargus.cuda.precision=" + precision().label() + " needs "
+                        + "-Dargus.cuda.calibration=<a folder of sample frames or a list file>");
+            }
+            return null;
+        }
+        Path p = Path.of(v.strip());
+        if (!Files.exists(p)) {
+            throw new IllegalArgumentException("-Dargus.cuda.calibration: no such folder or list file " + p);
+        }
+        return p;
     }
 
     /** {@code argus.cuda.direct}: timed, always or never (the first layer on our direct kernel). */

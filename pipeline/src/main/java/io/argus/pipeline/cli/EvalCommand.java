@@ -1,8 +1,12 @@
 package io.argus.pipeline.cli;
 
+import io.argus.detector.DetectParams;
 import io.argus.detector.Model;
+import io.argus.detector.backends.Detector;
 import io.argus.detector.cpu.CpuOptions;
 import io.argus.detector.cpu.CpuPrecision;
+import io.argus.detector.cuda.CudaOptions;
+import io.argus.detector.cuda.CudaPrecision;
 import io.argus.detector.darknet.NetworkSpec;
 import io.argus.detector.darknet.WeightsFile;
 import io.argus.detector.onnx.OnnxImport;
@@ -29,7 +33,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "eval", mixinStandardHelpOptions = true,
         description = {"Measure a model's mAP on a dataset's validation images.",
                 "mAP@0.5 and mAP@0.5:0.95 (COCO 101-point); the last line is 'mAP@0.5 = X'."},
-        customSynopsis = {"argus eval [-hV] [--batch=<batch>] [--precision=fp32|bf16|int8] [--calibration=<images>]",
+        customSynopsis = {"argus eval [-hV] [--batch=<batch>] [--backend=cpu|cuda]",
+                "                  [--precision=fp32|bf16|int8 (cpu) | fp16|fp8|auto (cuda)] [--calibration=<images>]",
                 "                  --cfg=<cfg> --data=<data>",
                 "                  --weights=<weights>",
                 "       argus eval track --gt=<gt> --video=<video> [OPTIONS] (see its --help)"})
@@ -49,11 +54,16 @@ final class EvalCommand implements Callable<Integer> {
     @Option(names = "--batch", defaultValue = "8", description = "images per forward pass (default ${DEFAULT-VALUE})")
     int batch;
 
-    @Option(names = "--precision", defaultValue = "fp32", description = "CPU precision: fp32 (default), bf16 or int8")
+    @Option(names = "--backend", defaultValue = "cpu", description = "cpu (default) or cuda (the GPU of "
+            + "-Dargus.cuda.device, its other -Dargus.cuda.* settings)")
+    String backend;
+
+    @Option(names = "--precision", description = "cpu: fp32 (default), bf16 or int8; cuda: fp16 (default), fp8 or auto")
     String precision;
 
-    @Option(names = "--calibration", description = "int8: sample frames for the activation ranges, a folder of images "
-            + "or a list file (default: the .data file's train list; the first " + CpuOptions.CALIBRATION_FRAMES + " images)")
+    @Option(names = "--calibration", description = "int8, fp8, auto: sample frames for the activation ranges, a folder "
+            + "of images or a list file (default: the .data file's train list; the first " + CpuOptions.CALIBRATION_FRAMES
+            + " images)")
     Path calibration;
 
     @Override
@@ -72,12 +82,10 @@ final class EvalCommand implements Callable<Integer> {
         DataFile d = DataFile.read(data);
         List<String> names = model.names();
         Dataset valid = Dataset.open(d.requireValid(), d.classes());
-        CpuPrecision p = CpuPrecision.parse(precision);
-        CpuOptions options = CpuOptions.DEFAULTS;
-        if (p == CpuPrecision.INT8) options = options.withCalibration(calibration != null ? calibration : d.requireTrain());
-        Evaluator.Result r = Evaluator.evaluate(model, valid, batch, options.withPrecision(p));
-        System.out.printf(Locale.ROOT, "%d images, %d objects, %d detections (confidence >= %s, NMS %s)%n", r.images(),
-                r.truths(), r.detections(), Evaluator.THRESHOLD, Evaluator.NMS);
+        if (batch <= 0) throw new IllegalArgumentException("--batch: expected a positive number, found " + batch);
+        Evaluator.Result r = Evaluator.evaluate(model, valid, options(d));
+        System.out.printf(Locale.ROOT, "%d images, %d objects, %d detections (confidence >= %s, NMS %s; %s)%n",
+                r.images(), r.truths(), r.detections(), Evaluator.THRESHOLD, Evaluator.NMS, describe());
         for (int c = 0; c < names.size(); c++) {
             double ap = r.ap50()[c];
             System.out.printf(Locale.ROOT, "  class %d %-20s AP@0.5 = %s%n", c, names.get(c),
@@ -86,6 +94,38 @@ final class EvalCommand implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "mAP@0.5:0.95 = %.4f%n", r.map50to95());
         System.out.printf(Locale.ROOT, "mAP@0.5 = %.4f%n", r.map50());
         return 0;
+    }
+
+    /** The backend and precision asked for; calibration frames default to the dataset's train list. */
+    private Detector.Options options(DataFile d) {
+        Path frames = calibration;
+        switch (backend.strip().toLowerCase(Locale.ROOT)) {
+            case "cpu" -> {
+                CpuPrecision p = CpuPrecision.parse(precision == null ? "fp32" : precision);
+                CpuOptions cpu = CpuOptions.DEFAULTS;
+                if (p == CpuPrecision.INT8) cpu = cpu.withCalibration(frames != null ? frames : d.requireTrain());
+                return Detector.Options.cpu(batch).withCpu(cpu.withPrecision(p));
+            }
+            case "cuda" -> {
+                CudaPrecision p;
+                try {
+                    p = CudaPrecision.parse(precision == null ? "fp16" : precision);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("--precision: " + e.getMessage().replace("CUDA precision: ", "")
+                            + " (the cuda backend's precisions)");
+                }
+                CudaOptions cuda = CudaSystemProperties.inference()
+                        .withPrecision(p, p.quantizes() ? (frames != null ? frames : d.requireTrain()) : null);
+                return new Detector.Options(Detector.Backend.CUDA, batch, DetectParams.DEFAULT, cuda);
+            }
+            default -> throw new IllegalArgumentException("--backend: expected cpu or cuda, found \"" + backend + "\"");
+        }
+    }
+
+    private String describe() {
+        return backend.strip().toLowerCase(Locale.ROOT) + " "
+                + (precision != null ? precision.strip().toLowerCase(Locale.ROOT)
+                : backend.strip().equalsIgnoreCase("cuda") ? "fp16" : "fp32");
     }
 
     /** An imported ONNX model, its class names from the .data file's names (else its metadata). */

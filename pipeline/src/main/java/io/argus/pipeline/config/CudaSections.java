@@ -1,8 +1,10 @@
 package io.argus.pipeline.config;
 
 import io.argus.detector.cuda.CudaOptions;
+import io.argus.detector.cuda.CudaPrecision;
 import io.argus.gpu.MemoryMode;
 import io.argus.trainer.cuda.CudaTrainingOptions;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +28,9 @@ public final class CudaSections {
     /**
      * {@code models[].cuda}: {@code device} (one GPU) or {@code devices} (several: a list of indexes, or {@code all}),
      * {@code memory} (auto, device, unified), {@code graphs}, {@code autotune}, {@code planCache} (the directory where
-     * chosen cuDNN plans are kept between runs, default {@code <cacheDir>/plans}; {@code off} keeps none). No workspace
+     * chosen cuDNN plans are kept between runs, default {@code <cacheDir>/plans}; {@code off} keeps none),
+     * {@code precision} (fp16; fp8 or auto on GPUs with FP8 tensor cores, see {@link CudaPrecision}) and
+     * {@code calibration} (fp8 and auto, required there: sample frames as {@code cpu.calibration} takes). No workspace
      * key: the inference backend sizes cuDNN's workspace to the largest plan it chose and has no limit to configure.
      * Fusion and in-place routes keep their defaults (benchmark switches of {@code argus bench}). The options' device
      * is the first of the devices.
@@ -39,9 +43,18 @@ public final class CudaSections {
         boolean graphs = n.bool("graphs", d.graphs());
         int autotune = n.integer("autotune", d.autotune(), 1, 64);
         Path planCache = planCache(n, plansIn(cacheDir));
+        CudaPrecision precision = CudaPrecision.parse(n.oneOf("precision", "fp16", "fp16", "fp8", "auto"));
+        Path calibration = n.path("calibration", null, false);
+        if (calibration != null && !Files.exists(calibration)) {
+            throw new ConfigException(n.key("calibration"), "no such folder or list file " + calibration);
+        }
+        if (precision.quantizes() && calibration == null) {
+            throw new ConfigException(n.key("calibration"), "precision " + precision.label() + " needs sample frames "
+                    + "to measure activation ranges on: a folder of images or a list file (e.g. a dataset's train.txt)");
+        }
         n.finish();
         CudaOptions options = new CudaOptions(devices.first(), MemoryMode.parse(memory), d.fusion(), graphs,
-                d.inPlace(), autotune, planCache);
+                d.inPlace(), autotune, planCache, d.direct(), precision, calibration);
         return new ModelCuda(options, devices);
     }
 

@@ -82,6 +82,25 @@ class CudaSystemPropertiesTest {
             assertEquals("-Dargus.cuda.direct: expected timed, always or never, found \"sometimes\"", bad.getMessage());
             System.clearProperty("argus.cuda.direct");
 
+            System.setProperty("argus.cuda.precision", "fp8");
+            IllegalArgumentException uncalibrated = assertThrows(IllegalArgumentException.class,
+                    CudaSystemProperties::inference);
+            assertEquals("-Dargus.cuda.precision=fp8 needs -Dargus.cuda.calibration=<a folder of sample frames or a "
+                    + "list file>", uncalibrated.getMessage());
+            System.setProperty("argus.cuda.calibration", "no/such/frames");
+            assertEquals("-Dargus.cuda.calibration: no such folder or list file no/such/frames",
+                    assertThrows(IllegalArgumentException.class, CudaSystemProperties::inference).getMessage());
+            Path frames = Path.of(System.getProperty("java.io.tmpdir"));
+            System.setProperty("argus.cuda.calibration", frames.toString());
+            CudaOptions fp8 = CudaSystemProperties.inference();
+            assertEquals(io.argus.detector.cuda.CudaPrecision.FP8, fp8.precision());
+            assertEquals(frames, fp8.calibration());
+            System.setProperty("argus.cuda.precision", "fp4");
+            assertEquals("-Dargus.cuda.precision: CUDA precision: expected fp16, fp8 or auto, found \"fp4\"",
+                    assertThrows(IllegalArgumentException.class, CudaSystemProperties::inference).getMessage());
+            System.clearProperty("argus.cuda.precision");
+            System.clearProperty("argus.cuda.calibration");
+
             System.setProperty("argus.cuda.train.tf32", "true");
             System.setProperty("argus.cuda.train.autotune", "false");
             System.setProperty("argus.cuda.train.workspace", "4294967296");
@@ -98,7 +117,8 @@ class CudaSystemPropertiesTest {
     /** Runs {@code body}, then clears every argus.cuda.* property it may have set. */
     static void withProperties(Runnable body) {
         List<String> names = List.of("argus.cuda.device", "argus.cuda.memory", "argus.cuda.fusion", "argus.cuda.graphs",
-                "argus.cuda.inplace", "argus.cuda.autotune", "argus.cuda.direct", "argus.cuda.train.tf32", "argus.cuda.train.autotune",
+                "argus.cuda.inplace", "argus.cuda.autotune", "argus.cuda.direct", "argus.cuda.precision",
+                "argus.cuda.calibration", "argus.cuda.train.tf32", "argus.cuda.train.autotune",
                 "argus.cuda.train.workspace", "argus.cuda.train.overwrite");
         for (String n : names) System.clearProperty(n);
         try {

@@ -191,4 +191,27 @@ class CudaConfigTest {
                 new JsonObject().put("stream", "low")))).key());
         assertEquals("training.backend", error(j -> j.put("training", new JsonObject().put("backend", "tpu"))).key());
     }
+
+    @Test
+    void fp8PrecisionComesWithCalibrationFramesThatExist() throws Exception {
+        Path frames = java.nio.file.Files.createDirectories(tmp.resolve("frames"));
+        ModelConfig fp8 = read(j -> model(j, 0).put("cuda", new JsonObject().put("precision", "FP8")
+                .put("calibration", frames.toString())), Map.of()).models().get(0);
+        assertEquals(io.argus.detector.cuda.CudaPrecision.FP8, fp8.cuda().precision());
+        assertEquals(frames, fp8.cuda().calibration());
+        assertEquals(io.argus.detector.cuda.CudaPrecision.AUTO, read(j -> model(j, 0).put("cuda", new JsonObject()
+                .put("calibration", frames.toString())), Map.of("ARGUS_MODELS_0_CUDA_PRECISION", "auto")).models().get(0)
+                .cuda().precision());
+        assertEquals(io.argus.detector.cuda.CudaPrecision.FP16, read(j -> {}, Map.of()).models().get(0).cuda()
+                .precision(), "fp16 by default");
+        assertEquals("models[0].cuda.calibration: precision fp8 needs sample frames to measure activation ranges on: a "
+                + "folder of images or a list file (e.g. a dataset's train.txt)", error(j -> model(j, 0).put("cuda",
+                new JsonObject().put("precision", "fp8"))).getMessage());
+        assertEquals("models[0].cuda.precision: expected one of fp16, fp8, auto, found \"int8\"", error(j -> model(j, 0)
+                .put("cuda", new JsonObject().put("precision", "int8"))).getMessage());
+        ConfigException missing = error(j -> model(j, 0).put("cuda", new JsonObject().put("precision", "auto")
+                .put("calibration", tmp.resolve("nowhere").toString())));
+        assertEquals("models[0].cuda.calibration", missing.key());
+        assertTrue(missing.getMessage().contains("no such folder or list file"), missing.getMessage());
+    }
 }

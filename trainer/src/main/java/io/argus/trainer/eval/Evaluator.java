@@ -5,7 +5,7 @@ import io.argus.detector.Box;
 import io.argus.detector.DetectParams;
 import io.argus.detector.Detection;
 import io.argus.detector.Model;
-import io.argus.detector.cpu.CpuBackend;
+import io.argus.detector.backends.Detector;
 import io.argus.detector.cpu.CpuOptions;
 import io.argus.trainer.data.Dataset;
 import io.argus.trainer.loss.Truth;
@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.function.IntFunction;
 
 /**
- * Runs the inference engine (the CPU backend, as deployed) over a labelled dataset and scores it: detections at
+ * Runs the inference engine (the CPU backend unless told otherwise) over a labelled dataset and scores it: detections at
  * Darknet's mAP threshold 0.005 with the cfg's NMS at 0.45, against the labels in source pixels.
  */
 public final class Evaluator {
@@ -46,9 +46,23 @@ public final class Evaluator {
 
     public static Result evaluate(Model model, int count, IntFunction<BgrImage> image,
                                   IntFunction<List<Truth>> truths, int batch, CpuOptions cpu) {
+        return evaluate(model, count, image, truths, Detector.Options.cpu(batch).withCpu(cpu));
+    }
+
+    /**
+     * With the backend {@code options} name (CUDA in FP16 or FP8, to measure what FP8 costs in mAP), its batch their
+     * maxBatch; the detection thresholds are the evaluator's whatever the options say.
+     */
+    public static Result evaluate(Model model, Dataset data, Detector.Options options) {
+        return evaluate(model, data.size(), data::image, i -> data.sample(i).truths(), options);
+    }
+
+    public static Result evaluate(Model model, int count, IntFunction<BgrImage> image,
+                                  IntFunction<List<Truth>> truths, Detector.Options options) {
         MeanAveragePrecision map = new MeanAveragePrecision(model.spec().classes());
         int detections = 0;
-        try (CpuBackend backend = new CpuBackend(model, batch, cpu)) {
+        int batch = options.maxBatch();
+        try (Detector backend = Detector.open(model, options)) {
             DetectParams params = new DetectParams(THRESHOLD, NMS, null);
             for (int start = 0; start < count; start += batch) {
                 int end = Math.min(count, start + batch);

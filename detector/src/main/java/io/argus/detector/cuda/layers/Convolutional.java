@@ -8,6 +8,7 @@ import io.argus.gpu.CudaException;
 import io.argus.gpu.CudnnDescriptor;
 import io.argus.gpu.DeviceContext;
 import io.argus.gpu.ElementType;
+import io.argus.gpu.Fp8;
 import io.argus.gpu.GpuBuffer;
 import io.argus.gpu.GpuStream;
 import io.argus.gpu.KernelLaunch;
@@ -36,6 +37,11 @@ import org.bytedeco.cuda.cudnn.cudnnContext;
  * the most fused form first (bias + activation, and a following [shortcut], inside cuDNN's kernel; writing straight
  * into a route's buffer); when cuDNN has no engine for that, a plain convolution plus our bias_activation kernel.
  * {@link #prepare} plans the other batch sizes in that form; forward only enqueues (CUDA graphs capture it).
+ * Where the network asks for FP8 ({@link #fp8Choice}, before configuring), the same form is also planned with E4M3
+ * operands: kernels/quantize.cu writes the FP16 input as E4M3 divided by its calibrated scale into a dense buffer this
+ * layer owns, the filters are E4M3 with one scale per output channel, and cuDNN's epilogue multiplies each output
+ * channel by the product of the two scales before bias and activation; it is kept when forced, or when it (the
+ * quantization included) runs faster than the FP16 plan.
  *
  * <p><b>Training</b> ({@link #Convolutional(ConvolutionalSpec, TensorView, TensorView, TensorView, TensorView,
  * TensorView, Training)}): forward: cuDNN writes z = conv(x, W) from the working weights; with batch norm, one
@@ -110,6 +116,16 @@ public final class Convolutional implements GpuLayer {
     private KernelLaunch direct;
     private int directN;
     private String directTiming = "";
+    /** FP8: the input's scale (its calibrated largest magnitude over 448; 0: FP8 not asked for), forced or timed. */
+    private float fp8InputScale;
+    private boolean fp8Forced;
+    private GpuBuffer fp8Weights;   // E4M3 [paddedFilters][size][size][inChannels]
+    private GpuBuffer fp8Scales;    // FP32 per output channel: input scale x filter scale
+    private GpuBuffer fp8Input;     // E4M3 [maxBatch][pixels][inChannels], written by the quantize kernel
+    private boolean fp8;            // the configured form is FP8
+    private KernelLaunch quantize;
+    private int quantizeN;
+    private String fp8Timing = "";
 
     // training (training != null)
     private final Training training;
@@ -177,6 +193,68 @@ public final class Convolutional implements GpuLayer {
                 && (paddedFilters == 16 || paddedFilters == 32 || paddedFilters == 64)
                 && spec.size() * spec.size() * 3 * paddedFilters <= DIRECT_WEIGHTS
                 && x.pixelStride() % 4 == 0 && x.channelOffset() % 4 == 0;
+    }
+
+    /**
+     * Asks for this layer's FP8 form (before {@link #configure}): its input quantized with {@code inputAbsMax}, the
+     * largest magnitude the input took on the calibration frames, its filters from {@code params} (E4M3, one scale per
+     * output channel); {@code forced} keeps FP8 wherever cuDNN plans it, else it is kept only where timed faster than
+     * FP16. Returns false, asking nothing, where FP8 does not apply: a device before compute capability 8.9, groups,
+     * input channels (padded) not a multiple of 16, a view the quantize kernel cannot read 16 bytes at a time, or an
+     * input range that is not a positive number.
+     */
+    public boolean fp8Choice(ConvWeights params, float inputAbsMax, boolean forced) {
+        requireInference("fp8Choice");
+        if (ctx.device().computeCapability() < 89 || spec.groups() != 1 || inChannels % 16 != 0
+                || x.channelOffset() % 8 != 0 || x.pixelStride() % 8 != 0 || !(inputAbsMax > 0)
+                || !Float.isFinite(inputAbsMax)) {
+            return false;
+        }
+        fp8InputScale = Fp8.scaleFor(inputAbsMax);
+        fp8Forced = forced;
+        float[] w = params.folded()[0];
+        int per = spec.size() * spec.size() * inChannels;
+        byte[] codes = new byte[paddedFilters * per];
+        float[] scales = new float[paddedFilters];
+        float[] filter = new float[per];
+        for (int f = 0; f < paddedFilters; f++) {
+            java.util.Arrays.fill(filter, 0f);
+            if (f < spec.filters()) krscFilter(w, f, filter);
+            float amax = 0;
+            for (float v : filter) amax = Math.max(amax, Math.abs(v));
+            float s = Fp8.scaleFor(amax);
+            System.arraycopy(Fp8.encode(filter, s), 0, codes, f * per, per);
+            scales[f] = fp8InputScale * s;
+        }
+        fp8Weights = GpuBuffer.device(codes.length, "FP8 weights of layer " + spec.index());
+        Transfers.upload(fp8Weights.address(), codes);
+        fp8Scales = GpuBuffer.device(4L * paddedFilters, "FP8 scales of layer " + spec.index());
+        Transfers.upload(fp8Scales.address(), scales);
+        return true;
+    }
+
+    /** Filter f of Darknet's [filters][c][size][size] as [size][size][inChannels] (padding channels zero). */
+    private void krscFilter(float[] w, int f, float[] out) {
+        int c = spec.groupChannels();
+        int s = spec.size();
+        for (int ch = 0; ch < c; ch++) {
+            for (int r = 0; r < s; r++) {
+                for (int q = 0; q < s; q++) out[(r * s + q) * inChannels + ch] = w[((f * c + ch) * s + r) * s + q];
+            }
+        }
+    }
+
+    /** Whether the configured form runs in FP8. */
+    public boolean fp8() { return fp8; }
+
+    /** Frees the FP8 form's buffers when the layer runs in FP16. */
+    private void dropFp8() {
+        if (fp8Weights != null) fp8Weights.close();
+        if (fp8Scales != null) fp8Scales.close();
+        if (fp8Input != null) fp8Input.close();
+        fp8Weights = fp8Scales = fp8Input = null;
+        quantize = null;
+        fp8InputScale = 0;
     }
 
     /** Floats of weights the direct kernel holds in shared memory (DIRECT_WEIGHTS in kernels/convolutional.cu). */
@@ -413,7 +491,17 @@ public final class Convolutional implements GpuLayer {
             return true;
         }
         direct = null;
+        boolean oldFp8 = fp8;
+        fp8 = false;
+        if (fp8InputScale > 0) {
+            ConvolutionPlan q = fp8Plan(n, stream);
+            if (q != null && (fp8Forced || p == null || fp8Faster(n, p, q, stream))) {
+                p = q;
+                fp8 = true;
+            }
+        }
         if (p == null) {
+            fp8 = oldFp8;
             y = oldY;
             outChannels = oldOc;
             epilogue = oldE;
@@ -424,6 +512,8 @@ public final class Convolutional implements GpuLayer {
         plans.clear();
         plans.put(n, forwardOnly(p));
         packVersion = -1;
+        if (fp8) workspace.ensure(p.workspaceBytes());
+        else if (fp8Weights != null) dropFp8();   // FP16 won, or cuDNN has no FP8 engine for this form
         if (e == Epilogue.NONE) {
             biasActivation = KernelLaunch.of(ctx.kernels(), FILE, vectorOut() ? "bias_activation_vec8" : "bias_activation_scalar");
             biasActivation.view(y);
@@ -487,6 +577,62 @@ public final class Convolutional implements GpuLayer {
         direct.launch(KernelLaunch.grid(outputs, ctx.device()), 1, KernelLaunch.BLOCK, stream.handle());
     }
 
+    /** The FP8 form's plan for n images writing the configured output (null when cuDNN has no FP8 engine for it). */
+    private ConvolutionPlan fp8Plan(int n, GpuStream stream) {
+        if (fp8Input == null) {
+            fp8Input = GpuBuffer.device((long) n * x.pixels() * inChannels, "FP8 input of layer " + spec.index());
+        }
+        quantize = KernelLaunch.of(ctx.kernels(), "quantize.cu", "quantize_fp8");
+        quantize.view(x);
+        quantize.i32(inChannels);
+        quantize.i32(x.pixels());
+        quantizeN = quantize.i32(n);
+        quantize.f32(1f / fp8InputScale);
+        quantize.pointer(fp8Input.address());
+        fp8 = true;
+        try {
+            return inferencePlan(n, stream);
+        } finally {
+            fp8 = false;
+        }
+    }
+
+    /**
+     * Times the FP16 plan against the FP8 one (its quantization included) for n images, each over 5 runs after one,
+     * the faster of two rounds; says so in {@link #describe}.
+     */
+    private boolean fp8Faster(int n, ConvolutionPlan half, ConvolutionPlan eight, GpuStream stream) {
+        float[] ms = new float[2];
+        ConvolutionPlan[] forms = {half, eight};
+        for (int f = 0; f < 2; f++) {
+            fp8 = f == 1;
+            workspace.ensure(forms[f].workspaceBytes());
+            plans.clear();
+            plans.put(n, forwardOnly(forms[f]));
+            packVersion = -1;
+            ms[f] = Float.MAX_VALUE;
+            for (int round = 0; round < 2; round++) {
+                convolveInference(n, stream);
+                ms[f] = Math.min(ms[f], stream.time(() -> { for (int i = 0; i < 5; i++) convolveInference(n, stream); }) / 5);
+            }
+        }
+        fp8 = false;
+        plans.clear();
+        packVersion = -1;
+        fp8Timing = String.format(java.util.Locale.ROOT, "FP8 %.3f ms vs FP16 %.3f ms at batch %d", ms[1], ms[0], n);
+        return ms[1] < ms[0];
+    }
+
+    /** The convolution of the configured form: quantizing the input first in FP8 (no bias_activation kernel). */
+    private void convolveInference(int n, GpuStream stream) {
+        if (fp8) {
+            quantize.setInt(quantizeN, n);
+            quantize.launch(KernelLaunch.grid((long) n * x.pixels() * (inChannels / 16), ctx.device()), 1,
+                    KernelLaunch.BLOCK, stream.handle());
+        }
+        execute(ConvolutionOperation.FORWARD, n);
+    }
+
     /**
      * Whether {@link #configure} may run the direct kernel where it is timed faster than cuDNN ({@code allowed}), or
      * wherever it applies ({@code forced}); set before configuring.
@@ -515,10 +661,12 @@ public final class Convolutional implements GpuLayer {
                     activation(spec.activation()), activation(shortcutActivation));
         };
         Operands o = operands(ConvolutionOperation.FORWARD);
-        return new ConvolutionProblem(ConvolutionOperation.FORWARD, Numerics.HALF, StridedShape.of(x, n, inChannels),
+        StridedShape in = fp8 ? StridedShape.dense(n, inChannels, spec.input().height(), spec.input().width(), inChannels)
+                : StridedShape.of(x, n, inChannels);
+        return new ConvolutionProblem(ConvolutionOperation.FORWARD, fp8 ? Numerics.FP8 : Numerics.HALF, in,
                 StridedShape.of(y, n, outChannels), inChannels / spec.groups(), spec.size(), spec.strideY(),
                 spec.strideX(), spec.pad(), e, residual == null ? null : StridedShape.of(residual, n, outChannels), 0f,
-                ConvolutionProblem.alignmentOf(o.input(), o.filter(), o.output(), o.bias(), o.residual()));
+                ConvolutionProblem.alignmentOf(o.input(), o.filter(), o.output(), o.bias(), o.residual(), o.scale()));
     }
 
     static io.argus.gpu.cudnn.Epilogue.Activation activation(Activation a) {
@@ -542,8 +690,11 @@ public final class Convolutional implements GpuLayer {
      */
     private Operands operands(ConvolutionOperation op) {
         if (!training()) {
-            return new Operands(x.address(), weights.address(), y.address(),
-                    epilogue == Epilogue.NONE ? 0 : biasHalf.address(), residual == null ? 0 : residual.address());
+            long bias = epilogue == Epilogue.NONE ? 0 : biasHalf.address();
+            long res = residual == null ? 0 : residual.address();
+            return fp8 ? new Operands(fp8Input.address(), fp8Weights.address(), y.address(), bias, res,
+                    fp8Scales.address())
+                    : new Operands(x.address(), weights.address(), y.address(), bias, res);
         }
         return switch (op) {
             case FORWARD -> Operands.of(x.address(), training.weights(), z.address());
@@ -684,7 +835,7 @@ public final class Convolutional implements GpuLayer {
             launchDirect(n, stream);
             return;
         }
-        execute(ConvolutionOperation.FORWARD, n);
+        convolveInference(n, stream);
         if (epilogue == Epilogue.NONE) {
             biasActivation.setInt(biasActivationN, n);
             biasActivation.launch(KernelLaunch.grid((long) n * y.pixels() * (vectorOut() ? outChannels / 8 : outChannels),
@@ -761,7 +912,9 @@ public final class Convolutional implements GpuLayer {
         return String.format(java.util.Locale.ROOT, "conv %dx%d/%d %d->%d %s %s%s%s", spec.size(), spec.size(),
                 spec.strideX(), spec.input().channels(), spec.filters(), spec.activation(),
                 direct != null ? "direct kernel (" + directTiming + ")"
-                        : epilogue == Epilogue.NONE ? "+ bias_activation kernel" : "fused " + epilogue,
+                        : (fp8 ? "FP8 " : fp8Timing.isEmpty() ? "" : "FP16 ")
+                        + (epilogue == Epilogue.NONE ? "+ bias_activation kernel" : "fused " + epilogue)
+                        + (fp8Timing.isEmpty() ? "" : " (" + fp8Timing + ")"),
                 y.pixelStride() != TensorView.padded(y.channels()) ? " in place" : "",
                 any == null ? "" : " [" + any[ConvolutionOperation.FORWARD.ordinal()].describe()
                         + (directTiming.isEmpty() ? "" : "; direct kernel " + directTiming) + "]");
@@ -788,5 +941,6 @@ public final class Convolutional implements GpuLayer {
         if (biasHalf != null) biasHalf.close();
         if (biasFloat != null) biasFloat.close();
         if (directWeights != null) directWeights.close();
+        dropFp8();
     }
 }
