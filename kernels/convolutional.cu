@@ -165,6 +165,126 @@ CONV_DIRECT(16)
 CONV_DIRECT(32)
 CONV_DIRECT(64)
 
+// The same layer (3x3 filters only) on the tensor cores: a warp computes 16 output pixels x OC channels as an
+// implicit GEMM with mma.sync m16n8k16 (FP16 in, FP32 accumulation), its K dimension a tap's 4 halves (the image's 3
+// channels and the input's zero fourth) times the 9 taps, padded to 48 (three k-steps, the 12 taps past the ninth
+// zero). Each thread loads its A fragment straight from the input, 2 halves per register: for k-step s its column
+// pairs are tap 4s + t/2 (registers 0, 1) and tap 4s + 2 + t/2 (registers 2, 3), channels 0-1 or 2-3 by t's lowest
+// bit, rows g and g + 8 (t: the thread's index in its group of 4, g: the group). The B fragments (the filters as FP16,
+// zero for the fourth channel and past the ninth tap) are built once per thread from the FP32 [3][3][3][OC] weights.
+// The arithmetic is 9 x 4 / 3 x 3 = 4/3 of the FP32 kernel's but on the tensor pipe, leaving the loads and the
+// stores. Compute capability 8.0 and later; the Java side times it with the others.
+#if __CUDA_ARCH__ >= 800
+__device__ __forceinline__ void mma_16816(float* d, const unsigned int* a, unsigned int b0, unsigned int b1) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+#endif
+
+// The two halves at tap `tap` (0..8, else zero) of output pixel (oy, ox), channels c, c + 1.
+__device__ __forceinline__ unsigned int direct_pair(const half_t* image, bool valid, int oy, int ox, int tap, int c,
+                                                    int inH, int inW, int xPixel, int stride, int pad) {
+    if (!valid || tap >= 9) return 0u;
+    int iy = oy * stride - pad + tap / 3, ix = ox * stride - pad + tap % 3;
+    if (iy < 0 || iy >= inH || ix < 0 || ix >= inW) return 0u;
+    return *reinterpret_cast<const unsigned int*>(image + ((long long) iy * inW + ix) * xPixel + c);
+}
+
+// Weight k of the GEMM (tap k / 4, channel k % 4) for output channel o, as FP16.
+__device__ __forceinline__ float direct_weight(const float* weights, int k, int o, int oc) {
+    int tap = k >> 2, ch = k & 3;
+    return tap < 9 && ch < 3 ? weights[(tap * 3 + ch) * oc + o] : 0.f;
+}
+
+template <int OC>
+__device__ void conv_direct_mma(const half_t* x, long long xImage, int xPixel, int xOffset, int inH, int inW,
+                                half_t* y, long long yImage, int yPixel, int yOffset, int outH, int outW,
+                                const float* weights, const float* bias, int stride, int pad, int n, int act) {
+#if __CUDA_ARCH__ >= 800
+    const int lane = threadIdx.x & 31;
+    const int g = lane >> 2, t = lane & 3;
+    unsigned int bf[3][OC / 8][2];
+#pragma unroll
+    for (int s = 0; s < 3; s++) {
+#pragma unroll
+        for (int j = 0; j < OC / 8; j++) {
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                int k = 16 * s + 2 * t + 8 * h;
+                bf[s][j][h] = pack2(direct_weight(weights, k, 8 * j + g, OC), direct_weight(weights, k + 1, 8 * j + g, OC));
+            }
+        }
+    }
+    float b0[OC / 8], b1[OC / 8];
+#pragma unroll
+    for (int j = 0; j < OC / 8; j++) {
+        b0[j] = bias[8 * j + 2 * t];
+        b1[j] = bias[8 * j + 2 * t + 1];
+    }
+    const int pixels = outH * outW;
+    const int total = n * pixels;
+    const int c = (t & 1) * 2;
+    for (int tile = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; tile * 16 < total;
+         tile += (gridDim.x * blockDim.x) >> 5) {
+        int p[2] = {tile * 16 + g, tile * 16 + g + 8};
+        bool valid[2];
+        int oy[2], ox[2], b[2];
+        const half_t* image[2];
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+            valid[r] = p[r] < total;
+            int q = valid[r] ? p[r] : 0;
+            b[r] = q / pixels;
+            int rest = q - b[r] * pixels;
+            oy[r] = rest / outW;
+            ox[r] = rest - oy[r] * outW;
+            image[r] = x + b[r] * xImage + xOffset;
+        }
+        float acc[OC / 8][4];
+#pragma unroll
+        for (int j = 0; j < OC / 8; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
+#pragma unroll
+        for (int s = 0; s < 3; s++) {
+            int t0 = 4 * s + (t >> 1), t1 = t0 + 2;
+            unsigned int a[4];
+            a[0] = direct_pair(image[0], valid[0], oy[0], ox[0], t0, c, inH, inW, xPixel, stride, pad);
+            a[1] = direct_pair(image[1], valid[1], oy[1], ox[1], t0, c, inH, inW, xPixel, stride, pad);
+            a[2] = direct_pair(image[0], valid[0], oy[0], ox[0], t1, c, inH, inW, xPixel, stride, pad);
+            a[3] = direct_pair(image[1], valid[1], oy[1], ox[1], t1, c, inH, inW, xPixel, stride, pad);
+#pragma unroll
+            for (int j = 0; j < OC / 8; j++) mma_16816(acc[j], a, bf[s][j][0], bf[s][j][1]);
+        }
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+            if (!valid[r]) continue;
+            half_t* out = y + at(b[r], yImage, oy[r] * outW + ox[r], yPixel, yOffset, 2 * t);
+#pragma unroll
+            for (int j = 0; j < OC / 8; j++) {
+                *reinterpret_cast<unsigned int*>(out + 8 * j) =
+                    pack2(activate(acc[j][2 * r] + b0[j], act), activate(acc[j][2 * r + 1] + b1[j], act));
+            }
+        }
+    }
+#else
+    __trap();
+#endif
+}
+
+// The same arguments as conv_direct_k<OC> (size is 3 here), so the Java side builds either launch alike.
+#define CONV_DIRECT_MMA(OC)                                                                                      \
+    extern "C" __global__ void __launch_bounds__(256) conv_direct_mma_k##OC(                                     \
+        const half_t* x, long long xImage, int xPixel, int xOffset, int inH, int inW, half_t* y,                 \
+        long long yImage, int yPixel, int yOffset, int outH, int outW, const float* weights, const float* bias,   \
+        int size, int stride, int pad, int n, int act) {                                                         \
+        conv_direct_mma<OC>(x, xImage, xPixel, xOffset, inH, inW, y, yImage, yPixel, yOffset, outH, outW,        \
+                            weights, bias, stride, pad, n, act);                                                 \
+    }
+CONV_DIRECT_MMA(16)
+CONV_DIRECT_MMA(32)
+CONV_DIRECT_MMA(64)
+
 // ---- (c) training without batch norm: bias + activation ----
 
 #define BIAS_ACT_PARAMS(T) (const T* z, T* y, long long pixels, int S, int C, const float* bias, int act)
