@@ -270,8 +270,7 @@ public final class CudaNetwork implements AutoCloseable {
         Convolutional conv = new Convolutional(c, weights.conv(i), viewOf(i - 1, c), ctx, workspace,
                 options.planSettings());
         conv.directChoice(options.direct() != CudaOptions.DirectConvolution.NEVER,
-                options.direct() == CudaOptions.DirectConvolution.ALWAYS,
-                options.direct() == CudaOptions.DirectConvolution.TENSOR_CORES);
+                options.direct() == CudaOptions.DirectConvolution.ALWAYS);
         if (options.precision().quantizes() && i > 0) {   // the image (layer 0's input) has 3 channels: FP16
             conv.fp8Choice(weights.conv(i), outputRanges[i - 1], options.precision() == CudaPrecision.FP8);
         }

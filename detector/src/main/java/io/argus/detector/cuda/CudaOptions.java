@@ -12,8 +12,8 @@ import java.nio.file.Path;
  * concatenate by having their inputs write into place. {@code autotune}: how many cuDNN engine configurations are
  * timed per convolution shape. {@code planCache}: the directory where chosen cuDNN plans are kept between runs
  * (keyed by GPU, driver, cuDNN and shape), so a restart plans without timing; null keeps none. {@code direct}: how a
- * first layer over the image's 3 channels runs ({@link DirectConvolution}): TIMED on the fastest of our direct kernels
- * and cuDNN's plan at the largest batch, ALWAYS or TENSOR_CORES on one of ours wherever it applies, NEVER on cuDNN. {@code precision}: the convolutions' number type
+ * first layer over the image's 3 channels runs: TIMED on our direct kernel where it beats cuDNN's plan at the largest
+ * batch, ALWAYS on it wherever it applies, NEVER on cuDNN. {@code precision}: the convolutions' number type
  * ({@link CudaPrecision}); FP8 and AUTO measure the activation ranges on {@code calibration}'s sample frames (a
  * folder of images or a list file, the first {@link io.argus.detector.cpu.CpuOptions#CALIBRATION_FRAMES}), which they
  * require.
@@ -27,12 +27,7 @@ public record CudaOptions(int device, MemoryMode memory, Fusion fusion, boolean 
                           Path calibration) {
     public enum Fusion { ALL, EPILOGUE, NONE }
 
-    /**
-     * TIMED: the fastest of our direct kernels (FP32; for a 3x3 filter on compute capability 8.0 and later also on
-     * the tensor cores) and cuDNN's plan; ALWAYS: the FP32 direct kernel wherever it applies; TENSOR_CORES: its
-     * tensor-core form wherever that applies (else the FP32 one); NEVER: cuDNN.
-     */
-    public enum DirectConvolution { TIMED, ALWAYS, TENSOR_CORES, NEVER }
+    public enum DirectConvolution { TIMED, ALWAYS, NEVER }
 
     public CudaOptions {
         if (device < 0) throw new IllegalArgumentException("device: expected an index >= 0, found " + device);

@@ -18,7 +18,7 @@ import java.util.Locale;
  * <ul>
  *   <li>inference: {@code argus.cuda.device}, {@code memory} (unified, device, auto), {@code fusion} (all, epilogue,
  *   none), {@code graphs}, {@code inplace}, {@code autotune} (engines timed per convolution shape), {@code direct}
- *   (timed, always, tensor_cores, never: the first layer on the fastest of our direct kernels and cuDNN),
+ *   (timed, always, never: the first layer on our direct kernel where it is timed faster than cuDNN),
  *   {@code precision} (fp16, fp8, auto) with {@code calibration} (fp8's sample frames);</li>
  *   <li>training: {@code argus.cuda.device}, {@code argus.cuda.train.tf32} (FP32 runs on TF32 tensor cores),
  *   {@code .autotune}, {@code .workspace} (bytes), {@code .overwrite}, {@code .graph}.</li>
@@ -71,15 +71,14 @@ public final class CudaSystemProperties {
         return p;
     }
 
-    /** {@code argus.cuda.direct}: timed, always, tensor_cores or never (the first layer on our direct kernels). */
+    /** {@code argus.cuda.direct}: timed, always or never (the first layer on our direct kernel). */
     static CudaOptions.DirectConvolution direct(CudaOptions.DirectConvolution def) {
         String v = System.getProperty("argus.cuda.direct");
         if (v == null) return def;
         for (CudaOptions.DirectConvolution c : CudaOptions.DirectConvolution.values()) {
             if (c.name().equalsIgnoreCase(v.strip())) return c;
         }
-        throw new IllegalArgumentException("-Dargus.cuda.direct: expected timed, always, tensor_cores or never, found \""
-                + v + "\"");
+        throw new IllegalArgumentException("-Dargus.cuda.direct: expected timed, always or never, found \"" + v + "\"");
     }
 
     /**

@@ -113,10 +113,6 @@ public final class Convolutional implements GpuLayer {
     private final GpuBuffer directWeights;
     private boolean directAllowed = true;   // the direct kernel may run where it is timed faster
     private boolean directForced;           // ... or wherever it applies
-    private boolean directTensorCoresForced; // ... its tensor-core form wherever that applies
-    private boolean directOnTensorCores;
-    /** Which built direct launches are the tensor-core form (their grids count warps of 16 pixels). */
-    private final java.util.IdentityHashMap<KernelLaunch, Boolean> directLaunches = new java.util.IdentityHashMap<>();
     private KernelLaunch direct;
     private int directN;
     private String directTiming = "";
@@ -488,8 +484,7 @@ public final class Convolutional implements GpuLayer {
         boolean directApplies = e == Epilogue.BIAS_ACTIVATION && res == null && directWeights != null
                 && oc == paddedFilters && out.channelOffset() % 8 == 0 && out.pixelStride() % 8 == 0
                 && directAllowed;
-        ConvolutionPlan p = directApplies && (directForced || directTensorCoresForced) ? null
-                : inferencePlan(n, stream);
+        ConvolutionPlan p = directApplies && directForced ? null : inferencePlan(n, stream);
         if (directApplies && chooseDirect(n, p, stream)) {
             plans.clear();
             packVersion = -1;
@@ -532,62 +527,13 @@ public final class Convolutional implements GpuLayer {
     }
 
     /**
-     * Chooses the direct form for the configured output: where forced, the asked-for kernel; else each direct kernel
-     * that applies (the FP32 one; for a 3x3 filter on compute capability 8.0 and later also the tensor-core one) and
-     * cuDNN's plan for n images (when it has one) are timed, each over 5 runs after one, the faster of two rounds,
-     * and the fastest is kept. Returns whether a direct kernel won; the losing forms leave nothing behind.
+     * Builds the direct kernel's launch for the configured output and keeps it when forced to, when
+     * cuDNN has no plan for the fused form, or when it runs faster than cuDNN's plan for n images (each timed over 5
+     * runs after one, the faster of two rounds). The losing form leaves nothing behind.
      */
     private boolean chooseDirect(int n, ConvolutionPlan cudnn, GpuStream stream) {
-        boolean mmaApplies = spec.size() == 3 && ctx.device().computeCapability() >= 80;
-        directLaunches.clear();
-        if (directTensorCoresForced && mmaApplies || directForced) {
-            direct = directLaunch(directTensorCoresForced && mmaApplies, n);
-            directTiming = "asked for";
-            return true;
-        }
-        java.util.List<Boolean> candidates = mmaApplies ? java.util.List.of(false, true) : java.util.List.of(false);
-        StringBuilder timing = new StringBuilder();
-        KernelLaunch best = null;
-        float bestMs = Float.MAX_VALUE;
-        for (boolean mma : candidates) {
-            direct = directLaunch(mma, n);
-            float ms = Float.MAX_VALUE;
-            for (int round = 0; round < 2; round++) {
-                launchDirect(n, stream);
-                ms = Math.min(ms, stream.time(() -> { for (int i = 0; i < 5; i++) launchDirect(n, stream); }) / 5);
-            }
-            timing.append(String.format(java.util.Locale.ROOT, "%s %.3f ms, ", mma ? "tensor cores" : "FP32", ms));
-            if (ms < bestMs) {
-                bestMs = ms;
-                best = direct;
-            }
-        }
-        direct = best;
-        directOnTensorCores = directLaunches.get(best);
-        if (cudnn == null) {
-            directTiming = timing + "cuDNN has no fused plan";
-            return true;
-        }
-        workspace.ensure(cudnn.workspaceBytes());
-        plans.put(n, forwardOnly(cudnn));
-        packVersion = -1;
-        float theirs = Float.MAX_VALUE;
-        for (int round = 0; round < 2; round++) {
-            execute(ConvolutionOperation.FORWARD, n);
-            theirs = Math.min(theirs, stream.time(() -> {
-                for (int i = 0; i < 5; i++) execute(ConvolutionOperation.FORWARD, n);
-            }) / 5);
-        }
-        directTiming = String.format(java.util.Locale.ROOT, "%scuDNN %.3f ms at batch %d", timing, theirs, n);
-        if (bestMs < theirs) return true;
-        direct = null;
-        return false;
-    }
-
-    /** The launch of the FP32 direct kernel or of its tensor-core form, for the configured output. */
-    private KernelLaunch directLaunch(boolean tensorCores, int n) {
-        KernelLaunch k = KernelLaunch.of(ctx.kernels(), FILE,
-                (tensorCores ? "conv_direct_mma_k" : "conv_direct_k") + paddedFilters);
+        String kernel = "conv_direct_k" + paddedFilters;
+        KernelLaunch k = KernelLaunch.of(ctx.kernels(), FILE, kernel);
         k.view(x);
         k.i32(spec.input().height());
         k.i32(spec.input().width());
@@ -601,19 +547,34 @@ public final class Convolutional implements GpuLayer {
         k.i32(spec.pad());
         directN = k.i32(n);
         k.i32(KernelCodes.activation(spec.activation()));
-        directOnTensorCores = tensorCores;
-        directLaunches.put(k, tensorCores);
-        return k;
+        direct = k;
+        if (cudnn == null) {
+            directTiming = directForced ? "asked for" : "cuDNN has no fused plan";
+            return true;
+        }
+        workspace.ensure(cudnn.workspaceBytes());
+        plans.put(n, forwardOnly(cudnn));
+        packVersion = -1;
+        float ours = Float.MAX_VALUE, theirs = Float.MAX_VALUE;
+        for (int round = 0; round < 2; round++) {
+            launchDirect(n, stream);
+            ours = Math.min(ours, stream.time(() -> { for (int i = 0; i < 5; i++) launchDirect(n, stream); }) / 5);
+            execute(ConvolutionOperation.FORWARD, n);
+            theirs = Math.min(theirs, stream.time(() -> {
+                for (int i = 0; i < 5; i++) execute(ConvolutionOperation.FORWARD, n);
+            }) / 5);
+        }
+        directTiming = String.format(java.util.Locale.ROOT, "%.3f ms vs cuDNN %.3f ms at batch %d", ours, theirs, n);
+        if (ours < theirs) return true;
+        direct = null;
+        return false;
     }
 
-    /**
-     * A grid-stride loop over the batch's output pixels: one per thread (FP32), or 16 per warp (tensor cores).
-     */
+    /** A grid-stride loop over the batch's output pixels, one per thread. */
     private void launchDirect(int n, GpuStream stream) {
         direct.setInt(directN, n);
         long outputs = (long) n * spec.output().height() * spec.output().width();
-        long threads = directLaunches.getOrDefault(direct, false) ? outputs * 2 : outputs;
-        direct.launch(KernelLaunch.grid(threads, ctx.device()), 1, KernelLaunch.BLOCK, stream.handle());
+        direct.launch(KernelLaunch.grid(outputs, ctx.device()), 1, KernelLaunch.BLOCK, stream.handle());
     }
 
     /** The FP8 form's plan for n images writing the configured output (null when cuDNN has no FP8 engine for it). */
@@ -677,14 +638,8 @@ public final class Convolutional implements GpuLayer {
      * wherever it applies ({@code forced}); set before configuring.
      */
     public void directChoice(boolean allowed, boolean forced) {
-        directChoice(allowed, forced, false);
-    }
-
-    /** The same, {@code tensorCores}: forced onto the tensor-core form where it applies (3x3, sm_80 and later). */
-    public void directChoice(boolean allowed, boolean forced, boolean tensorCores) {
-        this.directAllowed = allowed || forced || tensorCores;
+        this.directAllowed = allowed || forced;
         this.directForced = forced;
-        this.directTensorCoresForced = tensorCores;
     }
 
     private static ConvolutionPlan[] forwardOnly(ConvolutionPlan p) {
@@ -956,8 +911,7 @@ public final class Convolutional implements GpuLayer {
         ConvolutionPlan[] any = plans.values().stream().findFirst().orElse(null);
         return String.format(java.util.Locale.ROOT, "conv %dx%d/%d %d->%d %s %s%s%s", spec.size(), spec.size(),
                 spec.strideX(), spec.input().channels(), spec.filters(), spec.activation(),
-                direct != null ? "direct kernel" + (directOnTensorCores ? " on tensor cores" : "") + " ("
-                        + directTiming + ")"
+                direct != null ? "direct kernel (" + directTiming + ")"
                         : (fp8 ? "FP8 " : fp8Timing.isEmpty() ? "" : "FP16 ")
                         + (epilogue == Epilogue.NONE ? "+ bias_activation kernel" : "fused " + epilogue)
                         + (fp8Timing.isEmpty() ? "" : " (" + fp8Timing + ")"),
