@@ -552,6 +552,14 @@ public final class Convolutional implements GpuLayer {
             directTiming = directForced ? "asked for" : "cuDNN has no fused plan";
             return true;
         }
+        String key = choiceKey("direct", n);
+        TimedChoice known = CHOICES.get(key);
+        if (known != null) {
+            directTiming = known.timing();
+            if (known.ours()) return true;
+            direct = null;
+            return false;
+        }
         workspace.ensure(cudnn.workspaceBytes());
         plans.put(n, forwardOnly(cudnn));
         packVersion = -1;
@@ -565,9 +573,29 @@ public final class Convolutional implements GpuLayer {
             }) / 5);
         }
         directTiming = String.format(java.util.Locale.ROOT, "%.3f ms vs cuDNN %.3f ms at batch %d", ours, theirs, n);
+        remember(key, ours < theirs, directTiming);
         if (ours < theirs) return true;
         direct = null;
         return false;
+    }
+
+    /**
+     * A timed choice between two forms of one convolution (our direct kernel or cuDNN's plan; FP8 or FP16) made once
+     * per device and problem, as the planner keeps one plan per device and shape: every network on a device then runs
+     * the same form, so two detectors of one model (two memory modes, several workers) compute the same numbers, and
+     * a choice between near-equal forms does not flip with timing noise. Keys are a network's convolution shapes:
+     * a handful per model.
+     */
+    private record TimedChoice(boolean ours, String timing) {}
+
+    private static final java.util.Map<String, TimedChoice> CHOICES = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private String choiceKey(String what, int n) {
+        return ctx.device().index() + " " + what + " " + inferenceProblem(n).key();
+    }
+
+    private static void remember(String key, boolean ours, String timing) {
+        CHOICES.putIfAbsent(key, new TimedChoice(ours, timing + ", kept for this device"));
     }
 
     /** A grid-stride loop over the batch's output pixels, one per thread. */
@@ -602,6 +630,12 @@ public final class Convolutional implements GpuLayer {
      * the faster of two rounds; says so in {@link #describe}.
      */
     private boolean fp8Faster(int n, ConvolutionPlan half, ConvolutionPlan eight, GpuStream stream) {
+        String key = choiceKey("fp8", n);
+        TimedChoice known = CHOICES.get(key);
+        if (known != null) {
+            fp8Timing = known.timing();
+            return known.ours();
+        }
         float[] ms = new float[2];
         ConvolutionPlan[] forms = {half, eight};
         for (int f = 0; f < 2; f++) {
@@ -620,6 +654,7 @@ public final class Convolutional implements GpuLayer {
         plans.clear();
         packVersion = -1;
         fp8Timing = String.format(java.util.Locale.ROOT, "FP8 %.3f ms vs FP16 %.3f ms at batch %d", ms[1], ms[0], n);
+        remember(key, ms[1] < ms[0], fp8Timing);
         return ms[1] < ms[0];
     }
 
