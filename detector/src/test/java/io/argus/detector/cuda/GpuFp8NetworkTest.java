@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Test;
  * GpuFp8DemoModelTest.
  */
 @Tag("gpu")
-@Budget(seconds = 60)
+@Budget(seconds = 150)
 class GpuFp8NetworkTest {
     static final Path CALIBRATION = ProjectFiles.root().resolve("config/samples");
 
