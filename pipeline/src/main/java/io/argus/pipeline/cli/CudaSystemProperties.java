@@ -33,6 +33,7 @@ public final class CudaSystemProperties {
      */
     public static CudaOptions inference() {
         CudaOptions d = CudaOptions.defaults();
+        CudaPrecision precision = precision();
         return new CudaOptions(Integer.getInteger("argus.cuda.device", d.device()),
                 MemoryMode.parse(System.getProperty("argus.cuda.memory", d.memory().name())),
                 CudaOptions.Fusion.valueOf(System.getProperty("argus.cuda.fusion", d.fusion().name())
@@ -40,7 +41,7 @@ public final class CudaSystemProperties {
                 Boolean.parseBoolean(System.getProperty("argus.cuda.graphs", String.valueOf(d.graphs()))),
                 Boolean.parseBoolean(System.getProperty("argus.cuda.inplace", String.valueOf(d.inPlace()))),
                 Integer.getInteger("argus.cuda.autotune", d.autotune()), d.planCache(), direct(d.direct()),
-                precision(), calibration());
+                precision, calibration(precision));
     }
 
     /** {@code argus.cuda.precision}: fp16 (default), fp8 or auto. */
@@ -54,12 +55,12 @@ public final class CudaSystemProperties {
         }
     }
 
-    /** {@code argus.cuda.calibration}: fp8's sample frames (a folder of images or a list file). */
-    static Path calibration() {
+    /** {@code argus.cuda.calibration}: the sample frames {@code precision} calibrates on (required by fp8 and auto). */
+    static Path calibration(CudaPrecision precision) {
         String v = System.getProperty("argus.cuda.calibration");
         if (v == null || v.isBlank()) {
-            if (precision().quantizes()) {
-                throw new IllegalArgumentException("-Dargus.cuda.precision=" + precision().label() + " needs "
+            if (precision.quantizes()) {
+                throw new IllegalArgumentException("-Dargus.cuda.precision=" + precision.label() + " needs "
                         + "-Dargus.cuda.calibration=<a folder of sample frames or a list file>");
             }
             return null;

@@ -83,9 +83,10 @@ final class EvalCommand implements Callable<Integer> {
         List<String> names = model.names();
         Dataset valid = Dataset.open(d.requireValid(), d.classes());
         if (batch <= 0) throw new IllegalArgumentException("--batch: expected a positive number, found " + batch);
-        Evaluator.Result r = Evaluator.evaluate(model, valid, options(d));
+        Detector.Options options = options(d);
+        Evaluator.Result r = Evaluator.evaluate(model, valid, options);
         System.out.printf(Locale.ROOT, "%d images, %d objects, %d detections (confidence >= %s, NMS %s; %s)%n",
-                r.images(), r.truths(), r.detections(), Evaluator.THRESHOLD, Evaluator.NMS, describe());
+                r.images(), r.truths(), r.detections(), Evaluator.THRESHOLD, Evaluator.NMS, describe(options));
         for (int c = 0; c < names.size(); c++) {
             double ap = r.ap50()[c];
             System.out.printf(Locale.ROOT, "  class %d %-20s AP@0.5 = %s%n", c, names.get(c),
@@ -98,12 +99,11 @@ final class EvalCommand implements Callable<Integer> {
 
     /** The backend and precision asked for; calibration frames default to the dataset's train list. */
     private Detector.Options options(DataFile d) {
-        Path frames = calibration;
         switch (backend.strip().toLowerCase(Locale.ROOT)) {
             case "cpu" -> {
                 CpuPrecision p = CpuPrecision.parse(precision == null ? "fp32" : precision);
                 CpuOptions cpu = CpuOptions.DEFAULTS;
-                if (p == CpuPrecision.INT8) cpu = cpu.withCalibration(frames != null ? frames : d.requireTrain());
+                if (p == CpuPrecision.INT8) cpu = cpu.withCalibration(calibrationFrames(d));
                 return Detector.Options.cpu(batch).withCpu(cpu.withPrecision(p));
             }
             case "cuda" -> {
@@ -115,17 +115,22 @@ final class EvalCommand implements Callable<Integer> {
                             + " (the cuda backend's precisions)");
                 }
                 CudaOptions cuda = CudaSystemProperties.inference()
-                        .withPrecision(p, p.quantizes() ? (frames != null ? frames : d.requireTrain()) : null);
+                        .withPrecision(p, p.quantizes() ? calibrationFrames(d) : null);
                 return new Detector.Options(Detector.Backend.CUDA, batch, DetectParams.DEFAULT, cuda);
             }
             default -> throw new IllegalArgumentException("--backend: expected cpu or cuda, found \"" + backend + "\"");
         }
     }
 
-    private String describe() {
-        return backend.strip().toLowerCase(Locale.ROOT) + " "
-                + (precision != null ? precision.strip().toLowerCase(Locale.ROOT)
-                : backend.strip().equalsIgnoreCase("cuda") ? "fp16" : "fp32");
+    /** --calibration, else the dataset's train list (asked for only by a precision that calibrates). */
+    private Path calibrationFrames(DataFile d) {
+        return calibration != null ? calibration : d.requireTrain();
+    }
+
+    /** "cpu fp32", "cuda fp8": what the options ran. */
+    private static String describe(Detector.Options o) {
+        return o.backend() == Detector.Backend.CUDA ? "cuda " + o.cuda().precision().label()
+                : "cpu " + o.cpu().precision().name().toLowerCase(Locale.ROOT);
     }
 
     /** An imported ONNX model, its class names from the .data file's names (else its metadata). */
