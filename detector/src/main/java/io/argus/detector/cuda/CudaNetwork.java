@@ -89,6 +89,7 @@ public final class CudaNetwork implements AutoCloseable {
     private String graphProblem;
     private final float[] outputRanges;
     private int fp8Layers;
+    private GpuBuffer fp8Inputs;   // E4M3 inputs of the FP8 convolutions, one at a time (null in FP16)
 
     public CudaNetwork(NetworkSpec spec, ModelWeights weights, int maxBatch, CudaOptions options) {
         this(spec, weights, maxBatch, options, null);
@@ -139,6 +140,7 @@ public final class CudaNetwork implements AutoCloseable {
                 }
             }
             planRoutes();
+            if (options.precision().quantizes()) fp8Inputs = GpuBuffer.device(fp8InputBytes(), "FP8 layer inputs");
             this.buckets = BatchBuckets.of(maxBatch);
             ConvolutionPlanner.Counts before = ConvolutionPlanner.of(ctx).counts();
             long t0 = System.nanoTime();
@@ -154,6 +156,10 @@ public final class CudaNetwork implements AutoCloseable {
                     for (GpuLayer l : layers) l.prepare(b, stream);
                 }
                 stream.synchronize();
+                if (fp8Inputs != null && fp8Layers == 0) {   // auto kept FP16 everywhere
+                    fp8Inputs.close();
+                    fp8Inputs = null;
+                }
                 // the timing transient goes: the workspace is what the chosen plans need, before graphs take it
                 long need = 0;
                 for (GpuLayer l : layers) if (l instanceof Convolutional c) need = Math.max(need, c.workspaceNeeded());
@@ -187,6 +193,20 @@ public final class CudaNetwork implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /**
+     * The E4M3 input of the largest FP8 candidate at the largest batch: one area serves every FP8 convolution, as they
+     * run one after another on this network's stream and each quantizes its input just before it runs.
+     */
+    private long fp8InputBytes() {
+        long most = 0;
+        for (ConvolutionalSpec c : spec.convolutionalLayers()) {
+            if (c.index() == 0) continue;
+            Shape in = c.input();
+            most = Math.max(most, Convolutional.fp8InputBytes(c, (long) in.height() * in.width(), maxBatch));
+        }
+        return Math.max(most, 16);
     }
 
     private long allocate(long halvesPerImage, String what) {
@@ -272,7 +292,7 @@ public final class CudaNetwork implements AutoCloseable {
         conv.directChoice(options.direct() != CudaOptions.DirectConvolution.NEVER,
                 options.direct() == CudaOptions.DirectConvolution.ALWAYS);
         if (options.precision().quantizes() && i > 0) {   // the image (layer 0's input) has 3 channels: FP16
-            conv.fp8Choice(weights.conv(i), outputRanges[i - 1], options.precision() == CudaPrecision.FP8);
+            conv.fp8Choice(weights.conv(i), outputRanges[i - 1], options.precision() == CudaPrecision.FP8, fp8Inputs);
         }
         CudaOptions.Fusion fusion = options.fusion();
         ShortcutSpec next = fusableShortcut(i);
@@ -518,6 +538,8 @@ public final class CudaNetwork implements AutoCloseable {
         tail = null;
         for (GpuBuffer b : buffers) b.close();
         buffers.clear();
+        if (fp8Inputs != null) fp8Inputs.close();
+        fp8Inputs = null;
         workspace.close();
         stream.close();
     }

@@ -25,6 +25,8 @@ import io.argus.gpu.cudnn.PlanSettings;
 import io.argus.gpu.cudnn.StridedShape;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntConsumer;
 import org.bytedeco.cuda.cudart.CUstream_st;
 import org.bytedeco.cuda.cudnn.cudnnContext;
 
@@ -121,7 +123,7 @@ public final class Convolutional implements GpuLayer {
     private boolean fp8Forced;
     private GpuBuffer fp8Weights;   // E4M3 [paddedFilters][size][size][inChannels]
     private GpuBuffer fp8Scales;    // FP32 per output channel: input scale x filter scale
-    private GpuBuffer fp8Input;     // E4M3 [maxBatch][pixels][inChannels], written by the quantize kernel
+    private GpuBuffer fp8Input;     // E4M3 [maxBatch][pixels][inChannels], the network's (fp8Choice), written by quantize
     private boolean fp8;            // the configured form is FP8
     private KernelLaunch quantize;
     private int quantizeN;
@@ -201,17 +203,24 @@ public final class Convolutional implements GpuLayer {
      * output channel); {@code forced} keeps FP8 wherever cuDNN plans it, else it is kept only where timed faster than
      * FP16. Returns false, asking nothing, where FP8 does not apply: a device before compute capability 8.9, groups,
      * input channels (padded) not a multiple of 16, a view the quantize kernel cannot read 16 bytes at a time, or an
-     * input range that is not a positive number.
+     * input range that is not a positive number. {@code input} receives the quantized input: the network's one area
+     * for every FP8 layer (they run one after another on its stream), at least {@link #fp8InputBytes} for the largest
+     * batch.
      */
-    public boolean fp8Choice(ConvWeights params, float inputAbsMax, boolean forced) {
+    public boolean fp8Choice(ConvWeights params, float inputAbsMax, boolean forced, GpuBuffer input) {
         requireInference("fp8Choice");
         if (ctx.device().computeCapability() < 89 || spec.groups() != 1 || inChannels % 16 != 0
                 || x.channelOffset() % 8 != 0 || x.pixelStride() % 8 != 0 || !(inputAbsMax > 0)
                 || !Float.isFinite(inputAbsMax)) {
             return false;
         }
+        if (input.bytes() < fp8InputBytes(spec, x.pixels(), 1)) {
+            throw new IllegalArgumentException("layer " + spec.index() + ": an FP8 input area of " + input.bytes()
+                    + " bytes is smaller than one image's " + fp8InputBytes(spec, x.pixels(), 1));
+        }
         fp8InputScale = Fp8.scaleFor(inputAbsMax);
         fp8Forced = forced;
+        fp8Input = input;
         float[] w = params.folded()[0];
         int per = spec.size() * spec.size() * inChannels;
         byte[] codes = new byte[paddedFilters * per];
@@ -233,6 +242,14 @@ public final class Convolutional implements GpuLayer {
         return true;
     }
 
+    /**
+     * Bytes of E4M3 input {@code images} images of a layer take when it runs in FP8 ({@code pixels} per image): one a
+     * channel, the channels padded as the layer pads them where that is what FP8 needs (a multiple of 16).
+     */
+    public static long fp8InputBytes(ConvolutionalSpec spec, long pixels, int images) {
+        return (long) images * pixels * TensorView.padded(spec.input().channels());
+    }
+
     /** Filter f of Darknet's [filters][c][size][size] as [size][size][inChannels] (padding channels zero). */
     private void krscFilter(float[] w, int f, float[] out) {
         int c = spec.groupChannels();
@@ -251,8 +268,7 @@ public final class Convolutional implements GpuLayer {
     private void dropFp8() {
         if (fp8Weights != null) fp8Weights.close();
         if (fp8Scales != null) fp8Scales.close();
-        if (fp8Input != null) fp8Input.close();
-        fp8Weights = fp8Scales = fp8Input = null;
+        fp8Weights = fp8Scales = fp8Input = null;   // the input area is the network's
         quantize = null;
         fp8InputScale = 0;
     }
@@ -563,15 +579,11 @@ public final class Convolutional implements GpuLayer {
         workspace.ensure(cudnn.workspaceBytes());
         plans.put(n, forwardOnly(cudnn));
         packVersion = -1;
-        float ours = Float.MAX_VALUE, theirs = Float.MAX_VALUE;
-        for (int round = 0; round < 2; round++) {
-            launchDirect(n, stream);
-            ours = Math.min(ours, stream.time(() -> { for (int i = 0; i < 5; i++) launchDirect(n, stream); }) / 5);
-            execute(ConvolutionOperation.FORWARD, n);
-            theirs = Math.min(theirs, stream.time(() -> {
-                for (int i = 0; i < 5; i++) execute(ConvolutionOperation.FORWARD, n);
-            }) / 5);
-        }
+        float[] ms = timeForms(stream, f -> { }, f -> {
+            if (f == 0) launchDirect(n, stream);
+            else execute(ConvolutionOperation.FORWARD, n);
+        });
+        float ours = ms[0], theirs = ms[1];
         directTiming = String.format(java.util.Locale.ROOT, "%.3f ms vs cuDNN %.3f ms at batch %d", ours, theirs, n);
         remember(key, ours < theirs, directTiming);
         if (ours < theirs) return true;
@@ -588,7 +600,7 @@ public final class Convolutional implements GpuLayer {
      */
     private record TimedChoice(boolean ours, String timing) {}
 
-    private static final java.util.Map<String, TimedChoice> CHOICES = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final Map<String, TimedChoice> CHOICES = new ConcurrentHashMap<>();
 
     private String choiceKey(String what, int n) {
         return ctx.device().index() + " " + what + " " + inferenceProblem(n).key();
@@ -596,6 +608,24 @@ public final class Convolutional implements GpuLayer {
 
     private static void remember(String key, boolean ours, String timing) {
         CHOICES.putIfAbsent(key, new TimedChoice(ours, timing + ", kept for this device"));
+    }
+
+    /**
+     * Milliseconds per run of two forms of this convolution, each the faster of two rounds of 5 runs after one, the
+     * forms alternating so that a clock change or another job on the GPU weighs on both: {@code select} switches to
+     * form f (untimed), {@code run} runs it once.
+     */
+    private static float[] timeForms(GpuStream stream, IntConsumer select, IntConsumer run) {
+        float[] ms = {Float.MAX_VALUE, Float.MAX_VALUE};
+        for (int round = 0; round < 2; round++) {
+            for (int f = 0; f < 2; f++) {
+                int form = f;
+                select.accept(form);
+                run.accept(form);
+                ms[f] = Math.min(ms[f], stream.time(() -> { for (int i = 0; i < 5; i++) run.accept(form); }) / 5);
+            }
+        }
+        return ms;
     }
 
     /** A grid-stride loop over the batch's output pixels, one per thread. */
@@ -607,8 +637,9 @@ public final class Convolutional implements GpuLayer {
 
     /** The FP8 form's plan for n images writing the configured output (null when cuDNN has no FP8 engine for it). */
     private ConvolutionPlan fp8Plan(int n, GpuStream stream) {
-        if (fp8Input == null) {
-            fp8Input = GpuBuffer.device((long) n * x.pixels() * inChannels, "FP8 input of layer " + spec.index());
+        if (fp8Input.bytes() < (long) n * x.pixels() * inChannels) {
+            throw new IllegalStateException("layer " + spec.index() + ": the FP8 input area holds " + fp8Input.bytes()
+                    + " bytes, batch " + n + " needs " + (long) n * x.pixels() * inChannels);
         }
         quantize = KernelLaunch.of(ctx.kernels(), "quantize.cu", "quantize_fp8");
         quantize.view(x);
@@ -636,20 +667,14 @@ public final class Convolutional implements GpuLayer {
             fp8Timing = known.timing();
             return known.ours();
         }
-        float[] ms = new float[2];
         ConvolutionPlan[] forms = {half, eight};
-        for (int f = 0; f < 2; f++) {
+        float[] ms = timeForms(stream, f -> {
             fp8 = f == 1;
             workspace.ensure(forms[f].workspaceBytes());
             plans.clear();
             plans.put(n, forwardOnly(forms[f]));
             packVersion = -1;
-            ms[f] = Float.MAX_VALUE;
-            for (int round = 0; round < 2; round++) {
-                convolveInference(n, stream);
-                ms[f] = Math.min(ms[f], stream.time(() -> { for (int i = 0; i < 5; i++) convolveInference(n, stream); }) / 5);
-            }
-        }
+        }, f -> convolveInference(n, stream));
         fp8 = false;
         plans.clear();
         packVersion = -1;
