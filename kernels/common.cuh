@@ -9,6 +9,11 @@ struct alignas(16) vec16 {
     unsigned int x, y, z, w;
 };
 
+// 8 bytes: 4 halves (an image pixel: RGB and a zero).
+struct alignas(8) vec8 {
+    unsigned int x, y;
+};
+
 __device__ __forceinline__ float h2f(half_t h) {
     float f;
     asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
@@ -39,6 +44,13 @@ __device__ __forceinline__ void load8(const half_t* p, float* v) {
     unpack2(u.w, v + 6);
 }
 
+__device__ __forceinline__ void store4(half_t* p, const float* v) {
+    vec8 u;
+    u.x = pack2(v[0], v[1]);
+    u.y = pack2(v[2], v[3]);
+    *reinterpret_cast<vec8*>(p) = u;
+}
+
 __device__ __forceinline__ void store8(half_t* p, const float* v) {
     vec16 u;
     u.x = pack2(v[0], v[1]);
@@ -46,6 +58,12 @@ __device__ __forceinline__ void store8(half_t* p, const float* v) {
     u.z = pack2(v[4], v[5]);
     u.w = pack2(v[6], v[7]);
     *reinterpret_cast<vec16*>(p) = u;
+}
+
+// An image pixel of 4 or 8 halves (v: 8 values, those past 3 zero).
+__device__ __forceinline__ void store_pixel(half_t* p, const float* v, int pixelStride) {
+    if (pixelStride == 4) store4(p, v);
+    else store8(p, v);
 }
 
 // Activation codes: the Java side (io.argus.detector.cuda.layers.KernelCodes) passes these.

@@ -50,8 +50,8 @@ __device__ __forceinline__ void horizontal3(const unsigned char* luma, const uns
 }
 
 // One image (batch slot `slot`) of netW x netH written into an NHWC view (imageStride, pixelStride, channelOffset in
-// elements). A view of whole 8-channel pixels gets 16-byte stores with channels 3..7 zeroed (as preprocess.cu); any
-// other view gets its three channels only.
+// elements). A view of whole 4- or 8-channel pixels gets 8- or 16-byte stores with the channels past 3 zeroed (as
+// preprocess.cu); any other view gets its three channels only.
 extern "C" __global__ void nv12_letterbox_rgb_fp16(const unsigned char* luma, const unsigned char* chroma,
                                                    int lumaPitch, int chromaPitch, int width, int height,
                                                    int resizedW, int resizedH, int offsetX, int offsetY,
@@ -63,7 +63,7 @@ extern "C" __global__ void nv12_letterbox_rgb_fp16(const unsigned char* luma, co
     int imW = width, imH = height, w = resizedW, h = resizedH;
     float wScale = (float) (imW - 1) / (float) (w - 1);
     float hScale = (float) (imH - 1) / (float) (h - 1);
-    bool whole = pixelStride == 8 && channelOffset == 0;
+    bool whole = (pixelStride == 8 || pixelStride == 4) && channelOffset == 0;
     FOR_EACH(p, netW * netH) {
         int X = p % netW, Y = p / netW;
         int c = X - offsetX, r = Y - offsetY;
@@ -85,7 +85,7 @@ extern "C" __global__ void nv12_letterbox_rgb_fp16(const unsigned char* luma, co
         }
         long long o = at(slot, imageStride, p, pixelStride, channelOffset, 0);
         if (whole) {
-            store8(out + o, v);
+            store_pixel(out + o, v, pixelStride);
         } else {
             for (int i = 0; i < 3; i++) out[o + i] = f2h(v[i]);
         }

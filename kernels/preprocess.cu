@@ -1,5 +1,5 @@
-// (a) Frames to the network input in one pass: uint8 BGR of any size -> resize -> FP16 NHWC with 8 channels (3 used,
-// 5 zero) straight into the batch tensor. Two conventions, chosen per network:
+// (a) Frames to the network input in one pass: uint8 BGR of any size -> resize -> FP16 NHWC with 4 or 8 channels (3
+// used, the rest zero: pixelStride) straight into the batch tensor. Two conventions, chosen per network:
 //  - Darknet's (convention 0): its two-pass resize_image, plain or letterboxed on 0.5 grey, RGB / 255, as
 //    io.argus.detector.post.Preprocess;
 //  - an imported model's (io.argus.detector.onnx.OnnxInput): letterboxed on a grey of 114 (where it lands is the
@@ -62,7 +62,8 @@ __device__ __forceinline__ float bilinear_centres(const unsigned char* im, int s
 // convention: CONVENTION_*; scale and grey (the canvas, already scaled) are the imported conventions' and are
 // computed on the host as the CPU reference computes them (1f / 255 and 114f * that).
 extern "C" __global__ void letterbox_rgb_fp16(const unsigned char* frames, const FrameInfo* info, half_t* out,
-                                              long long outImage, int netW, int netH, int n, int convention,
+                                              long long outImage, int pixelStride, int netW, int netH, int n,
+                                              int convention,
                                               float scale, float grey) {
     int b = blockIdx.y;
     if (b >= n) return;
@@ -80,7 +81,7 @@ extern "C" __global__ void letterbox_rgb_fp16(const unsigned char* frames, const
                     v[k] = bilinear_centres(im, f.stride, imW, imH, fx, fy, c, r, rgb ? 2 - k : k, scale);
                 }
             }
-            store8(out + b * outImage + (long long) p * 8, v);
+            store_pixel(out + b * outImage + (long long) p * pixelStride, v, pixelStride);
         }
         return;
     }
@@ -105,6 +106,6 @@ extern "C" __global__ void letterbox_rgb_fp16(const unsigned char* frames, const
                 v[k] = val;
             }
         }
-        store8(out + b * outImage + (long long) p * 8, v);
+        store_pixel(out + b * outImage + (long long) p * pixelStride, v, pixelStride);
     }
 }

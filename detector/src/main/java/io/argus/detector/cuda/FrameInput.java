@@ -103,6 +103,7 @@ final class FrameInput implements AutoCloseable {
         launch.pointer(staged ? infoDevice.address() : infoHost.address());
         launch.pointer(input.base());
         launch.i64(input.imageStride());
+        launch.i32(input.pixelStride());
         launch.i32(spec.net().width());
         launch.i32(spec.net().height());
         nSlot = launch.i32(1);

@@ -17,6 +17,7 @@ import io.argus.testkit.Budget;
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
@@ -63,9 +64,11 @@ class GpuNv12InputTest {
         int planeBytes = im.luma().capacity();
         int chromaBytes = im.chroma().capacity();
         int slots = 2;
-        for (boolean strided : new boolean[] {false, true}) {
-            // packed: 8-channel pixels (the network input); strided: 3 channels at offset 8 of 16-channel pixels
-            int pixelStride = strided ? 16 : 8;
+        short loud = Float.floatToFloat16(42f);   // what the buffer held before: kept, or zeroed as padding
+        // the network input's 4- and 8-channel pixels; 3 channels at offset 8 of 16-channel pixels (a strided view)
+        for (int pixelStride : new int[] {4, 8, 16}) {
+            boolean strided = pixelStride == 16;
+            int offset = strided ? 8 : 0;
             long imageStride = (long) pixelStride * netW * netH;
             try (GpuStream stream = new GpuStream();
                  GpuBuffer luma = GpuBuffer.device(planeBytes, "test luma");
@@ -73,8 +76,10 @@ class GpuNv12InputTest {
                  GpuBuffer out = GpuBuffer.device(2 * imageStride * slots, "test input")) {
                 Transfers.upload(luma.address(), bytes(im.luma()));
                 Transfers.upload(chroma.address(), bytes(im.chroma()));
-                Transfers.upload(out.address(), new short[(int) (imageStride * slots)]);
-                TensorView view = new TensorView(out.address(), imageStride, pixelStride, strided ? 8 : 0, 3, netH, netW);
+                short[] before = new short[(int) (imageStride * slots)];
+                Arrays.fill(before, loud);
+                Transfers.upload(out.address(), before);
+                TensorView view = new TensorView(out.address(), imageStride, pixelStride, offset, 3, netH, netW);
                 Nv12Input input = new Nv12Input(ctx, view, letterbox);
                 Nv12Surface surface = new Nv12Surface(luma.address(), chroma.address(), im.lumaPitch(), im.chromaPitch(),
                         width, height, colour);
@@ -86,9 +91,8 @@ class GpuNv12InputTest {
                 FloatBuffer expected = FloatBuffer.allocate(3 * netW * netH);
                 new Preprocess().write(im.toBgr(colour), netW, netH, letterbox, expected, 0);
                 int plane = netW * netH;
-                int mismatches = 0;
-                String first = null;
-                int offset = strided ? 8 : 0;
+                int mismatches = 0, wrongOthers = 0;
+                String first = null, firstOther = null;
                 for (int p = 0; p < plane; p++) {
                     for (int c = 0; c < 3; c++) {
                         float want = Float.float16ToFloat(Float.floatToFloat16(expected.get(c * plane + p)));
@@ -97,16 +101,23 @@ class GpuNv12InputTest {
                             first = "pixel " + p + " channel " + c + ": reference " + want + ", kernel " + have;
                         }
                     }
-                    // slot 0 untouched; the packed view's padding channels are zero
                     for (int c = 0; c < pixelStride; c++) {
-                        assertEquals(0, got[p * pixelStride + c], "slot 0 was written");
-                    }
-                    if (!strided) {
-                        for (int c = 3; c < 8; c++) assertEquals(0, got[(int) (imageStride + (long) p * 8 + c)]);
+                        if (got[p * pixelStride + c] != loud && wrongOthers++ == 0) {
+                            firstOther = "slot 0 written at pixel " + p + " channel " + c;
+                        }
+                        if (c >= offset && c < offset + 3) continue;
+                        // a packed pixel's padding channels are zeroed (layer 0 multiplies them by zero weights: a
+                        // NaN left there would spread); a strided view's other channels are not the kernel's
+                        short other = got[(int) (imageStride + (long) p * pixelStride + c)];
+                        if (other != (strided ? loud : 0) && wrongOthers++ == 0) {
+                            firstOther = "slot 1 pixel " + p + " channel " + c + " holds " + other;
+                        }
                     }
                 }
-                assertEquals(0, mismatches, (strided ? "strided" : "packed") + " view: " + mismatches
+                assertEquals(0, mismatches, pixelStride + "-channel view: " + mismatches
                         + " values differ from the reference, first " + first);
+                assertEquals(0, wrongOthers, pixelStride + "-channel view: " + wrongOthers
+                        + " halves outside the slot's three channels wrong, first " + firstOther);
             }
         }
     }

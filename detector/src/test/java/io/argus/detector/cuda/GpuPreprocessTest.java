@@ -1,5 +1,6 @@
 package io.argus.detector.cuda;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -12,11 +13,14 @@ import io.argus.detector.post.Preprocess;
 import io.argus.detector.testing.ProjectFiles;
 import io.argus.gpu.CudaRuntime;
 import io.argus.gpu.MemoryMode;
+import io.argus.gpu.TensorView;
+import io.argus.gpu.Transfers;
 import io.argus.testkit.Budget;
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.BeforeAll;
@@ -59,8 +63,17 @@ class GpuPreprocessTest {
         CudaOptions options = new CudaOptions(0, MemoryMode.UNIFIED, CudaOptions.Fusion.ALL, true, true, 1, null);
         DetectParams few = new DetectParams(0.999f, 0.45f, null);   // random weights: keep NMS out of the way
         try (CudaBackend gpu = CudaBackend.open(model, n, options)) {
+            TensorView input = gpu.network().input();
+            assertEquals(4, input.pixelStride(), "yolov4-tiny's image: RGB and a zero a pixel");
+            short[] loud = new short[(int) (n * input.imageStride())];
+            Arrays.fill(loud, Float.floatToFloat16(42f));   // the padding channel must be written, not left
+            Transfers.upload(input.base(), loud);
             gpu.detect(images, few);
             check(spec, images, gpu, "heap frames", letterbox);
+            short[] written = Transfers.downloadHalves(input.base(), n * input.imageStride());
+            int unpadded = 0;
+            for (int p = 3; p < written.length; p += 4) if (written[p] != 0) unpadded++;
+            assertEquals(0, unpadded, "pixels whose fourth (padding) channel is not zero");
             // the same frames written into managed frame slots: read in place
             List<BgrImage> inSlots = new ArrayList<>();
             int largest = 0;

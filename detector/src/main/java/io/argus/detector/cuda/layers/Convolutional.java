@@ -164,8 +164,10 @@ public final class Convolutional implements GpuLayer {
                     + x.channelOffset() + ", not a multiple of 8; the CUDA backend needs 16-byte aligned inputs");
         }
         int cin = spec.input().channels();
-        this.inChannels = spec.groups() == 1 && x.channelOffset() + TensorView.padded(cin) <= x.pixelStride()
-                ? TensorView.padded(cin) : cin;
+        this.inChannels = spec.groups() != 1 ? cin
+                : x.channelOffset() + TensorView.padded(cin) <= x.pixelStride() ? TensorView.padded(cin)
+                : cin == 3 && x.channelOffset() == 0 && x.pixelStride() == 4 ? 4   // the image in 8-byte pixels
+                : cin;
         this.paddedFilters = TensorView.padded(spec.filters());
         float[][] folded = params.folded();
         this.weights = GpuBuffer.device(2L * paddedFilters * spec.size() * spec.size() * (inChannels / spec.groups()),
