@@ -20,6 +20,7 @@ import io.argus.gpu.cudnn.ConvolutionPlanner;
 import io.argus.testkit.Budget;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
@@ -137,13 +138,17 @@ class GpuPlanningTest {
         }
         assertEquals(3, padded.size());
         for (int i = 0; i < 3; i++) {
-            // cuDNN may choose other engines at batch 3 and 4: same boxes, scores within FP16 rounding
+            // cuDNN may choose other engines (and layer 0 another form) at batch 3 and 4: the same detections, scores
+            // within FP16 rounding (2.4e-3 seen on the H100), in an order that two near-equal scores may swap
             assertEquals(alone.get(i).size(), padded.get(i).size(), "image " + i);
-            for (int k = 0; k < alone.get(i).size(); k++) {
-                Detection a = alone.get(i).get(k);
-                Detection b = padded.get(i).get(k);
-                assertEquals(a.classId(), b.classId());
-                assertEquals(a.confidence(), b.confidence(), 5e-3);   // 2.4e-3 seen on the H100
+            List<Detection> left = new ArrayList<>(padded.get(i));
+            for (Detection a : alone.get(i)) {
+                Detection twin = left.stream().filter(b -> b.classId() == a.classId()
+                        && Math.abs(b.confidence() - a.confidence()) <= 5e-3 && b.box().iou(a.box()) >= 0.95f)
+                        .findFirst().orElse(null);
+                assertTrue(twin != null, "image " + i + ": " + a + " alone has no twin on the larger bucket among "
+                        + left);
+                left.remove(twin);
             }
         }
     }
