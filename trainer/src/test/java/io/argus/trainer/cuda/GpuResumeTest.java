@@ -81,28 +81,35 @@ class GpuResumeTest {
             assertTrue(saved.emaRunning());
             assertEquals(OptimizerState.shapes(spec), saved.shapes(), "the CPU's tensors, names and sizes");
             ModelWeights ema = a.weights(6);
+            OptimizerState withoutMomentum = new OptimizerState(saved.tensors().stream().map(t ->
+                    new OptimizerState.Tensor(t.name(), new float[t.momentum().length], t.master())).toList(), true);
             try (CudaTrainingBackend b = new CudaTrainingBackend(spec, ema, 2, GpuTests.options(precision));
-                 CudaTrainingBackend c = new CudaTrainingBackend(spec, ema, 2, GpuTests.options(precision))) {
+                 CudaTrainingBackend c = new CudaTrainingBackend(spec, ema, 2, GpuTests.options(precision));
+                 CudaTrainingBackend d = new CudaTrainingBackend(spec, ema, 2, GpuTests.options(precision))) {
                 b.restoreOptimizerState(saved);
                 c.restoreOptimizerState(saved);
+                d.restoreOptimizerState(withoutMomentum);
                 assertSameState(saved, b.optimizerState());
                 assertArrayEquals(ema.conv(0).weights(), b.weights(6).conv(0).weights(), "the EMA continues");
                 assertArrayEquals(a.masterWeights(6).conv(1).weights(), b.masterWeights(6).conv(1).weights(),
                         "the masters are the state's");
-                // one more identical step on all three. The kernels need not be bitwise deterministic (atomics in
+                // one more identical step on all four. The kernels need not be bitwise deterministic (atomics in
                 // the weight gradients): two restored backends (b, c) give the noise of one step; the original (a)
-                // must be no farther from b than that (a restore that missed some state would be)
+                // must be no farther from b than that (a restore that missed some state would be). Two backends can
+                // also happen to add in the same order and agree nearly bit for bit (mixed: 1.1e-7 once, 1e-5 to
+                // 3e-5 in other runs), so a drift far below what a restore without the momentum gives (d) passes too
                 TrainingBatch next = GpuTests.batch(spec, 2, 950);
-                for (CudaTrainingBackend x : List.of(a, b, c)) {
+                for (CudaTrainingBackend x : List.of(a, b, c, d)) {
                     x.forwardBackward(next, 1f);
                     x.step(withEma, 1f);
                 }
                 double drift = GpuTrainingStepsTest.drift(b.masterWeights(7), a.masterWeights(7));
                 double noise = GpuTrainingStepsTest.drift(b.masterWeights(7), c.masterWeights(7));
+                double missed = GpuTrainingStepsTest.drift(d.masterWeights(7), a.masterWeights(7));
                 System.out.printf(Locale.ROOT, "%s: after one more step, restored vs original rel L2 %.2e, restored vs "
-                        + "restored %.2e%n", precision, drift, noise);
-                assertTrue(drift <= 3 * noise + 1e-6, precision + ": restored vs original " + drift
-                        + ", two restored backends " + noise);
+                        + "restored %.2e, restored without momentum vs original %.2e%n", precision, drift, noise, missed);
+                assertTrue(drift <= 3 * noise + 1e-6 || drift * 100 <= missed, precision + ": restored vs original "
+                        + drift + ", two restored backends " + noise + ", a restore without momentum " + missed);
             }
         }
     }
