@@ -22,6 +22,8 @@ import statistics
 
 import torch
 
+from cuda_events import event_times
+
 BLOCK = 256
 BLOCKS_PER_SM = 32             # io.argus.gpu.KernelLaunch
 REDUCTION_BLOCKS_PER_SM = 4
@@ -95,14 +97,7 @@ def launch(f, grid, args, stream):
 
 
 def timed(reps, fn):
-    times = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
+    times = event_times(fn, reps)
     return statistics.median(times), min(times), max(times)
 
 

@@ -20,20 +20,14 @@ import statistics
 import torch
 import torch.nn.functional as F
 
+from cuda_events import event_times
+
 
 def timed(fn, reps):
     for _ in range(5):
         fn()
     torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return times
+    return event_times(fn, reps)
 
 
 def space_to_depth_weights(w):
