@@ -18,7 +18,10 @@ import io.argus.gpu.MemoryMode;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
 
 /**
  * The CUDA backend (FP16; its convolutions optionally FP8, {@link CudaPrecision}): frames to the input tensor in one
@@ -54,7 +57,7 @@ public final class CudaBackend implements InferenceBackend {
         this.options = options;
         OnnxHead head = OnnxHead.in(model);
         CudaNetwork net = new CudaNetwork(model.spec(), model.weights(), maxBatch, options, head,
-                options.precision().quantizes() ? outputRanges(model, options.calibration()) : null);
+                options.precision().quantizes() ? measuredRanges(model, options.calibration()) : null);
         FrameInput in = null;
         GpuPostprocess darknet = null;
         OnnxPostprocess imported = null;
@@ -90,6 +93,21 @@ public final class CudaBackend implements InferenceBackend {
         float[] ranges = new float[c.layers()];
         for (int i = 0; i < ranges.length; i++) ranges[i] = c.absMax(i);
         return ranges;
+    }
+
+    /**
+     * Ranges already measured, per model and frames: every backend of one model (a GPU worker per device, a memory
+     * mode each in a benchmark) opens with the same ranges, measured once, not once per backend. Weak keys: a model
+     * no longer served takes its ranges with it; a new version of a model is a new model and is measured again.
+     */
+    private static final Map<Model, Map<Path, float[]>> MEASURED = new WeakHashMap<>();
+
+    /** {@link #outputRanges}, measured once per model and frames in this process. */
+    private static float[] measuredRanges(Model model, Path frames) {
+        synchronized (MEASURED) {   // the workers of one model wait for the first one's measurement
+            return MEASURED.computeIfAbsent(model, m -> new HashMap<>())
+                    .computeIfAbsent(frames, f -> outputRanges(model, f));
+        }
     }
 
     /** Opens the model on a GPU; throws {@link CudaUnavailableException} naming what is missing when CUDA is not usable. */
