@@ -39,7 +39,10 @@ final class GpuPostprocess implements AutoCloseable {
     static final int NMS_BLOCK = 256;
 
     private final DeviceContext ctx;
-    private final boolean unified;
+    // Geometry, counts and detections in managed memory the host and the GPU both address: only where they share
+    // physical memory (unified mode on an integrated GPU). On a discrete GPU every batch would migrate those pages to
+    // the GPU and back (a fault each way), so there they are device buffers with pinned copies, as in device mode.
+    private final boolean hostShared;
     private final int maxBatch;
     private final int classes;
     private final int capacity;         // candidates per image
@@ -64,7 +67,7 @@ final class GpuPostprocess implements AutoCloseable {
 
     GpuPostprocess(DeviceContext ctx, MemoryMode mode, List<Yolo> heads, int maxBatch) {
         this.ctx = ctx;
-        this.unified = mode == MemoryMode.UNIFIED;
+        this.hostShared = mode == MemoryMode.UNIFIED && ctx.device().integrated();
         this.maxBatch = maxBatch;
         this.heads = heads;
         for (Yolo h : heads) specs.add(h.yolo());
@@ -74,17 +77,17 @@ final class GpuPostprocess implements AutoCloseable {
         this.capacity = Math.min(anchors, 4096);
         this.recordCapacity = 1024;
         long geometryBytes = 32L * maxBatch;
-        geometryHost = keep(unified ? GpuBuffer.managed(geometryBytes, "geometry") : GpuBuffer.pinned(geometryBytes, "geometry"));
-        geometryDevice = unified ? geometryHost : keep(GpuBuffer.device(geometryBytes, "geometry"));
+        geometryHost = keep(hostShared ? GpuBuffer.managed(geometryBytes, "geometry") : GpuBuffer.pinned(geometryBytes, "geometry"));
+        geometryDevice = hostShared ? geometryHost : keep(GpuBuffer.device(geometryBytes, "geometry"));
         GpuBuffer boxes = keep(GpuBuffer.device(16L * maxBatch * capacity, "candidate boxes"));
         GpuBuffer keys = keep(GpuBuffer.device(4L * maxBatch * capacity, "candidate keys"));
         GpuBuffer probs = keep(GpuBuffer.device(4L * maxBatch * capacity * classes, "candidate probs"));
         long headerBytes = 12L * maxBatch;
         long recordBytes = 4L * RECORD_INTS * maxBatch * recordCapacity;
-        header = keep(unified ? GpuBuffer.managed(headerBytes, "detection counts") : GpuBuffer.device(headerBytes, "detection counts"));
-        records = keep(unified ? GpuBuffer.managed(recordBytes, "detections") : GpuBuffer.device(recordBytes, "detections"));
-        headerHost = unified ? header : keep(GpuBuffer.pinned(headerBytes, "detection counts"));
-        recordsHost = unified ? records : keep(GpuBuffer.pinned(recordBytes, "detections"));
+        header = keep(hostShared ? GpuBuffer.managed(headerBytes, "detection counts") : GpuBuffer.device(headerBytes, "detection counts"));
+        records = keep(hostShared ? GpuBuffer.managed(recordBytes, "detections") : GpuBuffer.device(recordBytes, "detections"));
+        headerHost = hostShared ? header : keep(GpuBuffer.pinned(headerBytes, "detection counts"));
+        recordsHost = hostShared ? records : keep(GpuBuffer.pinned(recordBytes, "detections"));
 
         int keyBase = 0;
         for (Yolo h : heads) {
@@ -156,7 +159,7 @@ final class GpuPostprocess implements AutoCloseable {
             g.putInt(o + 24, 0);
             g.putInt(o + 28, 0);
         }
-        if (!unified) {
+        if (!hostShared) {
             Status.cuda(cudaMemcpyAsync(geometryDevice.at(0), geometryHost.at(0), 32L * n, cudaMemcpyHostToDevice,
                     stream.handle()), "cudaMemcpyAsync geometry");
         }
@@ -175,7 +178,7 @@ final class GpuPostprocess implements AutoCloseable {
         nms.setFloat(nmsBetaSlot, specs.get(0).betaNms());
         nms.launch(classes, n, NMS_BLOCK, stream.handle());
 
-        if (!unified) {
+        if (!hostShared) {
             Status.cuda(cudaMemcpyAsync(headerHost.at(0), header.at(0), 12L * maxBatch, cudaMemcpyDeviceToHost,
                     stream.handle()), "cudaMemcpyAsync counts");
         }
@@ -195,7 +198,7 @@ final class GpuPostprocess implements AutoCloseable {
             if (fallback[i]) lastFallbacks++;
         }
         long recordBytes = 4L * RECORD_INTS * recordCapacity;
-        if (!unified) {
+        if (!hostShared) {
             boolean any = false;
             for (int i = 0; i < n; i++) {
                 if (fallback[i] || found[i] == 0) continue;

@@ -39,7 +39,10 @@ final class OnnxPostprocess implements AutoCloseable {
     private final OnnxHead head;
     private final OnnxTailKernel tail;
     private final DeviceContext ctx;
-    private final boolean unified;
+    // Geometry, counts and detections in managed memory the host and the GPU both address: only where they share
+    // physical memory (unified mode on an integrated GPU). On a discrete GPU every batch would migrate those pages to
+    // the GPU and back (a fault each way), so there they are device buffers with pinned copies, as in device mode.
+    private final boolean hostShared;
     private final int maxBatch;
     private final int classes;
     private final int capacity;
@@ -55,7 +58,7 @@ final class OnnxPostprocess implements AutoCloseable {
         this.head = head;
         this.tail = network.tail();
         this.ctx = ctx;
-        this.unified = mode == MemoryMode.UNIFIED;
+        this.hostShared = mode == MemoryMode.UNIFIED && ctx.device().integrated();
         this.maxBatch = maxBatch;
         this.classes = head.classes();
         this.capacity = tail == null ? 0 : Math.min(items(tail), 4096);
@@ -76,17 +79,17 @@ final class OnnxPostprocess implements AutoCloseable {
 
     private void allocate() {
         long geometryBytes = (long) GEOMETRY_BYTES * maxBatch;
-        geometryHost = keep(unified ? GpuBuffer.managed(geometryBytes, "geometry") : GpuBuffer.pinned(geometryBytes, "geometry"));
-        geometryDevice = unified ? geometryHost : keep(GpuBuffer.device(geometryBytes, "geometry"));
+        geometryHost = keep(hostShared ? GpuBuffer.managed(geometryBytes, "geometry") : GpuBuffer.pinned(geometryBytes, "geometry"));
+        geometryDevice = hostShared ? geometryHost : keep(GpuBuffer.device(geometryBytes, "geometry"));
         GpuBuffer boxes = keep(GpuBuffer.device(16L * maxBatch * capacity, "candidate boxes"));
         GpuBuffer keys = keep(GpuBuffer.device(4L * maxBatch * capacity, "candidate keys"));
         GpuBuffer probs = keep(GpuBuffer.device(4L * maxBatch * capacity * classes, "candidate probs"));
         long headerBytes = 12L * maxBatch;
         long recordBytes = 4L * RECORD_INTS * maxBatch * recordCapacity;
-        header = keep(unified ? GpuBuffer.managed(headerBytes, "detection counts") : GpuBuffer.device(headerBytes, "detection counts"));
-        records = keep(unified ? GpuBuffer.managed(recordBytes, "detections") : GpuBuffer.device(recordBytes, "detections"));
-        headerHost = unified ? header : keep(GpuBuffer.pinned(headerBytes, "detection counts"));
-        recordsHost = unified ? records : keep(GpuBuffer.pinned(recordBytes, "detections"));
+        header = keep(hostShared ? GpuBuffer.managed(headerBytes, "detection counts") : GpuBuffer.device(headerBytes, "detection counts"));
+        records = keep(hostShared ? GpuBuffer.managed(recordBytes, "detections") : GpuBuffer.device(recordBytes, "detections"));
+        headerHost = hostShared ? header : keep(GpuBuffer.pinned(headerBytes, "detection counts"));
+        recordsHost = hostShared ? records : keep(GpuBuffer.pinned(recordBytes, "detections"));
 
         long[] s = tail.shape();
         if (tail.family() == OnnxHead.Family.YOLOV8) {
@@ -153,7 +156,7 @@ final class OnnxPostprocess implements AutoCloseable {
             g.putInt(o + 12, gi.imageWidth());
             g.putInt(o + 16, gi.imageHeight());
         }
-        if (!unified) {
+        if (!hostShared) {
             Status.cuda(cudaMemcpyAsync(geometryDevice.at(0), geometryHost.at(0), (long) GEOMETRY_BYTES * n,
                     cudaMemcpyHostToDevice, stream.handle()), "cudaMemcpyAsync geometry");
         }
@@ -163,7 +166,7 @@ final class OnnxPostprocess implements AutoCloseable {
         decode.launch(KernelLaunch.grid((long) n * items(tail), ctx.device()), stream.handle());
         nms.setFloat(nmsThreshSlot, params.nms());
         nms.launch(classes, n, GpuPostprocess.NMS_BLOCK, stream.handle());
-        if (!unified) {
+        if (!hostShared) {
             Status.cuda(cudaMemcpyAsync(headerHost.at(0), header.at(0), 12L * maxBatch, cudaMemcpyDeviceToHost,
                     stream.handle()), "cudaMemcpyAsync counts");
         }
@@ -182,7 +185,7 @@ final class OnnxPostprocess implements AutoCloseable {
             if (fallback[i]) lastFallbacks++;
         }
         long recordBytes = 4L * RECORD_INTS * recordCapacity;
-        if (!unified) {
+        if (!hostShared) {
             boolean any = false;
             for (int i = 0; i < n; i++) {
                 if (fallback[i] || found[i] == 0) continue;

@@ -224,6 +224,10 @@ public final class PipelineBenchmark {
                     threadCpu.since((b.nanos - a.nanos) / 1e9, b.cpuNanos - a.cpuNanos, 6));
             out.printf(Locale.ROOT, "  CPU by OS thread (%% of a core): %s%n", threadCpu.osSince((b.nanos - a.nanos) / 1e9, 10));
             out.printf(Locale.ROOT, "  WebSocket: %.1f boxes per detection message%n", rec.boxesPerMessage());
+            // what the worst latencies were made of (a picture's decode includes a new session's wait for its turn)
+            out.printf(Locale.ROOT, "  slowest messages: %s; reconnects in the window %d; longest wait for a camera's "
+                    + "first picture %.0f ms (at the window's start), %.0f ms (at its end)%n", rec.slowest(),
+                    b.reconnects - a.reconnects, a.firstPictureMs, b.firstPictureMs);
             out.printf(Locale.ROOT, "  camera threads' wall time (sampled): %s%n", cameraThreads.summary(8));
             if (o.decoder.equals("nvdec")) {
                 out.printf(Locale.ROOT, "  NVDEC decoder steps: %s%n", io.argus.pipeline.video.nvdec.DecodeSteps.perPicture(
@@ -280,8 +284,9 @@ public final class PipelineBenchmark {
         }
     }
 
-    private record Snapshot(long nanos, long cpuNanos, long[] decoded, long superseded, int onNvdec,
-                            ModelCounters model) {}
+    /** {@code firstPictureMs}: the longest any camera's last connection took to its first picture. */
+    private record Snapshot(long nanos, long cpuNanos, long[] decoded, long superseded, int onNvdec, long reconnects,
+                            double firstPictureMs, ModelCounters model) {}
 
     /** Copies of the model's monotonic counters. */
     private record ModelCounters(long frames, long batches, long inferenceNanos, long queueNanos, long decodeNanos,
@@ -334,16 +339,21 @@ public final class PipelineBenchmark {
     private Snapshot snapshot(ArgusApp app) throws Exception {
         List<CameraStatus> cams = app.cameras().list().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         long[] decoded = new long[cams.size()];
+        long reconnects = 0;
+        double firstPictureMs = 0;
         long superseded = 0;
         int onNvdec = 0;
         for (int i = 0; i < cams.size(); i++) {
             JsonObject c = cams.get(i).json();
             decoded[Integer.parseInt(c.getString("id").substring(5))] = c.getLong("framesDecoded");
             superseded += c.getJsonObject("dropped").getLong("superseded");
+            reconnects += c.getLong("reconnects", 0L);
+            firstPictureMs = Math.max(firstPictureMs, c.getDouble("firstPictureMs", 0.0));
             if ("nvdec".equals(c.getString("decoderInUse"))) onNvdec++;
         }
         InferenceVerticle m = app.models().get(0);
-        return new Snapshot(System.nanoTime(), processCpuNanos(), decoded, superseded, onNvdec, ModelCounters.of(m.stats()));
+        return new Snapshot(System.nanoTime(), processCpuNanos(), decoded, superseded, onNvdec, reconnects,
+                firstPictureMs, ModelCounters.of(m.stats()));
     }
 
     static long processCpuNanos() {
@@ -365,6 +375,22 @@ public final class PipelineBenchmark {
         private final List<Double> latencies = new ArrayList<>();
         private double publishToReceiptSum;
         private long boxCount;
+        private final java.util.PriorityQueue<Slow> slowest = new java.util.PriorityQueue<>(
+                java.util.Comparator.comparingDouble(Slow::ms));
+
+        /** One slow message: its camera and frame, its latency and the decode time inside it. */
+        record Slow(String camera, long frame, double ms, double decodeMs) {}
+
+        synchronized String slowest() {
+            List<Slow> s = new ArrayList<>(slowest);
+            s.sort(java.util.Comparator.comparingDouble(Slow::ms).reversed());
+            List<String> parts = new ArrayList<>();
+            for (Slow x : s) {
+                parts.add(String.format(Locale.ROOT, "%s frame %d %.1f ms (decode %.1f ms)", x.camera(), x.frame(),
+                        x.ms(), x.decodeMs()));
+            }
+            return parts.isEmpty() ? "none" : String.join(", ", parts);
+        }
 
         synchronized double boxesPerMessage() { return latencies.isEmpty() ? Double.NaN : (double) boxCount / latencies.size(); }
 
@@ -375,7 +401,12 @@ public final class PipelineBenchmark {
             if (!"detections".equals(m.getString("type"))) return;
             JsonObject lat = m.getJsonObject("latency");
             double capture = m.getDouble("captureTime");
-            latencies.add(now - capture + lat.getDouble("decodeMs"));
+            double ms = now - capture + lat.getDouble("decodeMs");
+            latencies.add(ms);
+            if (slowest.size() < 3 || ms > slowest.peek().ms()) {
+                slowest.add(new Slow(m.getString("cameraId"), m.getLong("frame", -1L), ms, lat.getDouble("decodeMs")));
+                if (slowest.size() > 3) slowest.poll();
+            }
             JsonArray boxes = m.getJsonArray("detections");
             if (boxes != null) boxCount += boxes.size();
             publishToReceiptSum += now - capture - lat.getDouble("totalMs");

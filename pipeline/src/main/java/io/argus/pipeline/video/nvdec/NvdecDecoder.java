@@ -109,9 +109,13 @@ public final class NvdecDecoder implements AutoCloseable {
     private PacketSink packets = PacketSink.NONE;
     /** Video packets read so far (written by the reading thread, read by the camera's watchdog). */
     private volatile long videoPackets;
-    /** NVDEC's session exists: FFmpeg creates it when the first picture's slices arrive (see {@link #SESSION_OPENINGS}). */
+    /**
+     * NVDEC's session exists: FFmpeg creates it inside the send that carries the first slice, right after asking
+     * {@link FormatChoice} for the format; until then sends take the gate's creating turn (see {@link SessionGate}).
+     */
     private boolean sessionStarted;
-    private volatile boolean awaitingSession;
+    /** Waiting for a turn at the gate (creating or sending): busy on the device, not stalled. */
+    private volatile boolean awaitingTurn;
     /** When the decoder entered avcodec_send_packet (decode, map and copy on NVDEC), 0 when it is not in it. */
     private volatile long sendingSince;
 
@@ -124,15 +128,8 @@ public final class NvdecDecoder implements AutoCloseable {
      */
     private static final long DEVICE_PATIENCE_NANOS = 60_000_000_000L;
 
-    /**
-     * How many decoders may be creating their NVDEC session at once. FFmpeg creates it (cuvidCreateDecoder, the
-     * surface pool) inside the first {@code avcodec_send_packet} of a picture; 150 cameras starting together, or a
-     * burst of reconnects, made every creation take seconds (the driver serialises them while decoding for the rest),
-     * so 68 of 150 cameras went past the stall limit before their first picture and their reconnects began the next
-     * burst. Taking turns, a few at a time, each creation is quick and no running decoder waits behind a crowd.
-     * Packets before a decoder's first picture are sent in turn; after it, freely.
-     */
-    private static final java.util.concurrent.Semaphore SESSION_OPENINGS = new java.util.concurrent.Semaphore(4, true);
+    /** This GPU's turns between creating NVDEC sessions and decoding (see {@link SessionGate}). */
+    private final SessionGate gate;
 
     /**
      * Picks AV_PIX_FMT_CUDA when FFmpeg offers it. Without this callback FFmpeg's default would quietly decode in
@@ -147,6 +144,8 @@ public final class NvdecDecoder implements AutoCloseable {
         static final FormatChoice SHARED = new FormatChoice();
         /** The software formats offered to a decoder NVDEC declined, by its AVCodecContext's address. */
         final java.util.concurrent.ConcurrentHashMap<Long, String> declined = new java.util.concurrent.ConcurrentHashMap<>();
+        /** Decoders given NVDEC since their last send, by codec context address: their session was just created. */
+        final java.util.Set<Long> chosen = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
         @Override
         public int call(AVCodecContext c, IntPointer fmts) {
@@ -154,7 +153,10 @@ public final class NvdecDecoder implements AutoCloseable {
             for (int i = 0; ; i++) {
                 int f = fmts.get(i);
                 if (f == AV_PIX_FMT_NONE) break;
-                if (f == AV_PIX_FMT_CUDA) return f;
+                if (f == AV_PIX_FMT_CUDA) {
+                    chosen.add(c.address());
+                    return f;
+                }
                 names.append(names.isEmpty() ? "" : ", ").append(av_get_pix_fmt_name(f).getString());
             }
             declined.put(c.address(), names.toString());
@@ -164,6 +166,7 @@ public final class NvdecDecoder implements AutoCloseable {
 
     private NvdecDecoder(String camera, DeviceContext ctx, String url, AVDictionary options) throws NvdecRefusal {
         this.camera = camera;
+        this.gate = SessionGate.of(ctx.device().index());
         this.stream = new GpuStream(GpuStream.Priority.HIGHEST);
         Status.cuda(cudart.cudaEventCreateWithFlags(copied, cudart.cudaEventBlockingSync | cudart.cudaEventDisableTiming),
                 "cudaEventCreateWithFlags");
@@ -282,16 +285,21 @@ public final class NvdecDecoder implements AutoCloseable {
                 if (packet.stream_index() == streamIndex) {
                     videoPackets++;
                     packets.packet(packet, System.currentTimeMillis());
-                    boolean gated = !sessionStarted;
-                    if (gated) awaitSessionTurn();
+                    boolean creating = !sessionStarted;
+                    awaitTurn(creating);
                     sendingSince = System.nanoTime();
                     try {
                         t = DecodeSteps.start();
                         avcodec_send_packet(codec, packet);
-                        DecodeSteps.end(gated ? DecodeSteps.Step.FIRST_SENDS : DecodeSteps.Step.SEND, t);
+                        DecodeSteps.end(creating ? DecodeSteps.Step.FIRST_SENDS : DecodeSteps.Step.SEND, t);
                     } finally {
                         sendingSince = 0;
-                        if (gated) SESSION_OPENINGS.release();
+                        if (creating) {
+                            gate.endCreating();
+                            if (FormatChoice.SHARED.chosen.remove(codec.address())) sessionStarted = true;
+                        } else {
+                            gate.endSending();
+                        }
                     }
                 }
             } finally {
@@ -309,15 +317,16 @@ public final class NvdecDecoder implements AutoCloseable {
      */
     public boolean waitingForDevice() {
         long since = sendingSince;
-        return awaitingSession || (since != 0 && System.nanoTime() - since < DEVICE_PATIENCE_NANOS);
+        return awaitingTurn || (since != 0 && System.nanoTime() - since < DEVICE_PATIENCE_NANOS);
     }
 
-    private void awaitSessionTurn() {
-        awaitingSession = true;
+    private void awaitTurn(boolean creating) {
+        awaitingTurn = true;
         try {
-            SESSION_OPENINGS.acquireUninterruptibly();
+            if (creating) gate.beginCreating();
+            else gate.beginSending();
         } finally {
-            awaitingSession = false;
+            awaitingTurn = false;
         }
     }
 
@@ -372,6 +381,7 @@ public final class NvdecDecoder implements AutoCloseable {
 
     private void release() {
         if (codec != null) FormatChoice.SHARED.declined.remove(codec.address());
+        if (codec != null) FormatChoice.SHARED.chosen.remove(codec.address());
         if (codec != null) avcodec_free_context(codec);
         codec = null;
         if (format != null && !format.isNull()) avformat_close_input(format);
