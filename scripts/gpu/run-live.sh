@@ -24,7 +24,7 @@
 # (16), LIVE_SECONDS (120: run16's window), LIVE_MAX_BATCH (the camera count), LIVE_MODEL (demo: the
 # shipped demo model; or a cfg path, random weights), LIVE_PORT (18080), LIVE_TRAIN_ARGS (the bench's
 # video and model, default 1280x720 30 fps, yolov4-tiny at 416), LIVE_TRAIN_SECONDS (60 measured per run),
-# LIVE_STUBS (all: use the PulseAudio/ALSA/XCB stand-ins even where the host has the real libraries),
+# LIVE_JAVA_OPTS (more JVM options, e.g. -Dargus.nvdec.sessionsAtOnce=16), LIVE_STUBS (all: use the PulseAudio/ALSA/XCB stand-ins even where the host has the real libraries),
 # OUT (where logs go; the device tool returns it), TEST_TIMEOUT (s, online-e2e). (Not ARGUS_*: argus reads those as
 # config overrides and warns about the rest.)
 set -u
@@ -91,7 +91,7 @@ JAVA="$T/jre/bin/java"
 # a directory per jar (build-bundle.sh packs their contents: xz over them is far smaller than the jars)
 CP="$(ls -d "$T"/classpath/* | tr '\n' ':')"
 export ARGUS_HOME="$PWD" OMP_WAIT_POLICY=PASSIVE
-JOPTS=(-Xmx"${LIVE_HEAP:-8g}" --enable-native-access=ALL-UNNAMED -Djava.awt.headless=true)
+JOPTS=(-Xmx"${LIVE_HEAP:-8g}" --enable-native-access=ALL-UNNAMED -Djava.awt.headless=true ${LIVE_JAVA_OPTS:-})
 "$JAVA" -version 2>&1 | head -1
 ARGUS=("$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli)
 probe() { "$JAVA" "${JOPTS[@]}" -Xmx1g -cp "$CP" io.argus.tools.pipeline.LiveRunProbe "$@"; }

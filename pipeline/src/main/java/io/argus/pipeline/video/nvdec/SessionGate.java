@@ -20,8 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * first, each a short pause for the others.
  */
 final class SessionGate {
-    /** Creations at once: the driver serialises them, a few together keep its queue busy. */
-    static final int CREATING = 4;
+    /** Creations at once ({@code argus.nvdec.sessionsAtOnce}, a tuning knob of the decode benchmark; default 4). */
+    static final int CREATING = Math.max(1, Integer.getInteger("argus.nvdec.sessionsAtOnce", 4));
 
     private static final ConcurrentHashMap<Integer, SessionGate> GATES = new ConcurrentHashMap<>();
 
