@@ -38,6 +38,15 @@ class BenchPipelineCommandTest {
                 "utilisation: GPU n/a, NVDEC n/a", "resident over the window", "max cameras sustained at full rate with decoder cpu"}) {
             assertTrue(text.contains(part), "missing \"" + part + "\" in:\n" + text);
         }
+        // the window begins once the camera streams; its worst messages are named with what they were made of
+        Matcher first = Pattern.compile("first picture of every camera ([0-9.]+) s after the app was up\n").matcher(text);
+        assertTrue(first.find(), text);
+        assertTrue(Double.parseDouble(first.group(1)) < 30, text);
+        Matcher slow = Pattern.compile("slowest messages: bench0 frame ([0-9]+) ([0-9.]+) ms \\(decode ([0-9.]+) ms\\)"
+                + ".*; reconnects in the window 0;").matcher(text);
+        assertTrue(slow.find(), text);
+        assertTrue(Double.parseDouble(slow.group(2)) >= Double.parseDouble(slow.group(3)), "a latency holds its decode");
+        assertTrue(Double.parseDouble(slow.group(2)) >= Double.parseDouble(m.group(3)), "the slowest is at least p99");
     }
 
     @Test
