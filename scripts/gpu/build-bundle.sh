@@ -19,7 +19,8 @@
 # (minus the ffmpeg and ffprobe programs), oneDNN for the held-out evaluation of a fine-tune, no OpenCV (snapshots
 # off), no Hazelcast (a single node), scripts/gpu/run-live.sh: OUT_DIR/run-live.sh PHASES (run16, live-train,
 # online-e2e). LIVE_PHASES=run16,live-train leaves out oneDNN (16 MB as xz; a fine-tune of bench pipeline never ends
-# inside its window, so never evaluates) and the tests; LIVE_PHASES=online-e2e is the whole bundle.
+# inside its window, so never evaluates) and the tests; LIVE_PHASES=nvdec-tests the NVDEC GPU tests without oneDNN
+# and the tools jar; LIVE_PHASES=online-e2e is the whole bundle.
 # SKIP_BUILD=1: package nothing, take the jars already built under */target.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -129,9 +130,13 @@ if [ "${BUNDLE:-}" = live ]; then
   case "${LIVE_PHASES:-all}" in *online-e2e*|all) ;; *) slim=1 ;; esac
   skip='opencv-*|openblas-*|hazelcast-*|vertx-hazelcast-*'
   [ -n "$slim" ] && skip="$skip|dnnl-*"
-  runtime_jars "$skip" "$(main_jar pipeline)" "$(main_jar tools)"
+  # LIVE_PHASES=nvdec-tests: the NVDEC GPU tests alone, without oneDNN and the benchmarks' tools jar (to fit)
+  nvdec_tests=""
+  [ "${LIVE_PHASES:-all}" = nvdec-tests ] && nvdec_tests=1
+  if [ -n "$nvdec_tests" ]; then runtime_jars "$skip" "$(main_jar pipeline)"
+  else runtime_jars "$skip" "$(main_jar pipeline)" "$(main_jar tools)"; fi
   # the pipeline's tests as their classes directory
-  [ -n "$slim" ] || { classes_dir="$ROOT/pipeline/target/test-classes"
+  [ -n "$slim" ] && [ -z "$nvdec_tests" ] || { classes_dir="$ROOT/pipeline/target/test-classes"
     jars+=("$(tests_jar detector)" "$(ls "$ROOT"/testkit/target/argus-testkit-*.jar)" "$console"); }
   vertx_test_jars
   pack_classpath
