@@ -24,7 +24,7 @@
 # (16), LIVE_SECONDS (120: run16's window), LIVE_MAX_BATCH (the camera count), LIVE_MODEL (demo: the
 # shipped demo model; or a cfg path, random weights), LIVE_PORT (18080), LIVE_TRAIN_ARGS (the bench's
 # video and model, default 1280x720 30 fps, yolov4-tiny at 416), LIVE_TRAIN_SECONDS (60 measured per run),
-# LIVE_JAVA_OPTS (more JVM options, e.g. -Dargus.nvdec.sessionsAtOnce=16), LIVE_STUBS (all: use the PulseAudio/ALSA/XCB stand-ins even where the host has the real libraries),
+# LIVE_JAVA_OPTS (more JVM options), LIVE_STUBS (all: use the PulseAudio/ALSA/XCB stand-ins even where the host has the real libraries),
 # OUT (where logs go; the device tool returns it), TEST_TIMEOUT (s, online-e2e). (Not ARGUS_*: argus reads those as
 # config overrides and warns about the rest.)
 set -u

@@ -6,22 +6,23 @@ import java.util.concurrent.ConcurrentHashMap;
  * Turns on one GPU's video decoders between creating NVDEC sessions and decoding with them.
  *
  * <p>FFmpeg creates a decoder's NVDEC session (cuvidCreateDecoder and its surface pool) inside the
- * {@code avcodec_send_packet} that carries its first slice. The driver runs that creation behind the decode work
- * already queued on the GPU's engines: with the engines full (192 streams decoded as fast as they go, each send
- * waiting ~35 ms for room), every creation took about a second, and sessions created a few at a time left the last
- * of 192 streams without a picture for 43 s. Created on idle engines they take milliseconds. So a decoder about to
- * create its session takes precedence: decoders that already have one start no new send while any decoder is
- * waiting to create or creating, the sends in progress finish, then up to {@link #CREATING} creations run together;
- * when none is left the others resume. Decoding pauses only while sessions are being made (a camera starting,
- * reconnecting or looping a file through a flush), which is what every decoder waited for anyway, spread out.
+ * {@code avcodec_send_packet} that carries its first slice, and the driver runs creations one after another behind
+ * the decode work already queued. With the engines kept full by the decoders that had their session (192 streams
+ * decoded as fast as they go on an H200, each send waiting ~35 ms for room), sessions created four at a time left
+ * the last stream without a picture for 42.7 s. So a decoder about to create its session takes precedence: decoders
+ * that already have one start no new send while any decoder is waiting to create or creating, the sends in progress
+ * finish, then up to {@link #CREATING} creations go; when none is left the others resume. The same 192 streams then
+ * had every first picture within 13.7 s: creations still run one at a time in the driver (~65-70 ms each, whether
+ * 4, 16 or 64 were let in at once), but no longer behind a full queue. Decoding pauses only while sessions are being
+ * made (a camera starting, reconnecting, or looping a file through a flush).
  *
  * <p>A creator's sends are its sends before its session exists ({@link NvdecDecoder} tells from FFmpeg's format
  * callback): a stream joined between keyframes without its parameter sets sends a few packets FFmpeg only parses
  * first, each a short pause for the others.
  */
 final class SessionGate {
-    /** Creations at once ({@code argus.nvdec.sessionsAtOnce}, a tuning knob of the decode benchmark; default 4). */
-    static final int CREATING = Math.max(1, Integer.getInteger("argus.nvdec.sessionsAtOnce", 4));
+    /** Creations let in at once: the driver serialises them anyway (16 or 64 measured the same as 4). */
+    static final int CREATING = 4;
 
     private static final ConcurrentHashMap<Integer, SessionGate> GATES = new ConcurrentHashMap<>();
 
