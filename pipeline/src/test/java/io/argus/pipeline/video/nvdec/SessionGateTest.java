@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.argus.testkit.Budget;
+import io.argus.testkit.Waits;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -116,16 +116,12 @@ class SessionGateTest {
     }
 
     /** Until the thread waits inside the gate (its waits are timed slices). */
-    private static void awaitBlocked(Thread t) throws InterruptedException {
+    private static void awaitBlocked(Thread t) throws Exception {
         awaitTrue(() -> t.getState() == Thread.State.TIMED_WAITING || t.getState() == Thread.State.BLOCKED,
                 "thread " + t.getName() + " waits");
     }
 
-    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) throw new AssertionError("not within 10 s: " + what);
-            Thread.sleep(1);
-        }
+    private static void awaitTrue(Waits.Check condition, String what) throws Exception {
+        Waits.waitFor(condition, 10_000, 1, what);
     }
 }
