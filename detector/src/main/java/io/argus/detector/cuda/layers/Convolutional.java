@@ -639,9 +639,10 @@ public final class Convolutional implements GpuLayer {
 
     /** The FP8 form's plan for n images writing the configured output (null when cuDNN has no FP8 engine for it). */
     private ConvolutionPlan fp8Plan(int n, GpuStream stream) {
-        if (fp8Input.bytes() < (long) n * x.pixels() * inChannels) {
+        long need = fp8InputBytes(spec, x.pixels(), n);   // inChannels is the padded count wherever FP8 applies
+        if (fp8Input.bytes() < need) {
             throw new IllegalStateException("layer " + spec.index() + ": the FP8 input area holds " + fp8Input.bytes()
-                    + " bytes, batch " + n + " needs " + (long) n * x.pixels() * inChannels);
+                    + " bytes, batch " + n + " needs " + need);
         }
         quantize = KernelLaunch.of(ctx.kernels(), "quantize.cu", "quantize_fp8");
         quantize.view(x);
