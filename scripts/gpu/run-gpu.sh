@@ -18,7 +18,8 @@
 # TESTS (test classes instead of all: simple names in io.argus.detector.cuda or fully qualified), SUITES (the modules'
 # suites of tests, default "tools pipeline detector trainer"), IN_FLIGHT (bench: also detect calls kept N in flight on
 # one GPU, `--gpus 1 --in-flight N`, in device and unified memory), FRAMES (bench: where the detect calls' host frames
-# lie, "heap" and/or "pinned", comma list; default heap), PRECISIONS (bench: also run it with these convolution
+# lie, "heap" and/or "pinned", comma list; default heap), NCU_KERNELS (profile: only the kernels this regex names, with
+# Nsight Compute's throughput, memory, occupancy and stall sections, as text; NCU_COUNT launches, PROFILE_JOPTS), PRECISIONS (bench: also run it with these convolution
 # precisions, e.g. "fp8,auto", calibrated on CALIBRATION, default config/samples; OUT/bench-<p>.log), OUT (where logs
 # go).
 # Prints a summary table last (scripts/gpu/summarize.py).
@@ -132,6 +133,19 @@ for model in $MODELS; do
     else
       log "Nsight Compute: $model forward b${PROFILE_BATCH:-64}"
       pb="${PROFILE_BATCH:-64}"
+      if [ -n "${NCU_KERNELS:-}" ]; then
+        # the kernels named by the regex NCU_KERNELS (their first NCU_COUNT launches), with Nsight Compute's sections
+        # on throughput, memory, occupancy and warp stalls, as text; PROFILE_JOPTS adds JVM options (such as
+        # -Dargus.cuda.direct=always to run our convolution kernels wherever they apply)
+        timeout "${PROFILE_TIMEOUT:-400}" "$NCU" --target-processes all --kernel-name "regex:$NCU_KERNELS" \
+          --launch-count "${NCU_COUNT:-8}" --section SpeedOfLight --section MemoryWorkloadAnalysis \
+          --section Occupancy --section WarpStateStats --section SchedulerStats --section LaunchStats \
+          "$JAVA" "${JOPTS[@]}" ${PROFILE_JOPTS:-} -cp "$CP" io.argus.pipeline.cli.ArgusCli bench forwards \
+          --cfg "$cfg" --weights "$W" --width 416 --height 416 --batch "$pb" --runs 1 > "$LOGS/ncu-kernels-$model.txt" 2>&1
+        echo "profile: $(grep -c '^  [a-z_0-9]*(' "$LOGS/ncu-kernels-$model.txt") kernels in ncu-kernels-$model.txt" \
+          | tee -a "$LOGS/profile.log"
+        continue
+      fi
       base=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
       for metrics in "$base,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active" "$base"; do
         timeout "${PROFILE_TIMEOUT:-400}" "$NCU" --target-processes all --metrics "$metrics" --csv --page raw \

@@ -244,6 +244,104 @@ class GpuLayerParityTest {
             activation=logistic
             """;
 
+    /**
+     * The narrow tensor-core kernel's shapes (kernels/convolutional_narrow.cu) over odd sizes: 3x3 stride 2 from 32
+     * channels and from 64 (its 4-row tile), 3x3 stride 1 from 64 and from a grouped route's second half (a view at
+     * channel offset 32), 1x1 into a route's slice (in place), 16 input channels, padded filters (30 of 32), and
+     * activations whose value at zero is not zero (logistic: padded channels must still read zero).
+     */
+    static final String D = """
+            [net]
+            width=45
+            height=39
+            channels=3
+
+            [convolutional]
+            batch_normalize=1
+            filters=32
+            size=3
+            stride=2
+            pad=1
+            activation=leaky
+
+            [convolutional]
+            batch_normalize=1
+            filters=64
+            size=3
+            stride=2
+            pad=1
+            activation=leaky
+
+            [convolutional]
+            batch_normalize=1
+            filters=64
+            size=3
+            stride=1
+            pad=1
+            activation=mish
+
+            [route]
+            layers=-1
+            groups=2
+            group_id=1
+
+            [convolutional]
+            batch_normalize=1
+            filters=32
+            size=3
+            stride=1
+            pad=1
+            activation=logistic
+
+            [convolutional]
+            batch_normalize=1
+            filters=32
+            size=3
+            stride=1
+            pad=1
+            activation=swish
+
+            [route]
+            layers=-1,-2
+
+            [convolutional]
+            batch_normalize=1
+            filters=64
+            size=1
+            stride=1
+            pad=1
+            activation=leaky
+
+            [route]
+            layers=-6,-1
+
+            [route]
+            layers=2
+
+            [convolutional]
+            batch_normalize=1
+            filters=30
+            size=3
+            stride=2
+            pad=1
+            activation=logistic
+
+            [convolutional]
+            filters=16
+            size=1
+            stride=1
+            pad=1
+            activation=relu
+
+            [convolutional]
+            batch_normalize=1
+            filters=32
+            size=3
+            stride=1
+            pad=1
+            activation=linear
+            """;
+
     @BeforeAll
     static void needsGpu() {
         assumeTrue(CudaRuntime.available(), () -> "no CUDA: " + CudaRuntime.problem());
@@ -254,7 +352,7 @@ class GpuLayerParityTest {
         CudaOptions ours = fused.withFusion(CudaOptions.Fusion.NONE).withInPlace(false);
         CudaOptions noGraphs = fused.withFusion(CudaOptions.Fusion.EPILOGUE).withGraphs(false);
         List<Arguments> out = new ArrayList<>();
-        for (String[] net : new String[][] {{"A", A}, {"B", B}, {"C", C}}) {
+        for (String[] net : new String[][] {{"A", A}, {"B", B}, {"C", C}, {"D", D}}) {
             out.add(Arguments.of(net[0], net[1], "fused+inplace+graphs", fused));
             out.add(Arguments.of(net[0], net[1], "own-kernels+copies", ours));
             out.add(Arguments.of(net[0], net[1], "epilogue-only+no-graphs", noGraphs));
@@ -263,6 +361,8 @@ class GpuLayerParityTest {
         CudaOptions direct = fused.withDirect(CudaOptions.DirectConvolution.ALWAYS);
         out.add(Arguments.of("A", A, "direct-first-layer", direct));
         out.add(Arguments.of("C", C, "direct-first-layer", direct));
+        // ... and every narrow layer on the tensor-core kernel
+        out.add(Arguments.of("D", D, "own-convolutions", direct));
         return out.stream();
     }
 
@@ -292,6 +392,10 @@ class GpuLayerParityTest {
             System.out.println("parity " + name + " " + build + ":\n" + gpu.describe() + "\n" + table);
             if (options.direct() == CudaOptions.DirectConvolution.ALWAYS && !gpu.describe().contains("direct kernel")) {
                 failures.add("the first layer did not run on the direct kernel: " + gpu.describe());
+            }
+            long narrow = gpu.describe().lines().filter(l -> l.contains("tensor-core kernel")).count();
+            if (options.direct() == CudaOptions.DirectConvolution.ALWAYS && name.equals("D") && narrow != 7) {
+                failures.add("expected 7 layers on the tensor-core kernel, found " + narrow + ": " + gpu.describe());
             }
         }
         assertTrue(failures.isEmpty(), name + " " + build + ": " + failures);
