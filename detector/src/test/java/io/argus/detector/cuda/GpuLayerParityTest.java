@@ -245,10 +245,9 @@ class GpuLayerParityTest {
             """;
 
     /**
-     * The narrow tensor-core kernel's shapes (kernels/convolutional_narrow.cu) over odd sizes: 3x3 stride 2 from 32
-     * channels and from 64 (its 4-row tile), 3x3 stride 1 from 64 and from a grouped route's second half (a view at
-     * channel offset 32), 1x1 into a route's slice (in place), 16 input channels, padded filters (30 of 32), and
-     * activations whose value at zero is not zero (logistic: padded channels must still read zero).
+     * yolov4-tiny's narrow early block over odd sizes: 3x3 stride 2 from 32 channels and from 64, 3x3 stride 1 from 64
+     * and from a grouped route's second half (a view at channel offset 32), 1x1 into a route's slice (in place), 16
+     * input channels, padded filters (30 of 32), and activations whose value at zero is not zero (logistic).
      */
     static final String D = """
             [net]
@@ -361,8 +360,6 @@ class GpuLayerParityTest {
         CudaOptions direct = fused.withDirect(CudaOptions.DirectConvolution.ALWAYS);
         out.add(Arguments.of("A", A, "direct-first-layer", direct));
         out.add(Arguments.of("C", C, "direct-first-layer", direct));
-        // ... and every narrow layer on the tensor-core kernel
-        out.add(Arguments.of("D", D, "own-convolutions", direct));
         return out.stream();
     }
 
@@ -392,10 +389,6 @@ class GpuLayerParityTest {
             System.out.println("parity " + name + " " + build + ":\n" + gpu.describe() + "\n" + table);
             if (options.direct() == CudaOptions.DirectConvolution.ALWAYS && !gpu.describe().contains("direct kernel")) {
                 failures.add("the first layer did not run on the direct kernel: " + gpu.describe());
-            }
-            long narrow = gpu.describe().lines().filter(l -> l.contains("tensor-core kernel")).count();
-            if (options.direct() == CudaOptions.DirectConvolution.ALWAYS && name.equals("D") && narrow != 7) {
-                failures.add("expected 7 layers on the tensor-core kernel, found " + narrow + ": " + gpu.describe());
             }
         }
         assertTrue(failures.isEmpty(), name + " " + build + ": " + failures);

@@ -67,7 +67,6 @@ import org.bytedeco.cuda.cudnn.cudnnContext;
  */
 public final class Convolutional implements GpuLayer {
     private static final String FILE = "convolutional.cu";
-    private static final String NARROW_FILE = "convolutional_narrow.cu";
 
     /** What runs after the convolution inside the cuDNN kernel (inference). */
     public enum Epilogue { NONE, BIAS_ACTIVATION, BIAS_ACTIVATION_RESIDUAL }
@@ -114,17 +113,10 @@ public final class Convolutional implements GpuLayer {
     private int biasActivationN;
     /** The direct form over the image's channels (kernels/convolutional.cu (b)): FP32 [size][size][3][OC], or null. */
     private final GpuBuffer directWeights;
-    private boolean directAllowed = true;   // our kernel (direct or narrow) may run where it is timed faster
+    private boolean directAllowed = true;   // the direct kernel may run where it is timed faster
     private boolean directForced;           // ... or wherever it applies
-    /**
-     * The narrow tensor-core form (kernels/convolutional_narrow.cu): FP16 filters in mma fragment order, or null where
-     * the layer is not one of its shapes.
-     */
-    private final GpuBuffer narrowFilter;
-    /** Our own kernel configured for this layer (the image's direct kernel or the narrow one), or null: cuDNN. */
     private KernelLaunch direct;
     private int directN;
-    private int directTiles;   // the narrow kernel's output tiles per image (0: the direct kernel's grid-stride loop)
     private String directTiming = "";
     /** FP8: the input's scale (its calibrated largest magnitude over 448; 0: FP8 not asked for), forced or timed. */
     private float fp8InputScale;
@@ -194,57 +186,6 @@ public final class Convolutional implements GpuLayer {
         } else {
             this.directWeights = null;
         }
-        if (narrowFits(spec, x, inChannels, paddedFilters)) {
-            this.narrowFilter = GpuBuffer.device(2L * spec.size() * spec.size() * inChannels * paddedFilters,
-                    "tensor-core filters of layer " + spec.index());
-            Transfers.upload(narrowFilter.address(), Transfers.toHalves(
-                    narrowFragments(folded[0], spec.filters(), spec.groupChannels(), inChannels, paddedFilters,
-                            spec.size())));
-        } else {
-            this.narrowFilter = null;
-        }
-    }
-
-    /**
-     * Whether this layer is one of the narrow tensor-core kernel's shapes: no groups, a 1x1 or 3x3 filter at equal
-     * strides of 1 (or 2 for 3x3), input channels (as read, padded) 16, 32 or 64, padded filters 32 or 64, an input
-     * view the kernel can copy 16 bytes at a time.
-     */
-    static boolean narrowFits(ConvolutionalSpec spec, TensorView x, int inChannels, int paddedFilters) {
-        boolean shape = spec.size() == 1 && spec.strideX() == 1 && spec.strideY() == 1
-                || spec.size() == 3 && spec.strideX() == spec.strideY() && (spec.strideX() == 1 || spec.strideX() == 2);
-        return spec.groups() == 1 && shape && (inChannels == 16 || inChannels == 32 || inChannels == 64)
-                && spec.input().channels() <= inChannels && (paddedFilters == 32 || paddedFilters == 64)
-                && x.pixelStride() % 8 == 0 && x.channelOffset() % 8 == 0;
-    }
-
-    /**
-     * Darknet's filters [filters][channels][size][size] in the narrow kernel's order: for each 16-deep slice of K
-     * (K = tap * inChannels + channel, taps row by row) and each 8 output channels, the m16n8k16 B fragment of each
-     * of the 32 lanes: 4 halves, K rows 2(lane % 4) + {0, 1} and + 8, output channel lane / 4. Padding channels and
-     * padded filters are zeros.
-     */
-    static float[] narrowFragments(float[] w, int filters, int channels, int inChannels, int paddedFilters,
-                                   int size) {
-        int tiles = paddedFilters / 8;
-        int slices = size * size * inChannels / 16;
-        float[] out = new float[slices * tiles * 32 * 4];
-        for (int slice = 0; slice < slices; slice++) {
-            for (int j = 0; j < tiles; j++) {
-                for (int lane = 0; lane < 32; lane++) {
-                    for (int e = 0; e < 4; e++) {
-                        int k = slice * 16 + 2 * (lane % 4) + (e & 1) + (e >= 2 ? 8 : 0);
-                        int tap = k / inChannels, c = k % inChannels;
-                        int f = j * 8 + lane / 4;
-                        if (f < filters && c < channels) {
-                            out[((slice * tiles + j) * 32 + lane) * 4 + e] =
-                                    w[((f * channels + c) * size + tap / size) * size + tap % size];
-                        }
-                    }
-                }
-            }
-        }
-        return out;
     }
 
     /**
@@ -367,7 +308,7 @@ public final class Convolutional implements GpuLayer {
         this.settings = null;
         this.inChannels = 0;
         this.paddedFilters = 0;
-        this.weights = this.biasHalf = this.biasFloat = this.directWeights = this.narrowFilter = null;
+        this.weights = this.biasHalf = this.biasFloat = this.directWeights = null;
         this.training = t;
         this.accumulateInputGradient = !t.soleWriter();
         this.dx = dx;
@@ -558,8 +499,7 @@ public final class Convolutional implements GpuLayer {
         epilogue = e;
         residual = res;
         shortcutActivation = resActivation;
-        boolean directApplies = e == Epilogue.BIAS_ACTIVATION && res == null
-                && (directWeights != null || narrowFilter != null)
+        boolean directApplies = e == Epilogue.BIAS_ACTIVATION && res == null && directWeights != null
                 && oc == paddedFilters && out.channelOffset() % 8 == 0 && out.pixelStride() % 8 == 0
                 && directAllowed;
         ConvolutionPlan p = directApplies && directForced ? null : inferencePlan(n, stream);
@@ -605,13 +545,27 @@ public final class Convolutional implements GpuLayer {
     }
 
     /**
-     * Builds our kernel's launch for the configured output (the image's direct kernel, else the narrow tensor-core
-     * one) and keeps it when forced to, when
+     * Builds the direct kernel's launch for the configured output and keeps it when forced to, when
      * cuDNN has no plan for the fused form, or when it runs faster than cuDNN's plan for n images (each timed over 5
      * runs after one, the faster of two rounds). The losing form leaves nothing behind.
      */
     private boolean chooseDirect(int n, ConvolutionPlan cudnn, GpuStream stream) {
-        direct = directWeights != null ? directKernel(n) : narrowKernel();
+        String kernel = "conv_direct_k" + paddedFilters;
+        KernelLaunch k = KernelLaunch.of(ctx.kernels(), FILE, kernel);
+        k.view(x);
+        k.i32(spec.input().height());
+        k.i32(spec.input().width());
+        k.view(y);
+        k.i32(spec.output().height());
+        k.i32(spec.output().width());
+        k.pointer(directWeights.address());
+        k.pointer(biasFloat.address());
+        k.i32(spec.size());
+        k.i32(spec.strideX());
+        k.i32(spec.pad());
+        directN = k.i32(n);
+        k.i32(KernelCodes.activation(spec.activation()));
+        direct = k;
         if (cudnn == null) {
             directTiming = directForced ? "asked for" : "cuDNN has no fused plan";
             return true;
@@ -676,69 +630,12 @@ public final class Convolutional implements GpuLayer {
         return ms;
     }
 
-    /** The image's direct kernel (kernels/convolutional.cu (b)) for the configured output. */
-    private KernelLaunch directKernel(int n) {
-        KernelLaunch k = KernelLaunch.of(ctx.kernels(), FILE, "conv_direct_k" + paddedFilters);
-        k.view(x);
-        k.i32(spec.input().height());
-        k.i32(spec.input().width());
-        k.view(y);
-        k.i32(spec.output().height());
-        k.i32(spec.output().width());
-        k.pointer(directWeights.address());
-        k.pointer(biasFloat.address());
-        k.i32(spec.size());
-        k.i32(spec.strideX());
-        k.i32(spec.pad());
-        directN = k.i32(n);
-        k.i32(KernelCodes.activation(spec.activation()));
-        directTiles = 0;
-        return k;
-    }
-
-    /** The narrow tensor-core kernel (kernels/convolutional_narrow.cu) for the configured output. */
-    private KernelLaunch narrowKernel() {
-        int outH = spec.output().height(), outW = spec.output().width();
-        // NarrowTile in the kernel: 16 output columns by 8 rows (4 where a stride-2 tile of 64 channels would not fit
-        // in 48 KB of shared memory)
-        int tileRows = spec.strideX() == 2 && inChannels == 64 ? 4 : 8;
-        int tilesX = (outW + 15) / 16, tilesY = (outH + tileRows - 1) / tileRows;
-        String name = "conv_narrow_" + inChannels + "_" + paddedFilters + "_k" + spec.size() + "s" + spec.strideX();
-        KernelLaunch k = KernelLaunch.of(ctx.kernels(), NARROW_FILE, name);
-        k.view(x);
-        k.i32(spec.input().height());
-        k.i32(spec.input().width());
-        k.view(y);
-        k.i32(outH);
-        k.i32(outW);
-        k.pointer(narrowFilter.address());
-        k.pointer(biasFloat.address());
-        k.i32(spec.filters());
-        k.i32(spec.pad());
-        k.i32(tilesX);
-        k.i32(tilesY);
-        k.i32(KernelCodes.activation(spec.activation()));
-        directN = -1;
-        directTiles = tilesX * tilesY;
-        return k;
-    }
-
-    /**
-     * The direct kernel: a grid-stride loop over the batch's output pixels, one per thread; the narrow kernel: a
-     * block of 128 threads per output tile of each image.
-     */
+    /** A grid-stride loop over the batch's output pixels, one per thread. */
     private void launchDirect(int n, GpuStream stream) {
-        if (directTiles > 0) {
-            direct.launch(n * directTiles, 1, NARROW_BLOCK, stream.handle());
-            return;
-        }
         direct.setInt(directN, n);
         long outputs = (long) n * spec.output().height() * spec.output().width();
         direct.launch(KernelLaunch.grid(outputs, ctx.device()), 1, KernelLaunch.BLOCK, stream.handle());
     }
-
-    /** Threads per block of the narrow kernel (4 warps: its tiling assumes them). */
-    private static final int NARROW_BLOCK = 128;
 
     /** The FP8 form's plan for n images writing the configured output (null when cuDNN has no FP8 engine for it). */
     private ConvolutionPlan fp8Plan(int n, GpuStream stream) {
@@ -1077,13 +974,13 @@ public final class Convolutional implements GpuLayer {
         ConvolutionPlan[] any = plans.values().stream().findFirst().orElse(null);
         return String.format(java.util.Locale.ROOT, "conv %dx%d/%d %d->%d %s %s%s%s", spec.size(), spec.size(),
                 spec.strideX(), spec.input().channels(), spec.filters(), spec.activation(),
-                direct != null ? (directTiles > 0 ? "tensor-core kernel (" : "direct kernel (") + directTiming + ")"
+                direct != null ? "direct kernel (" + directTiming + ")"
                         : (fp8 ? "FP8 " : fp8Timing.isEmpty() ? "" : "FP16 ")
                         + (epilogue == Epilogue.NONE ? "+ bias_activation kernel" : "fused " + epilogue)
                         + (fp8Timing.isEmpty() ? "" : " (" + fp8Timing + ")"),
                 y.pixelStride() != TensorView.padded(y.channels()) ? " in place" : "",
                 any == null ? "" : " [" + any[ConvolutionOperation.FORWARD.ordinal()].describe()
-                        + (directTiming.isEmpty() ? "" : "; our kernel " + directTiming) + "]");
+                        + (directTiming.isEmpty() ? "" : "; direct kernel " + directTiming) + "]");
     }
 
     /** "fwd engine 12 tc, 0.1 ms best of 8, ws 1.0 MiB; bwd-data ...; bwd-filter ..." for batch n. */
@@ -1107,7 +1004,6 @@ public final class Convolutional implements GpuLayer {
         if (biasHalf != null) biasHalf.close();
         if (biasFloat != null) biasFloat.close();
         if (directWeights != null) directWeights.close();
-        if (narrowFilter != null) narrowFilter.close();
         dropFp8();
     }
 }
