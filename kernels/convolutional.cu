@@ -55,8 +55,10 @@ extern "C" __global__ void bias_activation_scalar(half_t* data, long long image,
 // spilling (two output pixels per thread needed ~150 registers and left one block). On the H200 at yolov4-tiny's
 // batch 64 this ran at about cuDNN's speed tap by tap (0.250 vs 0.259 ms), 0.232 ms with a 3x3 filter's nine loads
 // issued first (direct_taps), and a variant that first copied each 8x32 output tile's input into shared memory ran
-// slower (0.350 ms). Neither the FP32 units (~0.07 ms) nor DRAM (~0.09 ms for its 354 MB) bound it; what does was
-// not profiled. Weights: [size][size][3][OC] FP32 (padded
+// slower (0.350 ms). Neither the FP32 units (~0.07 ms) nor DRAM (~0.09 ms for its 354 MB) bound it: the weights'
+// shared-memory reads do (each thread reads all 27 x OC of them for every pixel; Nsight Compute: L1 86% busy, 25%
+// occupancy). Holding 4 output channels' weights in registers per thread, 8 threads a pixel, ran 0.466 ms: every
+// thread then repeats the pixel's index and bounds arithmetic. Weights: [size][size][3][OC] FP32 (padded
 // filters zero). The input view's pixel stride and offset are multiples of 4, the output's of 8 (16-byte stores).
 // The Java side (Convolutional) times this against cuDNN's plan and keeps the faster.
 #define DIRECT_WEIGHTS 4096

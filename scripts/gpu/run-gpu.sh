@@ -142,7 +142,7 @@ for model in $MODELS; do
           --section Occupancy --section WarpStateStats --section SchedulerStats --section LaunchStats \
           "$JAVA" "${JOPTS[@]}" ${PROFILE_JOPTS:-} -cp "$CP" io.argus.pipeline.cli.ArgusCli bench forwards \
           --cfg "$cfg" --weights "$W" --width 416 --height 416 --batch "$pb" --runs 1 > "$LOGS/ncu-kernels-$model.txt" 2>&1
-        echo "profile: $(grep -c '^  [a-z_0-9]*(' "$LOGS/ncu-kernels-$model.txt") kernels in ncu-kernels-$model.txt" \
+        echo "profile: $(grep -cE '^  [a-z_0-9]+ \(' "$LOGS/ncu-kernels-$model.txt") kernels in ncu-kernels-$model.txt" \
           | tee -a "$LOGS/profile.log"
         continue
       fi

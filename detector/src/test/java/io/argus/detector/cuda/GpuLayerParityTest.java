@@ -341,6 +341,29 @@ class GpuLayerParityTest {
             activation=linear
             """;
 
+    /** A 5x5 first layer: the direct kernel's form for filters other than 3x3 (the taps read one by one). */
+    static final String E = """
+            [net]
+            width=33
+            height=29
+            channels=3
+
+            [convolutional]
+            batch_normalize=1
+            filters=16
+            size=5
+            stride=1
+            pad=1
+            activation=leaky
+
+            [convolutional]
+            filters=32
+            size=3
+            stride=2
+            pad=1
+            activation=linear
+            """;
+
     @BeforeAll
     static void needsGpu() {
         assumeTrue(CudaRuntime.available(), () -> "no CUDA: " + CudaRuntime.problem());
@@ -360,6 +383,7 @@ class GpuLayerParityTest {
         CudaOptions direct = fused.withDirect(CudaOptions.DirectConvolution.ALWAYS);
         out.add(Arguments.of("A", A, "direct-first-layer", direct));
         out.add(Arguments.of("C", C, "direct-first-layer", direct));
+        out.add(Arguments.of("E", E, "direct-first-layer", direct));
         return out.stream();
     }
 
