@@ -19,9 +19,9 @@
 # suites of tests, default "tools pipeline detector trainer"), IN_FLIGHT (bench: also detect calls kept N in flight on
 # one GPU, `--gpus 1 --in-flight N`, in device and unified memory), FRAMES (bench: where the detect calls' host frames
 # lie, "heap" and/or "pinned", comma list; default heap), NCU_KERNELS (profile: only the kernels this regex names, with
-# Nsight Compute's throughput, memory, occupancy and stall sections, as text; NCU_COUNT launches, PROFILE_JOPTS), PRECISIONS (bench: also run it with these convolution
-# precisions, e.g. "fp8,auto", calibrated on CALIBRATION, default config/samples; OUT/bench-<p>.log), OUT (where logs
-# go).
+# Nsight Compute's throughput, memory, occupancy and stall sections, as text; NCU_COUNT launches, PROFILE_JOPTS),
+# PRECISIONS (bench: also run it with these convolution precisions, e.g. "fp8,auto", calibrated on CALIBRATION,
+# default config/samples; OUT/bench-<p>.log), OUT (where logs go).
 # Prints a summary table last (scripts/gpu/summarize.py).
 set -u
 B="$(cd "$(dirname "$0")" && pwd)"
