@@ -39,10 +39,7 @@ final class GpuPostprocess implements AutoCloseable {
     static final int NMS_BLOCK = 256;
 
     private final DeviceContext ctx;
-    // Geometry, counts and detections in managed memory the host and the GPU both address: only where they share
-    // physical memory (unified mode on an integrated GPU). On a discrete GPU every batch would migrate those pages to
-    // the GPU and back (a fault each way), so there they are device buffers with pinned copies, as in device mode.
-    private final boolean hostShared;
+    private final boolean hostShared;   // see hostShared(...)
     private final int maxBatch;
     private final int classes;
     private final int capacity;         // candidates per image
@@ -65,9 +62,19 @@ final class GpuPostprocess implements AutoCloseable {
     private int lastCandidates;
     private int lastFallbacks;
 
+    /**
+     * Whether geometry, counts and detections live in managed memory that the host and the GPU both address: only
+     * where they share physical memory (unified mode on an integrated GPU). On a discrete GPU every batch would
+     * migrate those pages to the GPU and back (a fault each way), so there they are device buffers with pinned
+     * copies, as in device mode. The YOLO and the ONNX post-processing both follow this.
+     */
+    static boolean hostShared(MemoryMode mode, DeviceContext ctx) {
+        return mode == MemoryMode.UNIFIED && ctx.device().integrated();
+    }
+
     GpuPostprocess(DeviceContext ctx, MemoryMode mode, List<Yolo> heads, int maxBatch) {
         this.ctx = ctx;
-        this.hostShared = mode == MemoryMode.UNIFIED && ctx.device().integrated();
+        this.hostShared = hostShared(mode, ctx);
         this.maxBatch = maxBatch;
         this.heads = heads;
         for (Yolo h : heads) specs.add(h.yolo());

@@ -39,10 +39,7 @@ final class OnnxPostprocess implements AutoCloseable {
     private final OnnxHead head;
     private final OnnxTailKernel tail;
     private final DeviceContext ctx;
-    // Geometry, counts and detections in managed memory the host and the GPU both address: only where they share
-    // physical memory (unified mode on an integrated GPU). On a discrete GPU every batch would migrate those pages to
-    // the GPU and back (a fault each way), so there they are device buffers with pinned copies, as in device mode.
-    private final boolean hostShared;
+    private final boolean hostShared;   // GpuPostprocess.hostShared
     private final int maxBatch;
     private final int classes;
     private final int capacity;
@@ -58,7 +55,7 @@ final class OnnxPostprocess implements AutoCloseable {
         this.head = head;
         this.tail = network.tail();
         this.ctx = ctx;
-        this.hostShared = mode == MemoryMode.UNIFIED && ctx.device().integrated();
+        this.hostShared = GpuPostprocess.hostShared(mode, ctx);
         this.maxBatch = maxBatch;
         this.classes = head.classes();
         this.capacity = tail == null ? 0 : Math.min(items(tail), 4096);
