@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import javax.imageio.ImageIO;
+import javax.imageio.stream.ImageInputStream;
 
 /**
  * An 8-bit BGR image, as FFmpeg, OpenCV and Darknet hand them around: {@code height} rows of {@code stride} bytes,
@@ -41,6 +42,21 @@ public record BgrImage(int width, int height, int stride, ByteBuffer pixels) imp
             throw new UncheckedIOException(new IOException(file + ": not a readable image (expected JPEG, PNG or BMP)"));
         }
         return fromBufferedImage(img);
+    }
+
+    /**
+     * Fails as {@link #read} would on a file that is missing or not in a format it decodes, from the file's first bytes
+     * alone (no decoding): a command checks every image it is given before building a network.
+     */
+    public static void checkReadable(Path file) {
+        if (!Files.isRegularFile(file)) throw new UncheckedIOException(new IOException(file + ": no such image file"));
+        try (ImageInputStream in = ImageIO.createImageInputStream(file.toFile())) {
+            if (in == null || !ImageIO.getImageReaders(in).hasNext()) {
+                throw new UncheckedIOException(new IOException(file + ": not a readable image (expected JPEG, PNG or BMP)"));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(new IOException(file + ": cannot read image: " + e.getMessage(), e));
+        }
     }
 
     public static BgrImage fromBufferedImage(BufferedImage img) {

@@ -50,6 +50,7 @@ final class DetectCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        images.forEach(BgrImage::checkReadable);   // a bad path fails now, not after the network is built
         Model m = model.load(true);
         DetectParams params = new DetectParams(thresh, nms, null);
         Detector.Backend kind = Detector.Backend.valueOf(backend.toUpperCase(java.util.Locale.ROOT));

@@ -113,8 +113,15 @@ class DetectCommandTest {
         assertTrue(w.out().startsWith("wrote " + init + ": 8858734 floats for 13 convolutional layers of yolov3-tiny"));
         Path bogus = tmp.resolve("bogus.jpg");
         Files.writeString(bogus, "not a jpeg");
-        r = argus("detect", "--cfg", cfg.toString(), "--weights", init.toString(), bogus.toString());
+        Path dog = ProjectFiles.sampleImages().get(0);
+        // every image is checked before the network is built: a bad one anywhere in the list fails at once, printing nothing
+        r = argus("detect", "--cfg", cfg.toString(), "--weights", init.toString(), dog.toString(), bogus.toString());
         assertEquals(2, r.code());
         assertEquals("argus detect: " + bogus + ": not a readable image (expected JPEG, PNG or BMP)", r.err().strip());
+        assertEquals("", r.out());
+        Path missing = tmp.resolve("missing.jpg");
+        r = argus("detect", "--cfg", cfg.toString(), "--weights", init.toString(), missing.toString());
+        assertEquals(2, r.code());
+        assertEquals("argus detect: " + missing + ": no such image file", r.err().strip());
     }
 }
