@@ -57,7 +57,8 @@ class Bf16AgreementTest {
         Model model = new Model(spec, weights, Model.readNames(ProjectFiles.cocoNames()));
         // Untuned on both sides: BF16's rounding is what is measured, and every implementation the tuner could pick
         // agrees with the others to ~1e-6 (EveryImplementationTest); tuning both backends cost 3x the forwards.
-        Agreement a = Agreement.measure(model, images, FastNetworks.UNTUNED, FastNetworks.UNTUNED.withPrecision(CpuPrecision.BF16));
+        Agreement a = Agreement.measure(model, images, FastNetworks.UNTUNED,
+                FastNetworks.UNTUNED.withPrecision(CpuPrecision.BF16));
         a.print("bf16", name);
         assertTrue(a.sure[0] >= 4, name + ": the calibrated weights should give FP32 some confident detections, got " + a.sure[0]);
         assertTrue(share(a.sure[2], a.sure[0]) >= 0.9 && share(a.sure[3], a.sure[1]) >= 0.9, name + ": agreement "

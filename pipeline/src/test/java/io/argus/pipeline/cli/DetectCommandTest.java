@@ -114,7 +114,8 @@ class DetectCommandTest {
         Path bogus = tmp.resolve("bogus.jpg");
         Files.writeString(bogus, "not a jpeg");
         Path dog = ProjectFiles.sampleImages().get(0);
-        // every image is checked before the network is built: a bad one anywhere in the list fails at once, printing nothing
+        // every image is checked before the network is built: a bad one anywhere in the list fails at once, and
+        // nothing is printed
         r = argus("detect", "--cfg", cfg.toString(), "--weights", init.toString(), dog.toString(), bogus.toString());
         assertEquals(2, r.code());
         assertEquals("argus detect: " + bogus + ": not a readable image (expected JPEG, PNG or BMP)", r.err().strip());
