@@ -66,15 +66,11 @@ class Bf16AgreementTest {
     }
 
     /**
-     * FP32 against {@code other} on {@code images}: counts of all detections and of those at least MARGIN above the
-     * threshold ({fp32, other, fp32 found by other, other found by fp32}), and the worst head's relative L2 error.
+     * FP32 (run with {@code fp32Options}) against {@code other} on {@code images}: counts of all detections and of those
+     * at least MARGIN above the threshold ({fp32, other, fp32 found by other, other found by fp32}), and the worst
+     * head's relative L2 error.
      */
     record Agreement(int[] all, int[] sure, double worstHead) {
-        static Agreement measure(Model model, List<BgrImage> images, CpuOptions other) {
-            return measure(model, images, CpuOptions.DEFAULTS, other);
-        }
-
-        /** The same, with FP32 run with {@code fp32} (e.g. untuned). */
         static Agreement measure(Model model, List<BgrImage> images, CpuOptions fp32Options, CpuOptions other) {
             DetectParams params = new DetectParams(THRESHOLD, 0.45f, YoloSpec.NmsKind.DEFAULT);
             try (CpuBackend fp32 = new CpuBackend(model, images.size(), fp32Options);
