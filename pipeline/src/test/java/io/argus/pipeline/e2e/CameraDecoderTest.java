@@ -16,8 +16,11 @@ import org.junit.jupiter.api.Test;
  * {@code cameras[].decoder} where NVDEC cannot serve (here: the model runs on the CPU, on any machine): {@code auto}
  * decodes on the CPU and says why in the camera's status, counted; {@code nvdec} is refused with the reason and
  * delivers nothing (rather than quietly decoding on the CPU); {@code cpu} just decodes.
+ *
+ * <p>Budget: 25 s (17.9-18.2 s on AMD family 25 model 17, 2 cores, where it is the first to tune the model's
+ * convolutions into the shared tuning cache and to encode its clip; 3.3 s once both are there).
  */
-@Budget(seconds = 15)
+@Budget(seconds = 25)
 class CameraDecoderTest {
     @Test
     void autoChoosesTheCpuDecoderUncountedAndNvdecIsRefusedWithTheReason() throws Exception {
