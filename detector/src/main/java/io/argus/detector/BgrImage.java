@@ -33,14 +33,12 @@ public record BgrImage(int width, int height, int stride, ByteBuffer pixels) imp
     public static BgrImage read(Path file) {
         BufferedImage img;
         try {
-            if (!Files.isRegularFile(file)) throw new UncheckedIOException(new IOException(file + ": no such image file"));
+            if (!Files.isRegularFile(file)) throw noSuchImage(file);
             img = ImageIO.read(file.toFile());
         } catch (IOException e) {
             throw new UncheckedIOException(new IOException(file + ": cannot decode image: " + e.getMessage(), e));
         }
-        if (img == null) {
-            throw new UncheckedIOException(new IOException(file + ": not a readable image (expected JPEG, PNG or BMP)"));
-        }
+        if (img == null) throw notAnImage(file);
         return fromBufferedImage(img);
     }
 
@@ -49,14 +47,20 @@ public record BgrImage(int width, int height, int stride, ByteBuffer pixels) imp
      * alone (no decoding): a command checks every image it is given before building a network.
      */
     public static void checkReadable(Path file) {
-        if (!Files.isRegularFile(file)) throw new UncheckedIOException(new IOException(file + ": no such image file"));
+        if (!Files.isRegularFile(file)) throw noSuchImage(file);
         try (ImageInputStream in = ImageIO.createImageInputStream(file.toFile())) {
-            if (in == null || !ImageIO.getImageReaders(in).hasNext()) {
-                throw new UncheckedIOException(new IOException(file + ": not a readable image (expected JPEG, PNG or BMP)"));
-            }
+            if (in == null || !ImageIO.getImageReaders(in).hasNext()) throw notAnImage(file);
         } catch (IOException e) {
             throw new UncheckedIOException(new IOException(file + ": cannot read image: " + e.getMessage(), e));
         }
+    }
+
+    private static UncheckedIOException noSuchImage(Path file) {
+        return new UncheckedIOException(new IOException(file + ": no such image file"));
+    }
+
+    private static UncheckedIOException notAnImage(Path file) {
+        return new UncheckedIOException(new IOException(file + ": not a readable image (expected JPEG, PNG or BMP)"));
     }
 
     public static BgrImage fromBufferedImage(BufferedImage img) {
