@@ -144,18 +144,18 @@ for model in $MODELS; do
           --cfg "$cfg" --weights "$W" --width 416 --height 416 --batch "$pb" --runs 1 > "$LOGS/ncu-kernels-$model.txt" 2>&1
         echo "profile: $(grep -cE '^  [a-z_0-9]+ \(' "$LOGS/ncu-kernels-$model.txt") kernels in ncu-kernels-$model.txt" \
           | tee -a "$LOGS/profile.log"
-        continue
+      else
+        base=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
+        for metrics in "$base,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active" "$base"; do
+          timeout "${PROFILE_TIMEOUT:-400}" "$NCU" --target-processes all --metrics "$metrics" --csv --page raw \
+            --log-file "$LOGS/ncu-$model-b$pb.csv" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench \
+            forwards --cfg "$cfg" --weights "$W" --width 416 --height 416 --batch "$pb" --runs 3 2>&1 \
+            | tail -5 | tee -a "$LOGS/profile.log"
+          grep -q '"Kernel Name"' "$LOGS/ncu-$model-b$pb.csv" 2>/dev/null && break
+          echo "profile: ncu with $metrics failed; $(grep -m3 -i error "$LOGS/ncu-$model-b$pb.csv")" | tee -a "$LOGS/profile.log"
+        done
+        python3 "$B/ncu_summary.py" "$LOGS/ncu-$model-b$pb.csv" --runs 3 2>&1 | tee -a "$LOGS/profile.log"
       fi
-      base=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
-      for metrics in "$base,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active" "$base"; do
-        timeout "${PROFILE_TIMEOUT:-400}" "$NCU" --target-processes all --metrics "$metrics" --csv --page raw \
-          --log-file "$LOGS/ncu-$model-b$pb.csv" "$JAVA" "${JOPTS[@]}" -cp "$CP" io.argus.pipeline.cli.ArgusCli bench \
-          forwards --cfg "$cfg" --weights "$W" --width 416 --height 416 --batch "$pb" --runs 3 2>&1 \
-          | tail -5 | tee -a "$LOGS/profile.log"
-        grep -q '"Kernel Name"' "$LOGS/ncu-$model-b$pb.csv" 2>/dev/null && break
-        echo "profile: ncu with $metrics failed; $(grep -m3 -i error "$LOGS/ncu-$model-b$pb.csv")" | tee -a "$LOGS/profile.log"
-      done
-      python3 "$B/ncu_summary.py" "$LOGS/ncu-$model-b$pb.csv" --runs 3 2>&1 | tee -a "$LOGS/profile.log"
     fi
   fi
   if [[ ",$PHASES," == *",torch,"* ]]; then
